@@ -1,0 +1,31 @@
+# Two entry points: `make run` serves Koz on an embedded Redis, `make test` runs every test.
+# Both create the virtual environment they need on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+
+.PHONY: run test bench openapi clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,server]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/koz serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n auto
+
+bench: $(STAMP)
+	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/http.py
+
+openapi: $(STAMP)
+	$(BIN)/koz openapi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,32 @@
+"""Koz's game engine: the rules of every game, pure Python, with no I/O.
+
+Public surface: :mod:`engine.cards` (cards and codes), :class:`Ruleset` (the interface each game
+implements), :mod:`engine.registry` (the rulesets by id), and the shared vocabulary of
+:mod:`engine.rules` (:class:`Action`, :class:`Event`, :class:`RuleError`, ...).
+"""
+
+from . import registry
+from .cards import Card, Rank, Suit, cards, codes
+from .german_whist import GermanWhist
+from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
+from .ruleset import Match, Ruleset, replay
+
+registry.register(GermanWhist())
+
+__all__ = [
+    "Action",
+    "Card",
+    "Event",
+    "Match",
+    "MatchResult",
+    "Option",
+    "Rank",
+    "Refusal",
+    "RuleError",
+    "Ruleset",
+    "Suit",
+    "cards",
+    "codes",
+    "registry",
+    "replay",
+]

@@ -1,0 +1,257 @@
+"""The interface every game implements, and the match bookkeeping they share.
+
+A ruleset is a stateless object; a game's state is an immutable value that the ruleset creates
+and transforms:
+
+>>> from engine import registry, Action
+>>> whist = registry.get("german-whist")
+>>> state, events = whist.new_game(whist.parse_options({}), seed="42")
+>>> seat = whist.to_act(state)[0]
+>>> action = whist.legal_actions(state, seat)[0]
+>>> state, events = whist.apply(state, seat, action)
+
+Legality lives in one place: :meth:`Ruleset.apply` accepts exactly the members of
+:meth:`Ruleset.legal_actions` and refuses anything else with a :class:`RuleError` whose code
+says which rule forbids it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Generic, Iterable, Mapping, Protocol, TypeVar
+
+from .rules import Action, DealRecord, Event, MatchResult, Names, Option, Refusal, RuleError
+from .shuffle import first_dealer
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The part of a state every game shares: options, seed, deal count and match totals."""
+
+    options: Mapping[str, Any]
+    seed: str
+    deal_number: int  # the current deal, from 1; the last one once the match is over
+    scores: tuple[int, ...]  # match totals per seat
+    last_deal: Mapping[str, Any] | None = None  # the result of the last finished deal
+    result: MatchResult | None = None
+
+    @staticmethod
+    def start(options: Mapping[str, Any], seed: str, seat_count: int) -> "Match":
+        return Match(dict(options), seed, 1, (0,) * seat_count)
+
+    def dealer(self, seat_count: int) -> int:
+        """The dealer of the current deal: drawn from the seed, then passing round in play order."""
+        return (first_dealer(self.seed, seat_count) + self.deal_number - 1) % seat_count
+
+    def after_deal(self, points: Iterable[int], deal_result: Mapping[str, Any]) -> "Match":
+        """The match with a finished deal's points added (not yet moved on to the next deal)."""
+        scores = tuple(total + gained for total, gained in zip(self.scores, points))
+        return replace(self, scores=scores, last_deal=dict(deal_result))
+
+    def finish(self, winners: Iterable[int]) -> "Match":
+        return replace(self, result=MatchResult(tuple(sorted(winners)), self.scores))
+
+    def next_deal(self) -> "Match":
+        return replace(self, deal_number=self.deal_number + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "options": dict(self.options),
+            "seed": self.seed,
+            "deal_number": self.deal_number,
+            "scores": list(self.scores),
+            "last_deal": self.last_deal,
+            "winners": list(self.result.winners) if self.result else None,
+        }
+
+    @staticmethod
+    def from_json(doc: Mapping[str, Any]) -> "Match":
+        scores = tuple(doc["scores"])
+        winners = doc["winners"]
+        return Match(
+            doc["options"],
+            doc["seed"],
+            doc["deal_number"],
+            scores,
+            doc["last_deal"],
+            MatchResult(tuple(winners), scores) if winners is not None else None,
+        )
+
+
+class HasMatch(Protocol):
+    @property
+    def match(self) -> Match: ...
+
+
+S = TypeVar("S", bound=HasMatch)
+
+
+class Ruleset(ABC, Generic[S]):
+    """One game's rules. Subclasses fill in the class attributes and the abstract methods."""
+
+    id: ClassVar[str]
+    names: ClassVar[Names]
+    seat_names: ClassVar[tuple[Names, ...]]  # seat labels, in play order
+    options: ClassVar[tuple[Option, ...]]
+    #: bumped whenever the serialized form of this ruleset's state changes
+    state_format: ClassVar[int] = 1
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.seat_names)
+
+    # --- creation ---------------------------------------------------------------------------
+
+    def parse_options(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validated options with defaults filled in; a bad one raises ``invalid_option``."""
+        known = {option.code: option for option in self.options}
+        for code in raw or {}:
+            if code not in known:
+                raise RuleError(
+                    "unknown_option",
+                    f"{self.id} has no option {code!r}; its options are: {', '.join(known) or 'none'}",
+                    Refusal.BAD_SETUP,
+                    details={"option": code, "allowed": list(known)},
+                )
+        options = {code: option.check(raw[code]) if raw and code in raw else option.default for code, option in known.items()}
+        self.check_option_combination(options)
+        return options
+
+    def check_option_combination(self, options: Mapping[str, Any]) -> None:
+        """Refuse option values that are fine alone but not together (none by default)."""
+
+    @abstractmethod
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
+        """A new match from parsed options and a seed, with the events of its first deal."""
+
+    # --- play -------------------------------------------------------------------------------
+
+    @abstractmethod
+    def to_act(self, state: S) -> tuple[int, ...]:
+        """The seats that may act now (none once the match is over)."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> tuple[Action, ...]:
+        """Every action ``seat`` may take now; empty when it may not act."""
+
+    def apply(self, state: S, seat: int, action: Action) -> tuple[S, tuple[Event, ...]]:
+        """The state after ``seat`` takes ``action``, and the events that caused.
+
+        Raises :class:`RuleError`: ``game_over`` or ``not_your_turn`` (or a ruleset's own turn
+        refusal) when the seat may not act, and for an action outside :meth:`legal_actions` the
+        code of the rule it breaks, with the legal actions attached.
+        """
+        if state.match.result is not None:
+            raise RuleError("game_over", "the match is over", Refusal.NOT_YOUR_TURN)
+        if seat not in range(self.seat_count):
+            raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
+        if seat not in self.to_act(state):
+            raise self.turn_refusal(state, seat)
+        legal = self.legal_actions(state, seat)
+        if action not in legal:
+            error = self.explain_illegal(state, seat, action)
+            error.legal_actions = legal
+            raise error
+        return self.perform(state, seat, action)
+
+    def turn_refusal(self, state: S, seat: int) -> RuleError:
+        """The refusal for a seat that may not act now."""
+        return RuleError("not_your_turn", "it is not your turn", Refusal.NOT_YOUR_TURN)
+
+    @abstractmethod
+    def explain_illegal(self, state: S, seat: int, action: Action) -> RuleError:
+        """Why ``action`` is not among ``seat``'s legal actions (the code of the rule it breaks)."""
+
+    @abstractmethod
+    def perform(self, state: S, seat: int, action: Action) -> tuple[S, tuple[Event, ...]]:
+        """Carry out an action already known to be legal."""
+
+    # --- what a seat sees -------------------------------------------------------------------
+
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
+        """The state as ``seat`` may see it (None: a spectator), as JSON-ready data.
+
+        Every view has ``seat``, ``status``, ``to_act``, ``legal_actions``, ``scores``,
+        ``winners``, ``deal``, ``dealer`` and ``last_deal``; :meth:`table_view` adds the game's own.
+        """
+        match = state.match
+        to_act = self.to_act(state)
+        legal = self.legal_actions(state, seat) if seat is not None and seat in to_act else ()
+        return {
+            "seat": seat,
+            "status": "finished" if match.result else "active",
+            "to_act": list(to_act),
+            "legal_actions": [action.to_json() for action in legal],
+            "scores": self.shown_scores(state),
+            "winners": list(match.result.winners) if match.result else [],
+            "deal": match.deal_number,
+            "dealer": match.dealer(self.seat_count),
+            "last_deal": match.last_deal,
+            **self.table_view(state, seat),
+        }
+
+    def shown_scores(self, state: S) -> list[int]:
+        return list(state.match.scores)
+
+    @abstractmethod
+    def table_view(self, state: S, seat: int | None) -> dict[str, Any]:
+        """The game's own part of a view: hands, trick, piles, counts, as ``seat`` may see them."""
+
+    def result(self, state: S) -> MatchResult | None:
+        """How the match ended, or None while it goes on."""
+        return state.match.result
+
+    def reveal(self, state: S) -> dict[str, Any]:
+        """Everything needed to re-check a finished match: the seed and every deal as dealt."""
+        match = state.match
+        if match.result is None:
+            raise RuleError("game_not_over", "the deal is revealed only once the match is over", Refusal.NOT_YOUR_TURN)
+        deals = []
+        for number in range(1, match.deal_number + 1):
+            dealer = replace(match, deal_number=number).dealer(self.seat_count)
+            deals.append(self.deal_record(match, number, dealer).to_json())
+        return {"seed": match.seed, "deals": deals}
+
+    @abstractmethod
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        """Deal ``deal_number`` of the match, exactly as it was dealt."""
+
+    # --- serialization ----------------------------------------------------------------------
+
+    def dump(self, state: S) -> dict[str, Any]:
+        """A compact, versioned JSON-ready document; :meth:`load` gives the same state back."""
+        return {"ruleset": self.id, "format": self.state_format, "match": state.match.to_json(), **self.dump_deal(state)}
+
+    def load(self, doc: Mapping[str, Any]) -> S:
+        if doc.get("ruleset") != self.id or doc.get("format") != self.state_format:
+            raise ValueError(f"not a {self.id} state of format {self.state_format}")
+        return self.load_deal(Match.from_json(doc["match"]), doc)
+
+    @abstractmethod
+    def dump_deal(self, state: S) -> dict[str, Any]:
+        """The state beyond its match part, as JSON-ready data."""
+
+    @abstractmethod
+    def load_deal(self, match: Match, doc: Mapping[str, Any]) -> S:
+        """The inverse of :meth:`dump_deal`."""
+
+    # --- catalog ----------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """The ruleset's catalog entry (without the computer levels, which the bots add)."""
+        return {
+            "id": self.id,
+            "names": dict(self.names),
+            "seat_count": self.seat_count,
+            "seats": [{"index": i, "names": dict(names)} for i, names in enumerate(self.seat_names)],
+            "options": [option.to_json() for option in self.options],
+        }
+
+
+def replay(ruleset: Ruleset[S], options: Mapping[str, Any], seed: str, moves: Iterable[tuple[int, Action]]) -> S:
+    """The state reached by applying ``moves`` (seat, action) to a new match."""
+    state, _ = ruleset.new_game(options, seed)
+    for seat, action in moves:
+        state, _ = ruleset.apply(state, seat, action)
+    return state

@@ -1,0 +1,43 @@
+"""Helpers shared by the tests: random playouts and a leak detector for JSON documents."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator, Mapping
+
+from engine import Event, Ruleset
+from engine.cards import FULL_DECK
+
+CARD_CODES = frozenset(card.code for card in FULL_DECK)
+
+
+def card_codes_in(document: Any) -> set[str]:
+    """Every card code that appears anywhere in a JSON-like document (keys and values)."""
+    found: set[str] = set()
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item in CARD_CODES:
+                found.add(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
+def random_playout(ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng: random.Random) -> Iterator[tuple[Any, int | None, Any, tuple[Event, ...]]]:
+    """Play a whole match with uniformly random legal actions.
+
+    Yields ``(state, seat, action, events)`` for the new game (seat and action None) and after
+    every action.
+    """
+    state, events = ruleset.new_game(ruleset.parse_options(options), seed)
+    yield state, None, None, events
+    while ruleset.result(state) is None:
+        seat = rng.choice(ruleset.to_act(state))
+        action = rng.choice(ruleset.legal_actions(state, seat))
+        state, events = ruleset.apply(state, seat, action)
+        yield state, seat, action, events

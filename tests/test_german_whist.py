@@ -1,0 +1,436 @@
+"""German Whist, rule by rule (RULES.md, section German Whist). Hands are written as card codes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine import Action, Refusal, RuleError, registry
+from engine.cards import FULL_DECK, Suit, cards, codes
+from engine.german_whist import GermanWhistState
+from engine.rules import Trick, play
+from engine.ruleset import Match
+
+WHIST = registry.get("german-whist")
+
+
+def options(**given):
+    return WHIST.parse_options(given)
+
+
+def table(
+    hand0: str,
+    hand1: str,
+    stock: str = "",
+    *,
+    leader: int = 0,
+    trick: str = "",
+    trump: str | None = "H",
+    won=((0, 0), (0, 0)),
+    scores=(0, 0),
+    deal_number: int = 1,
+    seed: str = "test",
+    **option_values,
+) -> GermanWhistState:
+    """A German Whist state in the middle of a deal, written out as card codes."""
+    match = replace(Match.start(options(**option_values), seed, 2), scores=tuple(scores), deal_number=deal_number)
+    return GermanWhistState(
+        match=match,
+        hands=(frozenset(cards(hand0)), frozenset(cards(hand1))),
+        stock=cards(stock),
+        trump=Suit(trump) if trump else None,
+        trick=Trick(leader, cards(trick)),
+        won=won,
+        shown=(frozenset(), frozenset()),
+    )
+
+
+def play_cards(state, *plays: str):
+    """Play cards in turn order; returns the final state and all events."""
+    events = []
+    for code in plays:
+        (seat,) = WHIST.to_act(state)
+        state, new_events = WHIST.apply(state, seat, play(code))
+        events.extend(new_events)
+    return state, events
+
+
+def refusal(state, seat, action) -> RuleError:
+    with pytest.raises(RuleError) as caught:
+        WHIST.apply(state, seat, action)
+    return caught.value
+
+
+# --- deal --------------------------------------------------------------------------------------
+
+
+def test_deal_gives_13_cards_each_and_26_to_the_stock():
+    state, _ = WHIST.new_game(options(), seed="deal")
+    assert [len(hand) for hand in state.hands] == [13, 13]
+    assert len(state.stock) == 26
+    assert state.hands[0] | state.hands[1] | set(state.stock) == set(FULL_DECK)
+
+
+def test_top_stock_card_is_face_up_and_its_suit_is_trump():
+    state, events = WHIST.new_game(options(), seed="trump")
+    view = WHIST.view(state, 0)
+    assert view["face_up"] == state.stock[0].code
+    assert view["trump"] == state.stock[0].suit.value
+    assert events[0].data["face_up"] == state.stock[0].code
+
+
+def test_non_dealer_leads_the_first_trick():
+    for seed in map(str, range(20)):
+        state, _ = WHIST.new_game(options(), seed=seed)
+        dealer = state.match.dealer(2)
+        assert WHIST.to_act(state) == (1 - dealer,)
+
+
+def test_explicit_seed_deals_the_same_cards_every_time():
+    first, _ = WHIST.new_game(options(), seed="same")
+    again, _ = WHIST.new_game(options(), seed="same")
+    other, _ = WHIST.new_game(options(), seed="other")
+    assert first == again
+    assert first.hands != other.hands
+
+
+def test_first_dealer_is_drawn_from_the_seed():
+    dealers = {WHIST.new_game(options(), seed=str(seed))[0].match.dealer(2) for seed in range(30)}
+    assert dealers == {0, 1}
+
+
+# --- tricks ------------------------------------------------------------------------------------
+
+
+def test_leader_may_play_any_card():
+    state = table("AS 2H 3C", "KS 4D 5C", leader=0)
+    assert codes(a.card for a in WHIST.legal_actions(state, 0)) == ["3C", "2H", "AS"]
+
+
+def test_follower_must_follow_suit_when_able():
+    state = table("AS 2H", "KS 4D 5S", leader=0, trick="")
+    state, _ = play_cards(state, "AS")
+    assert [a.card.code for a in WHIST.legal_actions(state, 1)] == ["5S", "KS"]
+    error = refusal(state, 1, play("4D"))
+    assert error.code == "must_follow_suit"
+    assert error.refusal is Refusal.ILLEGAL
+    assert set(error.legal_actions) == {play("5S"), play("KS")}
+
+
+def test_follower_void_in_the_led_suit_may_play_any_card():
+    state = table("AS 2H", "4D 5C", leader=0)
+    state, _ = play_cards(state, "AS")
+    assert {a.card.code for a in WHIST.legal_actions(state, 1)} == {"4D", "5C"}
+
+
+def test_highest_trump_wins_the_trick():
+    state = table("AS 3D", "2H 4D", trump="H", won=((13, 0), (0, 0)))
+    state, events = play_cards(state, "AS", "2H")
+    assert events[0].data["winner"] == 1
+
+
+def test_highest_card_of_the_suit_led_wins_without_trump():
+    state = table("9S 3D", "KS 4D", trump="H", won=((13, 0), (0, 0)))
+    state, events = play_cards(state, "9S", "KS")
+    assert events[0].data["winner"] == 1
+
+
+def test_card_of_another_suit_never_wins_without_trump():
+    state = table("2S 3D", "AC 4D", trump="H", won=((13, 0), (0, 0)))
+    state, events = play_cards(state, "2S", "AC")
+    assert events[0].data["winner"] == 0
+
+
+def test_winner_of_a_trick_leads_the_next():
+    state = table("2S 3D", "AS 4D", trump="H", won=((13, 0), (0, 0)))
+    state, _ = play_cards(state, "2S", "AS")
+    assert WHIST.to_act(state) == (1,)
+
+
+def test_refuses_a_card_not_in_hand():
+    state = table("2S 3D", "AS 4D")
+    assert refusal(state, 0, play("AS")).code == "card_not_in_hand"
+
+
+def test_refuses_a_move_out_of_turn():
+    state = table("2S 3D", "AS 4D", leader=0)
+    error = refusal(state, 1, play("AS"))
+    assert (error.code, error.refusal) == ("not_your_turn", Refusal.NOT_YOUR_TURN)
+
+
+def test_refuses_an_action_that_is_not_a_card_play():
+    state = table("2S 3D", "AS 4D")
+    assert refusal(state, 0, Action("bid", value=8)).code == "illegal_action"
+
+
+# --- phase 1: drawing --------------------------------------------------------------------------
+
+
+def test_phase_1_winner_takes_the_face_up_card_loser_draws_the_next_face_down():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
+    state, events = play_cards(state, "AS", "3S")
+    assert "KC" in codes(state.hands[0]) and "7H" in codes(state.hands[1])
+    take, draw = (e for e in events if e.data["type"] in ("take", "draw"))
+    assert take.data == {"type": "take", "seat": 0, "card": "KC"} and take.seen_by is None
+    assert draw.data == {"type": "draw", "seat": 1, "card": "7H"}
+    assert draw.for_viewer(1) == draw.data
+    assert draw.for_viewer(0) == {"type": "draw", "seat": 1}
+    assert draw.for_viewer(None) == {"type": "draw", "seat": 1}
+
+
+def test_phase_1_next_stock_card_is_turned_face_up():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
+    state, events = play_cards(state, "AS", "3S")
+    assert WHIST.view(state, 1)["face_up"] == "QD"
+    assert any(e.data == {"type": "turn_up", "card": "QD", "stock_size": 2} for e in events)
+
+
+def test_face_up_card_taken_is_known_to_both_until_played():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
+    state, _ = play_cards(state, "AS", "3S")
+    assert WHIST.view(state, 1)["known_cards"] == [["KC"], []]
+    state, _ = play_cards(state, "KC", "4D")  # KC is played; seat 0 wins again and takes QD
+    assert WHIST.view(state, 1)["known_cards"] == [["QD"], []]
+
+
+def test_trick_13_loser_takes_the_last_stock_card_and_nothing_is_turned():
+    state = table("AS", "3S", "KC 7H", trump="C", won=((6, 0), (6, 0)))
+    state, events = play_cards(state, "AS", "3S")
+    assert codes(state.hands[0]) == ["KC"] and codes(state.hands[1]) == ["7H"]
+    assert not any(e.data["type"] == "turn_up" for e in events)
+    assert WHIST.view(state, 0)["face_up"] is None and state.phase == 2
+
+
+def test_phase_1_tricks_do_not_count_by_default():
+    state = table("AS", "3S", trump="C", won=((12, 7), (1, 5)))
+    state, events = play_cards(state, "AS", "3S")
+    assert state.match.last_deal["tricks"] == [8, 5]
+
+
+# --- phase 2 -----------------------------------------------------------------------------------
+
+
+def test_phase_2_has_no_drawing_and_13_cards_each():
+    state, _ = WHIST.new_game(options(), seed="phase2")
+    while state.stock:
+        (seat,) = WHIST.to_act(state)
+        state, _ = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
+    assert [len(hand) for hand in state.hands] == [13, 13]
+    assert state.trick_number == 14
+    (seat,) = WHIST.to_act(state)
+    state, events = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
+    (seat,) = WHIST.to_act(state)
+    state, events = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
+    assert [e.data["type"] for e in events] == ["trick"]
+    assert sorted(len(hand) for hand in state.hands) == [12, 12]
+
+
+def test_deal_ends_after_trick_26():
+    state = table("AS", "3S", trump="C", won=((7, 6), (6, 6)))
+    assert state.trick_number == 26
+    state, events = play_cards(state, "AS", "3S")
+    assert [e.data["type"] for e in events] == ["trick", "deal_result", "match_result"]
+
+
+# --- scoring -----------------------------------------------------------------------------------
+
+
+def last_trick_to_seat_0(won, **option_values):
+    """Finish a deal whose last trick seat 0 wins; returns the deal result and the state."""
+    state = table("AS", "3S", trump="C", won=won, **option_values)
+    state, _ = play_cards(state, "AS", "3S")
+    return state.match.last_deal, state
+
+
+def test_scoring_tricks_each_player_scores_the_phase_2_tricks_won():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)))
+    assert deal["tricks"] == [8, 5]
+    assert deal["points"] == [8, 5]
+    assert deal["winners"] == [0]
+
+
+def test_scoring_over_six_only_the_winner_scores_tricks_above_six():
+    deal, _ = last_trick_to_seat_0(((6, 7), (7, 5)), scoring="over-six")
+    assert deal["points"] == [2, 0]
+    assert deal["winners"] == [0]
+
+
+def test_count_all_tricks_counts_phase_1_tricks_too():
+    deal, _ = last_trick_to_seat_0(((8, 7), (5, 5)), count_all_tricks=True)
+    assert deal["tricks"] == [16, 10]
+    assert deal["points"] == [16, 10]
+
+
+def test_count_all_tricks_13_to_13_is_a_tie():
+    deal, state = last_trick_to_seat_0(((5, 7), (8, 5)), count_all_tricks=True)
+    assert deal["tricks"] == [13, 13]
+    assert deal["winners"] == []
+    assert WHIST.result(state).winners == ()
+
+
+def test_count_all_tricks_over_six_scores_tricks_above_13_and_a_tie_nothing():
+    deal, _ = last_trick_to_seat_0(((8, 7), (5, 5)), count_all_tricks=True, scoring="over-six")
+    assert deal["points"] == [3, 0]
+    deal, _ = last_trick_to_seat_0(((5, 7), (8, 5)), count_all_tricks=True, scoring="over-six")
+    assert deal["points"] == [0, 0]
+
+
+def test_no_trump_has_no_trump_suit_and_the_suit_led_wins():
+    state = table("2S 3D", "AC 4D", trump=None, won=((13, 0), (0, 0)), no_trump=True)
+    state, events = play_cards(state, "2S", "AC")
+    assert events[0].data["winner"] == 0
+    assert WHIST.view(state, 0)["trump"] is None
+
+
+def test_no_trump_option_deals_without_trump_but_still_turns_a_card_up():
+    state, events = WHIST.new_game(options(no_trump=True), seed="nt")
+    assert state.trump is None and events[0].data["trump"] is None
+    assert WHIST.view(state, 0)["face_up"] == state.stock[0].code
+
+
+def test_misere_fewer_tricks_win_and_tricks_scores_are_swapped():
+    deal, _ = last_trick_to_seat_0(((6, 4), (7, 8)), misere=True)
+    assert deal["tricks"] == [5, 8]
+    assert deal["points"] == [8, 5]
+    assert deal["winners"] == [0]
+
+
+def test_misere_over_six_scores_are_swapped():
+    deal, _ = last_trick_to_seat_0(((6, 4), (7, 8)), misere=True, scoring="over-six")
+    assert deal["points"] == [2, 0]
+    assert deal["winners"] == [0]
+
+
+# --- match -------------------------------------------------------------------------------------
+
+
+def test_target_0_is_a_single_deal():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)))
+    assert WHIST.result(state).winners == (0,)
+    assert WHIST.to_act(state) == ()
+
+
+def test_target_plays_deals_until_a_total_reaches_it_and_the_deal_alternates():
+    state = table("AS", "3S", trump="C", won=((6, 7), (7, 5)), target=20, scores=(5, 3))
+    dealer = state.match.dealer(2)
+    state, events = play_cards(state, "AS", "3S")
+    assert WHIST.result(state) is None
+    assert state.match.scores == (13, 8)
+    assert state.match.deal_number == 2 and state.match.dealer(2) == 1 - dealer
+    assert [len(hand) for hand in state.hands] == [13, 13]
+    assert WHIST.to_act(state) == (dealer,)
+    assert [e.data["type"] for e in events][:4] == ["trick", "deal_result", "deal", "hand"]
+
+
+def test_target_reached_higher_total_wins():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(15, 14))
+    assert WHIST.result(state).winners == (0,)
+    assert WHIST.result(state).scores == (23, 19)
+
+
+def test_target_reached_by_both_the_higher_total_wins():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(12, 16))
+    assert WHIST.result(state).scores == (20, 21)
+    assert WHIST.result(state).winners == (1,)
+
+
+def test_target_reached_with_equal_totals_plays_another_deal():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(12, 15))
+    assert state.match.scores == (20, 20)
+    assert WHIST.result(state) is None
+    assert state.match.deal_number == 2
+
+
+def test_no_move_after_the_match_is_over():
+    _, state = last_trick_to_seat_0(((6, 7), (7, 5)))
+    error = refusal(state, 0, play("AS"))
+    assert error.code == "game_over"
+
+
+# --- options -----------------------------------------------------------------------------------
+
+
+def test_options_default_to_the_rule_book():
+    assert options() == {
+        "scoring": "tricks",
+        "count_all_tricks": False,
+        "no_trump": False,
+        "misere": False,
+        "target": 0,
+    }
+
+
+def test_unknown_option_is_refused_naming_the_known_ones():
+    with pytest.raises(RuleError) as caught:
+        WHIST.parse_options({"jokers": True})
+    assert caught.value.code == "unknown_option"
+    assert caught.value.details["option"] == "jokers"
+    assert "scoring" in caught.value.details["allowed"]
+
+
+@pytest.mark.parametrize(
+    "code, value",
+    [("scoring", "points"), ("count_all_tricks", "yes"), ("misere", 1), ("target", -1), ("target", True), ("target", 2.5)],
+)
+def test_bad_option_value_is_refused_naming_the_option_and_allowed_values(code, value):
+    with pytest.raises(RuleError) as caught:
+        WHIST.parse_options({code: value})
+    error = caught.value
+    assert (error.code, error.refusal) == ("invalid_option", Refusal.BAD_SETUP)
+    assert error.details["option"] == code
+    assert code in error.message and "allowed" in error.message
+
+
+# --- what a seat sees --------------------------------------------------------------------------
+
+
+def test_view_shows_own_hand_but_not_the_other_hand_or_the_face_down_stock():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
+    view = WHIST.view(state, 0)
+    assert view["hand"] == ["2D", "AS"]
+    assert view["hand_sizes"] == [2, 2]
+    assert view["face_up"] == "KC" and view["stock_size"] == 4
+    shown = str(view)
+    assert not any(code in shown for code in ("3S", "4D", "7H", "QD", "8C"))
+
+
+def test_spectator_view_has_no_hand_and_no_legal_actions():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
+    view = WHIST.view(state, None)
+    assert view["hand"] is None and view["legal_actions"] == [] and view["seat"] is None
+    assert view["to_act"] == [0]
+
+
+def test_view_lists_legal_actions_only_for_the_seat_to_act():
+    state = table("AS 2D", "3S 4D", leader=0)
+    assert WHIST.view(state, 0)["legal_actions"] == [{"type": "play", "card": "2D"}, {"type": "play", "card": "AS"}]
+    assert WHIST.view(state, 1)["legal_actions"] == []
+
+
+def test_reveal_is_refused_until_the_match_is_over():
+    state, _ = WHIST.new_game(options(), seed="reveal")
+    with pytest.raises(RuleError):
+        WHIST.reveal(state)
+
+
+def test_reveal_gives_the_seed_and_each_deal_as_dealt_with_the_stock_in_drawing_order():
+    state, events = WHIST.new_game(options(), seed="reveal")
+    dealt = [set(state.hands[0]), set(state.hands[1])]
+    stock = state.stock
+    taken_or_drawn = []
+    while WHIST.result(state) is None:
+        (seat,) = WHIST.to_act(state)
+        state, events = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
+        taken_or_drawn += [e.data["card"] for e in events if e.data["type"] in ("take", "draw")]
+    reveal = WHIST.reveal(state)
+    assert reveal["seed"] == "reveal"
+    (deal,) = reveal["deals"]
+    assert [set(hand) for hand in deal["hands"]] == [set(codes(hand)) for hand in dealt]
+    assert deal["stock"] == codes(stock) == taken_or_drawn
+    assert deal["trump_card"] == stock[0].code
+
+
+def test_state_serializes_and_loads_back_unchanged():
+    state = table("AS", "3S 4D", "KC 7H QD 8C", trump="C", trick="2D", target=30, scores=(4, 9))
+    assert WHIST.load(WHIST.dump(state)) == state
