@@ -96,6 +96,9 @@ class Ruleset(ABC, Generic[S]):
     options: ClassVar[tuple[Option, ...]]
     #: bumped whenever the serialized form of this ruleset's state changes
     state_format: ClassVar[int] = 1
+    #: the human seats of a game created without a seat list: the standard table against the
+    #: computer, every other seat played by a computer player
+    standard_human_seats: ClassVar[tuple[int, ...]] = (0,)
 
     @property
     def seat_count(self) -> int:
@@ -124,6 +127,10 @@ class Ruleset(ABC, Generic[S]):
     @abstractmethod
     def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
         """A new match from parsed options and a seed, with the events of its first deal."""
+
+    def default_seat_name(self, seat: int, human: bool) -> str | None:
+        """The name shown for a seat created without one (None: the seat has no name)."""
+        return None
 
     # --- play -------------------------------------------------------------------------------
 
