@@ -158,7 +158,7 @@ class GermanWhist(Ruleset[GermanWhistState]):
             )
         ]
         for seat, hand in enumerate(record.hands):
-            events.append(private(seat, "hand", ["cards"], seat=seat, cards=codes(sorted(hand)), count=len(hand)))
+            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
         return state, tuple(events)
 
     # --- play -------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ and transforms:
 Legality lives in one place: :meth:`Ruleset.apply` accepts exactly the members of
 :meth:`Ruleset.legal_actions` and refuses anything else with a :class:`RuleError` whose code
 says which rule forbids it.
+
+Events follow two conventions every ruleset keeps: each deal opens with a public ``deal`` event,
+and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by that seat only).
 """
 
 from __future__ import annotations

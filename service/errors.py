@@ -1,0 +1,93 @@
+"""Problem details (RFC 9457): every refused request answers ``application/problem+json``.
+
+A problem carries a stable machine-readable ``code``; its ``type`` is ``urn:koz:problem:<code>``.
+Engine refusals (:class:`engine.RuleError`) map to statuses here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any, Mapping
+
+import marshmallow as ma
+from flask import Response, json, request
+
+from engine import Refusal, RuleError
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+#: the HTTP status of each kind of engine refusal
+REFUSAL_STATUS = {
+    Refusal.BAD_SETUP: 400,
+    Refusal.MALFORMED: 400,
+    Refusal.NOT_YOUR_TURN: 409,
+    Refusal.ILLEGAL: 422,
+}
+
+
+class Problem(Exception):
+    """A refused request: status, stable code, a sentence saying why, and optional extras."""
+
+    def __init__(self, status: int, code: str, detail: str, *, headers: Mapping[str, str] | None = None, **extra: Any):
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.headers = dict(headers or {})
+        self.extra = extra
+
+    @classmethod
+    def from_rule_error(cls, error: RuleError) -> "Problem":
+        extra: dict[str, Any] = dict(error.details)
+        if error.legal_actions is not None:
+            extra["legal_actions"] = [action.to_json() for action in error.legal_actions]
+        return cls(REFUSAL_STATUS[error.refusal], error.code, error.message, **extra)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": f"urn:koz:problem:{self.code}",
+            "title": HTTPStatus(self.status).phrase,
+            "status": self.status,
+            "code": self.code,
+            "detail": self.detail,
+            "instance": request.path if request else None,
+            **self.extra,
+        }
+
+    def response(self) -> Response:
+        response = Response(json.dumps(self.to_json()), status=self.status, content_type=PROBLEM_CONTENT_TYPE)
+        response.headers.update(self.headers)
+        return response
+
+
+class ProblemSchema(ma.Schema):
+    """The body of every error response."""
+
+    type = ma.fields.String(required=True, metadata={"description": "`urn:koz:problem:<code>`"})
+    title = ma.fields.String(required=True, metadata={"description": "The HTTP status phrase"})
+    status = ma.fields.Integer(required=True)
+    code = ma.fields.String(
+        required=True,
+        metadata={"description": "Stable machine-readable reason, such as `not_your_turn` or `must_follow_suit`"},
+    )
+    detail = ma.fields.String(required=True, metadata={"description": "Why, in one sentence"})
+    instance = ma.fields.String(allow_none=True, metadata={"description": "The request path"})
+    legal_actions = ma.fields.List(
+        ma.fields.Nested("ActionSchema"),
+        metadata={"description": "For an illegal action (422): the actions the seat may take now"},
+    )
+    option = ma.fields.String(metadata={"description": "For a bad option (400): the option's name"})
+    allowed = ma.fields.Raw(
+        metadata={
+            "description": "For a bad option, ruleset or level (400): the allowed values (a list), "
+            "or a sentence describing them",
+            "type": ["array", "string"],
+            "items": {},
+        }
+    )
+    errors = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Raw(),
+        metadata={"description": "For an invalid request (400): the messages per field"},
+    )
+    current_version = ma.fields.Integer(metadata={"description": "For a stale version (412): the game's version now"})

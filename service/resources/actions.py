@@ -1,0 +1,68 @@
+"""``/v1/games/{id}/actions``: a seat acts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+
+from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..errors import Problem
+from ..schemas import ActionSchema
+from .games import ETAG_HEADER, GameViewSchema, tables, view_response
+
+blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
+
+MAX_KEY_LENGTH = 200
+IF_MATCH = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The version the action was decided on (`W/\"<version>\"` or `\"<version>\"`): 412 if the game has moved on",
+}
+IDEMPOTENCY_KEY = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+    "description": "A retry with the same key returns the first answer and applies nothing twice",
+}
+
+
+@blp.route("/<game_id>/actions", methods=["POST"])
+@blp.arguments(ActionSchema)
+@blp.response(200, GameViewSchema, headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}})
+@blp.problems(
+    {
+        400: ["invalid_request", "malformed_json", "malformed_action"],
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        409: ["not_your_turn", "game_over", "dummy_cannot_act", "busy"],
+        412: ["stale_version"],
+        413: ["payload_too_large"],
+        422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],
+    }
+)
+@blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+def post_action(action: dict[str, Any], game_id: str):
+    """Act as a seat.
+
+    Post one action, such as `{"type": "play", "card": "QS"}`; any member of the view's
+    `legal_actions` may be posted verbatim. The answer is the seat's new view, after any
+    computer players have moved. An illegal action answers 422 with the rule it breaks (`code`)
+    and the legal actions; acting out of turn answers 409 `not_your_turn`.
+    """
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise Problem(
+            400,
+            "invalid_request",
+            f"an Idempotency-Key has 1 to {MAX_KEY_LENGTH} characters",
+            errors={"Idempotency-Key": [f"1 to {MAX_KEY_LENGTH} characters"]},
+        )
+    view, replayed = tables().act(game_id, bearer_token(), action, if_match=request.headers.get("If-Match"), idempotency_key=key)
+    response = view_response(view)
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response

@@ -1,0 +1,225 @@
+"""``/v1/games``: create a game, and see it as one seat or as a spectator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, request, url_for
+from marshmallow import Schema, ValidationError, fields, validate
+
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
+from ..tables import version_matches
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
+
+
+# --- creating ----------------------------------------------------------------------------------
+
+
+class Seed(fields.Field):
+    """A seed: any string (1 to 128 characters) or integer; integers are used as their decimal text."""
+
+    def _deserialize(self, value: Any, attr, data, **kwargs) -> str:
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise ValidationError("a seed is a string or an integer")
+        text = str(value)
+        if not 1 <= len(text) <= 128:
+            raise ValidationError("a seed has 1 to 128 characters")
+        return text
+
+
+class SeatSpecSchema(Schema):
+    name = fields.String(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Ayşe"})
+    bot = fields.String(
+        allow_none=True,
+        metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat"},
+    )
+
+
+class GameCreateSchema(Schema):
+    ruleset = fields.String(required=True, metadata={"description": "A ruleset id from the catalog", "example": "german-whist"})
+    options = fields.Nested(GameOptionsSchema, metadata={"description": "Options of the ruleset; absent ones take their default"})
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema),
+        validate=validate.Length(min=1, max=8),
+        metadata={
+            "description": "One entry per seat in play order: a human (`{\"name\": ...}`) or a computer "
+            "(`{\"bot\": \"random\"}`). Absent: the standard table against the computer."
+        },
+    )
+    seed = Seed(
+        metadata={
+            "type": ["string", "integer"],
+            "description": "A seed for a reproducible deal; absent, one is drawn from a secure source "
+            "and revealed only when the match is over",
+        }
+    )
+
+
+class SeatTokenSchema(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "The seat's secret: `Authorization: Bearer <token>`"})
+
+
+class GameCreatedSchema(Schema):
+    id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Nested(GameOptionsSchema, required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    tokens = fields.List(
+        fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={"description": "The tokens of the human seats. Shown only here, once: keep them"},
+    )
+
+
+# --- seeing ------------------------------------------------------------------------------------
+
+
+class TrickCardSchema(Schema):
+    seat = fields.Integer(required=True)
+    card = card_field(required=True)
+
+
+class TrickSchema(Schema):
+    leader = fields.Integer(required=True)
+    cards = fields.List(fields.Nested(TrickCardSchema), required=True, metadata={"description": "In play order"})
+    winner = fields.Integer(required=True, allow_none=True)
+
+
+def _per_seat(field: fields.Field, description: str, **kwargs: Any) -> fields.List:
+    return fields.List(field, metadata={"description": description + " (one entry per seat, in seat order)"}, **kwargs)
+
+
+class DealResultSchema(Schema):
+    """How the last finished deal ended. `deal`, `points` and `winners` are always present."""
+
+    deal = fields.Integer(required=True)
+    points = _per_seat(fields.Integer(), "What the deal added to each seat's score", required=True)
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that won the deal; empty for a tie"})
+    tricks = _per_seat(fields.Integer(), "Counted tricks (German Whist)")
+    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "Tricks won in phase 1 and in phase 2 (German Whist)")
+
+
+class GameViewSchema(Schema):
+    """A game as one seat (or a spectator) may see it. Fields a ruleset does not use are absent."""
+
+    id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Nested(GameOptionsSchema, required=True)
+    version = fields.Integer(required=True, metadata={"description": "Increments with every applied action; also the ETag"})
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that may act now"})
+    legal_actions = fields.List(
+        fields.Nested(ActionSchema),
+        required=True,
+        metadata={"description": "Exactly what the viewer may post now; empty when it must wait"},
+    )
+    scores = _per_seat(fields.Integer(), "Match totals", required=True)
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"})
+    deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
+    dealer = fields.Integer(required=True)
+    last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
+    hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
+    hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
+    trump = suit_field(required=True, allow_none=True)
+    trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick on the table"})
+    last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
+    tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
+    known_cards = _per_seat(
+        fields.List(card_field()),
+        "Cards publicly known to be in each hand (taken face up, shown), until played",
+    )
+    # German Whist
+    face_up = card_field(allow_none=True, metadata={"description": "German Whist: the face-up stock card, the prize of the trick"})
+    stock_size = fields.Integer(metadata={"description": "German Whist: cards left in the stock"})
+    phase = fields.Integer(metadata={"description": "1 while drawing from the stock or talon, then 2"})
+    trick_number = fields.Integer(allow_none=True, metadata={"description": "The trick being played, from 1"})
+    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
+
+
+class ViewQuerySchema(Schema):
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=300),
+        metadata={"description": "Long-poll: hold the answer up to this many seconds (capped by the server) until `version` passes `after`"},
+    )
+    after = fields.Integer(
+        validate=validate.Range(min=-1),
+        metadata={"description": "Long-poll: the version the client already has"},
+    )
+
+
+ETAG_HEADER = {"ETag": {"description": "`W/\"<version>\"`", "schema": {"type": "string"}}}
+IF_NONE_MATCH = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "An ETag from an earlier view: 304 while the version is the same",
+}
+
+
+def view_response(view: dict[str, Any]) -> Response:
+    """A view as JSON with its ETag, marked private: what it shows depends on the token."""
+    return private(current_app.json.response(GameViewSchema().dump(view)), view["version"])
+
+
+def private(response: Response, version: int) -> Response:
+    response.set_etag(str(version), weak=True)
+    response.headers["Vary"] = "Authorization"
+    response.headers["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def tables():
+    return current_app.extensions["koz"]
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(GameCreateSchema)
+@blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
+@blp.problems({400: ["invalid_request", "malformed_json", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"]})
+def create_game(body: dict[str, Any]):
+    """Create a game.
+
+    Each seat is a human (a token is issued for it, returned once, here) or a computer player
+    of a named level. Without `seats`, the standard table: the ruleset's human seats (see the
+    catalog) against computer players. Computer seats move at once when it is their turn; a
+    game of computer seats only plays itself to the end.
+    """
+    table, tokens = tables().create(body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"))
+    created = {
+        "id": table.id,
+        "ruleset": table.ruleset.id,
+        "options": table.options,
+        "version": table.version,
+        "status": "finished" if table.finished else "active",
+        "seats": table.seat_list(),
+        "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
+    }
+    return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
+
+
+@blp.route("/<game_id>")
+@blp.arguments(ViewQuerySchema, location="query")
+@blp.response(200, GameViewSchema, headers=ETAG_HEADER)
+@blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
+def get_game(query: dict[str, Any], game_id: str):
+    """See a game.
+
+    With a seat's token, that seat's view: its hand and its legal actions. Without one, the
+    spectator view: public information only. Long-poll with `?wait=<seconds>&after=<version>`.
+    """
+    table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
+    condition = request.headers.get("If-None-Match")
+    if condition is not None and version_matches(condition, table.version):
+        return private(Response(status=304), table.version)
+    return view_response(table.view(seat))

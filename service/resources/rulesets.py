@@ -1,0 +1,86 @@
+"""``/v1/rulesets``: the catalog a frontend builds its "new game" form from."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from engine import registry
+from engine.cards import Rank, Suit
+from engine.players import level_names, player
+
+from ..api import Blueprint
+from ..schemas import NamesSchema
+
+blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="The games Koz hosts, with their options")
+
+
+class OptionSchema(Schema):
+    code = fields.String(required=True, metadata={"description": "The option's name in `options`"})
+    type = fields.String(required=True, metadata={"enum": ["boolean", "integer", "string"]})
+    default = fields.Raw(required=True, metadata={"type": ["boolean", "integer", "string"]})
+    names = fields.Nested(NamesSchema, required=True)
+    description = fields.String(required=True)
+    allowed = fields.List(
+        fields.Raw(metadata={"type": ["boolean", "integer", "string"]}),
+        metadata={"description": "The allowed values, when they are a short list"},
+    )
+    minimum = fields.Integer()
+    maximum = fields.Integer()
+
+
+class SeatLabelSchema(Schema):
+    index = fields.Integer(required=True)
+    names = fields.Nested(NamesSchema, required=True)
+
+
+class LevelSchema(Schema):
+    level = fields.String(required=True)
+    names = fields.Nested(NamesSchema, required=True)
+
+
+class RulesetSchema(Schema):
+    id = fields.String(required=True)
+    names = fields.Nested(NamesSchema, required=True)
+    seat_count = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatLabelSchema), required=True, metadata={"description": "Seats in play order"})
+    options = fields.List(fields.Nested(OptionSchema), required=True)
+    standard_human_seats = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "The human seats of a game created without `seats`; the others are computer players"},
+    )
+    levels = fields.List(fields.Nested(LevelSchema), required=True, metadata={"description": "Computer levels, weakest first"})
+
+
+class CardNameSchema(Schema):
+    code = fields.String(required=True)
+    names = fields.Nested(NamesSchema, required=True)
+
+
+class CatalogSchema(Schema):
+    rulesets = fields.List(fields.Nested(RulesetSchema), required=True)
+    suits = fields.List(fields.Nested(CardNameSchema), required=True, metadata={"description": "Suit codes and names"})
+    ranks = fields.List(fields.Nested(CardNameSchema), required=True, metadata={"description": "Rank codes and names"})
+
+
+def catalog() -> dict:
+    levels = [{"level": level, "names": dict(player(level).names)} for level in level_names()]
+    return {
+        "rulesets": [
+            {**ruleset.describe(), "standard_human_seats": list(ruleset.standard_human_seats), "levels": levels}
+            for ruleset in registry.all_rulesets()
+        ],
+        "suits": [{"code": suit.value, "names": suit.names} for suit in Suit],
+        "ranks": [{"code": rank.code, "names": rank.names} for rank in Rank],
+    }
+
+
+@blp.route("")
+@blp.response(200, CatalogSchema)
+def list_rulesets():
+    """The catalog of rulesets.
+
+    Each ruleset with its names in English and Turkish, its seats in play order, its options
+    (type, default, allowed values) and the computer levels; also the names of suits and ranks.
+    """
+    return catalog()

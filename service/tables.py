@@ -1,0 +1,390 @@
+"""Games as the service handles them: load, change through the engine, commit atomically.
+
+A :class:`Table` is one game read from the store: its record (ruleset, options, seats, the
+engine's serialized state) and the changes a request makes to it. :class:`Tables` wraps every
+change in one compare-and-set on the store, retrying when another request moved first. The
+engine decides everything about the game; this module only calls its interface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping, Sequence
+
+from engine import Action, Event, Ruleset, registry
+from engine.players import STANDARD_LEVEL, SeatInfo, player
+
+from .config import Settings
+from .errors import Problem
+from .store import GameStore, Stored
+from .tokens import new_token, seat_of, token_hash
+
+#: how often a change is retried when other requests keep changing the game first
+MAX_ATTEMPTS = 8
+
+
+@dataclass
+class SeatRecord:
+    name: str | None
+    bot: str | None
+    token_hash: str | None
+
+
+class Table:
+    """One game: what the store keeps of it, and the changes made since it was read."""
+
+    def __init__(
+        self,
+        game_id: str,
+        ruleset: Ruleset,
+        options: dict[str, Any],
+        seats: list[SeatRecord],
+        state: Any,
+        *,
+        seed: str,
+        version: int = 0,
+        stored_version: int | None = None,
+        created_at: str | None = None,
+        history_length: int = 0,
+        deal_start: int = 0,
+        moment: list[float] | None = None,
+    ) -> None:
+        self.id = game_id
+        self.ruleset = ruleset
+        self.options = options
+        self.seats = seats
+        self.state = state
+        self.seed = seed
+        self.version = version
+        self.stored_version = stored_version
+        self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        self.history_length = history_length
+        self.deal_start = deal_start
+        #: [version, since]: the version at which a human and a computer could both act, and since when
+        self.moment = moment
+        self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
+        self._deal_events: list[Event] | None = None
+
+    @classmethod
+    def from_stored(cls, game_id: str, stored: Stored) -> "Table":
+        record = stored.record
+        ruleset = registry.get(record["ruleset"])
+        return cls(
+            game_id,
+            ruleset,
+            record["options"],
+            [SeatRecord(**seat) for seat in record["seats"]],
+            ruleset.load(record["state"]),
+            seed=record["seed"],
+            version=stored.version,
+            stored_version=stored.version,
+            created_at=record["created_at"],
+            history_length=record["history_length"],
+            deal_start=record["deal_start"],
+            moment=record["moment"],
+        )
+
+    @classmethod
+    def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str) -> "Table":
+        state, events = ruleset.new_game(options, seed)
+        table = cls(game_id, ruleset, options, seats, state, seed=seed)
+        table._deal_events = []
+        table._record(events)
+        return table
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset.id,
+            "options": self.options,
+            "seats": [asdict(seat) for seat in self.seats],
+            "state": self.ruleset.dump(self.state),
+            "seed": self.seed,
+            "created_at": self.created_at,
+            "history_length": self.history_length,
+            "deal_start": self.deal_start,
+            "moment": self.moment,
+        }
+
+    def committed(self) -> None:
+        """Note that everything up to the current version is in the store."""
+        self.stored_version = self.version
+        self.new_entries = []
+
+    # --- who is asking ----------------------------------------------------------------------
+
+    def authenticate(self, token: str | None) -> int | None:
+        """The seat of a bearer token; None for no token (a spectator). A bad token is a 401."""
+        if token is None:
+            return None
+        seat = seat_of(token, [seat.token_hash for seat in self.seats])
+        if seat is None:
+            raise Problem(
+                401,
+                "invalid_token",
+                "the token does not belong to a seat of this game",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        return seat
+
+    # --- what a seat sees -------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self.ruleset.result(self.state) is not None
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "ruleset": self.ruleset.id,
+            "options": self.options,
+            "version": self.version,
+            "seats": self.seat_list(),
+            **self.ruleset.view(self.state, seat),
+        }
+
+    def seat_list(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "index": index,
+                "label": dict(self.ruleset.seat_names[index]),
+                "name": seat.name,
+                "bot": seat.bot,
+                "human": seat.bot is None,
+            }
+            for index, seat in enumerate(self.seats)
+        ]
+
+    # --- changes ----------------------------------------------------------------------------
+
+    def act(self, seat: int, action: Action) -> None:
+        """Apply one action through the engine (a refusal raises and changes nothing)."""
+        state, events = self.ruleset.apply(self.state, seat, action)
+        self.state = state
+        self.version += 1
+        self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
+
+    def _record(self, events: Sequence[Event]) -> None:
+        for event in events:
+            if event.data["type"] == "deal":  # every ruleset opens a deal with a "deal" event
+                self.deal_start = self.version
+                self._deal_events = []
+            if self._deal_events is not None:
+                self._deal_events.append(event)
+            self.new_entries.append((self.version, self.history_length, event.to_json()))
+            self.history_length += 1
+
+    def computers_due_at(self, grace: float) -> float | None:
+        """When a computer seat may move (a ``time.time()`` value; 0 for now), or None if none may.
+
+        A computer moves at once, except when a human may act in the same moment (a claim right
+        after a marriage, say): then it gives the human ``grace`` seconds to act first.
+        """
+        to_act = self.ruleset.to_act(self.state)
+        bots = [seat for seat in to_act if self.seats[seat].bot is not None]
+        if not bots:
+            return None
+        if len(bots) == len(to_act) or grace <= 0:
+            return 0.0
+        if self.moment is None or self.moment[0] != self.version:
+            self.moment = [self.version, time.time()]
+        return self.moment[1] + grace
+
+    def play_computers(self, store: GameStore, settings: Settings) -> None:
+        """Let computer seats move while it is their turn, within this request's time budget."""
+        started = time.monotonic()
+        while time.monotonic() - started <= settings.bot_time_per_request:
+            due = self.computers_due_at(settings.bot_grace_seconds)
+            if due is None or due > time.time():
+                return
+            seat = next(seat for seat in self.ruleset.to_act(self.state) if self.seats[seat].bot is not None)
+            info = SeatInfo(self.ruleset.id, seat, self.ruleset.view(self.state, seat), self._events_seen_by(store, seat))
+            action = player(self.seats[seat].bot).choose(info, seed=f"{self.seed}:{self.version}:{seat}")
+            self.act(seat, action)
+
+    def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
+        if self._deal_events is None:
+            entries = store.history(self.id, self.deal_start - 1, self.stored_version or 0)
+            events = [Event.from_json(entry) for _, entry in entries]
+            starts = [i for i, event in enumerate(events) if event.data["type"] == "deal"]
+            self._deal_events = events[starts[-1] :] if starts else events
+        seen = (event.for_viewer(seat) for event in self._deal_events)
+        return tuple(event for event in seen if event is not None)
+
+
+def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
+
+
+def version_matches(header: str, version: int) -> bool:
+    """Whether an If-Match / If-None-Match value names ``version`` (weak comparison)."""
+    for tag in header.split(","):
+        tag = tag.strip()
+        if tag == "*":
+            return True
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        if tag.strip('"') == str(version):
+            return True
+    return False
+
+
+class Tables:
+    """Every change to a game goes through here, as one compare-and-set on the store."""
+
+    def __init__(self, store: GameStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    def load(self, game_id: str) -> Table:
+        stored = self.store.load(game_id)
+        if stored is None:
+            raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+        return Table.from_stored(game_id, stored)
+
+    def events(self, game_id: str, after: int, up_to: int) -> list[tuple[int, Event]]:
+        """The history events of versions ``after < version <= up_to``, in order."""
+        return [(version, Event.from_json(entry)) for version, entry in self.store.history(game_id, after, up_to)]
+
+    def create(
+        self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
+    ) -> tuple[Table, dict[int, str]]:
+        """A new game and the tokens of its human seats (returned once, never stored)."""
+        ruleset = registry.get(ruleset_id)
+        parsed = ruleset.parse_options(options)
+        if seats is None:
+            seats = [{} if index in ruleset.standard_human_seats else {"bot": STANDARD_LEVEL} for index in range(ruleset.seat_count)]
+        if len(seats) != ruleset.seat_count:
+            raise Problem(
+                400,
+                "invalid_seats",
+                f"{ruleset.id} has {ruleset.seat_count} seats, but {len(seats)} were given",
+                allowed=f"a list of {ruleset.seat_count} seats",
+            )
+        tokens: dict[int, str] = {}
+        records = []
+        for index, seat in enumerate(seats):
+            level = seat.get("bot")
+            if level is not None:
+                player(level)  # refuses an unknown level
+            else:
+                tokens[index] = new_token()
+            name = seat.get("name") or ruleset.default_seat_name(index, human=level is None)
+            records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
+        for _ in range(MAX_ATTEMPTS):
+            table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
+            table.play_computers(self.store, self.settings)
+            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries).written:
+                table.committed()
+                return table, tokens
+        raise Problem(503, "storage_unavailable", "could not store the new game; try again")
+
+    def act(
+        self,
+        game_id: str,
+        token: str | None,
+        action_json: Mapping[str, Any],
+        *,
+        if_match: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[dict[str, Any], bool]:
+        """Apply a seat's action and the computer moves it brings on; the seat's new view.
+
+        Returns (view, replayed): ``replayed`` is True when an earlier request with the same
+        idempotency key had already applied it.
+        """
+        action = Action.from_json(action_json)
+        for _ in range(MAX_ATTEMPTS):
+            table = self.load(game_id)
+            if token is None:
+                raise Problem(
+                    401,
+                    "missing_token",
+                    "acting needs the seat's token: Authorization: Bearer <token>",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            seat = table.authenticate(token)
+            fingerprint = _fingerprint(seat, action.to_json())
+            if idempotency_key is not None:
+                earlier = self.store.idempotent_answer(game_id, seat, idempotency_key)
+                if earlier is not None:
+                    return self._replay(earlier, fingerprint), True
+            if if_match is not None and not version_matches(if_match, table.version):
+                raise Problem(
+                    412,
+                    "stale_version",
+                    f"the game is at version {table.version}, not the one in If-Match",
+                    current_version=table.version,
+                )
+            start = table.version
+            table.act(seat, action)
+            table.play_computers(self.store, self.settings)
+            view = table.view(seat)
+            answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
+            commit = self.store.commit(game_id, start, table.version, table.record(), table.new_entries, idempotency=answer)
+            if commit.written:
+                table.committed()
+                return view, False
+            if commit.earlier_answer is not None:
+                return self._replay(commit.earlier_answer, fingerprint), True
+            if commit.missing:
+                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+            if if_match is not None:
+                raise Problem(
+                    412,
+                    "stale_version",
+                    f"the game moved on to version {commit.version} meanwhile",
+                    current_version=commit.version,
+                )
+        raise Problem(409, "busy", "the game kept changing while this action was applied; try again")
+
+    @staticmethod
+    def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
+        if earlier["fingerprint"] != fingerprint:
+            raise Problem(
+                422,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for a different action; use a new key for a new action",
+            )
+        return earlier["view"]
+
+    def advance(self, table: Table) -> Table:
+        """The game after any computer moves that are due now (committed), else as it was."""
+        for _ in range(MAX_ATTEMPTS):
+            due = table.computers_due_at(self.settings.bot_grace_seconds)
+            if due is None or due > time.time():
+                return table
+            start = table.version
+            table.play_computers(self.store, self.settings)
+            if table.version == start:
+                return table
+            commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries)
+            if commit.written:
+                table.committed()
+                return table
+            table = self.load(table.id)
+        return table
+
+    def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
+        """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
+        table = self.load(game_id)
+        seat = table.authenticate(token)
+        table = self.advance(table)
+        if after is None or wait <= 0:
+            return table, seat
+        deadline = time.monotonic() + min(wait, self.settings.max_wait_seconds)
+        while table.version <= after:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            due = table.computers_due_at(self.settings.bot_grace_seconds)
+            if due is not None:
+                remaining = min(remaining, max(0.0, due - time.time()))
+            self.store.wait_for_version(game_id, after, remaining)
+            table = self.advance(self.load(game_id))
+        return table, seat
+

@@ -1,0 +1,29 @@
+"""Seat tokens: long random secrets, of which the store keeps only a hash."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Sequence
+
+
+def new_token() -> str:
+    """A fresh seat token: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """The hash kept in place of a token (SHA-256 suffices: tokens are random, not passwords)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
+    """The seat whose token this is, comparing every seat's hash in constant time."""
+    presented = token_hash(token)
+    found = None
+    for seat, stored in enumerate(hashes):
+        # every seat is compared, so the time taken does not tell which one matched
+        if stored is not None and hmac.compare_digest(presented, stored):
+            found = seat
+    return found
