@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     CORS(
         app,
         origins="*",
+        send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
         expose_headers=["ETag", "Location", "Idempotent-Replayed"],

@@ -1,0 +1,79 @@
+"""A small HTTP client for the tests: the same calls over Flask's test client or a real socket."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: Mapping[str, str]
+    body: Any
+
+    @property
+    def code(self) -> str | None:
+        """The problem code of an error answer."""
+        return self.body.get("code") if isinstance(self.body, dict) else None
+
+
+class Client:
+    """``request(method, path, json=..., token=..., headers=...)`` over some transport."""
+
+    def request(self, method: str, path: str, *, json_body: Any = None, token: str | None = None, headers: Mapping[str, str] | None = None) -> Answer:
+        sent = dict(headers or {})
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        return self._send(method, path, json_body, sent)
+
+    def _send(self, method: str, path: str, json_body: Any, headers: dict[str, str]) -> Answer:
+        raise NotImplementedError
+
+    # the calls the tests make most
+
+    def create(self, **body: Any) -> Answer:
+        return self.request("POST", "/v1/games", json_body=body)
+
+    def view(self, game_id: str, token: str | None = None, **headers: str) -> Answer:
+        return self.request("GET", f"/v1/games/{game_id}", token=token, headers=headers)
+
+    def act(self, game_id: str, action: Mapping[str, Any], token: str | None, **headers: str) -> Answer:
+        return self.request("POST", f"/v1/games/{game_id}/actions", json_body=action, token=token, headers=headers)
+
+    def history(self, game_id: str, token: str | None = None, query: str = "") -> Answer:
+        return self.request("GET", f"/v1/games/{game_id}/history{query}", token=token)
+
+
+class FlaskClient(Client):
+    def __init__(self, test_client) -> None:
+        self.test_client = test_client
+
+    def _send(self, method, path, json_body, headers):
+        response = self.test_client.open(path, method=method, json=json_body, headers=headers)
+        body = response.get_json(silent=True) if response.data else None
+        return Answer(response.status_code, response.headers, body)
+
+
+class SocketClient(Client):
+    """Real HTTP to a running server, over one kept-alive connection."""
+
+    def __init__(self, base_url: str) -> None:
+        parts = urlsplit(base_url)
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+
+    def _send(self, method, path, json_body, headers):
+        body = None
+        if json_body is not None:
+            body = json.dumps(json_body).encode()
+            headers = {**headers, "Content-Type": "application/json"}
+        self.connection.request(method, path, body=body, headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        return Answer(response.status, response.headers, json.loads(data) if data else None)
+
+    def close(self) -> None:
+        self.connection.close()

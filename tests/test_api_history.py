@@ -1,0 +1,120 @@
+"""History: ordered, versioned, filtered per reader, paged, and fully revealed at the end."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import registry
+from engine.rules import Action
+from engine.ruleset import replay
+from tests.api import FlaskClient
+
+TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@pytest.fixture
+def api(client):
+    return FlaskClient(client)
+
+
+def play_tricks(api, game_id, tokens, tricks):
+    for _ in range(2 * tricks):
+        (seat,) = api.view(game_id).body["to_act"]
+        api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
+
+
+def full_history(api, game_id, token=None):
+    """Every page of the history: the last page's body with all the events."""
+    events, after = [], -1
+    while after is not None:
+        body = api.history(game_id, token, query=f"?after={after}").body
+        events += body["events"]
+        after = body["next_after"]
+    return {**body, "events": events}
+
+
+@pytest.fixture
+def game(api):
+    answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="history")
+    tokens = {entry["seat"]: entry["token"] for entry in answer.body["tokens"]}
+    play_tricks(api, answer.body["id"], tokens, 3)
+    return answer.body["id"], tokens
+
+
+def test_applied_actions_appear_with_their_version_as_posted(api, game):
+    game_id, tokens = game
+    actions = [event for event in api.history(game_id).body["events"] if event["type"] == "action"]
+    assert [event["version"] for event in actions] == list(range(1, 7))
+    assert all(set(event) == {"version", "type", "seat", "action"} for event in actions)
+    assert actions[0]["action"]["type"] == "play"
+
+
+def test_events_are_ordered_by_version(api, game):
+    game_id, _ = game
+    versions = [event["version"] for event in api.history(game_id).body["events"]]
+    assert versions == sorted(versions) and versions[0] == 0
+
+
+def test_seat_sees_its_own_dealt_hand_and_face_down_draws_only(api, game):
+    game_id, tokens = game
+    for seat in (0, 1):
+        events = api.history(game_id, tokens[seat]).body["events"]
+        for event in events:
+            if event["type"] in ("dealt", "draw"):
+                assert ("hand" in event or "card" in event) == (event["seat"] == seat), event
+
+
+def test_spectator_sees_no_private_card(api, game):
+    game_id, _ = game
+    for event in api.history(game_id).body["events"]:
+        if event["type"] == "dealt":
+            assert "hand" not in event and event["count"] == 13
+        if event["type"] == "draw":
+            assert "card" not in event
+
+
+def test_history_is_paged_by_version(api, game):
+    game_id, _ = game
+    first = api.history(game_id, query="?limit=2").body
+    assert {event["version"] for event in first["events"]} == {0, 1} and first["next_after"] == 1
+    second = api.history(game_id, query=f"?after={first['next_after']}&limit=100").body
+    assert min(event["version"] for event in second["events"]) == 2 and second["next_after"] is None
+    whole = api.history(game_id).body["events"]
+    assert first["events"] + second["events"] == whole
+
+
+def test_history_reveals_nothing_before_the_end(api, game):
+    game_id, tokens = game
+    body = api.history(game_id, tokens[0]).body
+    assert body["reveal"] is None and body["status"] == "active"
+
+
+def test_finished_match_reveals_everything_and_replaying_the_history_reproduces_it(api):
+    created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}], options={"target": 15}).body
+    game_id = created["id"]
+    body = full_history(api, game_id)
+    reveal = body["reveal"]
+    assert reveal["seed"] and len(reveal["deals"]) == max(e["deal"] for e in body["events"] if e["type"] == "deal")
+    assert all(len(deal["hands"]) == 2 and len(deal["stock"]) == 26 for deal in reveal["deals"])
+    dealt = [e for e in body["events"] if e["type"] == "dealt"]
+    assert all("hand" in event for event in dealt)  # private events are shown whole once it is over
+    whist = registry.get("german-whist")
+    moves = [(e["seat"], Action.from_json(e["action"])) for e in body["events"] if e["type"] == "action"]
+    final = replay(whist, created["options"], reveal["seed"], moves)
+    view = api.view(game_id).body
+    assert whist.result(final).scores == tuple(view["scores"])
+    assert list(whist.result(final).winners) == view["winners"]
+
+
+def test_reveal_stock_is_in_drawing_order(api):
+    created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    body = full_history(api, created["id"])
+    drawn = [e["card"] for e in body["events"] if e["type"] in ("take", "draw")]
+    assert body["reveal"]["deals"][0]["stock"] == drawn
+
+
+@pytest.mark.parametrize("query", ["?after=-2", "?limit=0", "?limit=5000", "?after=x"])
+def test_bad_paging_is_400(api, game, query):
+    game_id, _ = game
+    answer = api.history(game_id, query=query)
+    assert (answer.status, answer.code) == (400, "invalid_request")

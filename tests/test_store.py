@@ -1,0 +1,150 @@
+"""The store's guarantees, on fakeredis and on a real redis-server: atomic compare-and-set, no
+move lost or applied twice under races, hashed tokens, hash-tagged keys, expiry."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from redis import Redis
+
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@pytest.fixture
+def api(any_app):
+    return FlaskClient(any_app.test_client())
+
+
+def new_game(api, **body):
+    answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="store", **body)
+    return answer.body["id"], {entry["seat"]: entry["token"] for entry in answer.body["tokens"]}
+
+
+def game_keys(redis: Redis, game_id: str) -> list[bytes]:
+    return [key for key in redis.scan_iter(match="*") if game_id.encode() in key]
+
+
+def race(calls):
+    """Run the calls at the same moment in threads; their answers, in order."""
+    barrier = threading.Barrier(len(calls))
+    answers = [None] * len(calls)
+
+    def run(index, call):
+        barrier.wait()
+        answers[index] = call()
+
+    threads = [threading.Thread(target=run, args=(index, call)) for index, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def test_racing_the_same_move_applies_it_exactly_once(any_app):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    (seat,) = api.view(game_id).body["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    clients = [FlaskClient(any_app.test_client()) for _ in range(6)]
+    answers = race([lambda client=client: client.act(game_id, action, tokens[seat]) for client in clients])
+    assert sorted(answer.status for answer in answers) == [200] + [409] * 5
+    assert {answer.code for answer in answers if answer.status == 409} == {"not_your_turn"}
+    assert api.view(game_id).body["version"] == 1
+    assert len([e for e in api.history(game_id).body["events"] if e["type"] == "action"]) == 1
+
+
+def test_racing_moves_with_if_match_exactly_one_wins(any_app):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    (seat,) = api.view(game_id).body["to_act"]
+    legal = api.view(game_id, tokens[seat]).body["legal_actions"]
+    clients = [FlaskClient(any_app.test_client()) for _ in range(4)]
+    answers = race(
+        [lambda client=client, action=legal[i % len(legal)]: client.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'}) for i, client in enumerate(clients)]
+    )
+    assert sorted(answer.status for answer in answers)[0] == 200
+    assert [answer.status for answer in answers].count(200) == 1
+    assert {answer.code for answer in answers if answer.status != 200} <= {"stale_version"}
+
+
+def test_racing_retries_of_one_idempotent_move_give_one_answer(any_app):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    (seat,) = api.view(game_id).body["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    clients = [FlaskClient(any_app.test_client()) for _ in range(4)]
+    answers = race([lambda client=client: client.act(game_id, action, tokens[seat], **{"Idempotency-Key": "once"}) for client in clients])
+    assert all(answer.status == 200 for answer in answers)
+    assert all(answer.body == answers[0].body for answer in answers)
+    assert api.view(game_id).body["version"] == 1
+
+
+def test_every_key_of_a_game_shares_its_hash_tag(any_app, backend):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    (seat,) = api.view(game_id).body["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "tagged"})
+    keys = game_keys(backend, game_id)
+    assert len(keys) == 3  # record, history, idempotent answer
+    assert all(f"{{{game_id}}}".encode() in key for key in keys)
+
+
+def test_tokens_are_stored_only_as_hashes(any_app, backend):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    stored = b"".join(backend.hget(key, "record") or b"" for key in game_keys(backend, game_id) if key.endswith(b":game"))
+    assert stored and not any(token.encode() in stored for token in tokens.values())
+
+
+def test_idle_games_expire_after_the_configured_time(backend):
+    app = create_app(make_settings(game_ttl_seconds=120), redis=backend)
+    api = FlaskClient(app.test_client())
+    game_id, _ = new_game(api)
+    for key in game_keys(backend, game_id):
+        assert 0 < backend.ttl(key) <= 120
+
+
+def test_an_expired_game_is_gone(redis_server_url):
+    redis = Redis.from_url(redis_server_url)
+    app = create_app(make_settings(game_ttl_seconds=1), redis=redis)
+    api = FlaskClient(app.test_client())
+    game_id, _ = new_game(api)
+    time.sleep(2.2)
+    assert api.view(game_id).code == "unknown_game"
+
+
+def test_acting_renews_the_expiry(backend):
+    app = create_app(make_settings(game_ttl_seconds=60), redis=backend)
+    api = FlaskClient(app.test_client())
+    game_id, tokens = new_game(api)
+    record = next(key for key in game_keys(backend, game_id) if key.endswith(b":game"))
+    backend.expire(record, 5)
+    (seat,) = api.view(game_id).body["to_act"]
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
+    assert backend.ttl(record) > 5
+
+
+def test_long_poll_wakes_when_another_request_moves(any_app):
+    api = FlaskClient(any_app.test_client())
+    game_id, tokens = new_game(api)
+    (seat,) = api.view(game_id).body["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    mover = FlaskClient(any_app.test_client())
+
+    def move_soon():
+        time.sleep(0.3)
+        mover.act(game_id, action, tokens[seat])
+
+    threading.Thread(target=move_soon).start()
+    started = time.monotonic()
+    answer = FlaskClient(any_app.test_client()).request("GET", f"/v1/games/{game_id}?wait=10&after=0")
+    assert answer.body["version"] == 1
+    assert time.monotonic() - started < 5
