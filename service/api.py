@@ -10,6 +10,7 @@ import flask_smorest
 from flask import Flask, request
 from flask_smorest.utils import prepare_response
 from redis.exceptions import RedisError
+from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engine import RuleError
@@ -45,11 +46,11 @@ class Api(flask_smorest.Api):
     def handle_http_exception(self, error: HTTPException):
         data = getattr(error, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
-        if error.code == 422 and messages is not None:
+        if error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
+            problem = Problem(400, "malformed_json", "the request body is not valid JSON")
+        elif error.code == 400 and messages is not None:
             # webargs refuses a body or query that does not fit its schema
             problem = Problem(400, "invalid_request", _describe(messages), errors=_flatten(messages))
-        elif error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
-            problem = Problem(400, "malformed_json", "the request body is not valid JSON")
         else:
             if error.code == 500:
                 log.error("unhandled error on %s %s", request.method, request.path, exc_info=error.original_exception)
@@ -66,13 +67,26 @@ class Api(flask_smorest.Api):
         return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly").response()
 
     def _register_responses(self) -> None:
+        """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
+        for status in HTTPStatus:
+            if status >= 400:
+                response = {"description": status.phrase, "schema": ProblemSchema}
+                prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
+                self.spec.components.response(status.name, response, lazy=True)
         response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
+class ArgumentsParser(FlaskParser):
+    # a body or query that does not fit its schema is a bad request, like any other malformed one
+    DEFAULT_VALIDATION_STATUS = 400
+
+
 class Blueprint(flask_smorest.Blueprint):
     """A Blueprint that can document, per endpoint, the problem codes each status may carry."""
+
+    ARGUMENTS_PARSER = ArgumentsParser()
 
     def problems(self, codes: Mapping[int, Iterable[str]]):
         """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``."""

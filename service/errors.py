@@ -87,7 +87,7 @@ class ProblemSchema(ma.Schema):
     )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),
-        values=ma.fields.Raw(),
+        values=ma.fields.Raw(metadata={"type": ["array", "object"], "description": "Messages, or messages per nested field"}),
         metadata={"description": "For an invalid request (400): the messages per field"},
     )
     current_version = ma.fields.Integer(metadata={"description": "For a stale version (412): the game's version now"})

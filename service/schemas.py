@@ -7,6 +7,7 @@ allowed values.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import marshmallow as ma
@@ -69,8 +70,8 @@ def _option_field(rulesets_options: list[tuple[str, Any]]) -> fields.Raw:
     metadata: dict[str, Any] = {
         "type": types.pop() if len(types) == 1 else sorted(types),
         "description": " ".join(
-            f"{ruleset_id}: {option.description} Default {option.default!r}"
-            + (f", one of {list(option.allowed)!r}." if option.allowed else ".")
+            f"{ruleset_id}: {option.description} Default {json.dumps(option.default)}"
+            + (f", one of {json.dumps(list(option.allowed))}." if option.allowed else ".")
             for ruleset_id, option in rulesets_options
         ),
     }

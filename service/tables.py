@@ -297,17 +297,17 @@ class Tables:
         Returns (view, replayed): ``replayed`` is True when an earlier request with the same
         idempotency key had already applied it.
         """
-        action = Action.from_json(action_json)
+        if token is None:
+            raise Problem(
+                401,
+                "missing_token",
+                "acting needs the seat's token: Authorization: Bearer <token>",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         for _ in range(MAX_ATTEMPTS):
             table = self.load(game_id)
-            if token is None:
-                raise Problem(
-                    401,
-                    "missing_token",
-                    "acting needs the seat's token: Authorization: Bearer <token>",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
             seat = table.authenticate(token)
+            action = Action.from_json(action_json)
             fingerprint = _fingerprint(seat, action.to_json())
             if idempotency_key is not None:
                 earlier = self.store.idempotent_answer(game_id, seat, idempotency_key)

@@ -7,6 +7,9 @@ from typing import Any
 from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
 
+from engine import registry
+from engine.players import level_names
+
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
@@ -33,12 +36,15 @@ class SeatSpecSchema(Schema):
     name = fields.String(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Ayşe"})
     bot = fields.String(
         allow_none=True,
-        metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat"},
+        metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
     )
 
 
 class GameCreateSchema(Schema):
-    ruleset = fields.String(required=True, metadata={"description": "A ruleset id from the catalog", "example": "german-whist"})
+    ruleset = fields.String(
+        required=True,
+        metadata={"description": "A ruleset id from the catalog", "enum": [ruleset.id for ruleset in registry.all_rulesets()]},
+    )
     options = fields.Nested(GameOptionsSchema, metadata={"description": "Options of the ruleset; absent ones take their default"})
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
@@ -50,7 +56,7 @@ class GameCreateSchema(Schema):
     )
     seed = Seed(
         metadata={
-            "type": ["string", "integer"],
+            "oneOf": [{"type": "string", "minLength": 1, "maxLength": 128}, {"type": "integer"}],
             "description": "A seed for a reproducible deal; absent, one is drawn from a secure source "
             "and revealed only when the match is over",
         }
