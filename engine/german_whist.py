@@ -253,7 +253,7 @@ class GermanWhist(Ruleset[GermanWhistState]):
             events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
             return replace(state, match=match), tuple(events)
         next_state, deal_events = self._deal(match.next_deal())
-        return replace(next_state, last_trick=state.last_trick), tuple(events) + deal_events
+        return next_state, tuple(events) + deal_events
 
     # --- views ------------------------------------------------------------------------------
 

@@ -41,3 +41,20 @@ def random_playout(ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng:
         action = rng.choice(ruleset.legal_actions(state, seat))
         state, events = ruleset.apply(state, seat, action)
         yield state, seat, action, events
+
+
+def concealed_cards(ruleset_id: str, state: Any, seat: int | None) -> set[str]:
+    """The cards ``seat`` (None: a spectator) may not see now, worked out from the state's own
+    fields rather than from the engine's views: what the leak checks compare views against."""
+    return CONCEALED[ruleset_id](state, seat)
+
+
+def _german_whist_concealed(state: Any, seat: int | None) -> set[str]:
+    hidden = {card.code for card in state.stock[1:]}  # the face-down stock; stock[0] is face up
+    for other, hand in enumerate(state.hands):
+        if other != seat:
+            hidden |= {card.code for card in hand - state.shown[other]}
+    return hidden
+
+
+CONCEALED = {"german-whist": _german_whist_concealed}

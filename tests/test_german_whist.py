@@ -321,6 +321,7 @@ def test_target_plays_deals_until_a_total_reaches_it_and_the_deal_alternates():
     assert [len(hand) for hand in state.hands] == [13, 13]
     assert WHIST.to_act(state) == (dealer,)
     assert [e.data["type"] for e in events][:4] == ["trick", "deal_result", "deal", "dealt"]
+    assert state.last_trick is None  # the finished deal is summed up in last_deal
 
 
 def test_target_reached_higher_total_wins():

@@ -1,0 +1,134 @@
+"""Whole matches over HTTP with random legal actions for every seat, under every option.
+
+Every answer is checked for leaks against the true state (read from the store, white-box), and
+refused probes are sent along the way: each must answer problem+json with its code and change
+nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from engine import registry
+from engine.rules import Action
+from engine.ruleset import replay
+from tests.api import FlaskClient
+from tests.support import card_codes_in, concealed_cards
+
+WHIST_OPTIONS = [
+    dict(zip(("scoring", "count_all_tricks", "no_trump", "misere"), values))
+    for values in itertools.product(("tricks", "over-six"), (False, True), (False, True), (False, True))
+]
+#: (ruleset, options): 192 single deals over every option combination, and 8 matches to a target
+MATCHES = [("german-whist", options) for options in WHIST_OPTIONS for _ in range(12)] + [
+    ("german-whist", {**options, "target": target}) for options, target in zip(WHIST_OPTIONS[::2], (10, 20) * 4)
+]
+CHUNK = 10
+
+
+class Match:
+    """One match driven over HTTP, with the app's store at hand for white-box leak checks."""
+
+    def __init__(self, app, ruleset_id: str, options: dict, seed: str) -> None:
+        self.api = FlaskClient(app.test_client())
+        self.tables = app.extensions["koz"]
+        self.ruleset = registry.get(ruleset_id)
+        seats = [{"name": f"P{index}"} for index in range(self.ruleset.seat_count)]
+        created = self.api.create(ruleset=ruleset_id, options=options, seats=seats, seed=seed)
+        assert created.status == 201, created.body
+        self.id = created.body["id"]
+        self.options = created.body["options"]
+        self.tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+        self.rng = random.Random(seed)
+
+    def state(self):
+        return self.tables.load(self.id).state
+
+    def check_no_leak(self, body, seat):
+        """No card ``seat`` may not see now appears in a view or in this deal's events. (Cards of
+        earlier deals were played face up then and may be in a hand again now.)"""
+        leaked = card_codes_in(body) & concealed_cards(self.ruleset.id, self.state(), seat)
+        assert not leaked, f"seat {seat} was shown {sorted(leaked)}"
+
+    def version(self) -> int:
+        return self.api.view(self.id).body["version"]
+
+    def refused(self, answer, status, codes, version):
+        assert answer.status == status and answer.code in codes, (answer.status, answer.body)
+        assert answer.headers["Content-Type"] == "application/problem+json"
+        assert answer.body["detail"]
+        assert self.version() == version, "a refused request changed the game"
+
+    def probe(self, view, seat):
+        """Send a few requests that must be refused, and check each refusal."""
+        version = view["version"]
+        waiting = [other for other in self.tokens if other not in view["to_act"]]
+        if waiting:
+            other = self.rng.choice(waiting)
+            hand = self.api.view(self.id, self.tokens[other]).body["hand"] or ["AS"]
+            answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(hand)}, self.tokens[other])
+            self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act"}, version)
+        legal = {(a["type"], a.get("card")) for a in view["legal_actions"]}
+        illegal = [card for card in view["hand"] if ("play", card) not in legal]
+        if illegal:
+            answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(illegal)}, self.tokens[seat])
+            self.refused(answer, 422, {answer.code}, version)
+            assert answer.body["legal_actions"] == view["legal_actions"]
+        answer = self.api.act(self.id, view["legal_actions"][0], "forged-token")
+        self.refused(answer, 401, {"invalid_token"}, version)
+        answer = self.api.act(self.id, view["legal_actions"][0], self.tokens[seat], **{"If-Match": f'W/"{version - 1}"'})
+        self.refused(answer, 412, {"stale_version"}, version)
+
+    def check_histories(self):
+        for seat in [None, *self.tokens]:
+            events = self.api.history(self.id, self.tokens.get(seat), query="?limit=1000").body["events"]
+            deal_starts = [index for index, event in enumerate(events) if event["type"] == "deal"]
+            self.check_no_leak(events[deal_starts[-1] :], seat)
+
+    def play(self) -> None:
+        step = 0
+        while True:
+            spectator = self.api.view(self.id).body
+            if spectator["status"] == "finished":
+                break
+            if step % 4 == 0:
+                self.check_no_leak(spectator, None)
+            seat = self.rng.choice(spectator["to_act"])
+            view = self.api.view(self.id, self.tokens[seat]).body
+            self.check_no_leak(view, seat)
+            if self.rng.random() < 0.25:
+                self.probe(view, seat)
+            if step % 40 == 20:
+                self.check_histories()
+            answer = self.api.act(self.id, self.rng.choice(view["legal_actions"]), self.tokens[seat])
+            assert answer.status == 200, answer.body
+            self.check_no_leak(answer.body, seat)
+            step += 1
+        self.check_finished()
+
+    def check_finished(self):
+        view = self.api.view(self.id).body
+        events, after = [], -1
+        while after is not None:
+            body = self.api.history(self.id, query=f"?after={after}&limit=1000").body
+            events += body["events"]
+            after = body["next_after"]
+        reveal = body["reveal"]
+        moves = [(event["seat"], Action.from_json(event["action"])) for event in events if event["type"] == "action"]
+        final = replay(self.ruleset, self.options, reveal["seed"], moves)
+        assert self.ruleset.result(final).scores == tuple(view["scores"])
+        assert list(self.ruleset.result(final).winners) == view["winners"]
+        assert self.ruleset.dump(final) == self.ruleset.dump(self.state())
+
+
+@pytest.mark.parametrize("chunk", range(0, len(MATCHES), CHUNK), ids=lambda start: f"matches-{start}-{start + CHUNK - 1}")
+def test_random_legal_play_over_http_finishes_without_leaks_and_every_refusal_explains_itself(app, chunk):
+    for number, (ruleset_id, options) in enumerate(MATCHES[chunk : chunk + CHUNK], start=chunk):
+        Match(app, ruleset_id, options, seed=f"playthrough-{number}").play()
+
+
+def test_two_hundred_matches_are_played():
+    assert len(MATCHES) == 200
