@@ -440,9 +440,9 @@ class SixtySix(Ruleset[SixtySixState]):
             return illegal("talon_closed", f"the talon is closed: you may not {_verb(action)}")
         if not state.talon:
             return illegal("talon_exhausted", f"the talon is exhausted: you may not {_verb(action)}")
-        rank = VARIANTS[options["variant"]].exchange_rank
-        if Card(rank, state.trump) not in state.hands[seat]:
-            return illegal("exchange_not_allowed", f"you do not hold the {rank.names['en'].lower()} of trump")
+        wanted = Card(VARIANTS[options["variant"]].exchange_rank, state.trump)
+        if wanted not in state.hands[seat]:
+            return illegal("exchange_not_allowed", f"you do not hold {wanted}, the card exchanged for the trump card")
         return illegal("exchange_not_allowed", "you may exchange only after winning a trick in this deal")
 
     def _explain_card(self, state: SixtySixState, seat: int, card: Card | None) -> RuleError:
