@@ -569,8 +569,10 @@ class SixtySix(Ruleset[SixtySixState]):
             match = match.finish(reached)
             events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
             return replace(state, match=match), tuple(events)
+        # the next deal starts without a last trick: a card of the old deal shown in the new
+        # deal's view could not be told apart from a card of this deal
         next_state, deal_events = self._deal(match.next_deal())
-        return replace(next_state, last_trick=state.last_trick), tuple(events) + deal_events
+        return next_state, tuple(events) + deal_events
 
     # --- views ------------------------------------------------------------------------------
 

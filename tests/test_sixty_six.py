@@ -772,13 +772,14 @@ def test_match_ends_when_a_player_reaches_7_game_points():
 
 
 def test_under_the_target_another_deal_follows_and_the_deal_alternates():
-    state = table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5))
+    state = replace(table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5)), last_trick=Trick(1, cards("9S AS"), 0))
     dealer = state.match.dealer(2)
     state, events = act(state, (0, DECLARE))
     assert GAME.result(state) is None and state.match.scores == (6, 5)
     assert state.match.deal_number == 2 and state.match.dealer(2) == 1 - dealer
     assert [len(hand) for hand in state.hands] == [6, 6] and len(state.talon) == 11
     assert state.won == (frozenset(), frozenset()) and state.marriages == () and state.closing is None
+    assert GAME.view(state, 0)["last_trick"] is None  # the old deal's cards are not shown in the new one
     assert GAME.to_act(state) == (dealer,)
     assert [event.data["type"] for event in events][:4] == ["declare", "deal_result", "deal", "hand"]
 
