@@ -62,6 +62,10 @@ VARIANTS = {
     "schnapsen": Variant(deck(rank for rank in STRENGTH if rank != Rank.NINE), 5, Rank.JACK),
 }
 
+# Actions are immutable: legal_actions hands out these instead of building new ones every call.
+PLAYS = {card: play(card) for card in VARIANTS["sixty-six"].deck}
+MARRIAGES = {card: Action("marriage", card=card) for card in PLAYS if card.rank in (Rank.KING, Rank.QUEEN)}
+
 
 @dataclass(frozen=True, slots=True)
 class Marriage:
@@ -370,7 +374,7 @@ class SixtySix(Ruleset[SixtySixState]):
         if trick.cards:
             if seat == trick.leader:
                 return (DECLARE,)
-            return tuple(play(card) for card in sorted(self._legal_cards(state, seat)))
+            return tuple(PLAYS[card] for card in sorted(self._legal_cards(state, seat)))
         actions: list[Action] = []
         if state.talon_open:
             if self._may_exchange(state, seat):
@@ -379,11 +383,10 @@ class SixtySix(Ruleset[SixtySixState]):
         if state.won[0] or state.won[1]:
             actions.append(DECLARE)  # the leader won the last trick
         hand = state.hands[seat]
+        ordered = sorted(hand)
         if self._marriage_time(state):
-            for card in sorted(hand):
-                if card.rank in (Rank.KING, Rank.QUEEN) and _partner(card) in hand:
-                    actions.append(Action("marriage", card=card))
-        actions.extend(play(card) for card in sorted(hand))
+            actions.extend(MARRIAGES[card] for card in ordered if card in MARRIAGES and _partner(card) in hand)
+        actions.extend(PLAYS[card] for card in ordered)
         return tuple(actions)
 
     def _legal_cards(self, state: SixtySixState, seat: int) -> frozenset[Card]:
