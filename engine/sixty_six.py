@@ -9,6 +9,27 @@ claim 66 (``declare``); a claim, or the last trick, ends the deal.
 
 The state keeps only what cannot be derived: tricks won are ``len(won) // 2`` and a marriage is
 pending while its announcer has won nothing.
+
+Events (public unless said otherwise; card fields are codes such as ``"QS"``):
+
+- ``deal``: ``deal``, ``dealer``, ``trump`` (suit letter), ``trump_card`` (the card under the
+  talon; with ``no_talon`` the dealer's last card, which stays in their hand), ``talon_size``
+  (face-down cards).
+- ``hand`` (private to ``seat``): ``seat``, ``cards``, ``count``; others see ``seat`` and ``count``.
+- ``exchange``: ``seat``, ``gave`` (the nine or jack now under the talon), ``took`` (the old
+  trump card, now known in that hand).
+- ``close``: ``seat``.
+- ``marriage``: ``seat``, ``suit``, ``points`` (20 or 40), ``cards`` (king, queen), ``card``
+  (the one led; the other is now known in that hand).
+- ``trick``: ``number``, ``phase`` (1 talon open, 2 otherwise), ``leader``, ``cards``
+  (``[{"seat", "card"}]`` in play order), ``winner``.
+- ``draw`` (private to ``seat``): ``seat``, ``card``, ``talon_size`` (left after it); others see
+  ``seat`` and ``talon_size``.
+- ``take``: ``seat``, ``card``: the loser of the trick that took the last face-down card takes
+  the trump card, in view.
+- ``declare``: ``seat``: a claim of 66, judged in the ``deal_result`` that follows.
+- ``deal_result``: the keys of :func:`deal_result` plus ``scores`` (match totals after it).
+- ``match_result``: ``winners``, ``scores``.
 """
 
 from __future__ import annotations
@@ -94,6 +115,8 @@ class Closing:
 
 @dataclass(frozen=True, slots=True)
 class SixtySixState:
+    """A match of Sixty-Six, in the middle of its current deal."""
+
     match: Match
     hands: tuple[frozenset[Card], ...]
     talon: tuple[Card, ...]  # the face-down cards, in drawing order
@@ -580,6 +603,20 @@ class SixtySix(Ruleset[SixtySixState]):
     # --- views ------------------------------------------------------------------------------
 
     def table_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
+        """The deal as ``seat`` may see it. Keys (JSON types):
+
+        ``hand`` (list of codes; null for a spectator), ``hand_sizes`` (list of int), ``trump``
+        (suit letter), ``trump_card`` (code of the face-up card under the talon; null once taken,
+        when closed, or without a talon), ``talon_size`` (int, face-down cards), ``talon_closed``
+        (bool), ``closed_by`` (seat or null), ``phase`` (1 or 2), ``trick_number`` (int; null
+        once the match is over), ``trick`` and ``last_trick`` (``{"leader", "cards": [{"seat",
+        "card"}], "winner"}``; ``last_trick`` null before the deal's first trick is complete),
+        ``tricks_won`` (list of int), ``known_cards`` (per seat, the codes in that hand both
+        players know: a trump card taken, a marriage partner, the no-talon trump card),
+        ``marriages`` (list of ``{"seat", "suit", "points", "cards", "pending"}``),
+        ``pending_marriage`` (per seat, bool: marriage points waiting for a trick won),
+        ``points`` and ``won_cards`` (per seat int / list of codes with ``open_scores``, else null).
+        """
         open_scores = state.match.options["open_scores"]
         closing = state.closing
         return {
