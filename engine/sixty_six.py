@@ -198,13 +198,15 @@ def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
     schnapsen = options["variant"] == "schnapsen"
     closing = state.closing
     tricks = state.tricks
-    last_winner = state.last_trick.winner if claimant is None and state.last_trick else None
-    ten = last_winner if closing is None and options["exhausted_talon"] == "last-trick-ten" else None
+    last_winner = state.trick.leader  # once all tricks are played, the last one's winner is on lead
+    played_out = claimant is None
+    ten = last_winner if played_out and closing is None and options["exhausted_talon"] == "last-trick-ten" else None
     points = [state.points(seat) + (LAST_TRICK_TEN if seat == ten else 0) for seat in range(SEATS)]
-    deemed = claimant is None and points[last_winner] >= CLAIM
+    deemed = played_out and points[last_winner] >= CLAIM
     if deemed:
         claimant = last_winner
 
+    winner: int | None
     if claimant is not None and points[claimant] >= CLAIM:
         winner, reason = claimant, "claim"
         if closing is not None and closing.seat != claimant:
@@ -353,7 +355,7 @@ class SixtySix(Ruleset[SixtySixState]):
         trump_card = record.trump_card
         assert trump_card is not None
         no_talon = match.options["no_talon"]
-        shown = [frozenset(), frozenset()]
+        shown: list[frozenset[Card]] = [frozenset(), frozenset()]
         if no_talon:
             shown[dealer] = frozenset({trump_card})
         state = SixtySixState(
@@ -494,11 +496,13 @@ class SixtySix(Ruleset[SixtySixState]):
         return illegal("talon_exhausted", "marriages may be announced only while the talon is open")
 
     def perform(self, state: SixtySixState, seat: int, action: Action) -> tuple[SixtySixState, tuple[Event, ...]]:
-        kind = action.type
+        kind, card = action.type, action.card
         if kind == "play":
-            return self._play(state, seat, action.card, ())
+            assert card is not None
+            return self._play(state, seat, card, ())
         if kind == "marriage":
-            return self._marry(state, seat, action.card)
+            assert card is not None
+            return self._marry(state, seat, card)
         if kind == "exchange":
             return self._exchange(state, seat)
         if kind == "close":
@@ -593,7 +597,7 @@ class SixtySix(Ruleset[SixtySixState]):
         reached = [seat for seat, total in enumerate(match.scores) if total >= match.options["target"]]
         if reached:  # only one seat scores in a deal, so at most one reaches the target
             match = match.finish(reached)
-            events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
+            events.append(public("match_result", winners=reached, scores=list(match.scores)))
             return replace(state, match=match), tuple(events)
         # the next deal starts without a last trick: a card of the old deal shown in the new
         # deal's view could not be told apart from a card of this deal

@@ -680,9 +680,13 @@ def test_schnapsen_the_closers_opponent_claiming_first_scores_3_if_no_trick_at_c
     assert claim(WON_33, WON_67, claimant=1, closing=(0, 5, 1), variant="schnapsen")["game_points"] == [0, 2]
 
 
-def test_the_closers_opponent_claiming_falsely_loses_as_any_false_claim():
-    result = claim(WON_33, "AS TS", claimant=1, closing=(0, 0, 0))
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_the_closers_opponent_claiming_falsely_loses_as_any_false_claim(variant):
+    result = claim(WON_33, "AS TS", claimant=1, closing=(0, 0, 0), variant=variant)
     assert result["winners"] == [0] and result["game_points"] == [2, 0] and result["reason"] == "false_claim"
+    # Schnapsen's false claim: 3 when the claimant's opponent (here the closer) won no trick
+    expected = [3, 0] if variant == "schnapsen" else [2, 0]
+    assert claim("", "AS TS", claimant=1, closing=(0, 0, 0), variant=variant)["game_points"] == expected
 
 
 @pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
@@ -694,14 +698,18 @@ def test_closed_talon_played_out_without_the_closer_reaching_66_gives_the_oppone
     assert result["game_points"] == [0, 3]
 
 
-def test_closed_talon_last_trick_winner_with_66_is_the_closer_claiming():
-    result = last_trick("TS AH TH AD TD KC", WON_32, closing=(0, 10, 1))  # 56 + AS 11 = 67
-    assert result["reason"] == "claim" and result["deemed_claim"] is True and result["game_points"] == [2, 0]
+@pytest.mark.parametrize("variant, expected", [("sixty-six", [1, 0]), ("schnapsen", [2, 0])])
+def test_closed_talon_last_trick_winner_with_66_is_the_closer_claiming(variant, expected):
+    # 56 + AS JS 13 = 69; the opponent has 33 now but had 10 and a trick at closing
+    result = last_trick("TS AH TH AD TD KC", WON_33, reply="JS", closing=(0, 10, 1), variant=variant)
+    assert result["reason"] == "claim" and result["deemed_claim"] is True and result["game_points"] == expected
 
 
-def test_closed_talon_last_trick_won_by_the_opponent_with_66_is_the_opponent_claiming_first():
-    result = last_trick(WON_32, "TS AH TH AD TD KC", lead="9S", reply="AS", closing=(0, 10, 1))
-    assert result["winners"] == [1] and result["game_points"] == [0, 2] and result["deemed_claim"] is True
+@pytest.mark.parametrize("variant, expected", [("sixty-six", [0, 2]), ("schnapsen", [0, 3])])
+def test_closed_talon_last_trick_won_by_the_opponent_with_66_is_the_opponent_claiming_first(variant, expected):
+    # the opponent had won no trick at closing
+    result = last_trick(WON_32, "TS AH TH AD TD KC", lead="JS", reply="AS", closing=(0, 0, 0), variant=variant)
+    assert result["winners"] == [1] and result["game_points"] == expected and result["deemed_claim"] is True
 
 
 def test_closed_talon_gives_no_last_trick_ten():
