@@ -10,8 +10,10 @@ from .cards import Card, Rank, Suit, cards, codes
 from .german_whist import GermanWhist
 from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
 from .ruleset import Match, Ruleset, replay
+from .sixty_six import SixtySix
 
 registry.register(GermanWhist())
+registry.register(SixtySix())
 
 __all__ = [
     "Action",
