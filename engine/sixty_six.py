@@ -15,11 +15,11 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 - ``deal``: ``deal``, ``dealer``, ``trump`` (suit letter), ``trump_card`` (the card under the
   talon; with ``no_talon`` the dealer's last card, which stays in their hand), ``talon_size``
   (face-down cards).
-- ``hand`` (private to ``seat``): ``seat``, ``cards``, ``count``; others see ``seat`` and ``count``.
+- ``dealt`` (private to ``seat``): ``seat``, ``hand``, ``count``; others see ``seat`` and ``count``.
 - ``exchange``: ``seat``, ``gave`` (the nine or jack now under the talon), ``took`` (the old
   trump card, now known in that hand).
 - ``close``: ``seat``.
-- ``marriage``: ``seat``, ``suit``, ``points`` (20 or 40), ``cards`` (king, queen), ``card``
+- ``marriage``: ``seat``, ``suit``, ``value`` (20 or 40), ``pair`` (king, queen), ``card``
   (the one led; the other is now known in that hand).
 - ``trick``: ``number``, ``phase`` (1 talon open, 2 otherwise), ``leader``, ``cards``
   (``[{"seat", "card"}]`` in play order), ``winner``.
@@ -380,7 +380,7 @@ class SixtySix(Ruleset[SixtySixState]):
             )
         ]
         for seat, hand in enumerate(record.hands):
-            events.append(private(seat, "hand", ["cards"], seat=seat, cards=codes(sorted(hand)), count=len(hand)))
+            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
         return state, tuple(events)
 
     # --- play -------------------------------------------------------------------------------
@@ -535,8 +535,8 @@ class SixtySix(Ruleset[SixtySixState]):
             "marriage",
             seat=seat,
             suit=card.suit.value,
-            points=marriage.points(state.trump),
-            cards=codes(marriage.cards),
+            value=marriage.points(state.trump),
+            pair=codes(marriage.cards),
             card=card.code,
         )
         return self._play(state, seat, card, (event,))
@@ -617,7 +617,7 @@ class SixtySix(Ruleset[SixtySixState]):
         "card"}], "winner"}``; ``last_trick`` null before the deal's first trick is complete),
         ``tricks_won`` (list of int), ``known_cards`` (per seat, the codes in that hand both
         players know: a trump card taken, a marriage partner, the no-talon trump card),
-        ``marriages`` (list of ``{"seat", "suit", "points", "cards", "pending"}``),
+        ``marriages`` (list of ``{"seat", "suit", "points", "pair", "pending"}``),
         ``pending_marriage`` (per seat, bool: marriage points waiting for a trick won),
         ``points`` and ``won_cards`` (per seat int / list of codes with ``open_scores``, else null).
         """
@@ -642,7 +642,7 @@ class SixtySix(Ruleset[SixtySixState]):
                     "seat": marriage.seat,
                     "suit": marriage.card.suit.value,
                     "points": marriage.points(state.trump),
-                    "cards": codes(marriage.cards),
+                    "pair": codes(marriage.cards),
                     "pending": not state.won[marriage.seat],
                 }
                 for marriage in state.marriages

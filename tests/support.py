@@ -57,4 +57,12 @@ def _german_whist_concealed(state: Any, seat: int | None) -> set[str]:
     return hidden
 
 
-CONCEALED = {"german-whist": _german_whist_concealed}
+def _sixty_six_concealed(state: Any, seat: int | None) -> set[str]:
+    hidden = {card.code for card in state.talon}  # the face-down talon (the trump card is public)
+    for other, hand in enumerate(state.hands):
+        if other != seat:
+            hidden |= {card.code for card in hand - state.shown[other]}
+    return hidden
+
+
+CONCEALED = {"german-whist": _german_whist_concealed, "sixty-six": _sixty_six_concealed}

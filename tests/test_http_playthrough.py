@@ -22,11 +22,32 @@ WHIST_OPTIONS = [
     dict(zip(("scoring", "count_all_tricks", "no_trump", "misere"), values))
     for values in itertools.product(("tricks", "over-six"), (False, True), (False, True), (False, True))
 ]
-#: (ruleset, options): 192 single deals over every option combination, and 8 matches to a target
-MATCHES = [("german-whist", options) for options in WHIST_OPTIONS for _ in range(12)] + [
-    ("german-whist", {**options, "target": target}) for options, target in zip(WHIST_OPTIONS[::2], (10, 20) * 4)
+SIXTY_SIX_OPTIONS = [
+    dict(zip(("variant", "marriages", "trump_exchange", "open_scores", "no_talon", "exhausted_talon"), values))
+    for values in itertools.product(
+        ("sixty-six", "schnapsen"), (True, False), (True, False), (False, True), (False, True), ("last-trick", "last-trick-ten")
+    )
+    if not (values[0] == "schnapsen" and values[5] == "last-trick-ten")
 ]
+#: (ruleset, options): German Whist, 192 single deals over every option combination and 8 matches
+#: to a target; Sixty-Six, a whole match under every valid option combination of both variants
+MATCHES = (
+    [("german-whist", options) for options in WHIST_OPTIONS for _ in range(12)]
+    + [("german-whist", {**options, "target": target}) for options, target in zip(WHIST_OPTIONS[::2], (10, 20) * 4)]
+    + [("sixty-six", {**options, "target": (5, 7, 9, 11)[index % 4]}) for index, options in enumerate(SIXTY_SIX_OPTIONS)]
+)
 CHUNK = 10
+#: actions of every type; any that is not legal at a moment must be refused with a rule's code
+PROBE_ACTIONS = [
+    {"type": "pass"},
+    {"type": "bid", "value": 8},
+    {"type": "trump", "suit": "H"},
+    {"type": "exchange"},
+    {"type": "close"},
+    {"type": "declare"},
+    {"type": "marriage", "card": "KH"},
+    {"type": "marriage", "card": "QS"},
+]
 
 
 class Match:
@@ -75,6 +96,11 @@ class Match:
         illegal = [card for card in view["hand"] if ("play", card) not in legal]
         if illegal:
             answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(illegal)}, self.tokens[seat])
+            self.refused(answer, 422, {answer.code}, version)
+            assert answer.body["legal_actions"] == view["legal_actions"]
+        unlisted = [action for action in PROBE_ACTIONS if action not in view["legal_actions"]]
+        if unlisted:
+            answer = self.api.act(self.id, self.rng.choice(unlisted), self.tokens[seat])
             self.refused(answer, 422, {answer.code}, version)
             assert answer.body["legal_actions"] == view["legal_actions"]
         answer = self.api.act(self.id, view["legal_actions"][0], "forged-token")
@@ -130,5 +156,6 @@ def test_random_legal_play_over_http_finishes_without_leaks_and_every_refusal_ex
         Match(app, ruleset_id, options, seed=f"playthrough-{number}").play()
 
 
-def test_two_hundred_matches_are_played():
-    assert len(MATCHES) == 200
+def test_two_hundred_german_whist_matches_and_every_sixty_six_option_combination_are_played():
+    assert sum(ruleset == "german-whist" for ruleset, _ in MATCHES) == 200
+    assert len(SIXTY_SIX_OPTIONS) == 48

@@ -185,10 +185,10 @@ def test_explicit_seed_deals_the_same_cards_every_time():
 
 def test_each_player_sees_only_their_own_dealt_hand():
     state, events = GAME.new_game(options(), seed="hands")
-    for seat, event in enumerate(of_type(events, "hand")):
-        assert event.for_viewer(seat)["cards"] == codes(sorted(state.hands[seat]))
-        assert event.for_viewer(1 - seat) == {"type": "hand", "seat": seat, "count": 6}
-        assert event.for_viewer(None) == {"type": "hand", "seat": seat, "count": 6}
+    for seat, event in enumerate(of_type(events, "dealt")):
+        assert event.for_viewer(seat)["hand"] == codes(sorted(state.hands[seat]))
+        assert event.for_viewer(1 - seat) == {"type": "dealt", "seat": seat, "count": 6}
+        assert event.for_viewer(None) == {"type": "dealt", "seat": seat, "count": 6}
 
 
 # --- tricks ------------------------------------------------------------------------------------
@@ -460,18 +460,18 @@ def test_marriage_is_announced_while_leading_its_king_or_queen_and_both_cards_ar
     ]
     state, events = act(state, (0, marriage("KS")))
     assert [event.data for event in events] == [
-        {"type": "marriage", "seat": 0, "suit": "S", "points": 20, "cards": ["KS", "QS"], "card": "KS"}
+        {"type": "marriage", "seat": 0, "suit": "S", "value": 20, "pair": ["KS", "QS"], "card": "KS"}
     ]
     assert state.trick.cards == cards("KS") and "QS" in codes(state.hands[0])
     view = GAME.view(state, 1)
     assert view["known_cards"] == [["QS"], []]
-    assert view["marriages"] == [{"seat": 0, "suit": "S", "points": 20, "cards": ["KS", "QS"], "pending": True}]
+    assert view["marriages"] == [{"seat": 0, "suit": "S", "points": 20, "pair": ["KS", "QS"], "pending": True}]
 
 
 def test_trump_marriage_scores_40_and_another_20():
     state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH")
     _, events = act(state, (0, marriage("QH")))
-    assert events[0].data["points"] == 40
+    assert events[0].data["value"] == 40
 
 
 def test_the_partner_card_stays_known_until_played():
@@ -789,7 +789,7 @@ def test_under_the_target_another_deal_follows_and_the_deal_alternates():
     assert state.won == (frozenset(), frozenset()) and state.marriages == () and state.closing is None
     assert GAME.view(state, 0)["last_trick"] is None  # the old deal's cards are not shown in the new one
     assert GAME.to_act(state) == (dealer,)
-    assert [event.data["type"] for event in events][:4] == ["declare", "deal_result", "deal", "hand"]
+    assert [event.data["type"] for event in events][:4] == ["declare", "deal_result", "deal", "dealt"]
 
 
 @pytest.mark.parametrize("target", [5, 9, 11])
@@ -932,7 +932,7 @@ def test_view_has_every_key_and_is_json_ready():
         "last_trick": None,
         "tricks_won": [1, 0],
         "known_cards": [["QS"], []],
-        "marriages": [{"seat": 0, "suit": "S", "points": 20, "cards": ["KS", "QS"], "pending": False}],
+        "marriages": [{"seat": 0, "suit": "S", "points": 20, "pair": ["KS", "QS"], "pending": False}],
         "pending_marriage": [False, False],
         "points": None,
         "won_cards": None,

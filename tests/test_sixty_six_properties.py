@@ -87,7 +87,7 @@ def learn(known: list[set[Card]], event: Event) -> None:
     elif kind in ("take", "exchange"):
         known[data["seat"]].add(Card.parse(data["card"] if kind == "take" else data["took"]))
     elif kind == "marriage":
-        known[data["seat"]] |= {Card.parse(code) for code in data["cards"] if code != data["card"]}
+        known[data["seat"]] |= {Card.parse(code) for code in data["pair"] if code != data["card"]}
 
 
 def check_events(events, known, before: SixtySixState | None, action: Action | None, after: SixtySixState) -> None:
@@ -120,7 +120,7 @@ def test_random_matches_keep_every_invariant(options, seed, rng_seed, claiming):
     for before, seat, action, state, events in playout(options, seed, rng, claiming):
         if action is not None:
             moves.append((seat, action))
-        hands_dealt += [event.data["cards"] for event in events if event.data["type"] == "hand"]
+        hands_dealt += [event.data["hand"] for event in events if event.data["type"] == "dealt"]
         check_events(events, known, before, action, state)
 
         # no card lost or duplicated
@@ -171,4 +171,4 @@ def test_new_game_is_valid_for_every_option_combination(options, seed):
     size = len(VARIANTS[options["variant"]].deck) // 2 if options["no_talon"] else VARIANTS[options["variant"]].hand_size
     assert [len(hand) for hand in state.hands] == [size, size]
     assert GAME.to_act(state) == (1 - state.match.dealer(2),)
-    assert [event.data["type"] for event in events] == ["deal", "hand", "hand"]
+    assert [event.data["type"] for event in events] == ["deal", "dealt", "dealt"]

@@ -100,14 +100,49 @@ def _per_seat(field: fields.Field, description: str, **kwargs: Any) -> fields.Li
     return fields.List(field, metadata={"description": description + " (one entry per seat, in seat order)"}, **kwargs)
 
 
+class AtCloseSchema(Schema):
+    points = fields.Integer(required=True)
+    tricks = fields.Integer(required=True)
+
+
 class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal`, `points` and `winners` are always present."""
+    """How the last finished deal ended. `deal` and `winners` are always present; the other fields
+    depend on the ruleset."""
 
     deal = fields.Integer(required=True)
-    points = _per_seat(fields.Integer(), "What the deal added to each seat's score", required=True)
     winners = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that won the deal; empty for a tie"})
-    tricks = _per_seat(fields.Integer(), "Counted tricks (German Whist)")
-    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "Tricks won in phase 1 and in phase 2 (German Whist)")
+    points = _per_seat(
+        fields.Integer(),
+        "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
+        "(cards, counted marriages, the last-trick 10)",
+    )
+    tricks = _per_seat(fields.Integer(), "Tricks won (German Whist: counted tricks)")
+    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
+    game_points = _per_seat(fields.Integer(), "Sixty-Six: game points the deal added to each score")
+    reason = fields.String(
+        metadata={
+            "description": "Sixty-Six: how the deal ended",
+            "enum": ["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"],
+        }
+    )
+    claimed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that claimed 66, or was deemed to"})
+    deemed_claim = fields.Boolean(metadata={"description": "Sixty-Six: the claim was the last trick's winner's, deemed"})
+    marriage_points = _per_seat(fields.Integer(), "Sixty-Six: counted marriage points")
+    last_trick_ten = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat given 10 for the last trick"})
+    closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
+    at_close = fields.Nested(
+        AtCloseSchema,
+        allow_none=True,
+        metadata={"description": "Sixty-Six: the closer's opponent's points and tricks when the talon was closed"},
+    )
+
+
+class MarriageSchema(Schema):
+    seat = fields.Integer(required=True)
+    suit = suit_field(required=True)
+    points = fields.Integer(required=True, metadata={"description": "20, or 40 in trump"})
+    pair = fields.List(card_field(), required=True, metadata={"description": "The king and the queen"})
+    pending = fields.Boolean(required=True, metadata={"description": "Not counted until the announcer wins a trick"})
 
 
 class GameViewSchema(Schema):
@@ -147,6 +182,22 @@ class GameViewSchema(Schema):
     phase = fields.Integer(metadata={"description": "1 while drawing from the stock or talon, then 2"})
     trick_number = fields.Integer(allow_none=True, metadata={"description": "The trick being played, from 1"})
     tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
+    # Sixty-Six
+    trump_card = card_field(
+        allow_none=True,
+        metadata={"description": "Sixty-Six: the face-up trump card under the talon; null once taken, when closed, or without a talon"},
+    )
+    talon_size = fields.Integer(metadata={"description": "Sixty-Six: face-down cards left in the talon"})
+    talon_closed = fields.Boolean(metadata={"description": "Sixty-Six: the talon has been closed"})
+    closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
+    marriages = fields.List(fields.Nested(MarriageSchema), metadata={"description": "Sixty-Six: marriages announced this deal"})
+    pending_marriage = _per_seat(fields.Boolean(), "Sixty-Six: marriage points waiting for a trick won")
+    points = _per_seat(
+        fields.Integer(),
+        "Sixty-Six: points so far (cards and counted marriages); null unless `open_scores`",
+        allow_none=True,
+    )
+    won_cards = _per_seat(fields.List(card_field()), "Sixty-Six: the cards of the tricks won; null unless `open_scores`", allow_none=True)
 
 
 class ViewQuerySchema(Schema):

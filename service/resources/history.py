@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..schemas import ActionSchema, card_field, cards_field, suit_field
-from .games import TrickCardSchema, private, tables
+from .games import AtCloseSchema, TrickCardSchema, private, tables
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -20,9 +20,11 @@ MAX_PAGE = 1000
 class HistoryEventSchema(Schema):
     """One event. `version` and `type` are always present; the other fields depend on the type.
 
-    `action`: a seat's applied action, `{"seat": s, "action": {...}}` as posted. German Whist:
-    `deal`, `dealt` (`hand` only for its seat), `trick`, `take`, `draw` (`card` only for the
-    drawer), `turn_up`, `deal_result`, `match_result`."""
+    `action`: a seat's applied action, `{"seat": s, "action": {...}}` as posted. Every ruleset:
+    `deal` (a deal begins), `dealt` (`hand` only for its seat), `trick`, `deal_result`,
+    `match_result`. German Whist: `take`, `draw` (`card` only for the drawer), `turn_up`.
+    Sixty-Six: `exchange`, `close`, `marriage`, `draw` (`card` only for the drawer), `take` (the
+    trump card), `declare`."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
     type = fields.String(required=True)
@@ -41,11 +43,26 @@ class HistoryEventSchema(Schema):
     cards = fields.List(fields.Nested(TrickCardSchema), metadata={"description": "A trick's cards in play order"})
     winner = fields.Integer(allow_none=True)
     card = card_field()
+    trump_card = card_field(allow_none=True)
+    talon_size = fields.Integer()
+    gave = card_field(metadata={"description": "Sixty-Six exchange: the card put under the talon"})
+    took = card_field(metadata={"description": "Sixty-Six exchange: the trump card taken"})
+    suit = suit_field()
+    pair = fields.List(card_field(), metadata={"description": "Sixty-Six marriage: the king and the queen"})
+    value = fields.Integer(metadata={"description": "Sixty-Six marriage: 20, or 40 in trump"})
     tricks = fields.List(fields.Integer())
     tricks_by_phase = fields.List(fields.List(fields.Integer()))
     points = fields.List(fields.Integer())
     winners = fields.List(fields.Integer())
     scores = fields.List(fields.Integer())
+    game_points = fields.List(fields.Integer())
+    reason = fields.String()
+    claimed_by = fields.Integer(allow_none=True)
+    deemed_claim = fields.Boolean()
+    marriage_points = fields.List(fields.Integer())
+    last_trick_ten = fields.Integer(allow_none=True)
+    closed_by = fields.Integer(allow_none=True)
+    at_close = fields.Nested(AtCloseSchema, allow_none=True)
 
 
 class DealtSchema(Schema):
