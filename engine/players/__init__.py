@@ -3,10 +3,28 @@
 :class:`SeatInfo` is what a seat may know: its view (``Ruleset.view``) and the events of the
 current deal as that seat saw them (``Event.for_viewer``). Since a player receives nothing else,
 it cannot use a concealed card: fair play holds by construction.
+
+Levels: ``random`` (uniform among legal actions), ``basic`` (rules of thumb) and ``expert``
+(search over the hidden cards); ``basic`` and ``expert`` play each game through its
+:class:`Strategy`, registered by the game's module in this package.
 """
 
 from __future__ import annotations
 
-from .base import STANDARD_LEVEL, Player, SeatInfo, level_names, player
+from .arena import SeatLogs, asking_order, play_match
+from .base import STANDARD_LEVEL, Budget, Player, SeatInfo, Strategy, level_names, player, register_strategy, strategy
 
-__all__ = ["STANDARD_LEVEL", "Player", "SeatInfo", "level_names", "player"]
+__all__ = [
+    "STANDARD_LEVEL",
+    "Budget",
+    "Player",
+    "SeatInfo",
+    "SeatLogs",
+    "Strategy",
+    "asking_order",
+    "level_names",
+    "play_match",
+    "player",
+    "register_strategy",
+    "strategy",
+]

@@ -1,10 +1,10 @@
-"""The computer-player interface and the registry of levels."""
+"""The computer-player interface, decision budgets, and the registry of levels and strategies."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping
 
 from ..rules import Action, Refusal, RuleError
 from ..shuffle import SeededRandom
@@ -19,9 +19,36 @@ class SeatInfo:
     view: Mapping[str, Any]
     #: the events of the current deal, from its ``deal`` event on, as this seat saw them
     events: tuple[Mapping[str, Any], ...] = ()
+    #: another seat may act in this moment too, so this one may decline to act now
+    may_decline: bool = False
 
     def legal_actions(self) -> list[Action]:
         return [Action.from_json(action) for action in self.view["legal_actions"]]
+
+
+def _no_clock() -> float:
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much work one decision may do.
+
+    ``work`` is the deterministic budget (samples, iterations or searched positions, as a
+    strategy counts them): the same info, seed and work give the same decision. ``ceiling`` is a
+    hard wall-clock limit in seconds, measured on ``clock`` (supplied by the caller: the engine
+    has no clock of its own); it cuts in only on a machine much slower than the calibration.
+    """
+
+    work: int = 1
+    ceiling: float = 1.0
+    clock: Callable[[], float] = field(default=_no_clock, compare=False)
+
+    def deadline(self) -> Callable[[], bool]:
+        """A check that turns true once ``ceiling`` seconds have passed since this call."""
+        clock = self.clock
+        ends = clock() + self.ceiling
+        return lambda: clock() >= ends
 
 
 class Player(ABC):
@@ -31,8 +58,37 @@ class Player(ABC):
     names: ClassVar[Mapping[str, str]]
 
     @abstractmethod
-    def choose(self, info: SeatInfo, seed: str) -> Action:
-        """One of ``info``'s legal actions. The same info and seed give the same action."""
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
+        """One of ``info``'s legal actions; the same info, seed and budget give the same action.
+
+        None declines to act now, which is allowed only when ``info.may_decline``.
+        """
+
+
+class Strategy(ABC):
+    """How one game is played by the ``basic`` and ``expert`` levels."""
+
+    #: the work an expert decision does by default (calibrated: see bench/bots.py)
+    expert_work: ClassVar[int] = 1
+
+    @abstractmethod
+    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action | None:
+        """A rule-of-thumb decision."""
+
+    @abstractmethod
+    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action | None:
+        """A decision by search over the hidden cards, within ``budget``."""
+
+
+_STRATEGIES: dict[str, Strategy] = {}
+
+
+def register_strategy(ruleset_id: str, strategy: Strategy) -> None:
+    _STRATEGIES[ruleset_id] = strategy
+
+
+def strategy(ruleset_id: str) -> Strategy:
+    return _STRATEGIES[ruleset_id]
 
 
 class RandomPlayer(Player):
@@ -41,15 +97,37 @@ class RandomPlayer(Player):
     level = "random"
     names = {"en": "Random", "tr": "Rastgele"}
 
-    def choose(self, info: SeatInfo, seed: str) -> Action:
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         legal = info.legal_actions()
         return legal[SeededRandom(seed, "random-player").below(len(legal))]
 
 
-_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(),)}
+class BasicPlayer(Player):
+    """Sound rule-of-thumb play, as a casual player would recognise it."""
+
+    level = "basic"
+    names = {"en": "Basic", "tr": "Orta"}
+
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
+        return strategy(info.ruleset).basic(info, SeededRandom(seed, "basic-player"))
+
+
+class ExpertPlayer(Player):
+    """Decisions by search over the cards the seat cannot see."""
+
+    level = "expert"
+    names = {"en": "Expert", "tr": "Usta"}
+
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
+        chosen = strategy(info.ruleset)
+        budget = budget or Budget(work=chosen.expert_work)
+        return chosen.expert(info, SeededRandom(seed, "expert-player"), budget)
+
+
+_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}
 
 #: the level of the computer seats of a standard table (a game created without a seat list)
-STANDARD_LEVEL = "random"
+STANDARD_LEVEL = "basic"
 
 
 def level_names() -> list[str]:
