@@ -6,12 +6,14 @@ implements), :mod:`engine.registry` (the rulesets by id), and the shared vocabul
 """
 
 from . import registry
+from .batak import PartnershipBatak
 from .cards import Card, Rank, Suit, cards, codes
 from .german_whist import GermanWhist
 from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
 from .ruleset import Match, Ruleset, replay
 
 registry.register(GermanWhist())
+registry.register(PartnershipBatak())
 
 __all__ = [
     "Action",
