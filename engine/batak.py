@@ -463,8 +463,10 @@ class PartnershipBatak(Ruleset[BatakState]):
             match = match.finish(TEAMS[winner])
             events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
             return replace(state, match=match), tuple(events)
+        # The new deal starts without a last trick: its cards now lie in concealed hands, so a view
+        # must not show them (the trick stays in the history).
         next_state, deal_events = self._deal(match.next_deal())
-        return replace(next_state, last_trick=state.last_trick), tuple(events) + deal_events
+        return next_state, tuple(events) + deal_events
 
     # --- views ------------------------------------------------------------------------------
 
