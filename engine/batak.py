@@ -73,20 +73,22 @@ class Auction:
     opener: int  # the seat after the dealer
     calls: tuple[tuple[int, int | None], ...] = ()
 
-    @property
-    def high_bid(self) -> int | None:
-        """The highest bid so far (bids only rise, so it is the last one), or None."""
-        for _, bid in reversed(self.calls):
+    def _last_bid(self) -> tuple[int, int] | None:
+        """The highest bid so far as ``(seat, bid)``: bids only rise, so it is the last one."""
+        for seat, bid in reversed(self.calls):
             if bid is not None:
-                return bid
+                return seat, bid
         return None
 
     @property
+    def high_bid(self) -> int | None:
+        last = self._last_bid()
+        return None if last is None else last[1]
+
+    @property
     def high_bidder(self) -> int | None:
-        for seat, bid in reversed(self.calls):
-            if bid is not None:
-                return seat
-        return None
+        last = self._last_bid()
+        return None if last is None else last[0]
 
     @property
     def passed(self) -> frozenset[int]:
@@ -113,14 +115,11 @@ class Auction:
     def lowest_bid(self) -> int:
         """The lowest bid allowed now."""
         high = self.high_bid
-        return MIN_BID if high is None else max(MIN_BID, high + 1)
+        return MIN_BID if high is None else high + 1
 
     def outcome(self) -> tuple[int, int]:
         """The declarer and the contract of a closed auction."""
-        for seat, bid in reversed(self.calls):
-            if bid is not None:
-                return seat, bid
-        return self.opener, ALL_PASSED_CONTRACT
+        return self._last_bid() or (self.opener, ALL_PASSED_CONTRACT)
 
     def after(self, seat: int, bid: int | None) -> "Auction":
         return replace(self, calls=self.calls + ((seat, bid),))
@@ -262,7 +261,7 @@ class PartnershipBatak(Ruleset[BatakState]):
         """Cards go one at a time round the table, from the seat after the dealer; no stock."""
         cards = shuffled_deck(match.seed, deal_number, FULL_DECK)
         first = (dealer + 1) % SEATS
-        hands = [()] * SEATS
+        hands: list[tuple[Card, ...]] = [()] * SEATS
         for offset in range(SEATS):
             hands[(first + offset) % SEATS] = tuple(cards[offset::SEATS])
         return DealRecord(dealer, tuple(hands))
