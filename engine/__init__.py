@@ -6,6 +6,7 @@ implements), :mod:`engine.registry` (the rulesets by id), and the shared vocabul
 """
 
 from . import registry
+from .batak import PartnershipBatak
 from .cards import Card, Rank, Suit, cards, codes
 from .german_whist import GermanWhist
 from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
@@ -13,6 +14,7 @@ from .ruleset import Match, Ruleset, replay
 from .sixty_six import SixtySix
 
 registry.register(GermanWhist())
+registry.register(PartnershipBatak())
 registry.register(SixtySix())
 
 __all__ = [

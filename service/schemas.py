@@ -32,7 +32,8 @@ def cards_field(description: str, **kwargs: Any) -> fields.List:
 
 
 def suit_field(**kwargs: Any) -> fields.String:
-    return fields.String(validate=validate.OneOf(SUITS), metadata={"description": "A suit: C, D, H or S"}, **kwargs)
+    metadata = {"description": "A suit: C, D, H or S", **kwargs.pop("metadata", {})}
+    return fields.String(validate=validate.OneOf(SUITS), metadata=metadata, **kwargs)
 
 
 class NamesSchema(ma.Schema):

@@ -65,4 +65,13 @@ def _sixty_six_concealed(state: Any, seat: int | None) -> set[str]:
     return hidden
 
 
-CONCEALED = {"german-whist": _german_whist_concealed, "sixty-six": _sixty_six_concealed}
+def _batak_concealed(state: Any, seat: int | None) -> set[str]:
+    open_hand = state.dummy if state.trump is not None else None  # face up once trump is named
+    return {card.code for other, hand in enumerate(state.hands) if other not in (seat, open_hand) for card in hand}
+
+
+CONCEALED = {
+    "german-whist": _german_whist_concealed,
+    "sixty-six": _sixty_six_concealed,
+    "partnership-batak": _batak_concealed,
+}

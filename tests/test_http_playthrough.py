@@ -29,13 +29,21 @@ SIXTY_SIX_OPTIONS = [
     )
     if not (values[0] == "schnapsen" and values[5] == "last-trick-ten")
 ]
+BATAK_OPTIONS = [
+    {"trump_lead_before_broken": lead, "target": target} for lead in (False, True) for target in (21, 31, 51)
+] + [{"trump_lead_before_broken": lead, "target": 21} for lead in (False, True)]
 #: (ruleset, options): German Whist, 192 single deals over every option combination and 8 matches
-#: to a target; Sixty-Six, a whole match under every valid option combination of both variants
+#: to a target; Sixty-Six, a whole match under every valid option combination of both variants;
+#: Batak, a whole match under every option combination, four human seats
 MATCHES = (
     [("german-whist", options) for options in WHIST_OPTIONS for _ in range(12)]
     + [("german-whist", {**options, "target": target}) for options, target in zip(WHIST_OPTIONS[::2], (10, 20) * 4)]
     + [("sixty-six", {**options, "target": (5, 7, 9, 11)[index % 4]}) for index, options in enumerate(SIXTY_SIX_OPTIONS)]
+    + [("partnership-batak", options) for options in BATAK_OPTIONS]
 )
+#: chance of passing when a pass is legal: uniformly random Batak bids mostly fail, and a match of
+#: failed contracts may never reach its target
+PASS_CHANCE = 0.85
 CHUNK = 10
 #: actions of every type; any that is not legal at a moment must be refused with a rule's code
 PROBE_ACTIONS = [
@@ -91,7 +99,7 @@ class Match:
             other = self.rng.choice(waiting)
             hand = self.api.view(self.id, self.tokens[other]).body["hand"] or ["AS"]
             answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(hand)}, self.tokens[other])
-            self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act"}, version)
+            self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act", "not_in_auction", "not_declarer"}, version)
         legal = {(a["type"], a.get("card")) for a in view["legal_actions"]}
         illegal = [card for card in view["hand"] if ("play", card) not in legal]
         if illegal:
@@ -108,9 +116,24 @@ class Match:
         answer = self.api.act(self.id, view["legal_actions"][0], self.tokens[seat], **{"If-Match": f'W/"{version - 1}"'})
         self.refused(answer, 412, {"stale_version"}, version)
 
+    def pick(self, legal):
+        """A random legal action (passing more often than not, where passing is legal)."""
+        if {"type": "pass"} in legal and self.rng.random() < PASS_CHANCE:
+            return {"type": "pass"}
+        return self.rng.choice(legal)
+
+    def history(self, seat=None):
+        """Every page of the history as ``seat`` sees it: (events, the last page's body)."""
+        events, after = [], -1
+        while after is not None:
+            body = self.api.history(self.id, self.tokens.get(seat), query=f"?after={after}&limit=1000").body
+            events += body["events"]
+            after = body["next_after"]
+        return events, body
+
     def check_histories(self):
         for seat in [None, *self.tokens]:
-            events = self.api.history(self.id, self.tokens.get(seat), query="?limit=1000").body["events"]
+            events, _ = self.history(seat)
             deal_starts = [index for index, event in enumerate(events) if event["type"] == "deal"]
             self.check_no_leak(events[deal_starts[-1] :], seat)
 
@@ -129,7 +152,7 @@ class Match:
                 self.probe(view, seat)
             if step % 40 == 20:
                 self.check_histories()
-            answer = self.api.act(self.id, self.rng.choice(view["legal_actions"]), self.tokens[seat])
+            answer = self.api.act(self.id, self.pick(view["legal_actions"]), self.tokens[seat])
             assert answer.status == 200, answer.body
             self.check_no_leak(answer.body, seat)
             step += 1
@@ -137,11 +160,7 @@ class Match:
 
     def check_finished(self):
         view = self.api.view(self.id).body
-        events, after = [], -1
-        while after is not None:
-            body = self.api.history(self.id, query=f"?after={after}&limit=1000").body
-            events += body["events"]
-            after = body["next_after"]
+        events, body = self.history()
         reveal = body["reveal"]
         moves = [(event["seat"], Action.from_json(event["action"])) for event in events if event["type"] == "action"]
         final = replay(self.ruleset, self.options, reveal["seed"], moves)
@@ -156,6 +175,7 @@ def test_random_legal_play_over_http_finishes_without_leaks_and_every_refusal_ex
         Match(app, ruleset_id, options, seed=f"playthrough-{number}").play()
 
 
-def test_two_hundred_german_whist_matches_and_every_sixty_six_option_combination_are_played():
+def test_two_hundred_german_whist_matches_and_every_option_combination_of_the_others_are_played():
     assert sum(ruleset == "german-whist" for ruleset, _ in MATCHES) == 200
     assert len(SIXTY_SIX_OPTIONS) == 48
+    assert {(o["trump_lead_before_broken"], o["target"]) for o in BATAK_OPTIONS} == {(lead, target) for lead in (False, True) for target in (21, 31, 51)}

@@ -124,10 +124,10 @@ class ExpertPlayer(Player):
         return chosen.expert(info, SeededRandom(seed, "expert-player"), budget)
 
 
-_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}
+_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(),)}
 
 #: the level of the computer seats of a standard table (a game created without a seat list)
-STANDARD_LEVEL = "basic"
+STANDARD_LEVEL = "random"
 
 
 def level_names() -> list[str]:

@@ -135,6 +135,33 @@ class DealResultSchema(Schema):
         allow_none=True,
         metadata={"description": "Sixty-Six: the closer's opponent's points and tricks when the talon was closed"},
     )
+    declarer = fields.Integer(metadata={"description": "Batak: the declarer"})
+    dummy = fields.Integer(metadata={"description": "Batak: the declarer's partner, whose hand was open"})
+    contract = fields.Integer(metadata={"description": "Batak: the winning bid (7 when all passed)"})
+    trump = suit_field(metadata={"description": "Batak: the trump named"})
+    team_tricks = fields.List(fields.Integer(), metadata={"description": "Batak: tricks of North-South and of East-West"})
+    made = fields.Boolean(metadata={"description": "Batak: the declaring team took at least its bid"})
+    sweep = fields.Integer(allow_none=True, metadata={"description": "Batak: the team (0 North-South, 1 East-West) that took all 13 tricks"})
+    team_points = fields.List(fields.Integer(), metadata={"description": "Batak: points of North-South and of East-West"})
+
+
+class BidSchema(Schema):
+    seat = fields.Integer(required=True)
+    bid = fields.Integer(required=True, allow_none=True, metadata={"description": "null for a pass"})
+
+
+class AuctionSchema(Schema):
+    bids = fields.List(fields.Nested(BidSchema), required=True, metadata={"description": "Every call, in order"})
+    high_bid = fields.Integer(required=True, allow_none=True)
+    high_bidder = fields.Integer(required=True, allow_none=True)
+    passed = fields.List(fields.Integer(), required=True, metadata={"description": "Seats out of the auction"})
+    open = fields.Boolean(required=True, metadata={"description": "The auction is still going on"})
+
+
+class OpenHandSchema(Schema):
+    seat = fields.Integer(required=True)
+    label = fields.Nested(NamesSchema, required=True, metadata={"description": "The seat's label, shown with the open hand"})
+    cards = fields.List(card_field(), required=True)
 
 
 class MarriageSchema(Schema):
@@ -169,7 +196,7 @@ class GameViewSchema(Schema):
     hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
     hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
     trump = suit_field(required=True, allow_none=True)
-    trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick on the table"})
+    trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"})
     last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
     tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
     known_cards = _per_seat(
@@ -198,6 +225,24 @@ class GameViewSchema(Schema):
         allow_none=True,
     )
     won_cards = _per_seat(fields.List(card_field()), "Sixty-Six: the cards of the tricks won; null unless `open_scores`", allow_none=True)
+    # Partnership Batak
+    teams = fields.List(fields.List(fields.Integer()), metadata={"description": "Batak: the teams, [[0, 2], [1, 3]] (North-South, East-West)"})
+    auction = fields.Nested(AuctionSchema, metadata={"description": "Batak: the auction of this deal"})
+    declarer = fields.Integer(allow_none=True, metadata={"description": "Batak: the declarer, once the auction is over"})
+    dummy = fields.Integer(allow_none=True, metadata={"description": "Batak: the declarer's partner, whose hand the declarer plays"})
+    contract = fields.Integer(allow_none=True, metadata={"description": "Batak: the winning bid (7 when all passed)"})
+    role = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(["declarer", "dummy", "defender"]),
+        metadata={"description": "Batak: the viewer's role once the auction is over; the dummy acts in nothing this deal"},
+    )
+    trump_broken = fields.Boolean(metadata={"description": "Batak: a trump was played to an earlier trick"})
+    open_hand = fields.Nested(OpenHandSchema, allow_none=True, metadata={"description": "Batak: the dummy's hand, face up once trump is named"})
+    turn = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Batak: the seat whose card is next (the dummy's, in its turn, while `to_act` is the declarer)"},
+    )
+    team_tricks = fields.List(fields.Integer(), metadata={"description": "Batak: tricks of North-South and of East-West this deal"})
 
 
 class ViewQuerySchema(Schema):
@@ -222,9 +267,13 @@ IF_NONE_MATCH = {
 }
 
 
+#: one instance, built once: a schema with nested schemas is costly to build and safe to share
+VIEW_SCHEMA = GameViewSchema()
+
+
 def view_response(view: dict[str, Any]) -> Response:
     """A view as JSON with its ETag, marked private: what it shows depends on the token."""
-    return private(current_app.json.response(GameViewSchema().dump(view)), view["version"])
+    return private(current_app.json.response(VIEW_SCHEMA.dump(view)), view["version"])
 
 
 def private(response: Response, version: int) -> Response:

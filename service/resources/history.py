@@ -24,7 +24,8 @@ class HistoryEventSchema(Schema):
     `deal` (a deal begins), `dealt` (`hand` only for its seat), `trick`, `deal_result`,
     `match_result`. German Whist: `take`, `draw` (`card` only for the drawer), `turn_up`.
     Sixty-Six: `exchange`, `close`, `marriage`, `draw` (`card` only for the drawer), `take` (the
-    trump card), `declare`."""
+    trump card), `declare`. Batak: `contract` (the auction's outcome), `trump`, `open_hand` (the
+    dummy's `hand`, public once trump is named)."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
     type = fields.String(required=True)
@@ -63,6 +64,15 @@ class HistoryEventSchema(Schema):
     last_trick_ten = fields.Integer(allow_none=True)
     closed_by = fields.Integer(allow_none=True)
     at_close = fields.Nested(AtCloseSchema, allow_none=True)
+    first_bidder = fields.Integer()
+    declarer = fields.Integer()
+    dummy = fields.Integer()
+    contract = fields.Integer()
+    all_passed = fields.Boolean()
+    team_tricks = fields.List(fields.Integer())
+    made = fields.Boolean()
+    sweep = fields.Integer(allow_none=True)
+    team_points = fields.List(fields.Integer())
 
 
 class DealtSchema(Schema):
@@ -98,6 +108,9 @@ class HistorySchema(Schema):
     )
 
 
+HISTORY_SCHEMA = HistorySchema()
+
+
 class HistoryQuerySchema(Schema):
     after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
@@ -131,4 +144,4 @@ def get_history(query: dict[str, Any], game_id: str):
         "next_after": up_to if up_to < table.version else None,
         "reveal": table.ruleset.reveal(table.state) if finished else None,
     }
-    return private(current_app.json.response(HistorySchema().dump(history)), table.version)
+    return private(current_app.json.response(HISTORY_SCHEMA.dump(history)), table.version)

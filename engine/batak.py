@@ -1,0 +1,543 @@
+"""Partnership Batak (Eşli Batak): four players in two teams, an auction, trump, an open hand.
+
+The rules are those of the Partnership Batak section of the rule book. Seats in play order are
+South, East, North, West (0..3); North–South (seats 0 and 2) is team 0, East–West (1 and 3) is
+team 1, so a seat's team is ``seat % 2`` and its partner ``(seat + 2) % 4``.
+
+A deal has three phases, told apart by the state:
+
+- the auction (``declarer`` is None): from the seat after the dealer, each seat in the auction
+  bids 8..13 above the last bid or passes (and is out for the deal);
+- naming trump (``trump`` is None): the declarer names one of the four suits; the dummy's hand
+  then turns face up;
+- card play (``trick`` is set): 13 tricks, the declarer leading the first and choosing the
+  dummy's cards in the dummy's turn.
+
+Events (``type`` and fields; every one is public except ``hand``):
+
+- ``deal``: ``deal``, ``dealer``, ``first_bidder``: a new deal was dealt.
+- ``hand``: ``seat``, ``cards``, ``count``: a seat's 13 cards; seen whole by that seat only,
+  others see ``seat`` and ``count``.
+- ``contract``: ``declarer``, ``dummy``, ``contract``, ``all_passed``: the auction is over.
+- ``trump``: ``seat``, ``suit``: the declarer named trump.
+- ``open_hand``: ``seat``, ``hand``: the dummy's hand, face up from now on.
+- ``trick``: ``number``, ``leader``, ``cards`` ([{``seat``, ``card``}]), ``winner``: a trick is
+  complete.
+- ``deal_result``: the deal result (see :meth:`PartnershipBatak._finish_deal`) and ``scores``.
+- ``match_result``: ``winners``, ``scores``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from .cards import FULL_DECK, Card, Suit, codes
+from .ruleset import Match, Ruleset
+from .rules import (
+    Action,
+    DealRecord,
+    Event,
+    Option,
+    Refusal,
+    RuleError,
+    Trick,
+    illegal,
+    play,
+    private,
+    public,
+    replace_at,
+)
+from .shuffle import shuffled_deck
+
+SEATS = 4
+TRICKS = 13  # cards per hand, and tricks per deal
+MIN_BID, MAX_BID = 8, 13
+ALL_PASSED_CONTRACT = 7  # the contract of the seat after the dealer when all four pass
+TEAMS = ((0, 2), (1, 3))  # North–South, East–West
+
+# Every action this game can offer, built once: legal_actions runs on every move.
+PLAYS = {card: play(card) for card in FULL_DECK}
+BIDS = {value: Action("bid", value=value) for value in range(MIN_BID, MAX_BID + 1)}
+PASS = Action("pass")
+TRUMPS = tuple(Action("trump", suit=suit) for suit in Suit)
+
+
+@dataclass(frozen=True, slots=True)
+class Auction:
+    """The bidding of one deal: the seat that opens it and every call in order.
+
+    A call is ``(seat, bid)``, with ``bid`` None for a pass.
+    """
+
+    opener: int  # the seat after the dealer
+    calls: tuple[tuple[int, int | None], ...] = ()
+
+    def _last_bid(self) -> tuple[int, int] | None:
+        """The highest bid so far as ``(seat, bid)``: bids only rise, so it is the last one."""
+        for seat, bid in reversed(self.calls):
+            if bid is not None:
+                return seat, bid
+        return None
+
+    @property
+    def high_bid(self) -> int | None:
+        last = self._last_bid()
+        return None if last is None else last[1]
+
+    @property
+    def high_bidder(self) -> int | None:
+        last = self._last_bid()
+        return None if last is None else last[0]
+
+    @property
+    def passed(self) -> frozenset[int]:
+        """The seats out of the auction."""
+        return frozenset(seat for seat, bid in self.calls if bid is None)
+
+    @property
+    def is_open(self) -> bool:
+        """Whether more calls are due: not after a 13, four passes, or when only the high bidder is left."""
+        high, passed = self.high_bid, len(self.passed)
+        if high is None:
+            return passed < SEATS
+        return high < MAX_BID and passed < SEATS - 1
+
+    @property
+    def to_bid(self) -> int:
+        """The seat to call next (only while the auction is open): the next one still in it."""
+        passed = self.passed
+        seat = (self.calls[-1][0] + 1) % SEATS if self.calls else self.opener
+        while seat in passed:
+            seat = (seat + 1) % SEATS
+        return seat
+
+    def lowest_bid(self) -> int:
+        """The lowest bid allowed now."""
+        high = self.high_bid
+        return MIN_BID if high is None else high + 1
+
+    def outcome(self) -> tuple[int, int]:
+        """The declarer and the contract of a closed auction."""
+        return self._last_bid() or (self.opener, ALL_PASSED_CONTRACT)
+
+    def after(self, seat: int, bid: int | None) -> "Auction":
+        return replace(self, calls=self.calls + ((seat, bid),))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bids": [{"seat": seat, "bid": bid} for seat, bid in self.calls],
+            "high_bid": self.high_bid,
+            "high_bidder": self.high_bidder,
+            "passed": sorted(self.passed),
+            "open": self.is_open,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BatakState:
+    match: Match
+    hands: tuple[frozenset[Card], ...]
+    auction: Auction
+    declarer: int | None = None  # set when the auction closes
+    contract: int | None = None  # the winning bid, or 7 when all passed
+    trump: Suit | None = None
+    trick: Trick | None = None  # the trick being played; None until trump is named
+    won: tuple[int, ...] = (0,) * SEATS  # tricks won per seat this deal
+    trump_broken: bool = False  # a trump was played to an earlier, completed trick
+    last_trick: Trick | None = None
+
+    @property
+    def dummy(self) -> int | None:
+        return None if self.declarer is None else (self.declarer + 2) % SEATS
+
+    @property
+    def turn(self) -> int | None:
+        """The seat whose card is to be played next, or None outside card play."""
+        if self.trick is None or self.match.result is not None:
+            return None
+        return (self.trick.leader + len(self.trick.cards)) % SEATS
+
+    @property
+    def trick_number(self) -> int:
+        return sum(self.won) + 1
+
+
+def legal_cards(hand: frozenset[Card], played: tuple[Card, ...], trump: Suit, may_lead_trump: bool) -> frozenset[Card]:
+    """The cards of ``hand`` that may be played to a trick already holding ``played`` (rules 1-4).
+
+    ``may_lead_trump``: trump is broken, or the option lifts the restriction on leading it.
+    """
+    if not played:
+        if may_lead_trump:
+            return hand
+        side = frozenset(card for card in hand if card.suit is not trump)
+        return side or hand  # a hand of only trumps may lead one
+    led = played[0].suit
+    following = [card for card in hand if card.suit is led]
+    if following:
+        if led is not trump and any(card.suit is trump for card in played):
+            return frozenset(following)  # the trick is trumped: any card of the led suit
+        return _higher_or_all(following, played, led)
+    trumps = [card for card in hand if card.suit is trump]
+    if trumps:
+        return _higher_or_all(trumps, played, trump)
+    return hand
+
+
+def _higher_or_all(candidates: list[Card], played: tuple[Card, ...], suit: Suit) -> frozenset[Card]:
+    """The candidates that beat every card of ``suit`` in the trick, or all of them if none does."""
+    top = max((card.rank for card in played if card.suit is suit), default=0)
+    higher = [card for card in candidates if card.rank > top]
+    return frozenset(higher or candidates)
+
+
+def trick_winner(trick: Trick, trump: Suit) -> int:
+    """The seat that wins a complete trick: the highest trump, else the highest of the suit led."""
+    led = trick.cards[0].suit
+
+    def strength(card: Card) -> int:
+        if card.suit is trump:
+            return 100 + card.rank
+        return card.rank if card.suit is led else 0
+
+    best = max(range(SEATS), key=lambda i: strength(trick.cards[i]))
+    return (trick.leader + best) % SEATS
+
+
+def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
+    """The points of the declaring team and of the defending team for a finished deal."""
+    defending_tricks = TRICKS - declaring_tricks
+    # A sweep replaces both lines below, whatever the bid.
+    if declaring_tricks == TRICKS:
+        return TRICKS, -TRICKS
+    if defending_tricks == TRICKS:
+        return -TRICKS, TRICKS
+    declaring = declaring_tricks if declaring_tricks >= contract else -contract
+    defending = defending_tricks if defending_tricks >= 2 else -contract
+    return declaring, defending
+
+
+class PartnershipBatak(Ruleset[BatakState]):
+    id = "partnership-batak"
+    names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
+    seat_names = (
+        {"en": "South", "tr": "Güney"},
+        {"en": "East", "tr": "Doğu"},
+        {"en": "North", "tr": "Kuzey"},
+        {"en": "West", "tr": "Batı"},
+    )
+    options = (
+        Option(
+            "target",
+            "integer",
+            31,
+            {"en": "Target score", "tr": "Bitiş puanı"},
+            "Deals are played until a team's total reaches the target; the higher total wins and "
+            "equal totals play another deal.",
+            allowed=(21, 31, 51),
+        ),
+        Option(
+            "trump_lead_before_broken",
+            "boolean",
+            False,
+            {"en": "Trump may be led before it is broken", "tr": "Koz çakılmadan koz çıkılabilir"},
+            "A trump may be led even before a trump has been played to an earlier trick.",
+        ),
+    )
+    #: the table against the computer: one human at South, partner and opponents played by bots
+    standard_human_seats = (0,)
+
+    def default_seat_name(self, seat: int, human: bool) -> str | None:
+        """``Sen`` ("you") for the human at South, as the source table names an empty name."""
+        return "Sen" if seat == 0 and human else None
+
+    # --- creation ---------------------------------------------------------------------------
+
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[BatakState, tuple[Event, ...]]:
+        return self._deal(Match.start(options, seed, SEATS))
+
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        """Cards go one at a time round the table, from the seat after the dealer; no stock."""
+        cards = shuffled_deck(match.seed, deal_number, FULL_DECK)
+        first = (dealer + 1) % SEATS
+        hands: list[tuple[Card, ...]] = [()] * SEATS
+        for offset in range(SEATS):
+            hands[(first + offset) % SEATS] = tuple(cards[offset::SEATS])
+        return DealRecord(dealer, tuple(hands))
+
+    def _deal(self, match: Match) -> tuple[BatakState, tuple[Event, ...]]:
+        dealer = match.dealer(SEATS)
+        record = self.deal_record(match, match.deal_number, dealer)
+        opener = (dealer + 1) % SEATS
+        state = BatakState(match=match, hands=tuple(frozenset(hand) for hand in record.hands), auction=Auction(opener))
+        events = [public("deal", deal=match.deal_number, dealer=dealer, first_bidder=opener)]
+        for seat, hand in enumerate(record.hands):
+            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
+        return state, tuple(events)
+
+    # --- play -------------------------------------------------------------------------------
+
+    def to_act(self, state: BatakState) -> tuple[int, ...]:
+        if state.match.result is not None:
+            return ()
+        if state.declarer is None:
+            return (state.auction.to_bid,)
+        if state.trick is None:
+            return (state.declarer,)
+        turn = (state.trick.leader + len(state.trick.cards)) % SEATS
+        # In the dummy's turn the declarer chooses the card.
+        return (state.declarer,) if turn == state.dummy else (turn,)
+
+    def legal_actions(self, state: BatakState, seat: int) -> tuple[Action, ...]:
+        if seat not in self.to_act(state):
+            return ()
+        if state.declarer is None:
+            return tuple(BIDS[value] for value in range(state.auction.lowest_bid(), MAX_BID + 1)) + (PASS,)
+        if state.trump is None:
+            return TRUMPS
+        return tuple(PLAYS[card] for card in sorted(self._legal_cards(state)))
+
+    def _legal_cards(self, state: BatakState) -> frozenset[Card]:
+        assert state.trick is not None and state.trump is not None and state.turn is not None
+        may_lead_trump = state.trump_broken or state.match.options["trump_lead_before_broken"]
+        return legal_cards(state.hands[state.turn], state.trick.cards, state.trump, may_lead_trump)
+
+    def turn_refusal(self, state: BatakState, seat: int) -> RuleError:
+        if state.declarer is None:
+            if seat in state.auction.passed:
+                message = "you passed and are out of the auction for this deal"
+                return RuleError("not_in_auction", message, Refusal.NOT_YOUR_TURN)
+        elif seat == state.dummy:
+            return RuleError(
+                "dummy_cannot_act",
+                "you are the dummy: your hand is played by the declarer in this deal",
+                Refusal.NOT_YOUR_TURN,
+            )
+        elif state.trump is None:
+            return RuleError("not_declarer", "only the declarer names trump", Refusal.NOT_YOUR_TURN)
+        return super().turn_refusal(state, seat)
+
+    def explain_illegal(self, state: BatakState, seat: int, action: Action) -> RuleError:
+        if state.declarer is None:
+            if action.type == "bid" and action.value is not None:
+                return self._explain_bid(state.auction, action.value)
+            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+        if action.type in ("bid", "pass"):
+            return illegal("auction_over", "the auction is over")
+        if state.trump is None:
+            if action.type == "play":
+                return illegal("trump_not_named", "the declarer names trump before the first card is played")
+            return illegal("illegal_action", "name trump with one of the suits C, D, H, S")
+        if action.type == "trump":
+            return illegal("trump_already_named", f"trump is {state.trump.names['en'].lower()} already")
+        if action.type == "play" and action.card is not None:
+            return self._explain_play(state, seat, action.card)
+        return illegal("illegal_action", "play a card")
+
+    @staticmethod
+    def _explain_bid(auction: Auction, value: int) -> RuleError:
+        if not MIN_BID <= value <= MAX_BID:
+            return illegal("bid_out_of_range", f"a bid is a number from {MIN_BID} to {MAX_BID}")
+        return illegal("bid_too_low", f"a bid must be higher than {auction.high_bid}, the highest bid so far")
+
+    def _explain_play(self, state: BatakState, seat: int, card: Card) -> RuleError:
+        """The rule a card outside the legal ones breaks (checked in the order of rules 1-4)."""
+        assert state.trick is not None and state.trump is not None and state.turn is not None
+        hand = state.hands[state.turn]
+        if card not in hand:
+            whose = "your hand" if state.turn == seat else f"the open hand of {self.seat_names[state.turn]['en']}"
+            return illegal("card_not_in_hand", f"{card} is not in {whose}")
+        trump = state.trump.names["en"].lower()
+        if not state.trick.cards:
+            message = f"{trump} may not be led before trump is broken, unless only trumps are held"
+            return illegal("trump_not_broken", message)
+        led = state.trick.cards[0].suit
+        led_name = led.names["en"].lower()
+        if any(held.suit is led for held in hand):
+            if card.suit is not led:
+                return illegal("must_follow_suit", f"{led_name} was led and must be followed")
+            return illegal("must_beat", f"you hold {led_name} higher than every one in the trick and must play one")
+        if card.suit is not state.trump:
+            return illegal("must_trump", f"void in {led_name}, a trump ({trump}) must be played")
+        return illegal("must_overtrump", "a trump higher than every trump in the trick must be played")
+
+    def perform(self, state: BatakState, seat: int, action: Action) -> tuple[BatakState, tuple[Event, ...]]:
+        if action.type == "play":
+            assert action.card is not None
+            return self._play(state, action.card)
+        if action.type == "trump":
+            assert action.suit is not None
+            return self._name_trump(state, action.suit)
+        return self._call(state, seat, action.value)
+
+    def _call(self, state: BatakState, seat: int, bid: int | None) -> tuple[BatakState, tuple[Event, ...]]:
+        auction = state.auction.after(seat, bid)
+        if auction.is_open:
+            return replace(state, auction=auction), ()
+        declarer, contract = auction.outcome()
+        state = replace(state, auction=auction, declarer=declarer, contract=contract)
+        event = public(
+            "contract",
+            declarer=declarer,
+            dummy=state.dummy,
+            contract=contract,
+            all_passed=auction.high_bid is None,
+        )
+        return state, (event,)
+
+    def _name_trump(self, state: BatakState, suit: Suit) -> tuple[BatakState, tuple[Event, ...]]:
+        assert state.declarer is not None and state.dummy is not None
+        state = replace(state, trump=suit, trick=Trick(leader=state.declarer))
+        events = (
+            public("trump", seat=state.declarer, suit=suit.value),
+            public("open_hand", seat=state.dummy, hand=codes(sorted(state.hands[state.dummy]))),
+        )
+        return state, events
+
+    def _play(self, state: BatakState, card: Card) -> tuple[BatakState, tuple[Event, ...]]:
+        turn = state.turn
+        assert turn is not None and state.trick is not None
+        hands = replace_at(state.hands, turn, state.hands[turn] - {card})
+        trick = Trick(state.trick.leader, state.trick.cards + (card,))
+        state = replace(state, hands=hands, trick=trick)
+        if len(trick.cards) < SEATS:
+            return state, ()
+        return self._finish_trick(state)
+
+    def _finish_trick(self, state: BatakState) -> tuple[BatakState, tuple[Event, ...]]:
+        assert state.trick is not None and state.trump is not None
+        winner = trick_winner(state.trick, state.trump)
+        done = replace(state.trick, winner=winner)
+        events: list[Event] = [public("trick", number=state.trick_number, **done.to_json(SEATS))]
+        state = replace(
+            state,
+            won=replace_at(state.won, winner, state.won[winner] + 1),
+            trick=Trick(leader=winner),
+            last_trick=done,
+            trump_broken=state.trump_broken or any(card.suit is state.trump for card in done.cards),
+        )
+        if any(state.hands):
+            return state, tuple(events)
+        return self._finish_deal(state, events)
+
+    def _finish_deal(self, state: BatakState, events: list[Event]) -> tuple[BatakState, tuple[Event, ...]]:
+        """Score the deal and end the match or deal the next one.
+
+        The deal result (``Match.last_deal`` and the ``deal_result`` event) has the keys
+        ``deal``, ``declarer``, ``dummy``, ``contract``, ``trump`` (suit code), ``tricks`` (per
+        seat), ``team_tricks`` ([North–South, East–West]), ``made`` (the declaring team took at
+        least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
+        ``points`` (per seat; partners score the same) and ``team_points``.
+        """
+        assert state.declarer is not None and state.contract is not None and state.trump is not None
+        match = state.match
+        declaring = state.declarer % 2
+        team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
+        declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
+        team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
+        result = {
+            "deal": match.deal_number,
+            "declarer": state.declarer,
+            "dummy": state.dummy,
+            "contract": state.contract,
+            "trump": state.trump.value,
+            "tricks": list(state.won),
+            "team_tricks": team_tricks,
+            "made": team_tricks[declaring] >= state.contract,
+            "sweep": team_tricks.index(TRICKS) if TRICKS in team_tricks else None,
+            "points": [team_points[seat % 2] for seat in range(SEATS)],
+            "team_points": team_points,
+        }
+        match = match.after_deal(result["points"], result)
+        events.append(public("deal_result", **result, scores=list(match.scores)))
+        totals = (match.scores[0], match.scores[1])
+        if state.contract == MAX_BID and result["made"]:
+            winner: int | None = declaring  # a bid of 13 made ends the match at once
+        elif max(totals) >= match.options["target"] and totals[0] != totals[1]:
+            winner = 0 if totals[0] > totals[1] else 1
+        else:
+            winner = None
+        if winner is not None:
+            match = match.finish(TEAMS[winner])
+            events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
+            return replace(state, match=match), tuple(events)
+        # The new deal starts without a last trick: its cards now lie in concealed hands, so a view
+        # must not show them (the trick stays in the history).
+        next_state, deal_events = self._deal(match.next_deal())
+        return next_state, tuple(events) + deal_events
+
+    # --- views ------------------------------------------------------------------------------
+
+    def table_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
+        """The Batak part of a view; the dummy's cards are shown only once trump is named.
+
+        ``hand`` (own cards; None for a spectator), ``hand_sizes`` (per seat), ``teams``
+        ([[0, 2], [1, 3]]), ``auction`` ({``bids``: [{``seat``, ``bid`` or None for a pass}],
+        ``high_bid``, ``high_bidder``, ``passed``, ``open``}), ``declarer``, ``dummy``,
+        ``contract`` (7 when all passed), ``role`` (the viewer's: ``declarer``, ``dummy``,
+        ``defender``; None in the auction or for a spectator), ``trump``, ``trump_broken``,
+        ``open_hand`` ({``seat``, ``label`` (the seat's names), ``cards``} once trump is named), ``turn`` (the seat whose card
+        is next: the dummy's own seat in the dummy's turn, when ``to_act`` is the declarer),
+        ``trick_number``, ``trick``, ``last_trick``, ``tricks_won`` (per seat) and
+        ``team_tricks`` ([North–South, East–West]). Values not yet known are None.
+        """
+        dummy = state.dummy
+        if seat is None or state.declarer is None:
+            role = None
+        else:
+            role = "declarer" if seat == state.declarer else "dummy" if seat == dummy else "defender"
+        playing = state.trick is not None and state.match.result is None
+        return {
+            "hand": codes(sorted(state.hands[seat])) if seat is not None else None,
+            "hand_sizes": [len(hand) for hand in state.hands],
+            "teams": [list(team) for team in TEAMS],
+            "auction": state.auction.to_json(),
+            "declarer": state.declarer,
+            "dummy": dummy,
+            "contract": state.contract,
+            "role": role,
+            "trump": state.trump.value if state.trump else None,
+            "trump_broken": state.trump_broken,
+            "open_hand": (
+                {"seat": dummy, "label": dict(self.seat_names[dummy]), "cards": codes(sorted(state.hands[dummy]))}
+                if state.trump is not None and dummy is not None
+                else None
+            ),
+            "turn": state.turn,
+            "trick_number": state.trick_number if playing else None,
+            "trick": state.trick.to_json(SEATS) if state.trick else None,
+            "last_trick": state.last_trick.to_json(SEATS) if state.last_trick else None,
+            "tricks_won": list(state.won),
+            "team_tricks": [state.won[0] + state.won[2], state.won[1] + state.won[3]],
+        }
+
+    # --- serialization ----------------------------------------------------------------------
+
+    def dump_deal(self, state: BatakState) -> dict[str, Any]:
+        """The deal; the auction's opener, declarer and contract follow from the dealer and calls."""
+        return {
+            "hands": [codes(sorted(hand)) for hand in state.hands],
+            "calls": [[seat, bid] for seat, bid in state.auction.calls],
+            "trump": state.trump.value if state.trump else None,
+            "trick": state.trick.dump() if state.trick else None,
+            "won": list(state.won),
+            "trump_broken": state.trump_broken,
+            "last_trick": state.last_trick.dump() if state.last_trick else None,
+        }
+
+    def load_deal(self, match: Match, doc: Mapping[str, Any]) -> BatakState:
+        auction = Auction((match.dealer(SEATS) + 1) % SEATS, tuple((seat, bid) for seat, bid in doc["calls"]))
+        declarer, contract = (None, None) if auction.is_open else auction.outcome()
+        return BatakState(
+            match=match,
+            hands=tuple(frozenset(map(Card.parse, hand)) for hand in doc["hands"]),
+            auction=auction,
+            declarer=declarer,
+            contract=contract,
+            trump=Suit(doc["trump"]) if doc["trump"] else None,
+            trick=Trick.load(doc["trick"]),
+            won=tuple(doc["won"]),
+            trump_broken=doc["trump_broken"],
+            last_trick=Trick.load(doc["last_trick"]),
+        )
