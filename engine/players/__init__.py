@@ -12,12 +12,28 @@ Levels: ``random`` (uniform among legal actions), ``basic`` (rules of thumb) and
 from __future__ import annotations
 
 from .arena import SeatLogs, asking_order, play_match
-from .base import STANDARD_LEVEL, Budget, Player, SeatInfo, Strategy, level_names, player, register_strategy, strategy
+from .base import (
+    STANDARD_LEVEL,
+    BasicPlayer,
+    Budget,
+    ExpertPlayer,
+    Player,
+    RandomPlayer,
+    SeatInfo,
+    Strategy,
+    level_names,
+    player,
+    register_strategy,
+    strategy,
+)
 
 __all__ = [
     "STANDARD_LEVEL",
+    "BasicPlayer",
     "Budget",
+    "ExpertPlayer",
     "Player",
+    "RandomPlayer",
     "SeatInfo",
     "SeatLogs",
     "Strategy",
