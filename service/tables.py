@@ -202,7 +202,7 @@ class Table:
             if due is None or due > time.time():
                 return
             seat = next(seat for seat in self.ruleset.to_act(self.state) if self.seats[seat].bot is not None)
-            info = SeatInfo(self.ruleset.id, seat, self.ruleset.view(self.state, seat), self._events_seen_by(store, seat))
+            info = SeatInfo(self.ruleset.id, seat, self.options, self.ruleset.view(self.state, seat), self._events_seen_by(store, seat))
             action = player(self.seats[seat].bot).choose(info, seed=f"{self.seed}:{self.version}:{seat}")
             self.act(seat, action)
 

@@ -40,8 +40,8 @@ class SeatLogs:
                 if seen is not None:
                     log.append(seen)
 
-    def info(self, ruleset: Ruleset, state: Any, seat: int, may_decline: bool = False) -> SeatInfo:
-        return SeatInfo(ruleset.id, seat, ruleset.view(state, seat), tuple(self.logs[seat]), may_decline)
+    def info(self, ruleset: Ruleset, options: Mapping[str, Any], state: Any, seat: int, may_decline: bool = False) -> SeatInfo:
+        return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]), may_decline)
 
 
 @dataclass
@@ -68,7 +68,8 @@ def play_match(
     budgets: Mapping[str, Budget] | None = None,
 ) -> MatchRecord:
     """Play a whole match, ``players[seat]`` deciding for each seat from its own information."""
-    state, events = ruleset.new_game(ruleset.parse_options(options), seed)
+    options = ruleset.parse_options(options)
+    state, events = ruleset.new_game(options, seed)
     logs = SeatLogs(ruleset.seat_count)
     logs.record(events)
     record = MatchRecord(result=MatchResult((), ()))
@@ -81,7 +82,7 @@ def play_match(
             budget = (budgets or {}).get(chosen.level)
             if budget is not None:
                 budget = Budget(budget.work, budget.ceiling, clock)
-            info = logs.info(ruleset, state, seat, may_decline=position < len(order) - 1)
+            info = logs.info(ruleset, options, state, seat, may_decline=position < len(order) - 1)
             started = clock()
             action: Action | None = chosen.choose(info, f"{seed}:{version}:{seat}", budget)
             record.decisions.append(Decision(seat, chosen.level, clock() - started))

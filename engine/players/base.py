@@ -16,6 +16,8 @@ class SeatInfo:
 
     ruleset: str
     seat: int
+    #: the game's options (public: every seat knows what game it plays)
+    options: Mapping[str, Any]
     view: Mapping[str, Any]
     #: the events of the current deal, from its ``deal`` event on, as this seat saw them
     events: tuple[Mapping[str, Any], ...] = ()
