@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 from engine import Action, Event, Ruleset, registry
-from engine.players import STANDARD_LEVEL, SeatInfo, player
+from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
 
 from .config import Settings
 from .errors import Problem
@@ -33,6 +33,16 @@ class SeatRecord:
     name: str | None
     bot: str | None
     token_hash: str | None
+
+
+@dataclass
+class Moment:
+    """A moment in which several seats may act: its version, since when, and which computer
+    seats declined to act in it."""
+
+    version: int
+    since: float
+    declined: list[int]
 
 
 class Table:
@@ -52,7 +62,8 @@ class Table:
         created_at: str | None = None,
         history_length: int = 0,
         deal_start: int = 0,
-        moment: list[float] | None = None,
+        last_actor: int | None = None,
+        moment: Moment | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -65,8 +76,10 @@ class Table:
         self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         self.history_length = history_length
         self.deal_start = deal_start
-        #: [version, since]: the version at which a human and a computer could both act, and since when
+        self.last_actor = last_actor
         self.moment = moment
+        #: a computer declined to act since the game was read: worth storing, though no version passed
+        self.declined_now = False
         self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
         self._deal_events: list[Event] | None = None
 
@@ -86,7 +99,8 @@ class Table:
             created_at=record["created_at"],
             history_length=record["history_length"],
             deal_start=record["deal_start"],
-            moment=record["moment"],
+            last_actor=record["last_actor"],
+            moment=Moment(**record["moment"]) if record["moment"] else None,
         )
 
     @classmethod
@@ -107,13 +121,15 @@ class Table:
             "created_at": self.created_at,
             "history_length": self.history_length,
             "deal_start": self.deal_start,
-            "moment": self.moment,
+            "last_actor": self.last_actor,
+            "moment": asdict(self.moment) if self.moment else None,
         }
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
         self.stored_version = self.version
         self.new_entries = []
+        self.declined_now = False
 
     # --- who is asking ----------------------------------------------------------------------
 
@@ -166,6 +182,7 @@ class Table:
         state, events = self.ruleset.apply(self.state, seat, action)
         self.state = state
         self.version += 1
+        self.last_actor = seat
         self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
 
     def _record(self, events: Sequence[Event]) -> None:
@@ -178,33 +195,76 @@ class Table:
             self.new_entries.append((self.version, self.history_length, event.to_json()))
             self.history_length += 1
 
+    def _current_moment(self) -> Moment:
+        if self.moment is None or self.moment.version != self.version:
+            self.moment = Moment(self.version, time.time(), [])
+        return self.moment
+
+    def _computers_pending(self) -> tuple[list[int], list[int]]:
+        """The seats that may act now, in asking order, less the computers that declined; and the
+        computer seats among them."""
+        to_act = self.ruleset.to_act(self.state)
+        declined = self.moment.declined if self.moment and self.moment.version == self.version else []
+        order = [seat for seat in asking_order(to_act, self.last_actor) if seat not in declined]
+        return order, [seat for seat in order if self.seats[seat].bot is not None]
+
     def computers_due_at(self, grace: float) -> float | None:
         """When a computer seat may move (a ``time.time()`` value; 0 for now), or None if none may.
 
-        A computer moves at once, except when a human may act in the same moment (a claim right
-        after a marriage, say): then it gives the human ``grace`` seconds to act first.
+        A computer moves at once when it alone may act, or when it acted last and may follow up
+        (a claim right after its own marriage). When a human may act in the same moment, other
+        computers give the human ``grace`` seconds first.
         """
-        to_act = self.ruleset.to_act(self.state)
-        bots = [seat for seat in to_act if self.seats[seat].bot is not None]
+        order, bots = self._computers_pending()
         if not bots:
             return None
-        if len(bots) == len(to_act) or grace <= 0:
+        if len(bots) == len(order) or bots[0] == self.last_actor or grace <= 0:
             return 0.0
-        if self.moment is None or self.moment[0] != self.version:
-            self.moment = [self.version, time.time()]
-        return self.moment[1] + grace
+        return self._current_moment().since + grace
+
+    def _computers_to_ask(self, grace: float) -> list[tuple[int, bool]]:
+        """The computer seats to ask now, in order, each with whether it may decline."""
+        due = self.computers_due_at(grace)
+        if due is None:
+            return []
+        order, bots = self._computers_pending()
+        humans_have_the_grace = due > time.time()
+        if humans_have_the_grace:  # only the seat that acted last may follow up at once
+            bots = [seat for seat in bots if seat == self.last_actor]
+        asked = []
+        for seat in bots:
+            later = order[order.index(seat) + 1 :]
+            # a computer may leave the moment to another computer, or to a human within the grace
+            may_decline = any(self.seats[other].bot is not None or humans_have_the_grace for other in later)
+            asked.append((seat, may_decline or (seat == self.last_actor and len(order) > 1)))
+        return asked
 
     def play_computers(self, store: GameStore, settings: Settings) -> None:
         """Let computer seats move while it is their turn, within this request's time budget."""
         started = time.monotonic()
         while time.monotonic() - started <= settings.bot_time_per_request:
-            due = self.computers_due_at(settings.bot_grace_seconds)
-            if due is None or due > time.time():
+            move = self._computer_move(store, settings)
+            if move is None:
                 return
-            seat = next(seat for seat in self.ruleset.to_act(self.state) if self.seats[seat].bot is not None)
-            info = SeatInfo(self.ruleset.id, seat, self.options, self.ruleset.view(self.state, seat), self._events_seen_by(store, seat))
-            action = player(self.seats[seat].bot).choose(info, seed=f"{self.seed}:{self.version}:{seat}")
-            self.act(seat, action)
+            self.act(*move)
+
+    def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
+        for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):
+            info = SeatInfo(
+                self.ruleset.id,
+                seat,
+                self.options,
+                self.ruleset.view(self.state, seat),
+                self._events_seen_by(store, seat),
+                may_decline,
+            )
+            budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
+            action = player(self.seats[seat].bot).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+            if action is not None:
+                return seat, action
+            self._current_moment().declined.append(seat)
+            self.declined_now = True
+        return None
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -360,7 +420,7 @@ class Tables:
                 return table
             start = table.version
             table.play_computers(self.store, self.settings)
-            if table.version == start:
+            if table.version == start and not table.declined_now:
                 return table
             commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries)
             if commit.written:

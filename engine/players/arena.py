@@ -79,9 +79,8 @@ def play_match(
         order = asking_order(ruleset.to_act(state), last_actor)
         for position, seat in enumerate(order):
             chosen = players[seat]
-            budget = (budgets or {}).get(chosen.level)
-            if budget is not None:
-                budget = Budget(budget.work, budget.ceiling, clock)
+            given = (budgets or {}).get(chosen.level, Budget())
+            budget = Budget(given.work, given.ceiling, clock)
             info = logs.info(ruleset, options, state, seat, may_decline=position < len(order) - 1)
             started = clock()
             action: Action | None = chosen.choose(info, f"{seed}:{version}:{seat}", budget)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..rules import Action, Refusal, RuleError
@@ -37,12 +37,13 @@ class Budget:
     """How much work one decision may do.
 
     ``work`` is the deterministic budget (samples, iterations or searched positions, as a
-    strategy counts them): the same info, seed and work give the same decision. ``ceiling`` is a
+    strategy counts them; None for the strategy's calibrated default): the same info, seed and
+    work give the same decision. ``ceiling`` is a
     hard wall-clock limit in seconds, measured on ``clock`` (supplied by the caller: the engine
     has no clock of its own); it cuts in only on a machine much slower than the calibration.
     """
 
-    work: int = 1
+    work: int | None = None  # None: the strategy's calibrated default
     ceiling: float = 1.0
     clock: Callable[[], float] = field(default=_no_clock, compare=False)
 
@@ -122,7 +123,9 @@ class ExpertPlayer(Player):
 
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
         chosen = strategy(info.ruleset)
-        budget = budget or Budget(work=chosen.expert_work)
+        budget = budget or Budget()
+        if budget.work is None:
+            budget = replace(budget, work=chosen.expert_work)
         return chosen.expert(info, SeededRandom(seed, "expert-player"), budget)
 
 
