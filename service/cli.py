@@ -58,6 +58,8 @@ def serve(args: argparse.Namespace) -> None:
             "timeout": int(settings.max_wait_seconds + settings.bot_time_per_request + 30),
             "on_exit": on_exit,
             "accesslog": "-",
+            # one control socket per user would clash between two services on one machine
+            "control_socket_disable": True,
         },
     ).run()
 

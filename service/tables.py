@@ -26,6 +26,8 @@ from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
+#: the level whose decision a hint gives
+HINT_LEVEL = "expert"
 
 
 @dataclass
@@ -250,21 +252,19 @@ class Table:
 
     def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
         for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):
-            info = SeatInfo(
-                self.ruleset.id,
-                seat,
-                self.options,
-                self.ruleset.view(self.state, seat),
-                self._events_seen_by(store, seat),
-                may_decline,
-            )
-            budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-            action = player(self.seats[seat].bot).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+            action = self.decide(store, settings, seat, self.seats[seat].bot, may_decline)
             if action is not None:
                 return seat, action
             self._current_moment().declined.append(seat)
             self.declined_now = True
         return None
+
+    def decide(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Action | None:
+        """What a computer player of ``level`` would do for ``seat``, from that seat's information only."""
+        view = self.ruleset.view(self.state, seat)
+        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat), may_decline)
+        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
+        return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -274,6 +274,17 @@ class Table:
             self._deal_events = events[starts[-1] :] if starts else events
         seen = (event.for_viewer(seat) for event in self._deal_events)
         return tuple(event for event in seen if event is not None)
+
+
+def require_token(token: str | None) -> str:
+    if token is None:
+        raise Problem(
+            401,
+            "missing_token",
+            "this needs the seat's token: Authorization: Bearer <token>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return token
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -357,13 +368,7 @@ class Tables:
         Returns (view, replayed): ``replayed`` is True when an earlier request with the same
         idempotency key had already applied it.
         """
-        if token is None:
-            raise Problem(
-                401,
-                "missing_token",
-                "acting needs the seat's token: Authorization: Bearer <token>",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+        token = require_token(token)
         for _ in range(MAX_ATTEMPTS):
             table = self.load(game_id)
             seat = table.authenticate(token)
@@ -428,6 +433,20 @@ class Tables:
                 return table
             table = self.load(table.id)
         return table
+
+    def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action | None]:
+        """The expert's suggestion for the caller's seat, decided from that seat's information.
+
+        None suggests leaving the moment to another seat that may act too (in Sixty-Six: not
+        claiming right after a marriage)."""
+        table = self.advance(self.load(game_id))
+        seat = table.authenticate(require_token(token))
+        if table.finished:
+            raise Problem(409, "game_over", "the match is over")
+        to_act = table.ruleset.to_act(table.state)
+        if seat not in to_act:
+            raise table.ruleset.turn_refusal(table.state, seat)
+        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL, may_decline=len(to_act) > 1)
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""

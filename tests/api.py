@@ -73,7 +73,8 @@ class SocketClient(Client):
         self.connection.request(method, path, body=body, headers=headers)
         response = self.connection.getresponse()
         data = response.read()
-        return Answer(response.status, response.headers, json.loads(data) if data else None)
+        is_json = "json" in (response.headers.get("Content-Type") or "")
+        return Answer(response.status, response.headers, json.loads(data) if data and is_json else None)
 
     def close(self) -> None:
         self.connection.close()

@@ -276,10 +276,13 @@ def view_response(view: dict[str, Any]) -> Response:
     return private(current_app.json.response(VIEW_SCHEMA.dump(view)), view["version"])
 
 
+def private_headers(version: int) -> dict[str, str]:
+    """The headers of an answer that depends on the token: the version as a weak ETag, and private."""
+    return {"ETag": f'W/"{version}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
+
+
 def private(response: Response, version: int) -> Response:
-    response.set_etag(str(version), weak=True)
-    response.headers["Vary"] = "Authorization"
-    response.headers["Cache-Control"] = "private, no-cache"
+    response.headers.update(private_headers(version))
     return response
 
 

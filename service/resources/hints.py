@@ -1,0 +1,42 @@
+"""``/v1/games/{id}/hint``: what the expert would do in the caller's seat."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..schemas import ActionSchema
+from .games import private_headers, tables
+
+blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Ask the computer for advice")
+
+
+class HintSchema(Schema):
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The version the hint was worked out for"})
+    level = fields.String(required=True, metadata={"description": "The computer level that decided"})
+    action = fields.Nested(
+        ActionSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "One of the seat's legal actions, to post as it is; null advises leaving the "
+            "moment to the other seat that may act (Sixty-Six: not claiming right after a marriage)"
+        },
+    )
+
+
+@blp.route("/<game_id>/hint")
+@blp.response(200, HintSchema)
+@blp.problems({401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"]})
+@blp.doc(security=SEAT_TOKEN_REQUIRED)
+def get_hint(game_id: str):
+    """Ask for a hint.
+
+    The expert computer player's choice for the caller's seat, decided from that seat's
+    information only (its view and the history it has seen), within the same time bounds as a
+    computer seat's move. Only for a seat that may act now.
+    """
+    table, seat, action = tables().hint(game_id, bearer_token())
+    hint = {"seat": seat, "version": table.version, "level": "expert", "action": action.to_json() if action else None}
+    return hint, 200, private_headers(table.version)

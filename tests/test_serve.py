@@ -1,0 +1,154 @@
+"""``koz serve`` as users run it: a real process on an embedded real Redis, over real sockets.
+
+Matches are played with random legal actions; every answer is kept, and once a match is over
+its revealed history is replayed with the engine to check that no answer showed a seat a card
+it could not see at that version. Stopping the service (SIGTERM) must stop its redis-server too,
+and the games must still be there when it starts again on the same data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import registry
+from engine.rules import Action
+from tests.api import SocketClient
+from tests.support import card_codes_in, concealed_cards
+
+KOZ = Path(sys.executable).with_name("koz")
+WHIST_OPTIONS = [
+    dict(zip(("scoring", "count_all_tricks", "no_trump", "misere"), values))
+    for values in itertools.product(("tricks", "over-six"), (False, True), (False, True), (False, True))
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Service:
+    """A ``koz serve`` process with its own data directory."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.port = free_port()
+        self.log = data_dir.parent / f"koz-{self.port}.log"
+        environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir), "KOZ_BOT_GRACE_SECONDS": "0"}
+        environment.pop("REDIS_URL", None)
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [str(KOZ), "serve", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT, env=environment
+            )
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                client = SocketClient(self.url)
+                if client.request("GET", "/readyz").status == 200:
+                    client.close()
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError("koz serve did not start:\n" + self.log.read_text())
+            time.sleep(0.1)
+
+    @property
+    def redis_pid(self) -> int:
+        return int(re.search(r"embedded redis-server (\d+) started", self.log.read_text()).group(1))
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(30)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def play_and_check(api: SocketClient, ruleset_id: str, options: dict, seed: str) -> str:
+    """Play a match between humans with random legal actions; check every answer against the
+    revealed deal once it is over. Returns the game id."""
+    ruleset = registry.get(ruleset_id)
+    created = api.create(ruleset=ruleset_id, options=options, seats=[{}] * ruleset.seat_count, seed=seed).body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    rng = random.Random(seed)
+    answers = []  # (seat, body), each body carrying its version
+    while True:
+        spectator = api.view(created["id"]).body
+        answers.append((None, spectator))
+        if spectator["status"] == "finished":
+            break
+        seat = rng.choice(spectator["to_act"])
+        view = api.view(created["id"], tokens[seat]).body
+        answers.append((seat, view))
+        legal = view["legal_actions"]
+        action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.85 else rng.choice(legal)
+        answer = api.act(created["id"], action, tokens[seat])
+        assert answer.status == 200, answer.body
+        answers.append((seat, answer.body))
+    events, after = [], -1
+    while after is not None:
+        page = api.history(created["id"], query=f"?after={after}&limit=1000").body
+        events += page["events"]
+        after = page["next_after"]
+    states = {0: ruleset.new_game(ruleset.parse_options(created["options"]), page["reveal"]["seed"])[0]}
+    for event in events:
+        if event["type"] == "action":
+            states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
+    for seat, body in answers:
+        leaked = card_codes_in(body) & concealed_cards(ruleset_id, states[body["version"]], seat)
+        assert not leaked, f"seat {seat} was shown {sorted(leaked)} at version {body['version']}"
+    assert ruleset.result(states[max(states)]).scores == tuple(answers[-1][1]["scores"])
+    return created["id"]
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    return tmp_path / "koz-data"
+
+
+def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_redis(data_dir):
+    service = Service(data_dir)
+    try:
+        api = SocketClient(service.url)
+        games = [play_and_check(api, "german-whist", options, f"serve-{n}") for n, options in enumerate(WHIST_OPTIONS)]
+        games.append(play_and_check(api, "german-whist", {"target": 15}, "serve-target"))
+        games.append(play_and_check(api, "sixty-six", {"variant": "schnapsen", "open_scores": True}, "serve-66"))
+        games.append(play_and_check(api, "partnership-batak", {"target": 21}, "serve-batak"))
+        assert api.request("GET", "/docs/").status == 200
+        api.close()
+        redis_pid = service.redis_pid
+        assert alive(redis_pid)
+    finally:
+        exit_code = service.stop()
+    assert exit_code == 0
+    deadline = time.monotonic() + 10
+    while alive(redis_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(redis_pid), "koz serve left its redis-server running"
+
+    again = Service(data_dir)  # the same data directory: the games persisted
+    try:
+        api = SocketClient(again.url)
+        for game_id in games:
+            assert api.view(game_id).body["status"] == "finished"
+        api.close()
+    finally:
+        assert again.stop() == 0
