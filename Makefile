@@ -22,7 +22,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/http.py
+	$(BIN)/python bench/api.py
 
 openapi: $(STAMP)
 	$(BIN)/koz openapi
