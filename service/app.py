@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}}},
     )
     app.json.sort_keys = False
+    app.json.ensure_ascii = False  # names are often Turkish
     if redis is None:
         if settings.redis_url:
             redis = Redis.from_url(settings.redis_url)

@@ -1,0 +1,61 @@
+"""The deployment files: docker-compose runs the API under gunicorn beside an append-only Redis.
+
+No Docker engine runs here, so the image's command is run directly: gunicorn serving
+``service.wsgi:app`` against a real Redis named by ``REDIS_URL``, as the compose file sets it up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from tests.api import SocketClient
+from tests.test_serve import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_compose_runs_the_api_beside_redis_with_append_only_persistence():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    api, redis = compose["services"]["api"], compose["services"]["redis"]
+    assert api["build"] == "."
+    assert api["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert "redis" in api["depends_on"]
+    assert "--appendonly" in redis["command"] and redis["command"][redis["command"].index("--appendonly") + 1] == "yes"
+    assert any(volume.endswith(":/data") for volume in redis["volumes"])
+
+
+def test_the_image_command_serves_koz_under_gunicorn(redis_server_url):
+    command = re.search(r'^CMD (\[.*\])$', (ROOT / "Dockerfile").read_text(), re.M).group(1)
+    argv = yaml.safe_load(command)
+    assert argv[:2] == ["gunicorn", "service.wsgi:app"]
+    port = free_port()
+    argv = [str(Path(sys.executable).with_name("gunicorn")), *argv[1:]]
+    argv[argv.index("--bind") + 1] = f"127.0.0.1:{port}"
+    environment = {**os.environ, "REDIS_URL": redis_server_url, "KOZ_KEY_PREFIX": "deployment-test"}
+    server = subprocess.Popen(argv, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                api = SocketClient(f"http://127.0.0.1:{port}")
+                if api.request("GET", "/readyz").status == 200:
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError(f"gunicorn did not start: {shlex.join(argv)}")
+                time.sleep(0.2)
+        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}])
+        assert created.status == 201
+        assert api.view(created.body["id"]).status == 200
+        api.close()
+    finally:
+        server.terminate()
+        server.wait(30)
