@@ -242,13 +242,13 @@ class Table:
         return asked
 
     def play_computers(self, store: GameStore, settings: Settings) -> None:
-        """Let computer seats move while it is their turn, within this request's time budget."""
+        """Let computer seats move while it is their turn, within this request's time budget (at
+        least one move a request, so the game always progresses)."""
         started = time.monotonic()
-        while time.monotonic() - started <= settings.bot_time_per_request:
-            move = self._computer_move(store, settings)
-            if move is None:
-                return
+        while (move := self._computer_move(store, settings)) is not None:
             self.act(*move)
+            if time.monotonic() - started > settings.bot_time_per_request:
+                return
 
     def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
         for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import fakeredis
 import pytest
 from redis import Redis
 
@@ -256,3 +257,30 @@ def test_documentation_page_is_served(client):
     page = client.get("/docs/")
     assert page.status_code == 200 and b"swagger" in page.data.lower()
     assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
+
+
+def test_computer_play_beyond_one_requests_budget_continues_on_later_requests():
+    app = create_app(make_settings(bot_time_per_request=0.0), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    assert created["status"] == "active" and created["version"] <= 2
+    versions = [created["version"]]
+    for _ in range(200):
+        view = api.view(created["id"]).body
+        versions.append(view["version"])
+        if view["status"] == "finished":
+            break
+    assert versions[-1] > versions[0] and view["status"] == "finished"
+    assert versions == sorted(versions)
+
+
+def test_standard_batak_table_is_one_human_at_south_named_sen(api):
+    created = api.create(ruleset="partnership-batak").body
+    assert [seat["human"] for seat in created["seats"]] == [True, False, False, False]
+    assert created["seats"][0]["name"] == "Sen" and created["seats"][0]["label"] == {"en": "South", "tr": "Güney"}
+    assert [entry["seat"] for entry in created["tokens"]] == [0]
+
+
+def test_a_turkish_name_comes_back_as_written(client):
+    response = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "Ayşe Çağlar"}, {}]})
+    assert "Ayşe Çağlar".encode() in response.data
