@@ -42,9 +42,9 @@ from .rules import (
     Refusal,
     RuleError,
     Trick,
+    deal_opened,
     illegal,
     play,
-    private,
     public,
     replace_at,
 )
@@ -271,10 +271,7 @@ class PartnershipBatak(Ruleset[BatakState]):
         record = self.deal_record(match, match.deal_number, dealer)
         opener = (dealer + 1) % SEATS
         state = BatakState(match=match, hands=tuple(frozenset(hand) for hand in record.hands), auction=Auction(opener))
-        events = [public("deal", deal=match.deal_number, dealer=dealer, first_bidder=opener)]
-        for seat, hand in enumerate(record.hands):
-            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
-        return state, tuple(events)
+        return state, tuple(deal_opened(match.deal_number, dealer, record.hands, first_bidder=opener))
 
     # --- play -------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from .cards import FULL_DECK, Card, Suit, codes
 from .ruleset import Match, Ruleset
-from .rules import Action, DealRecord, Event, Option, RuleError, Trick, illegal, play, private, public, replace_at
+from .rules import Action, DealRecord, Event, Option, RuleError, Trick, deal_opened, illegal, play, private, public, replace_at
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -147,18 +147,14 @@ class GermanWhist(Ruleset[GermanWhistState]):
             won=((0, 0), (0, 0)),
             shown=(frozenset(), frozenset()),
         )
-        events = [
-            public(
-                "deal",
-                deal=match.deal_number,
-                dealer=dealer,
-                trump=trump.value if trump else None,
-                face_up=face_up.code,
-                stock_size=len(record.stock),
-            )
-        ]
-        for seat, hand in enumerate(record.hands):
-            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
+        events = deal_opened(
+            match.deal_number,
+            dealer,
+            record.hands,
+            trump=trump.value if trump else None,
+            face_up=face_up.code,
+            stock_size=len(record.stock),
+        )
         return state, tuple(events)
 
     # --- play -------------------------------------------------------------------------------

@@ -180,6 +180,16 @@ def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event
     return Event(full, frozenset({viewer}), {key: value for key, value in full.items() if key not in hidden})
 
 
+def deal_opened(deal: int, dealer: int, hands: Iterable[Iterable[Card]], **details: Any) -> list[Event]:
+    """The events that open a deal, by the convention every ruleset keeps: a public ``deal``
+    event (with the ruleset's ``details``), then each seat's cards as a private ``dealt`` event."""
+    events = [public("deal", deal=deal, dealer=dealer, **details)]
+    for seat, hand in enumerate(hands):
+        cards = sorted(hand)
+        events.append(private(seat, "dealt", ["hand"], seat=seat, hand=[card.code for card in cards], count=len(cards)))
+    return events
+
+
 # --- options ---------------------------------------------------------------------------------
 
 

@@ -47,6 +47,7 @@ from .rules import (
     RuleError,
     Trick,
     bad_option,
+    deal_opened,
     illegal,
     play,
     private,
@@ -369,18 +370,14 @@ class SixtySix(Ruleset[SixtySixState]):
             marriages=(),
             shown=tuple(shown),
         )
-        events = [
-            public(
-                "deal",
-                deal=match.deal_number,
-                dealer=dealer,
-                trump=trump_card.suit.value,
-                trump_card=trump_card.code,
-                talon_size=len(state.talon),
-            )
-        ]
-        for seat, hand in enumerate(record.hands):
-            events.append(private(seat, "dealt", ["hand"], seat=seat, hand=codes(sorted(hand)), count=len(hand)))
+        events = deal_opened(
+            match.deal_number,
+            dealer,
+            record.hands,
+            trump=trump_card.suit.value,
+            trump_card=trump_card.code,
+            talon_size=len(state.talon),
+        )
         return state, tuple(events)
 
     # --- play -------------------------------------------------------------------------------

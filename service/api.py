@@ -144,6 +144,11 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+def header_parameter(name: str, description: str, **schema) -> dict:
+    """The OpenAPI description of an optional request header."""
+    return {"in": "header", "name": name, "required": False, "schema": {"type": "string", **schema}, "description": description}
+
+
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL = [{}, {"seatToken": []}]
 SEAT_TOKEN_REQUIRED = [{"seatToken": []}]

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import request
 
-from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..errors import Problem
 from ..schemas import ActionSchema
 from .games import ETAG_HEADER, GameViewSchema, tables, view_response
@@ -14,20 +14,16 @@ from .games import ETAG_HEADER, GameViewSchema, tables, view_response
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
 MAX_KEY_LENGTH = 200
-IF_MATCH = {
-    "in": "header",
-    "name": "If-Match",
-    "required": False,
-    "schema": {"type": "string"},
-    "description": "The version the action was decided on (`W/\"<version>\"` or `\"<version>\"`): 412 if the game has moved on",
-}
-IDEMPOTENCY_KEY = {
-    "in": "header",
-    "name": "Idempotency-Key",
-    "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
-    "description": "A retry with the same key returns the first answer and applies nothing twice",
-}
+IF_MATCH = header_parameter(
+    "If-Match",
+    "The version the action was decided on (`W/\"<version>\"` or `\"<version>\"`): 412 if the game has moved on",
+)
+IDEMPOTENCY_KEY = header_parameter(
+    "Idempotency-Key",
+    "A retry with the same key returns the first answer and applies nothing twice",
+    minLength=1,
+    maxLength=MAX_KEY_LENGTH,
+)
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])

@@ -10,7 +10,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from engine import registry
 from engine.players import level_names
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
 
@@ -258,13 +258,7 @@ class ViewQuerySchema(Schema):
 
 
 ETAG_HEADER = {"ETag": {"description": "`W/\"<version>\"`", "schema": {"type": "string"}}}
-IF_NONE_MATCH = {
-    "in": "header",
-    "name": "If-None-Match",
-    "required": False,
-    "schema": {"type": "string"},
-    "description": "An ETag from an earlier view: 304 while the version is the same",
-}
+IF_NONE_MATCH = header_parameter("If-None-Match", "An ETag from an earlier view: 304 while the version is the same")
 
 
 #: one instance, built once: a schema with nested schemas is costly to build and safe to share
