@@ -47,6 +47,15 @@ class Client:
     def history(self, game_id: str, token: str | None = None, query: str = "") -> Answer:
         return self.request("GET", f"/v1/games/{game_id}/history{query}", token=token)
 
+    def whole_history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
+        """Every page of a game's history: the last page's body with all the events."""
+        events, after = [], -1
+        while after is not None:
+            body = self.history(game_id, token, query=f"?after={after}&limit=1000").body
+            events += body["events"]
+            after = body["next_after"]
+        return {**body, "events": events}
+
 
 class FlaskClient(Client):
     def __init__(self, test_client) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
 from engine import Event, Ruleset
@@ -74,4 +75,54 @@ CONCEALED = {
     "german-whist": _german_whist_concealed,
     "sixty-six": _sixty_six_concealed,
     "partnership-batak": _batak_concealed,
+}
+
+
+def swap_hidden_cards(ruleset_id: str, state: Any, seat: int, rng: random.Random) -> Any | None:
+    """Another state that differs from ``state`` only in cards ``seat`` cannot see: two concealed
+    cards in different places trade places. None when there are no two such places."""
+    return SWAPS[ruleset_id](state, seat, rng)
+
+
+def _swap(first: frozenset, second: frozenset, rng: random.Random) -> tuple[frozenset, frozenset, Any, Any] | None:
+    if not first or not second:
+        return None
+    one, other = rng.choice(sorted(first)), rng.choice(sorted(second))
+    return first - {one}, second - {other}, one, other
+
+
+def _swap_with_pile(state: Any, seat: int, rng: random.Random, pile_name: str, face_down: slice) -> Any | None:
+    """Swap a concealed card of the opponent's hand with a face-down card of a pile (stock, talon)."""
+    opponent = 1 - seat
+    pile = list(getattr(state, pile_name))
+    concealed = state.hands[opponent] - state.shown[opponent]
+    positions = list(range(len(pile)))[face_down]
+    if not concealed or not positions:
+        return None
+    card, position = rng.choice(sorted(concealed)), rng.choice(positions)
+    hands = list(state.hands)
+    hands[opponent] = hands[opponent] - {card} | {pile[position]}
+    pile[position] = card
+    return replace(state, hands=tuple(hands), **{pile_name: tuple(pile)})
+
+
+def _swap_batak(state: Any, seat: int, rng: random.Random) -> Any | None:
+    open_hand = state.dummy if state.trump is not None else None
+    hidden = [other for other in range(4) if other not in (seat, open_hand) and state.hands[other]]
+    if len(hidden) < 2:
+        return None
+    first, second = rng.sample(hidden, 2)
+    swapped = _swap(state.hands[first], state.hands[second], rng)
+    if swapped is None:
+        return None
+    rest_first, rest_second, one, other = swapped
+    hands = list(state.hands)
+    hands[first], hands[second] = rest_first | {other}, rest_second | {one}
+    return replace(state, hands=tuple(hands))
+
+
+SWAPS = {
+    "german-whist": lambda state, seat, rng: _swap_with_pile(state, seat, rng, "stock", slice(1, None)),
+    "sixty-six": lambda state, seat, rng: _swap_with_pile(state, seat, rng, "talon", slice(None)),
+    "partnership-batak": _swap_batak,
 }

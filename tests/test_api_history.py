@@ -23,16 +23,6 @@ def play_tricks(api, game_id, tokens, tricks):
         api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
 
 
-def full_history(api, game_id, token=None):
-    """Every page of the history: the last page's body with all the events."""
-    events, after = [], -1
-    while after is not None:
-        body = api.history(game_id, token, query=f"?after={after}").body
-        events += body["events"]
-        after = body["next_after"]
-    return {**body, "events": events}
-
-
 @pytest.fixture
 def game(api):
     answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="history")
@@ -92,7 +82,7 @@ def test_history_reveals_nothing_before_the_end(api, game):
 def test_finished_match_reveals_everything_and_replaying_the_history_reproduces_it(api):
     created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}], options={"target": 15}).body
     game_id = created["id"]
-    body = full_history(api, game_id)
+    body = api.whole_history(game_id)
     reveal = body["reveal"]
     assert reveal["seed"] and len(reveal["deals"]) == max(e["deal"] for e in body["events"] if e["type"] == "deal")
     assert all(len(deal["hands"]) == 2 and len(deal["stock"]) == 26 for deal in reveal["deals"])
@@ -108,7 +98,7 @@ def test_finished_match_reveals_everything_and_replaying_the_history_reproduces_
 
 def test_reveal_stock_is_in_drawing_order(api):
     created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
-    body = full_history(api, created["id"])
+    body = api.whole_history(created["id"])
     drawn = [e["card"] for e in body["events"] if e["type"] in ("take", "draw")]
     assert body["reveal"]["deals"][0]["stock"] == drawn
 

@@ -122,18 +122,9 @@ class Match:
             return {"type": "pass"}
         return self.rng.choice(legal)
 
-    def history(self, seat=None):
-        """Every page of the history as ``seat`` sees it: (events, the last page's body)."""
-        events, after = [], -1
-        while after is not None:
-            body = self.api.history(self.id, self.tokens.get(seat), query=f"?after={after}&limit=1000").body
-            events += body["events"]
-            after = body["next_after"]
-        return events, body
-
     def check_histories(self):
         for seat in [None, *self.tokens]:
-            events, _ = self.history(seat)
+            events = self.api.whole_history(self.id, self.tokens.get(seat))["events"]
             deal_starts = [index for index, event in enumerate(events) if event["type"] == "deal"]
             self.check_no_leak(events[deal_starts[-1] :], seat)
 
@@ -160,8 +151,8 @@ class Match:
 
     def check_finished(self):
         view = self.api.view(self.id).body
-        events, body = self.history()
-        reveal = body["reveal"]
+        body = self.api.whole_history(self.id)
+        events, reveal = body["events"], body["reveal"]
         moves = [(event["seat"], Action.from_json(event["action"])) for event in events if event["type"] == "action"]
         final = replay(self.ruleset, self.options, reveal["seed"], moves)
         assert self.ruleset.result(final).scores == tuple(view["scores"])

@@ -103,12 +103,9 @@ def play_and_check(api: SocketClient, ruleset_id: str, options: dict, seed: str)
         answer = api.act(created["id"], action, tokens[seat])
         assert answer.status == 200, answer.body
         answers.append((seat, answer.body))
-    events, after = [], -1
-    while after is not None:
-        page = api.history(created["id"], query=f"?after={after}&limit=1000").body
-        events += page["events"]
-        after = page["next_after"]
-    states = {0: ruleset.new_game(ruleset.parse_options(created["options"]), page["reveal"]["seed"])[0]}
+    history = api.whole_history(created["id"])
+    events = history["events"]
+    states = {0: ruleset.new_game(ruleset.parse_options(created["options"]), history["reveal"]["seed"])[0]}
     for event in events:
         if event["type"] == "action":
             states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]

@@ -1,0 +1,146 @@
+"""Every computer level, in every game: fair play, determinism, legality, bounded time.
+
+Fair play holds by construction: a player is handed a seat's information (its view and the
+events it saw), never the state. These tests show it: deals that differ only in cards a seat
+cannot see give that seat identical information, hence the same decision; and what the service
+hands its computer seats never contains a card concealed from them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+
+import fakeredis
+import pytest
+
+from engine import Action, registry
+from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
+from engine.players.base import Player, RandomPlayer
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+from tests.support import card_codes_in, concealed_cards, swap_hidden_cards
+
+RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
+LEVELS = level_names()
+SMALL = Budget(work=4, ceiling=5.0, clock=time.perf_counter)
+
+
+def decision_points(ruleset_id: str, options: dict, seed: str, limit: int = 120):
+    """(state, SeatInfo of a seat that may act) along a match played by random players."""
+    ruleset = registry.get(ruleset_id)
+    options = ruleset.parse_options(options)
+    state, events = ruleset.new_game(options, seed)
+    logs = SeatLogs(ruleset.seat_count)
+    logs.record(events)
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if ruleset.result(state) is not None:
+            return
+        to_act = ruleset.to_act(state)
+        seat = rng.choice(to_act)
+        yield state, logs.info(ruleset, options, state, seat, may_decline=len(to_act) > 1)
+        legal = ruleset.legal_actions(state, seat)
+        passes = [action for action in legal if action.type == "pass"]
+        action = passes[0] if passes and rng.random() < 0.8 else rng.choice(legal)
+        state, events = ruleset.apply(state, seat, action)
+        logs.record(events)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_deals_that_differ_only_in_hidden_cards_give_the_same_information_and_decision(ruleset_id):
+    ruleset = registry.get(ruleset_id)
+    rng = random.Random(ruleset_id)
+    checked = 0
+    for number in range(3):
+        for state, info in itertools.islice(decision_points(ruleset_id, {}, f"fair-{number}"), 0, None, 7):
+            other = swap_hidden_cards(ruleset_id, state, info.seat, rng)
+            if other is None:
+                continue
+            assert other != state
+            other_info = SeatInfo(info.ruleset, info.seat, info.options, ruleset.view(other, info.seat), info.events, info.may_decline)
+            assert other_info == info
+            for level in LEVELS:
+                chosen = player(level)
+                seed = f"fair-{checked}"
+                assert chosen.choose(info, seed, SMALL) == chosen.choose(other_info, seed, SMALL)
+            checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_same_information_seed_and_budget_give_the_same_action(ruleset_id, level):
+    chosen = player(level)
+    for state, info in itertools.islice(decision_points(ruleset_id, {}, f"same-{level}"), 0, 60, 6):
+        assert chosen.choose(info, "seed", SMALL) == chosen.choose(info, "seed", SMALL)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_chooses_only_legal_actions(ruleset_id, level):
+    chosen = player(level)
+    for number in range(3):
+        for state, info in decision_points(ruleset_id, {}, f"legal-{level}-{number}", limit=200):
+            action = chosen.choose(info, f"legal-{number}", SMALL)
+            if action is None:
+                assert info.may_decline
+            else:
+                assert action in info.legal_actions()
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_decision_past_its_ceiling_still_returns_a_legal_action_at_once(ruleset_id, level):
+    ticks = itertools.count(step=10.0)  # every look at the clock finds ten more seconds gone
+    jumping = Budget(work=10_000, ceiling=0.5, clock=lambda: next(ticks))
+    chosen = player(level)
+    for state, info in itertools.islice(decision_points(ruleset_id, {}, f"ceiling-{level}"), 0, 40, 8):
+        started = time.perf_counter()
+        action = chosen.choose(info, "ceiling", jumping)
+        assert time.perf_counter() - started < 2.0
+        assert action in info.legal_actions() or (action is None and info.may_decline)
+
+
+class Spy(Player):
+    """A player that records what it is given and plays at random (passing more often than not:
+    uniformly random Batak bids rarely make, and such a match may never end)."""
+
+    level = "random"
+    names = RandomPlayer.names
+    seen: list[SeatInfo] = []
+
+    def choose(self, info, seed, budget=None):
+        Spy.seen.append(info)
+        if {"type": "pass"} in info.view["legal_actions"] and random.Random(seed).random() < 0.8:
+            return Action("pass")
+        return RandomPlayer().choose(info, seed, budget)
+
+
+SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-batak": {"target": 21}}
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
+    monkeypatch.setattr("service.tables.player", lambda level: Spy())
+    Spy.seen = []
+    api = FlaskClient(create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client())
+    ruleset = registry.get(ruleset_id)
+    created = api.create(ruleset=ruleset_id, seats=[{"bot": "random"}] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy")
+    assert created.body["status"] == "finished"
+    history = api.whole_history(created.body["id"])
+    # replay the match to know, at each decision, what the deciding seat could not see
+    state = ruleset.new_game(ruleset.parse_options(created.body["options"]), history["reveal"]["seed"])[0]
+    decisions = iter(Spy.seen)
+    for event in history["events"]:
+        if event["type"] != "action":
+            continue
+        info = next(decisions)
+        while info.seat != event["seat"]:  # a seat that declined before another acted
+            info = next(decisions)
+        hidden = concealed_cards(ruleset_id, state, info.seat)
+        assert not card_codes_in(info.view) & hidden
+        assert not card_codes_in(list(info.events)) & hidden
+        state = ruleset.apply(state, event["seat"], Action.from_json(event["action"]))[0]
