@@ -128,7 +128,7 @@ class GermanWhist(Ruleset[GermanWhistState]):
         """Cards go one at a time, from the non-dealer; the rest is the stock in drawing order."""
         cards = shuffled_deck(match.seed, deal_number, FULL_DECK)
         first = 1 - dealer
-        hands = [(), ()]
+        hands: list[tuple[Card, ...]] = [(), ()]
         hands[first], hands[dealer] = tuple(cards[0 : 2 * HAND_SIZE : 2]), tuple(cards[1 : 2 * HAND_SIZE : 2])
         stock = tuple(cards[2 * HAND_SIZE :])
         return DealRecord(dealer, tuple(hands), stock, stock[0])
@@ -245,8 +245,9 @@ class GermanWhist(Ruleset[GermanWhistState]):
         best = max(match.scores)
         leaders = [seat for seat, total in enumerate(match.scores) if total == best]
         if target == 0 or (best >= target and len(leaders) == 1):
-            match = match.finish(leaders if len(leaders) == 1 else [])
-            events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
+            winners = leaders if len(leaders) == 1 else []
+            match = match.finish(winners)
+            events.append(public("match_result", winners=winners, scores=list(match.scores)))
             return replace(state, match=match), tuple(events)
         next_state, deal_events = self._deal(match.next_deal())
         return next_state, tuple(events) + deal_events

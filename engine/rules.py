@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, overload
 
 from .cards import Card, Suit
 
@@ -312,8 +312,17 @@ class Trick:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""
         return [self.leader, [card.code for card in self.cards], self.winner]
 
+    @overload
+    @staticmethod
+    def load(doc: None) -> None: ...
+
+    @overload
+    @staticmethod
+    def load(doc: list[Any]) -> "Trick": ...
+
     @staticmethod
     def load(doc: list[Any] | None) -> "Trick | None":
+        """The inverse of :meth:`dump`; None for None (no trick)."""
         if doc is None:
             return None
         leader, cards, winner = doc

@@ -150,5 +150,5 @@ def header_parameter(name: str, description: str, **schema) -> dict:
 
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
-SEAT_TOKEN_OPTIONAL = [{}, {"seatToken": []}]
-SEAT_TOKEN_REQUIRED = [{"seatToken": []}]
+SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+SEAT_TOKEN_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]

@@ -107,7 +107,9 @@ class GameStore:
 
     def history(self, game_id: str, after: int, up_to: float) -> list[tuple[int, dict[str, Any]]]:
         """History entries with ``after < version <= up_to``, in order, as (version, entry)."""
-        members = self.redis.zrangebyscore(self._key(game_id, "history"), f"({after}", up_to, withscores=True)
+        members: list[tuple[bytes, float]] = self.redis.zrangebyscore(  # type: ignore[assignment]
+            self._key(game_id, "history"), f"({after}", up_to, withscores=True
+        )
         return [(int(score), json.loads(member.split(b"|", 1)[1])) for member, score in members]
 
     def idempotent_answer(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:

@@ -135,10 +135,12 @@ class Table:
 
     # --- who is asking ----------------------------------------------------------------------
 
-    def authenticate(self, token: str | None) -> int | None:
-        """The seat of a bearer token; None for no token (a spectator). A bad token is a 401."""
-        if token is None:
-            return None
+    def viewer(self, token: str | None) -> int | None:
+        """The seat of a bearer token, or None without one (a spectator). A bad token is a 401."""
+        return None if token is None else self.authenticate(token)
+
+    def authenticate(self, token: str) -> int:
+        """The seat of a bearer token; a token of no seat here is a 401."""
         seat = seat_of(token, [seat.token_hash for seat in self.seats])
         if seat is None:
             raise Problem(
@@ -252,7 +254,9 @@ class Table:
 
     def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
         for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):
-            action = self.decide(store, settings, seat, self.seats[seat].bot, may_decline)
+            level = self.seats[seat].bot
+            assert level is not None  # only computer seats are asked
+            action = self.decide(store, settings, seat, level, may_decline)
             if action is not None:
                 return seat, action
             self._current_moment().declined.append(seat)
@@ -451,7 +455,7 @@ class Tables:
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
         table = self.load(game_id)
-        seat = table.authenticate(token)
+        seat = table.viewer(token)
         table = self.advance(table)
         if after is None or wait <= 0:
             return table, seat

@@ -20,7 +20,7 @@ def asking_order(to_act: Sequence[int], last_actor: int | None) -> list[int]:
     The seat that acted last comes first (a claim right after its own announcement is its to
     make), then the others in turn.
     """
-    first = [last_actor] if last_actor in to_act else []
+    first = [last_actor] if last_actor is not None and last_actor in to_act else []
     return first + [seat for seat in to_act if seat != last_actor]
 
 
@@ -94,5 +94,5 @@ def play_match(
         record.deal_results += [event.data for event in events if event.data["type"] == "deal_result"]
         last_actor = seat
         version += 1
-    record.result = ruleset.result(state)
+    record.result = ruleset.result(state) or record.result
     return record
