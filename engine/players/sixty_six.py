@@ -20,8 +20,8 @@ search is exact. While the talon is open a candidate is played and the sampled d
 both sides following the basic rules, except that closing is valued by the search. Claiming at
 66 and exchanging are never worse than not, so they need no search. Values are game points of
 the deal turned into the chance of winning the match, so that near the target a safe deal is
-worth more than a big one. ``work`` counts searched positions: a trick of a played-out deal or a
-node of the alpha-beta search, a trick played out counting three (it takes as long).
+worth more than a big one. ``work`` counts searched positions: a node of the alpha-beta
+search counts one, a trick of a played-out deal three (it takes about as long as three nodes).
 
 In search a card is an int ``6 * suit + strength`` (strength 0 to 5 for 9 J Q K 10 A, so a
 higher card of a suit has a higher number) and a set of cards is a bitmask of those ints.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Iterable
 
-from ..cards import Card, Rank, Suit
+from ..cards import Card, Suit
 from ..rules import Action
 from ..shuffle import SeededRandom
 from ..sixty_six import (
@@ -63,7 +63,13 @@ SUIT_MASK = tuple(0x3F << 6 * suit for suit in range(4))
 ABOVE = tuple(SUIT_MASK[card // 6] & -(2 << card) for card in range(24))
 NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
+QUEENS = NINES << QUEEN
 _CHUNK_POINTS = tuple(sum(POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
+
+
+def lowest(mask: int) -> int:
+    """The lowest card of a non-empty mask."""
+    return (mask & -mask).bit_length() - 1
 
 
 def bits(mask: int) -> list[int]:
@@ -95,6 +101,12 @@ def partner(card: int) -> int:
 
 def cards_mask(codes: Iterable[str]) -> int:
     return mask_of(ID[Card.parse(code)] for code in codes)
+
+
+def card_of(action: Action) -> int:
+    """The card of a play or a marriage, as an int."""
+    assert action.card is not None
+    return ID[action.card]
 
 
 # --- what a seat knows -----------------------------------------------------------------------
@@ -308,7 +320,7 @@ def beats(lead: int, reply: int, trump: int) -> bool:
 class Position:
     """A deal with every card placed (a sample of the hidden cards): for playing it out."""
 
-    __slots__ = ("table", "hands", "talon", "drawn", "closing", "won", "marriage", "tricks", "leader")
+    __slots__ = ("table", "hands", "talon", "drawn", "stock", "closing", "won", "marriage", "tricks", "leader")
 
     def __init__(
         self,
@@ -321,11 +333,13 @@ class Position:
         tricks: list[int],
         leader: int,
         drawn: int = 0,
+        stock: int | None = None,
     ) -> None:
         self.table = table
         self.hands = hands
         self.talon = talon  # in drawing order, the face-up trump card last
         self.drawn = drawn
+        self.stock = mask_of(talon[drawn:]) if stock is None else stock  # the cards still to draw
         self.closing = closing
         self.won = won
         self.marriage = marriage
@@ -334,7 +348,16 @@ class Position:
 
     def copy(self) -> "Position":
         return Position(
-            self.table, self.hands[:], self.talon, self.closing, self.won[:], self.marriage[:], self.tricks[:], self.leader, self.drawn
+            self.table,
+            self.hands[:],
+            self.talon,
+            self.closing,
+            self.won[:],
+            self.marriage[:],
+            self.tricks[:],
+            self.leader,
+            self.drawn,
+            self.stock,
         )
 
     @property
@@ -346,7 +369,7 @@ class Position:
 
     def outstanding(self, seat: int) -> int:
         """The cards ``seat`` has not seen played: the other hand and the talon."""
-        return self.hands[1 - seat] | mask_of(self.talon[self.drawn :])
+        return self.hands[1 - seat] | self.stock
 
     def may_exchange(self, seat: int) -> bool:
         table = self.table
@@ -358,12 +381,10 @@ class Position:
         )
 
     def exchange(self, seat: int) -> None:
-        swap = self.table.swap_card
-        self.hands[seat] ^= 1 << swap | 1 << self.talon[-1]
-        self.talon = self.talon[:-1] + (swap,)
-
-    def may_close(self) -> bool:
-        return self.talon_open and not self.table.no_talon
+        swap, face_up = 1 << self.table.swap_card, 1 << self.talon[-1]
+        self.hands[seat] ^= swap | face_up
+        self.stock ^= swap | face_up
+        self.talon = self.talon[:-1] + (self.table.swap_card,)
 
     def close(self, seat: int) -> None:
         self.closing = Closing(seat, self.points(1 - seat), self.tricks[1 - seat])
@@ -374,7 +395,7 @@ class Position:
         if not table.marriages or not (self.talon_open or table.late_marriages):
             return 0
         hand = self.hands[seat]
-        pairs = hand & hand >> 1 & mask_of(6 * suit + QUEEN for suit in range(4))
+        pairs = hand & hand >> 1 & QUEENS
         return pairs | pairs << 1
 
     def announce(self, card: int) -> bool:
@@ -392,8 +413,10 @@ class Position:
         self.won[winner] += POINTS[lead] + POINTS[reply]
         self.tricks[winner] += 1
         if self.talon_open:
-            hands[winner] |= 1 << self.talon[self.drawn]
-            hands[1 - winner] |= 1 << self.talon[self.drawn + 1]
+            first, second = 1 << self.talon[self.drawn], 1 << self.talon[self.drawn + 1]
+            hands[winner] |= first
+            hands[1 - winner] |= second
+            self.stock ^= first | second
             self.drawn += 2
         self.leader = winner
         return not hands[winner]
@@ -435,24 +458,34 @@ def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
 # --- rules of thumb ---------------------------------------------------------------------------
 
 
-def keep_value(card: int, hand: int, outstanding: int, table: Table) -> int:
-    """How much a card is worth keeping: its points, and more for a trump, a ten whose ace is
-    out, and a marriage half whose partner is held (or may still come)."""
-    value = 4 * POINTS[card] + card % 6
-    if card // 6 == table.trump:
-        value += 60
-    elif card % 6 == TEN and outstanding & ABOVE[card]:
-        value += 20
-    if card % 6 in (QUEEN, KING):
-        if hand >> partner(card) & 1:
-            value += 24
-        elif outstanding >> partner(card) & 1:
-            value += 6
-    return value
+#: Per trump suit, what a card is worth keeping before its circumstances: its points, its
+#: strength, and a premium for a trump.
+_KEEP = tuple(tuple(4 * POINTS[card] + card % 6 + (60 if card // 6 == trump else 0) for card in range(24)) for trump in range(4))
 
 
 def cheapest(cards: int, hand: int, outstanding: int, table: Table) -> int:
-    return min(bits(cards), key=lambda card: keep_value(card, hand, outstanding, table))
+    """The card least worth keeping: the fewest points, not a trump, not a ten whose ace is out,
+    not half of a marriage held (or that may still come)."""
+    keep, trump = _KEEP[table.trump], table.trump
+    best, least = -1, 1 << 30
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        card = low.bit_length() - 1
+        value = keep[card]
+        strength = card % 6
+        if strength == TEN:
+            if card // 6 != trump and outstanding & ABOVE[card]:
+                value += 20
+        elif strength == QUEEN or strength == KING:
+            other = partner(card)
+            if hand >> other & 1:
+                value += 24
+            elif outstanding >> other & 1:
+                value += 6
+        if value < least:
+            best, least = card, value
+    return best
 
 
 def masters(cards: int, outstanding: int) -> int:
@@ -462,17 +495,18 @@ def masters(cards: int, outstanding: int) -> int:
 
 def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table, talon_open: bool) -> int:
     """Follow with the lowest card that wins when the trick is worth it, else the cheapest card."""
-    winners = [card for card in bits(legal) if beats(lead, card, table.trump)]
+    trump, suit = table.trump, lead // 6
+    winners = legal & (ABOVE[lead] | (SUIT_MASK[trump] if suit != trump else 0))
     if not talon_open:
-        # whoever can win must: the lowest winner, else the cheapest card
-        return winners[0] if winners else cheapest(legal, hand, outstanding, table)
+        # whoever can win must, with cards of one suit: the lowest winner, else the cheapest card
+        return lowest(winners) if winners else cheapest(legal, hand, outstanding, table)
     worth = POINTS[lead] >= POINTS[TEN]  # a ten or an ace
-    if lead // 6 != table.trump:
-        same = [card for card in winners if card // 6 == lead // 6]  # winning in suit spends no trump
-        if same and (worth or not (same[0] % 6 in (QUEEN, KING) and hand >> partner(same[0]) & 1)):
-            return same[0]
+    if suit != trump and winners & ABOVE[lead]:
+        card = lowest(winners & ABOVE[lead])  # winning in suit spends no trump
+        if worth or not (card % 6 in (QUEEN, KING) and hand >> partner(card) & 1):
+            return card
     if worth and winners:
-        return cheapest(mask_of(winners), hand, outstanding, table)
+        return cheapest(winners, hand, outstanding, table)
     return cheapest(legal, hand, outstanding, table)
 
 
@@ -498,11 +532,10 @@ def sure_points(hand: int, outstanding: int, table: Table) -> int:
     trumps = table.trumps
     mine, theirs = hand & trumps, outstanding & trumps
     top = 0
-    for card in reversed(bits(mine | theirs)):
-        if not theirs >> card & 1:
-            top |= 1 << card
-        else:
+    for card in range(6 * table.trump + ACE, 6 * table.trump - 1, -1):
+        if theirs >> card & 1:
             break
+        top |= mine & 1 << card
     sure = top
     if (theirs & ~top).bit_count() <= (mine & ~top).bit_count():
         sure |= masters(hand & ~trumps, outstanding)
@@ -532,7 +565,7 @@ def play_out(position: Position, work: list[int]) -> int:
             position.exchange(seat)
         hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
         if (
-            position.may_close()
+            position.talon_open
             and not (marriable and not table.late_marriages)
             and basic_closes(hand, outstanding, table, position.points(seat), position.tricks[seat])
         ):
@@ -574,7 +607,19 @@ class Solver:
         self.trumps = table.trumps
         self.late_marriages = table.late_marriages
         self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
+        # leads are tried high cards first, a trump before the other suits of its rank: good
+        # moves first cut the search most
         self.order = sorted(range(24), key=lambda card: (-(card % 6), card // 6 != table.trump))
+
+    def value(self, position: Position, depth: int) -> float:
+        """The value of a position, its leader to lead, searching ``depth`` tricks deep."""
+        (h0, h1), (w0, w1), (m0, m1), (t0, t1) = position.hands, position.won, position.marriage, position.tricks
+        return self.lead(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, -9.0, 9.0, depth)
+
+    def value_of_lead(self, position: Position, card: int, married: bool, depth: int) -> float:
+        """The value of a position once its leader leads ``card`` (announcing its marriage)."""
+        (h0, h1), (w0, w1), (m0, m1), (t0, t1) = position.hands, position.won, position.marriage, position.tricks
+        return self.reply(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, card, married, -9.0, 9.0, depth)
 
     def _end(self, won: tuple[int, int], marriage: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last: int) -> int:
         points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
@@ -602,24 +647,23 @@ class Solver:
             return high
         a, b = max(alpha, low), min(beta, high)
         hand = h0 if leader == 0 else h1
-        if leader == 0:
-            best = -9.0
-            for card in self.order:
-                if hand >> card & 1:
-                    value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 0, card, self._married(hand, card), max(a, best), b, depth)
-                    if value > best:
-                        best = value
-                        if best >= b:
-                            break
-        else:
-            best = 9.0
-            for card in self.order:
-                if hand >> card & 1:
-                    value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 1, card, self._married(hand, card), a, min(b, best), depth)
-                    if value < best:
-                        best = value
-                        if best <= a:
-                            break
+        best = -9.0 if leader == 0 else 9.0
+        for card in self.order:
+            if not hand >> card & 1:
+                continue
+            married = self.late_marriages and card % 6 in (QUEEN, KING) and bool(hand >> partner(card) & 1)
+            if leader == 0:
+                value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 0, card, married, max(a, best), b, depth)
+                if value > best:
+                    best = value
+                    if best >= b:
+                        break
+            else:
+                value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 1, card, married, a, min(b, best), depth)
+                if value < best:
+                    best = value
+                    if best <= a:
+                        break
         if best <= a:
             self.memo[key] = (low, best)
         elif best >= b:
@@ -627,9 +671,6 @@ class Solver:
         else:
             self.memo[key] = (best, best)
         return best
-
-    def _married(self, hand: int, card: int) -> bool:
-        return self.late_marriages and card % 6 in (QUEEN, KING) and bool(hand >> partner(card) & 1)
 
     def reply(
         self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, lead: int, married: bool, alpha: float, beta: float, depth: int
@@ -644,14 +685,14 @@ class Solver:
                 m1 += self.table.marriage_points(lead)
                 if t1 and w1 + m1 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
-        trump, lead_bit = self.table.trump, 1 << lead
+        trump, suit, lead_bit = self.table.trump, lead // 6, 1 << lead
         if leader == 0:
             h0 ^= lead_bit
             follower_hand = h1
         else:
             h1 ^= lead_bit
             follower_hand = h0
-        same = follower_hand & SUIT_MASK[lead // 6]
+        same = follower_hand & SUIT_MASK[suit]
         legal = (same & ABOVE[lead] or same) if same else (follower_hand & self.trumps or follower_hand)
         maximizing = leader == 1  # the follower is seat 0
         best = -9.0 if maximizing else 9.0
@@ -662,18 +703,16 @@ class Solver:
             legal ^= low_bit
             card = low_bit.bit_length() - 1
             points = gained + POINTS[card]
-            winner = 1 - leader if beats(lead, card, trump) else leader
+            follower_wins = card > lead if card // 6 == suit else card // 6 == trump
+            winner = 1 - leader if follower_wins else leader
             n0, n1 = (h0, h1 ^ low_bit) if leader == 0 else (h0 ^ low_bit, h1)
-            if winner == 0:
-                won, tricks = (w0 + points, w1), (t0 + 1, t1)
-            else:
-                won, tricks = (w0, w1 + points), (t0, t1 + 1)
+            n_w0, n_w1, n_t0, n_t1 = (w0 + points, w1, t0 + 1, t1) if winner == 0 else (w0, w1 + points, t0, t1 + 1)
             if last:
-                value: float = self._end(won, (m0, m1), tricks, None, winner)
+                value: float = self._end((n_w0, n_w1), (m0, m1), (n_t0, n_t1), None, winner)
             elif maximizing:
-                value = self.lead(n0, n1, won[0], won[1], m0, m1, tricks[0], tricks[1], winner, max(alpha, best), beta, depth - 1)
+                value = self.lead(n0, n1, n_w0, n_w1, m0, m1, n_t0, n_t1, winner, max(alpha, best), beta, depth - 1)
             else:
-                value = self.lead(n0, n1, won[0], won[1], m0, m1, tricks[0], tricks[1], winner, alpha, min(beta, best), depth - 1)
+                value = self.lead(n0, n1, n_w0, n_w1, m0, m1, n_t0, n_t1, winner, alpha, min(beta, best), depth - 1)
             if maximizing:
                 if value > best:
                     best = value
@@ -737,25 +776,19 @@ class Candidate:
 
 
 def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
-    """The legal decisions worth weighing: a king or queen led without its marriage is left
-    out when the marriage may be announced, and so is a claim short of 66."""
+    """The legal decisions worth weighing (claims and exchanges are decided without search): a
+    king or queen led without announcing its marriage is left out when it may be announced."""
     found = []
     announced = {action.card for action in legal if action.type == "marriage"}
     for action in legal:
         if action.type == "play" and action.card not in announced:
-            found.append(Candidate(action, ID[action.card]))
+            found.append(Candidate(action, card_of(action)))
         elif action.type == "marriage":
-            found.append(Candidate(action, ID[action.card], married=True))
+            found.append(Candidate(action, card_of(action), married=True))
         elif action.type == "close":
             found.append(Candidate(action))
     return found
 
-
-
-
-def _solver_state(position: Position) -> tuple[int, ...]:
-    """The solver's arguments for a position: hands, card points, marriages, tricks, leader."""
-    return (*position.hands, *position.won, *position.marriage, *position.tricks, position.leader)
 
 
 def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> float:
@@ -763,8 +796,7 @@ def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> 
     exhausted, else played out by the basic rules."""
     if position.talon_open:
         return play_out(position, work)
-    solver = Solver(position.table, position.closing, work, expired)
-    return solver.lead(*_solver_state(position), -9.0, 9.0, 99)
+    return Solver(position.table, position.closing, work, expired).value(position, position.hands[position.leader].bit_count())
 
 
 def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], expired: Callable[[], bool]) -> float:
@@ -790,10 +822,10 @@ def phase_two_value(position: Position, knowledge: Knowledge, candidate: Candida
     card = candidate.card
     assert card is not None
     if knowledge.lead is None:
-        return solver.reply(*_solver_state(position), card, candidate.married, -9.0, 9.0, depth)
+        return solver.value_of_lead(position, card, candidate.married, depth)
     if position.trick(knowledge.lead, card):
         return position.value(None)
-    return solver.lead(*_solver_state(position), -9.0, 9.0, depth - 1)
+    return solver.value(position, depth - 1)
 
 
 def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
@@ -849,13 +881,12 @@ def claim(knowledge: Knowledge, legal: list[Action], may_decline: bool) -> tuple
 def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
     """The basic rules' decision when on lead or in reply (claims aside)."""
     table, hand, outstanding = knowledge.table, knowledge.hand, knowledge.outstanding
-    cards = mask_of(ID[action.card] for action in legal if action.type == "play")
+    cards = mask_of(card_of(action) for action in legal if action.type == "play")
     if knowledge.lead is not None:
         return PLAYS[CARDS[basic_reply(hand, cards, knowledge.lead, outstanding, table, knowledge.talon_open)]]
     if EXCHANGE in legal:
         return EXCHANGE
-    marriable = mask_of(ID[action.card] for action in legal if action.type == "marriage")
-    marriable |= mask_of(partner(card) for card in bits(marriable))
+    marriable = mask_of(card_of(action) for action in legal if action.type == "marriage")
     points, tricks = knowledge.points(knowledge.seat), knowledge.tricks[knowledge.seat]
     if CLOSE in legal and not (marriable and not table.late_marriages) and basic_closes(hand, outstanding, table, points, tricks):
         return CLOSE
