@@ -83,6 +83,7 @@ def bits(mask: int) -> list[int]:
 
 
 def mask_of(cards: Iterable[int]) -> int:
+    """The mask of some cards."""
     mask = 0
     for card in cards:
         mask |= 1 << card
@@ -100,6 +101,7 @@ def partner(card: int) -> int:
 
 
 def cards_mask(codes: Iterable[str]) -> int:
+    """The mask of some card codes."""
     return mask_of(ID[Card.parse(code)] for code in codes)
 
 
@@ -142,6 +144,7 @@ class Table:
         return self.marriages and (self.schnapsen or self.no_talon)
 
     def marriage_points(self, card: int) -> int:
+        """What the marriage of a king or queen scores."""
         return 40 if card // 6 == self.trump else 20
 
 
@@ -347,6 +350,7 @@ class Position:
         self.leader = leader
 
     def copy(self) -> "Position":
+        """An independent copy, to play on."""
         return Position(
             self.table,
             self.hands[:],
@@ -365,6 +369,7 @@ class Position:
         return self.drawn < len(self.talon) and self.closing is None
 
     def points(self, seat: int) -> int:
+        """Counted points: cards won, and marriages once a trick is won."""
         return self.won[seat] + self.marriage[seat] if self.tricks[seat] else 0
 
     def outstanding(self, seat: int) -> int:
@@ -372,6 +377,7 @@ class Position:
         return self.hands[1 - seat] | self.stock
 
     def may_exchange(self, seat: int) -> bool:
+        """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
         table = self.table
         return (
             table.exchange
@@ -381,12 +387,14 @@ class Position:
         )
 
     def exchange(self, seat: int) -> None:
+        """``seat`` exchanges the trump nine (jack) for the trump card."""
         swap, face_up = 1 << self.table.swap_card, 1 << self.talon[-1]
         self.hands[seat] ^= swap | face_up
         self.stock ^= swap | face_up
         self.talon = self.talon[:-1] + (self.table.swap_card,)
 
     def close(self, seat: int) -> None:
+        """``seat`` closes the talon."""
         self.closing = Closing(seat, self.points(1 - seat), self.tricks[1 - seat])
 
     def marriable(self, seat: int) -> int:
@@ -511,7 +519,9 @@ def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table
 
 
 def basic_lead(hand: int, marriable: int, outstanding: int, table: Table, talon_open: bool) -> tuple[int, bool]:
-    """The card to lead, and whether to announce a marriage with it."""
+    """The card to lead, and whether to announce a marriage with it: a marriage (the trump one
+    first); with the talon closed or exhausted, the top trump while the opponent may hold a
+    trump, else the master card worth most; otherwise the cheapest card."""
     if marriable:
         queens = [card for card in bits(marriable) if card % 6 == QUEEN]
         # the trump marriage first; lead the queen, the cheaper half
@@ -542,8 +552,11 @@ def sure_points(hand: int, outstanding: int, table: Table) -> int:
     return points_of(sure) + 4 * sure.bit_count()
 
 
-def basic_closes(hand: int, outstanding: int, table: Table, points: int, tricks: int) -> bool:
-    """Close when the points won and the sure points of the hand come to 66."""
+def basic_closes(hand: int, marriable: int, outstanding: int, table: Table, points: int, tricks: int) -> bool:
+    """Close when the points won and the sure points of the hand come to 66, but not with a
+    marriage to announce that closing would lose."""
+    if marriable and not table.late_marriages:
+        return False
     return tricks > 0 and points + sure_points(hand, outstanding, table) >= CLAIM
 
 
@@ -564,11 +577,7 @@ def play_out(position: Position, work: list[int]) -> int:
         if position.may_exchange(seat):
             position.exchange(seat)
         hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
-        if (
-            position.talon_open
-            and not (marriable and not table.late_marriages)
-            and basic_closes(hand, outstanding, table, position.points(seat), position.tricks[seat])
-        ):
+        if position.talon_open and basic_closes(hand, marriable, outstanding, table, position.points(seat), position.tricks[seat]):
             position.close(seat)
             marriable = position.marriable(seat)
         talon_open = position.talon_open
@@ -790,7 +799,6 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
     return found
 
 
-
 def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> float:
     """The value for seat 0 of a deal after a trick: searched once the talon is closed or
     exhausted, else played out by the basic rules."""
@@ -828,35 +836,45 @@ def phase_two_value(position: Position, knowledge: Knowledge, candidate: Candida
     return solver.value(position, depth - 1)
 
 
-def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
-    """The candidate of the best average match chance over sampled deals; None if no sample
-    could be searched within the budget."""
-    seat, table = knowledge.seat, knowledge.table
-    chances = utilities(knowledge)
-    work, expired = [budget.work], budget.deadline()
-    tricks_left = (knowledge.hand.bit_count() + (0 if knowledge.lead is None else 1))
-    # with no face-down card left the unseen cards are the opponent's: one deal to search
-    exact = knowledge.talon == 0
-    depths = [tricks_left] if not exact or tricks_left <= EXACT_TRICKS else list(range(1, tricks_left + 1))
-    best: Candidate | None = None
-    for depth in depths:
-        totals, samples = [0.0] * len(options), 0
+def weigh(
+    knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, depth: int, samples: int, work: list[int], expired: Callable[[], bool]
+) -> list[float] | None:
+    """The match chances of the candidates summed over up to ``samples`` sampled deals, as many
+    as the work and the time allow; None if not one deal could be searched."""
+    seat, chances = knowledge.seat, utilities(knowledge)
+    totals: list[float] | None = None
+    for _ in range(samples):
+        dealt = sample(knowledge, rng)
         try:
-            while samples < MAX_SAMPLES and not (exact and samples):
-                dealt = sample(knowledge, rng)
-                if knowledge.talon_open:
-                    values = [phase_one_value(dealt.copy(), knowledge, option, work, expired) for option in options]
-                else:
-                    solver = Solver(table, knowledge.closing, work, expired)
-                    values = [phase_two_value(dealt.copy(), knowledge, option, solver, depth) for option in options]
-                for number, value in enumerate(values):
-                    totals[number] += utility(chances, value if seat == 0 else -value)
-                samples += 1
-                if work[0] <= 0 or expired():
-                    break
+            if knowledge.talon_open:
+                values = [phase_one_value(dealt.copy(), knowledge, option, work, expired) for option in options]
+            else:
+                solver = Solver(knowledge.table, knowledge.closing, work, expired)
+                values = [phase_two_value(dealt.copy(), knowledge, option, solver, depth) for option in options]
         except Spent:
-            pass
-        if not samples:
+            break
+        totals = totals or [0.0] * len(options)
+        for number, value in enumerate(values):
+            totals[number] += utility(chances, value if seat == 0 else -value)
+        if work[0] <= 0 or expired():
+            break
+    return totals
+
+
+def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
+    """The candidate of the best average match chance over sampled deals; None if not one deal
+    could be searched within the budget."""
+    work, expired = [budget.work], budget.deadline()
+    tricks = knowledge.hand.bit_count()  # to play, the one in play included
+    if knowledge.talon:
+        totals = weigh(knowledge, options, rng, tricks, MAX_SAMPLES, work, expired)
+        return options[max(range(len(options)), key=totals.__getitem__)] if totals else None
+    # with no face-down card left the unseen cards are the opponent's: one deal to search, to the
+    # end, or a trick deeper at a time while the budget lasts when that is too far
+    best = None
+    for depth in range(1, tricks + 1) if tricks > EXACT_TRICKS else [tricks]:
+        totals = weigh(knowledge, options, rng, depth, 1, work, expired)
+        if totals is None:
             break
         best = options[max(range(len(options)), key=totals.__getitem__)]
         if work[0] <= 0 or expired():
@@ -888,7 +906,7 @@ def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
         return EXCHANGE
     marriable = mask_of(card_of(action) for action in legal if action.type == "marriage")
     points, tricks = knowledge.points(knowledge.seat), knowledge.tricks[knowledge.seat]
-    if CLOSE in legal and not (marriable and not table.late_marriages) and basic_closes(hand, outstanding, table, points, tricks):
+    if CLOSE in legal and basic_closes(hand, marriable, outstanding, table, points, tricks):
         return CLOSE
     card, married = basic_lead(hand, marriable, outstanding, table, knowledge.talon_open)
     return MARRIAGES[CARDS[card]] if married else PLAYS[CARDS[card]]
@@ -897,7 +915,7 @@ def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
 class SixtySixStrategy(Strategy):
     """Sixty-Six and Schnapsen: see the module's description."""
 
-    expert_work = 6000
+    expert_work = 16000
 
     def basic(self, info: SeatInfo, rng: SeededRandom) -> Action | None:
         legal = info.legal_actions()
