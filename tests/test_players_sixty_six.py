@@ -17,7 +17,7 @@ import pytest
 from engine import Action, registry
 from engine.cards import Card, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
-from engine.players.sixty_six import CARDS, ID, Table, bits, deal_value, read, sample
+from engine.players.sixty_six import CARDS, ID, Table, bits, deal_value, read, sample, utilities
 from engine.rules import Trick, play
 from engine.ruleset import Match
 from engine.shuffle import SeededRandom
@@ -256,33 +256,41 @@ def test_basic_does_not_close_a_weak_hand():
 # --- expert: search -----------------------------------------------------------------------------
 
 
+def outcome(state: SixtySixState, seat: int, actor: int, action: Action) -> int:
+    """The game points ``seat`` makes (negative: the opponent's) once ``actor`` takes ``action``,
+    with perfect play by both after it."""
+    after, events = GAME.apply(state, actor, action)
+    results = [event.data for event in events if event.data["type"] == "deal_result"]
+    if results:
+        return results[0]["game_points"][seat] - results[0]["game_points"][1 - seat]
+    return best_game_points(after, seat)
+
+
 def best_game_points(state: SixtySixState, seat: int) -> int:
-    """The game points ``seat`` makes from here (negative: the opponent's) with perfect play by
-    both, trying every legal action on the engine (no marriages once the talon is exhausted)."""
+    """The game points ``seat`` makes from here with perfect play by both, trying every legal
+    action on the engine; in the claim window the announcer claims or lets the reply come."""
+    if state.claim_window:
+        announcer, follower = state.trick.leader, 1 - state.trick.leader
+        replies = [outcome(state, seat, follower, action) for action in GAME.legal_actions(state, follower)]
+        choices = [outcome(state, seat, announcer, DECLARE), max(replies) if follower == seat else min(replies)]
+        return max(choices) if announcer == seat else min(choices)
     (actor,) = GAME.to_act(state)
-    outcomes = []
-    for action in GAME.legal_actions(state, actor):
-        after, events = GAME.apply(state, actor, action)
-        results = [event.data for event in events if event.data["type"] == "deal_result"]
-        if results:
-            outcomes.append(results[0]["game_points"][seat] - results[0]["game_points"][1 - seat])
-        else:
-            outcomes.append(best_game_points(after, seat))
+    outcomes = [outcome(state, seat, actor, action) for action in GAME.legal_actions(state, actor)]
     return max(outcomes) if actor == seat else min(outcomes)
 
 
-def exhausted_positions(count: int) -> list[tuple[SixtySixState, SeatInfo]]:
+def exhausted_positions(variant: str, count: int) -> list[tuple[SixtySixState, SeatInfo]]:
     """Positions of random play with the talon exhausted, three or four cards in hand and a
     choice to make, with the information of the seat to act."""
     found, rng = [], random.Random(11)
     for number in itertools.count():
-        state, events = GAME.new_game(GAME.parse_options({"target": 11}), f"endgame{number}")
+        state, events = GAME.new_game(GAME.parse_options({"variant": variant, "target": 11}), f"endgame{number}")
         logs = SeatLogs(2)
         logs.record(events)
         while state.match.deal_number == 1:
             seat = 1 - state.trick.leader if state.claim_window else GAME.to_act(state)[0]  # no claim in the window
             legal = GAME.legal_actions(state, seat)
-            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1:
+            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1 and not state.claim_window:
                 found.append((state, logs.info(GAME, state.match.options, state, seat)))
                 if len(found) == count:
                     return found
@@ -292,17 +300,11 @@ def exhausted_positions(count: int) -> list[tuple[SixtySixState, SeatInfo]]:
     raise AssertionError("unreachable")
 
 
-def test_expert_plays_an_exhausted_talon_perfectly():
-    for state, info in exhausted_positions(12):
-        best = best_game_points(state, info.seat)
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_expert_plays_an_exhausted_talon_perfectly(variant):
+    for state, info in exhausted_positions(variant, 12):
         chosen = ExpertPlayer().choose(info, "seed", Budget(work=3000))
-        after, events = GAME.apply(state, info.seat, chosen)
-        results = [event.data for event in events if event.data["type"] == "deal_result"]
-        if results:
-            reached = results[0]["game_points"][info.seat] - results[0]["game_points"][1 - info.seat]
-        else:
-            reached = best_game_points(after, info.seat)
-        assert reached == best, (state, chosen)
+        assert outcome(state, info.seat, info.seat, chosen) == best_game_points(state, info.seat), (state, chosen)
 
 
 def test_expert_keeps_its_master_ten_to_win_the_last_trick_where_the_rules_of_thumb_cash_it():
@@ -318,6 +320,23 @@ def test_expert_closes_a_hand_that_carries_the_deal():
     hands = ("AH TH KH AS TS 9C", "JS QS KS 9D JD QD")
     state = whole(table(*hands, "9H QH JC KC KD TD AD", trump_card="JH", won=("AC TC", "9S QC")))
     assert expert(state) == CLOSE
+
+
+def test_near_the_target_every_deal_won_is_worth_the_match():
+    knowledge = read(seat_info(table("9C", "9D", "JC QC", trump_card="AH"), 0))
+    close_to_it = utilities(replace(knowledge, scores=(6, 0)))
+    assert close_to_it[3 + 1] == close_to_it[3 + 3] == 1.0
+    assert close_to_it[3 - 3] < close_to_it[3 - 1] < close_to_it[3 + 1]
+    level = utilities(knowledge)
+    assert list(level) == sorted(set(level))  # far from it, every game point counts
+
+
+@pytest.mark.parametrize("level", [BasicPlayer(), ExpertPlayer()], ids=["basic", "expert"])
+def test_both_levels_exchange_the_trump_jack_in_schnapsen_before_winning_a_trick(level):
+    hands = ("JH QC KD AS TS", "QS KS AD TD QD")
+    talon = "KH QH TH JC KC TC AC JS JD"
+    state = whole(table(*hands, talon, trump_card="AH", variant="schnapsen"))
+    assert level.choose(seat_info(state, 0), "seed", SMALL) == EXCHANGE
 
 
 @pytest.mark.parametrize("level", [BasicPlayer(), ExpertPlayer()], ids=["basic", "expert"])
