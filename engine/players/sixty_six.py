@@ -16,12 +16,14 @@ counts 66.
 the opponent's hand and the talon, consistently with the knowledge. Once the talon is closed or
 exhausted (and from the start without a talon) each candidate is valued by an alpha-beta search
 of the rest of the deal; with an exhausted talon there is a single consistent sample, so the
-search is exact. While the talon is open a candidate is played and the sampled deal finished by
-both sides following the basic rules, except that closing is valued by the search. Claiming at
-66 and exchanging are never worse than not, so they need no search. Values are game points of
-the deal turned into the chance of winning the match, so that near the target a safe deal is
-worth more than a big one. ``work`` counts searched positions: a node of the alpha-beta
-search counts one, a trick of a played-out deal three (it takes about as long as three nodes).
+search is exact (without a talon, more than 8 tricks to play are searched a trick deeper at a
+time while the budget lasts). While the talon is open a candidate is played (a lead answered
+by the opponent's basic reply), then the sampled deal is searched if the trick emptied the
+talon, else played out by both sides following the basic rules; closing is valued by the
+search. Claiming at 66 and exchanging are never worse than not, so they need no search. Values
+are game points of the deal turned into the chance of winning the match, so that near the
+target a safe deal is worth more than a big one. ``work`` counts searched positions: a node of
+the alpha-beta search counts one, a trick of a played-out deal three (it takes about as long).
 
 In search a card is an int ``6 * suit + strength`` (strength 0 to 5 for 9 J Q K 10 A, so a
 higher card of a suit has a higher number) and a set of cards is a bitmask of those ints.
