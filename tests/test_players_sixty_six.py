@@ -371,6 +371,12 @@ def test_every_level_plays_only_legal_actions_under_every_option():
         assert record.result.winners
 
 
+def test_without_events_the_card_under_the_talon_is_read_from_the_view():
+    info = replace(seat_info(whole(OPEN), 0), events=())
+    assert CARDS[read(info).face_up].code == "JH"
+    assert ExpertPlayer().choose(info, "seed", SMALL) in info.legal_actions()
+
+
 def test_the_same_information_seed_and_budget_give_the_same_action():
     info = seat_info(whole(OPEN), 0)
     for level in (BasicPlayer(), ExpertPlayer()):

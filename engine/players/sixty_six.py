@@ -228,6 +228,8 @@ def read(info: SeatInfo) -> Knowledge:
             tricks[event["winner"]] += 1
             if event["phase"] == 2 and second["seat"] != seat:
                 barred |= _failures(lead, reply, table.trump)
+    if view["trump_card"] is not None:  # in view while the talon is open; the events tell it once closed
+        face_up = ID[Card.parse(view["trump_card"])]
     in_trick = [(entry["seat"], ID[Card.parse(entry["card"])]) for entry in view["trick"]["cards"]]
     played |= mask_of(card for _, card in in_trick)
     hand = cards_mask(view["hand"])
