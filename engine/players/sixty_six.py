@@ -1,0 +1,947 @@
+"""Sixty-Six and Schnapsen players: rules of thumb (``basic``) and search over the hidden cards (``expert``).
+
+Both levels first read the seat's information into a :class:`Knowledge`: the hand, the cards
+played, the cards known to be in the opponent's hand, the card under the talon, each side's
+points (counted from the ``trick`` and ``marriage`` events, as a player keeps count at the
+table), and the cards the opponent cannot hold because it failed to follow, to win or to trump
+in phase 2.
+
+``basic`` plays as a casual player would: it wins a trick with the lowest card that wins when
+the trick is worth it, throws its cheapest card otherwise, keeps its trumps, pulls the
+opponent's trumps in phase 2 while it holds the top one, announces marriages, exchanges the
+trump nine (jack), closes when its points and sure tricks come to 66, and claims as soon as it
+counts 66.
+
+``expert`` decides by perfect-information Monte Carlo. Each sample deals the unseen cards into
+the opponent's hand and the talon, consistently with the knowledge. Once the talon is closed or
+exhausted (and from the start without a talon) each candidate is valued by an alpha-beta search
+of the rest of the deal; with an exhausted talon there is a single consistent sample, so the
+search is exact (without a talon, more than 8 tricks to play are searched a trick deeper at a
+time while the budget lasts). While the talon is open a candidate is played (a lead answered
+by the opponent's basic reply), then the sampled deal is searched if the trick emptied the
+talon, else played out by both sides following the basic rules; closing is valued by the
+search. Claiming at 66 and exchanging are never worse than not, so they need no search. Values
+are game points of the deal turned into the chance of winning the match, so that near the
+target a safe deal is worth more than a big one. ``work`` counts searched positions: a node of
+the alpha-beta search counts one, a trick of a played-out deal three (it takes about as long).
+
+In search a card is an int ``6 * suit + strength`` (strength 0 to 5 for 9 J Q K 10 A, so a
+higher card of a suit has a higher number) and a set of cards is a bitmask of those ints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Callable, Iterable
+
+from ..cards import Card, Suit
+from ..rules import Action
+from ..shuffle import SeededRandom
+from ..sixty_six import (
+    CARD_POINTS,
+    CLAIM,
+    CLOSE,
+    DECLARE,
+    Closing,
+    EXCHANGE,
+    LAST_TRICK_TEN,
+    MARRIAGES,
+    PLAYS,
+    STRENGTH,
+    claim_game_points,
+)
+from .base import Budget, SeatInfo, Strategy, register_strategy
+
+# --- cards as ints ---------------------------------------------------------------------------
+
+_RANKS = tuple(sorted(STRENGTH, key=STRENGTH.__getitem__))  # 9 J Q K 10 A
+CARDS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in _RANKS)
+ID: dict[Card, int] = {card: number for number, card in enumerate(CARDS)}
+SUIT_NUMBER = {suit: number for number, suit in enumerate(Suit)}
+POINTS = tuple(CARD_POINTS[card.rank] for card in CARDS)
+SUIT_MASK = tuple(0x3F << 6 * suit for suit in range(4))
+#: the higher cards of the same suit
+ABOVE = tuple(SUIT_MASK[card // 6] & -(2 << card) for card in range(24))
+NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
+NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
+QUEENS = NINES << QUEEN
+_CHUNK_POINTS = tuple(sum(POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
+
+
+def lowest(mask: int) -> int:
+    """The lowest card of a non-empty mask."""
+    return (mask & -mask).bit_length() - 1
+
+
+def bits(mask: int) -> list[int]:
+    """The cards of a mask, lowest first."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The mask of some cards."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def points_of(mask: int) -> int:
+    """The card points of a set of cards."""
+    return _CHUNK_POINTS[mask & 63] + _CHUNK_POINTS[mask >> 6 & 63] + _CHUNK_POINTS[mask >> 12 & 63] + _CHUNK_POINTS[mask >> 18]
+
+
+def partner(card: int) -> int:
+    """The other card of a king's or queen's marriage."""
+    return card + 1 if card % 6 == QUEEN else card - 1
+
+
+def cards_mask(codes: Iterable[str]) -> int:
+    """The mask of some card codes."""
+    return mask_of(ID[Card.parse(code)] for code in codes)
+
+
+def card_of(action: Action) -> int:
+    """The card of a play or a marriage, as an int."""
+    assert action.card is not None
+    return ID[action.card]
+
+
+# --- what a seat knows -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The rules of the deal in play: the options that matter to play, and the trump suit."""
+
+    trump: int
+    schnapsen: bool = False
+    marriages: bool = True
+    exchange: bool = True
+    no_talon: bool = False
+    last_trick_ten: bool = False
+
+    @property
+    def trumps(self) -> int:
+        return SUIT_MASK[self.trump]
+
+    @property
+    def deck(self) -> int:
+        return 0xFFFFFF & ~NINES if self.schnapsen else 0xFFFFFF
+
+    @property
+    def swap_card(self) -> int:
+        """The trump nine (jack in Schnapsen), exchanged for the trump card."""
+        return 6 * self.trump + (JACK if self.schnapsen else NINE)
+
+    @property
+    def late_marriages(self) -> bool:
+        """Marriages may be announced with the talon closed or exhausted too."""
+        return self.marriages and (self.schnapsen or self.no_talon)
+
+    def marriage_points(self, card: int) -> int:
+        """What the marriage of a king or queen scores."""
+        return 40 if card // 6 == self.trump else 20
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows of the deal in play, in the compact form of search."""
+
+    table: Table
+    seat: int
+    hand: int
+    #: cards both players know to be in the opponent's hand
+    opponent_known: int
+    #: cards in the opponent's hand or the face-down talon: the seat cannot tell which
+    unseen: int
+    #: unseen cards the opponent cannot hold (it failed to follow, win or trump in phase 2)
+    barred: int
+    opponent_size: int
+    talon: int  # face-down cards
+    face_up: int | None  # the trump card under the talon; None once taken, and without a talon
+    closing: Closing | None
+    won: tuple[int, int]  # card points of the tricks won
+    marriage: tuple[int, int]  # announced marriage points
+    tricks: tuple[int, int]
+    lead: int | None  # the card the opponent led to the trick in play
+    scores: tuple[int, int]
+    target: int
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.seat
+
+    @property
+    def talon_open(self) -> bool:
+        return self.talon > 0 and self.closing is None
+
+    def points(self, seat: int) -> int:
+        """Counted points: cards won, and marriages once a trick is won."""
+        return self.won[seat] + self.marriage[seat] if self.tricks[seat] else 0
+
+    @property
+    def outstanding(self) -> int:
+        """The cards not in the seat's hand and not yet played."""
+        return self.unseen | self.opponent_known | (1 << self.face_up if self.face_up is not None else 0)
+
+
+def read(info: SeatInfo) -> Knowledge:
+    """The seat's knowledge, from its view and the events of the deal it saw."""
+    view, options, seat = info.view, info.options, info.seat
+    table = Table(
+        trump=SUIT_NUMBER[Suit(view["trump"])],
+        schnapsen=options["variant"] == "schnapsen",
+        marriages=options["marriages"],
+        exchange=options["trump_exchange"],
+        no_talon=options["no_talon"],
+        last_trick_ten=options["exhausted_talon"] == "last-trick-ten",
+    )
+    won, marriage, tricks = [0, 0], [0, 0], [0, 0]
+    played = barred = 0
+    face_up: int | None = None
+    closing: Closing | None = None
+    for event in info.events:
+        kind = event["type"]
+        if kind == "deal":
+            face_up = None if table.no_talon else ID[Card.parse(event["trump_card"])]
+        elif kind == "exchange":
+            face_up = ID[Card.parse(event["gave"])]
+        elif kind == "take":
+            face_up = None
+        elif kind == "marriage":
+            marriage[event["seat"]] += event["value"]
+        elif kind == "close":
+            other = 1 - event["seat"]
+            closing = Closing(event["seat"], won[other] + marriage[other] if tricks[other] else 0, tricks[other])
+        elif kind == "trick":
+            first, second = event["cards"]
+            lead, reply = ID[Card.parse(first["card"])], ID[Card.parse(second["card"])]
+            played |= 1 << lead | 1 << reply
+            won[event["winner"]] += POINTS[lead] + POINTS[reply]
+            tricks[event["winner"]] += 1
+            if event["phase"] == 2 and second["seat"] != seat:
+                barred |= _failures(lead, reply, table.trump)
+    if view["trump_card"] is not None:  # in view while the talon is open; the events tell it once closed
+        face_up = ID[Card.parse(view["trump_card"])]
+    in_trick = [(entry["seat"], ID[Card.parse(entry["card"])]) for entry in view["trick"]["cards"]]
+    played |= mask_of(card for _, card in in_trick)
+    hand = cards_mask(view["hand"])
+    opponent_known = cards_mask(view["known_cards"][1 - seat])
+    under = 1 << face_up if face_up is not None else 0
+    unseen = table.deck & ~(hand | played | opponent_known | under)
+    return Knowledge(
+        table=table,
+        seat=seat,
+        hand=hand,
+        opponent_known=opponent_known,
+        unseen=unseen,
+        barred=barred & unseen,
+        opponent_size=view["hand_sizes"][1 - seat],
+        talon=view["talon_size"],
+        face_up=face_up,
+        closing=closing,
+        won=(won[0], won[1]),
+        marriage=(marriage[0], marriage[1]),
+        tricks=(tricks[0], tricks[1]),
+        lead=in_trick[0][1] if in_trick and in_trick[0][0] != seat else None,
+        scores=(view["scores"][0], view["scores"][1]),
+        target=options["target"],
+    )
+
+
+def _failures(lead: int, reply: int, trump: int) -> int:
+    """The cards a phase-2 follower showed it did not hold by replying ``reply`` to ``lead``."""
+    if reply // 6 != lead // 6:
+        return SUIT_MASK[lead // 6] | (SUIT_MASK[trump] if reply // 6 != trump else 0)
+    return 0 if reply > lead else ABOVE[lead]
+
+
+# --- the rules, on ints -----------------------------------------------------------------------
+
+
+def deal_value(
+    table: Table, closing: Closing | None, points: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last_winner: int
+) -> int:
+    """The game points of a deal that ends now, for seat 0 (negative when seat 1 wins them).
+
+    ``points`` are counted points without the last-trick 10; ``claimant`` is None when the last
+    trick has been played, whose winner is ``last_winner``. The rules of ``deal_result``.
+    """
+    scored = list(points)
+    if claimant is None:
+        if closing is None and table.last_trick_ten:
+            scored[last_winner] += LAST_TRICK_TEN
+        if scored[last_winner] >= CLAIM:
+            claimant = last_winner
+    if claimant is not None:
+        if scored[claimant] >= CLAIM:
+            winner = claimant
+            if closing is not None and closing.seat != claimant:
+                gained = 3 if table.schnapsen and closing.tricks == 0 else 2
+            elif closing is not None and table.schnapsen:
+                gained = claim_game_points(closing.points, closing.tricks)
+            else:
+                gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
+        else:
+            winner = 1 - claimant
+            if closing is not None and closing.seat == claimant:
+                gained = 3 if closing.tricks == 0 else 2
+            else:
+                gained = 3 if table.schnapsen and tricks[winner] == 0 else 2
+    elif closing is not None:
+        winner, gained = 1 - closing.seat, 3 if closing.tricks == 0 else 2
+    elif not table.last_trick_ten:
+        winner, gained = last_winner, 1
+    elif scored[0] == scored[1]:
+        return 0
+    else:
+        winner = 0 if scored[0] > scored[1] else 1
+        gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
+    return gained if winner == 0 else -gained
+
+
+def replies(hand: int, lead: int, table: Table, talon_open: bool) -> int:
+    """The follower's legal cards: any with the talon open; else follow and win, else trump."""
+    if talon_open:
+        return hand
+    same = hand & SUIT_MASK[lead // 6]
+    if same:
+        return same & ABOVE[lead] or same
+    return hand & table.trumps or hand
+
+
+def beats(lead: int, reply: int, trump: int) -> bool:
+    """Whether the reply wins the trick."""
+    if reply // 6 == lead // 6:
+        return reply > lead
+    return reply // 6 == trump
+
+
+class Position:
+    """A deal with every card placed (a sample of the hidden cards): for playing it out."""
+
+    __slots__ = ("table", "hands", "talon", "drawn", "stock", "closing", "won", "marriage", "tricks", "leader")
+
+    def __init__(
+        self,
+        table: Table,
+        hands: list[int],
+        talon: tuple[int, ...],
+        closing: Closing | None,
+        won: list[int],
+        marriage: list[int],
+        tricks: list[int],
+        leader: int,
+        drawn: int = 0,
+        stock: int | None = None,
+    ) -> None:
+        self.table = table
+        self.hands = hands
+        self.talon = talon  # in drawing order, the face-up trump card last
+        self.drawn = drawn
+        self.stock = mask_of(talon[drawn:]) if stock is None else stock  # the cards still to draw
+        self.closing = closing
+        self.won = won
+        self.marriage = marriage
+        self.tricks = tricks
+        self.leader = leader
+
+    def copy(self) -> "Position":
+        """An independent copy, to play on."""
+        return Position(
+            self.table,
+            self.hands[:],
+            self.talon,
+            self.closing,
+            self.won[:],
+            self.marriage[:],
+            self.tricks[:],
+            self.leader,
+            self.drawn,
+            self.stock,
+        )
+
+    @property
+    def talon_open(self) -> bool:
+        return self.drawn < len(self.talon) and self.closing is None
+
+    def points(self, seat: int) -> int:
+        """Counted points: cards won, and marriages once a trick is won."""
+        return self.won[seat] + self.marriage[seat] if self.tricks[seat] else 0
+
+    def outstanding(self, seat: int) -> int:
+        """The cards ``seat`` has not seen played: the other hand and the talon."""
+        return self.hands[1 - seat] | self.stock
+
+    def may_exchange(self, seat: int) -> bool:
+        """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
+        table = self.table
+        return (
+            table.exchange
+            and self.talon_open
+            and bool(self.hands[seat] >> table.swap_card & 1)
+            and (table.schnapsen or self.tricks[seat] > 0)
+        )
+
+    def exchange(self, seat: int) -> None:
+        """``seat`` exchanges the trump nine (jack) for the trump card."""
+        swap, face_up = 1 << self.table.swap_card, 1 << self.talon[-1]
+        self.hands[seat] ^= swap | face_up
+        self.stock ^= swap | face_up
+        self.talon = self.talon[:-1] + (self.table.swap_card,)
+
+    def close(self, seat: int) -> None:
+        """``seat`` closes the talon."""
+        self.closing = Closing(seat, self.points(1 - seat), self.tricks[1 - seat])
+
+    def marriable(self, seat: int) -> int:
+        """The kings and queens ``seat`` may lead announcing a marriage now."""
+        table = self.table
+        if not table.marriages or not (self.talon_open or table.late_marriages):
+            return 0
+        hand = self.hands[seat]
+        pairs = hand & hand >> 1 & QUEENS
+        return pairs | pairs << 1
+
+    def announce(self, card: int) -> bool:
+        """The leader announces the marriage of ``card``; True when it makes a claim of 66 right."""
+        seat = self.leader
+        self.marriage[seat] += self.table.marriage_points(card)
+        return self.tricks[seat] > 0 and self.points(seat) >= CLAIM
+
+    def trick(self, lead: int, reply: int) -> bool:
+        """Play a trick (the lead still in the leader's hand); True when the deal is played out."""
+        leader, hands = self.leader, self.hands
+        hands[leader] ^= 1 << lead
+        hands[1 - leader] ^= 1 << reply
+        winner = 1 - leader if beats(lead, reply, self.table.trump) else leader
+        self.won[winner] += POINTS[lead] + POINTS[reply]
+        self.tricks[winner] += 1
+        if self.talon_open:
+            first, second = 1 << self.talon[self.drawn], 1 << self.talon[self.drawn + 1]
+            hands[winner] |= first
+            hands[1 - winner] |= second
+            self.stock ^= first | second
+            self.drawn += 2
+        self.leader = winner
+        return not hands[winner]
+
+    def value(self, claimant: int | None) -> int:
+        """Game points for seat 0 of the deal ending now (a claim, or the last trick played)."""
+        points, tricks = (self.points(0), self.points(1)), (self.tricks[0], self.tricks[1])
+        return deal_value(self.table, self.closing, points, tricks, claimant, self.leader)
+
+
+def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
+    """A deal consistent with the knowledge, before the trick in play: the unseen cards dealt to
+    the opponent and the talon, and a card the opponent led put back in its hand."""
+    pool = bits(knowledge.unseen & ~knowledge.barred)
+    wanted = knowledge.opponent_size - knowledge.opponent_known.bit_count()
+    for picked in range(wanted):  # a partial Fisher-Yates shuffle
+        chosen = picked + rng.below(len(pool) - picked)
+        pool[picked], pool[chosen] = pool[chosen], pool[picked]
+    opponent = knowledge.opponent_known | mask_of(pool[:wanted])
+    talon: tuple[int, ...] = ()
+    if knowledge.talon_open:
+        assert knowledge.face_up is not None
+        talon = tuple(rng.shuffled(bits(knowledge.unseen & ~opponent))) + (knowledge.face_up,)
+    hands = [0, 0]
+    hands[knowledge.seat] = knowledge.hand
+    hands[knowledge.opponent] = opponent if knowledge.lead is None else opponent | 1 << knowledge.lead
+    return Position(
+        knowledge.table,
+        hands,
+        talon,
+        knowledge.closing,
+        list(knowledge.won),
+        list(knowledge.marriage),
+        list(knowledge.tricks),
+        knowledge.seat if knowledge.lead is None else knowledge.opponent,
+    )
+
+
+# --- rules of thumb ---------------------------------------------------------------------------
+
+
+#: Per trump suit, what a card is worth keeping before its circumstances: its points, its
+#: strength, and a premium for a trump.
+_KEEP = tuple(tuple(4 * POINTS[card] + card % 6 + (60 if card // 6 == trump else 0) for card in range(24)) for trump in range(4))
+
+
+def cheapest(cards: int, hand: int, outstanding: int, table: Table) -> int:
+    """The card least worth keeping: the fewest points, not a trump, not a ten whose ace is out,
+    not half of a marriage held (or that may still come)."""
+    keep, trump = _KEEP[table.trump], table.trump
+    best, least = -1, 1 << 30
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        card = low.bit_length() - 1
+        value = keep[card]
+        strength = card % 6
+        if strength == TEN:
+            if card // 6 != trump and outstanding & ABOVE[card]:
+                value += 20
+        elif strength == QUEEN or strength == KING:
+            other = partner(card)
+            if hand >> other & 1:
+                value += 24
+            elif outstanding >> other & 1:
+                value += 6
+        if value < least:
+            best, least = card, value
+    return best
+
+
+def masters(cards: int, outstanding: int) -> int:
+    """The cards that no outstanding card of their suit beats."""
+    return mask_of(card for card in bits(cards) if not outstanding & ABOVE[card])
+
+
+def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table, talon_open: bool) -> int:
+    """Follow with the lowest card that wins when the trick is worth it, else the cheapest card."""
+    trump, suit = table.trump, lead // 6
+    winners = legal & (ABOVE[lead] | (SUIT_MASK[trump] if suit != trump else 0))
+    if not talon_open:
+        # whoever can win must, with cards of one suit: the lowest winner, else the cheapest card
+        return lowest(winners) if winners else cheapest(legal, hand, outstanding, table)
+    worth = POINTS[lead] >= POINTS[TEN]  # a ten or an ace
+    if suit != trump and winners & ABOVE[lead]:
+        card = lowest(winners & ABOVE[lead])  # winning in suit spends no trump
+        if worth or not (card % 6 in (QUEEN, KING) and hand >> partner(card) & 1):
+            return card
+    if worth and winners:
+        return cheapest(winners, hand, outstanding, table)
+    return cheapest(legal, hand, outstanding, table)
+
+
+def basic_lead(hand: int, marriable: int, outstanding: int, table: Table, talon_open: bool) -> tuple[int, bool]:
+    """The card to lead, and whether to announce a marriage with it: a marriage (the trump one
+    first); with the talon closed or exhausted, the top trump while the opponent may hold a
+    trump, else the master card worth most; otherwise the cheapest card."""
+    if marriable:
+        queens = [card for card in bits(marriable) if card % 6 == QUEEN]
+        # the trump marriage first; lead the queen, the cheaper half
+        return max(queens, key=lambda card: card // 6 == table.trump), True
+    if not talon_open:
+        trumps = table.trumps
+        mine = masters(hand, outstanding)
+        if outstanding & trumps and mine & trumps:
+            return bits(mine & trumps)[-1], False  # draw the opponent's trumps with the top one
+        if mine:
+            return max(bits(mine), key=POINTS.__getitem__), False
+    return cheapest(hand, hand, outstanding, table), False
+
+
+def sure_points(hand: int, outstanding: int, table: Table) -> int:
+    """Points a hand can count on in phase 2: its top trumps in sequence, its master side cards
+    once it can draw the opponent's trumps, each winning a card of the opponent's too."""
+    trumps = table.trumps
+    mine, theirs = hand & trumps, outstanding & trumps
+    top = 0
+    for card in range(6 * table.trump + ACE, 6 * table.trump - 1, -1):
+        if theirs >> card & 1:
+            break
+        top |= mine & 1 << card
+    sure = top
+    if (theirs & ~top).bit_count() <= (mine & ~top).bit_count():
+        sure |= masters(hand & ~trumps, outstanding)
+    return points_of(sure) + 4 * sure.bit_count()
+
+
+def basic_closes(hand: int, marriable: int, outstanding: int, table: Table, points: int, tricks: int) -> bool:
+    """Close when the points won and the sure points of the hand come to 66, but not with a
+    marriage to announce that closing would lose."""
+    if marriable and not table.late_marriages:
+        return False
+    return tricks > 0 and points + sure_points(hand, outstanding, table) >= CLAIM
+
+
+#: A trick played out by the rules of thumb takes about as long as three nodes of the search.
+TRICK_WORK = 3
+
+
+def play_out(position: Position, work: list[int]) -> int:
+    """Finish a deal with both sides playing the basic rules; the game points for seat 0.
+
+    ``work`` is a one-element counter, decreased per trick by what a trick costs.
+    """
+    table = position.table
+    while True:
+        seat = position.leader
+        if position.tricks[seat] and position.points(seat) >= CLAIM:
+            return position.value(seat)
+        if position.may_exchange(seat):
+            position.exchange(seat)
+        hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
+        if position.talon_open and basic_closes(hand, marriable, outstanding, table, position.points(seat), position.tricks[seat]):
+            position.close(seat)
+            marriable = position.marriable(seat)
+        talon_open = position.talon_open
+        lead, married = basic_lead(hand, marriable, outstanding, table, talon_open)
+        if married and position.announce(lead):
+            return position.value(seat)
+        other = position.hands[1 - seat]
+        legal = replies(other, lead, table, talon_open)
+        reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), table, talon_open)
+        work[0] -= TRICK_WORK
+        if position.trick(lead, reply):
+            return position.value(None)
+
+
+# --- exact search once the talon is closed or exhausted ---------------------------------------
+
+
+class Spent(Exception):
+    """The work or the time of a decision ran out in the middle of a search."""
+
+
+class Solver:
+    """Alpha-beta search of a deal in phase 2, every card placed: values are game points for seat 0.
+
+    The leader claims as soon as it counts 66 (claiming later never scores more) and announces
+    a marriage whenever it leads one of its cards (announcing never scores less). Searches
+    deeper than ``depth`` tricks end in an estimate from the points; positions are remembered
+    with their bounds.
+    """
+
+    def __init__(self, table: Table, closing: Closing | None, work: list[int], expired: Callable[[], bool]) -> None:
+        self.table = table
+        self.closing = closing
+        self.work = work
+        self.expired = expired
+        self.trumps = table.trumps
+        self.late_marriages = table.late_marriages
+        self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
+        # leads are tried high cards first, a trump before the other suits of its rank: good
+        # moves first cut the search most
+        self.order = sorted(range(24), key=lambda card: (-(card % 6), card // 6 != table.trump))
+
+    def value(self, position: Position, depth: int) -> float:
+        """The value of a position, its leader to lead, searching ``depth`` tricks deep."""
+        (h0, h1), (w0, w1), (m0, m1), (t0, t1) = position.hands, position.won, position.marriage, position.tricks
+        return self.lead(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, -9.0, 9.0, depth)
+
+    def value_of_lead(self, position: Position, card: int, married: bool, depth: int) -> float:
+        """The value of a position once its leader leads ``card`` (announcing its marriage)."""
+        (h0, h1), (w0, w1), (m0, m1), (t0, t1) = position.hands, position.won, position.marriage, position.tricks
+        return self.reply(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, card, married, -9.0, 9.0, depth)
+
+    def _end(self, won: tuple[int, int], marriage: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last: int) -> int:
+        points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
+        return deal_value(self.table, self.closing, points, tricks, claimant, last)
+
+    def lead(self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int) -> float:
+        """The value with ``leader`` to lead (and it won the last trick, if any)."""
+        work = self.work
+        work[0] -= 1
+        if work[0] & 511 == 0 and (work[0] <= 0 or self.expired()):
+            raise Spent
+        if leader == 0:
+            if t0 and w0 + m0 >= CLAIM:
+                return self._end((w0, w1), (m0, m1), (t0, t1), 0, 0)
+        elif t1 and w1 + m1 >= CLAIM:
+            return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
+        if depth == 0:
+            own = (w0 + m0 if t0 else 0) - (w1 + m1 if t1 else 0)
+            return max(-2.0, min(2.0, own / 30))
+        key = (h0, h1, w0, w1, m0, m1, t0 > 0, t1 > 0, leader)
+        low, high = self.memo.get(key, (-9.0, 9.0))
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        a, b = max(alpha, low), min(beta, high)
+        hand = h0 if leader == 0 else h1
+        best = -9.0 if leader == 0 else 9.0
+        for card in self.order:
+            if not hand >> card & 1:
+                continue
+            married = self.late_marriages and card % 6 in (QUEEN, KING) and bool(hand >> partner(card) & 1)
+            if leader == 0:
+                value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 0, card, married, max(a, best), b, depth)
+                if value > best:
+                    best = value
+                    if best >= b:
+                        break
+            else:
+                value = self.reply(h0, h1, w0, w1, m0, m1, t0, t1, 1, card, married, a, min(b, best), depth)
+                if value < best:
+                    best = value
+                    if best <= a:
+                        break
+        if best <= a:
+            self.memo[key] = (low, best)
+        elif best >= b:
+            self.memo[key] = (best, high)
+        else:
+            self.memo[key] = (best, best)
+        return best
+
+    def reply(
+        self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, lead: int, married: bool, alpha: float, beta: float, depth: int
+    ) -> float:
+        """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
+        if married:
+            if leader == 0:
+                m0 += self.table.marriage_points(lead)
+                if t0 and w0 + m0 >= CLAIM:
+                    return self._end((w0, w1), (m0, m1), (t0, t1), 0, 0)
+            else:
+                m1 += self.table.marriage_points(lead)
+                if t1 and w1 + m1 >= CLAIM:
+                    return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
+        trump, suit, lead_bit = self.table.trump, lead // 6, 1 << lead
+        if leader == 0:
+            h0 ^= lead_bit
+            follower_hand = h1
+        else:
+            h1 ^= lead_bit
+            follower_hand = h0
+        same = follower_hand & SUIT_MASK[suit]
+        legal = (same & ABOVE[lead] or same) if same else (follower_hand & self.trumps or follower_hand)
+        maximizing = leader == 1  # the follower is seat 0
+        best = -9.0 if maximizing else 9.0
+        last = not (h0 if leader == 0 else h1)
+        gained = POINTS[lead]
+        while legal:
+            low_bit = legal & -legal
+            legal ^= low_bit
+            card = low_bit.bit_length() - 1
+            points = gained + POINTS[card]
+            follower_wins = card > lead if card // 6 == suit else card // 6 == trump
+            winner = 1 - leader if follower_wins else leader
+            n0, n1 = (h0, h1 ^ low_bit) if leader == 0 else (h0 ^ low_bit, h1)
+            n_w0, n_w1, n_t0, n_t1 = (w0 + points, w1, t0 + 1, t1) if winner == 0 else (w0, w1 + points, t0, t1 + 1)
+            if last:
+                value: float = self._end((n_w0, n_w1), (m0, m1), (n_t0, n_t1), None, winner)
+            elif maximizing:
+                value = self.lead(n0, n1, n_w0, n_w1, m0, m1, n_t0, n_t1, winner, max(alpha, best), beta, depth - 1)
+            else:
+                value = self.lead(n0, n1, n_w0, n_w1, m0, m1, n_t0, n_t1, winner, alpha, min(beta, best), depth - 1)
+            if maximizing:
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        break
+            elif value < best:
+                best = value
+                if best <= alpha:
+                    break
+        return best
+
+
+# --- what a deal is worth in the match --------------------------------------------------------
+
+#: How often a deal scores 1, 2 or 3 game points, for the chance of winning a match.
+DEAL_POINTS = ((1, 0.5), (2, 0.3), (3, 0.2))
+
+
+@cache
+def match_chance(need: int, other_need: int) -> float:
+    """The chance of winning a match when ``need`` game points are still needed against the
+    opponent's ``other_need``, if each deal is as likely won by either side."""
+    if need <= 0:
+        return 1.0
+    if other_need <= 0:
+        return 0.0
+    return sum(
+        share * (match_chance(need - gained, other_need) + match_chance(need, other_need - gained)) / 2
+        for gained, share in DEAL_POINTS
+    )
+
+
+def utilities(knowledge: Knowledge) -> tuple[float, ...]:
+    """The match chance after this deal, for the deal's game points from -3 to 3 (seat's view)."""
+    need = knowledge.target - knowledge.scores[knowledge.seat]
+    other_need = knowledge.target - knowledge.scores[knowledge.opponent]
+    return tuple(match_chance(need - max(gained, 0), other_need + min(gained, 0)) for gained in range(-3, 4))
+
+
+def utility(table: tuple[float, ...], value: float) -> float:
+    """The match chance of a deal value, between whole game points by interpolation."""
+    low = min(5, max(0, int(value // 1) + 3))
+    return table[low] + (table[low + 1] - table[low]) * (value + 3 - low)
+
+
+# --- the expert's search ----------------------------------------------------------------------
+
+#: Searches of phase 2 with more tricks to play than this deepen a trick at a time.
+EXACT_TRICKS = 8
+#: At most this many sampled deals per decision (few decisions reach it).
+MAX_SAMPLES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A decision to weigh: closing, or a card led (announcing a marriage) or played in reply."""
+
+    action: Action
+    card: int | None = None
+    married: bool = False
+
+
+def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
+    """The legal decisions worth weighing (claims and exchanges are decided without search): a
+    king or queen led without announcing its marriage is left out when it may be announced."""
+    found = []
+    announced = {action.card for action in legal if action.type == "marriage"}
+    for action in legal:
+        if action.type == "play" and action.card not in announced:
+            found.append(Candidate(action, card_of(action)))
+        elif action.type == "marriage":
+            found.append(Candidate(action, card_of(action), married=True))
+        elif action.type == "close":
+            found.append(Candidate(action))
+    return found
+
+
+def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> float:
+    """The value for seat 0 of a deal after a trick: searched once the talon is closed or
+    exhausted, else played out by the basic rules."""
+    if position.talon_open:
+        return play_out(position, work)
+    return Solver(position.table, position.closing, work, expired).value(position, position.hands[position.leader].bit_count())
+
+
+def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], expired: Callable[[], bool]) -> float:
+    """The value for seat 0 of a candidate in a sampled deal whose talon is open."""
+    seat, table = knowledge.seat, knowledge.table
+    if candidate.card is None:  # closing
+        position.close(seat)
+        return finish(position, work, expired)
+    card = candidate.card
+    if knowledge.lead is not None:
+        over = position.trick(knowledge.lead, card)
+    else:
+        if candidate.married and position.announce(card):
+            return position.value(seat)
+        other = position.hands[1 - seat]
+        reply = basic_reply(other, other, card, position.outstanding(1 - seat) & ~(1 << card), table, True)
+        over = position.trick(card, reply)
+    return position.value(None) if over else finish(position, work, expired)
+
+
+def phase_two_value(position: Position, knowledge: Knowledge, candidate: Candidate, solver: Solver, depth: int) -> float:
+    """The searched value for seat 0 of a candidate in a sampled deal whose talon is closed or exhausted."""
+    card = candidate.card
+    assert card is not None
+    if knowledge.lead is None:
+        return solver.value_of_lead(position, card, candidate.married, depth)
+    if position.trick(knowledge.lead, card):
+        return position.value(None)
+    return solver.value(position, depth - 1)
+
+
+def weigh(
+    knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, depth: int, samples: int, work: list[int], expired: Callable[[], bool]
+) -> list[float] | None:
+    """The match chances of the candidates summed over up to ``samples`` sampled deals, as many
+    as the work and the time allow; None if not one deal could be searched."""
+    seat, chances = knowledge.seat, utilities(knowledge)
+    totals: list[float] | None = None
+    for _ in range(samples):
+        dealt = sample(knowledge, rng)
+        try:
+            if knowledge.talon_open:
+                values = [phase_one_value(dealt.copy(), knowledge, option, work, expired) for option in options]
+            else:
+                solver = Solver(knowledge.table, knowledge.closing, work, expired)
+                values = [phase_two_value(dealt.copy(), knowledge, option, solver, depth) for option in options]
+        except Spent:
+            break
+        totals = totals or [0.0] * len(options)
+        for number, value in enumerate(values):
+            totals[number] += utility(chances, value if seat == 0 else -value)
+        if work[0] <= 0 or expired():
+            break
+    return totals
+
+
+def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
+    """The candidate of the best average match chance over sampled deals; None if not one deal
+    could be searched within the budget."""
+    work, expired = [budget.work], budget.deadline()
+    tricks = knowledge.hand.bit_count()  # to play, the one in play included
+    if knowledge.talon:
+        totals = weigh(knowledge, options, rng, tricks, MAX_SAMPLES, work, expired)
+        return options[max(range(len(options)), key=totals.__getitem__)] if totals else None
+    # with no face-down card left the unseen cards are the opponent's: one deal to search, to the
+    # end, or a trick deeper at a time while the budget lasts when that is too far
+    best = None
+    for depth in range(1, tricks + 1) if tricks > EXACT_TRICKS else [tricks]:
+        totals = weigh(knowledge, options, rng, depth, 1, work, expired)
+        if totals is None:
+            break
+        best = options[max(range(len(options)), key=totals.__getitem__)]
+        if work[0] <= 0 or expired():
+            break
+    return best
+
+
+# --- the strategy -----------------------------------------------------------------------------
+
+
+def claim(knowledge: Knowledge, legal: list[Action], may_decline: bool) -> tuple[bool, Action | None]:
+    """The claim both levels make alike, as (decided, action): claim on counting 66; in the
+    claim window after one's own marriage, short of 66, let the reply come (or claim, if asked
+    last)."""
+    if DECLARE in legal and knowledge.points(knowledge.seat) >= CLAIM:
+        return True, DECLARE
+    if legal == [DECLARE]:
+        return True, None if may_decline else DECLARE
+    return False, None
+
+
+def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
+    """The basic rules' decision when on lead or in reply (claims aside)."""
+    table, hand, outstanding = knowledge.table, knowledge.hand, knowledge.outstanding
+    cards = mask_of(card_of(action) for action in legal if action.type == "play")
+    if knowledge.lead is not None:
+        return PLAYS[CARDS[basic_reply(hand, cards, knowledge.lead, outstanding, table, knowledge.talon_open)]]
+    if EXCHANGE in legal:
+        return EXCHANGE
+    marriable = mask_of(card_of(action) for action in legal if action.type == "marriage")
+    points, tricks = knowledge.points(knowledge.seat), knowledge.tricks[knowledge.seat]
+    if CLOSE in legal and basic_closes(hand, marriable, outstanding, table, points, tricks):
+        return CLOSE
+    card, married = basic_lead(hand, marriable, outstanding, table, knowledge.talon_open)
+    return MARRIAGES[CARDS[card]] if married else PLAYS[CARDS[card]]
+
+
+class SixtySixStrategy(Strategy):
+    """Sixty-Six and Schnapsen: see the module's description."""
+
+    expert_work = 16000
+
+    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action | None:
+        legal = info.legal_actions()
+        knowledge = read(info)
+        decided, action = claim(knowledge, legal, info.may_decline)
+        if decided:
+            return action
+        return basic_action(knowledge, legal)
+
+    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action | None:
+        legal = info.legal_actions()
+        knowledge = read(info)
+        decided, action = claim(knowledge, legal, info.may_decline)
+        if decided:
+            return action
+        if EXCHANGE in legal:
+            return EXCHANGE  # a higher trump for the lowest, never worse
+        options = candidates(knowledge, legal)
+        if len(options) == 1:
+            return options[0].action
+        chosen = search(knowledge, options, rng, budget)
+        return chosen.action if chosen is not None else basic_action(knowledge, legal)
+
+
+register_strategy("sixty-six", SixtySixStrategy())

@@ -1,0 +1,413 @@
+"""The Sixty-Six computer players: the basic rules of thumb one by one, the expert's search, and
+both levels legal, deterministic and within their budget under every option.
+
+Hands are written as card codes; trump is hearts unless a test says otherwise. Card points:
+A 11, 10 10, K 4, Q 3, J 2, 9 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from dataclasses import replace
+
+import pytest
+
+from engine import Action, registry
+from engine.cards import Card, Suit, cards
+from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
+from engine.players.sixty_six import CARDS, ID, Table, bits, deal_value, read, sample, utilities
+from engine.rules import Trick, play
+from engine.ruleset import Match
+from engine.shuffle import SeededRandom
+from engine.sixty_six import VARIANTS, Closing, Marriage, SixtySixState
+
+GAME = registry.get("sixty-six")
+DECLARE, CLOSE, EXCHANGE = Action("declare"), Action("close"), Action("exchange")
+SMALL = Budget(work=300)
+
+ALL_OPTIONS = [
+    options
+    for options in (
+        dict(zip(("variant", "marriages", "trump_exchange", "open_scores", "no_talon", "exhausted_talon"), values))
+        for values in itertools.product(
+            ("sixty-six", "schnapsen"), (True, False), (True, False), (True, False), (True, False), ("last-trick", "last-trick-ten")
+        )
+    )
+    if not (options["variant"] == "schnapsen" and options["exhausted_talon"] == "last-trick-ten")
+]
+
+
+def table(
+    hand0: str,
+    hand1: str,
+    talon: str = "",
+    *,
+    trump_card: str | None = None,
+    trump: str = "H",
+    leader: int = 0,
+    trick: str = "",
+    won: tuple[str, str] = ("", ""),
+    announced: tuple[tuple[int, str], ...] = (),
+    shown: tuple[str, str] = ("", ""),
+    closing: tuple[int, int, int] | None = None,
+    **option_values,
+) -> SixtySixState:
+    """A Sixty-Six state in the middle of a deal, written out as card codes."""
+    return SixtySixState(
+        match=Match.start(GAME.parse_options(option_values), "test", 2),
+        hands=(frozenset(cards(hand0)), frozenset(cards(hand1))),
+        talon=cards(talon),
+        trump_card=Card.parse(trump_card) if trump_card else None,
+        trump=Suit(trump),
+        trick=Trick(leader, cards(trick)),
+        won=(frozenset(cards(won[0])), frozenset(cards(won[1]))),
+        marriages=tuple(Marriage(seat, Card.parse(code)) for seat, code in announced),
+        shown=(frozenset(cards(shown[0])), frozenset(cards(shown[1]))),
+        closing=Closing(*closing) if closing else None,
+    )
+
+
+def whole(state: SixtySixState) -> SixtySixState:
+    """The state, checked to place every card of the deck once: the expert samples the rest."""
+    placed = [*state.hands[0], *state.hands[1], *state.talon, *state.won[0], *state.won[1], *state.trick.cards]
+    placed += [state.trump_card] if state.trump_card else []
+    assert sorted(placed) == sorted(VARIANTS[state.match.options["variant"]].deck)
+    return state
+
+
+def trick_event(leader: int, lead: str, reply: str, winner: int, phase: int = 1) -> dict:
+    entries = [{"seat": leader, "card": lead}, {"seat": 1 - leader, "card": reply}]
+    return {"type": "trick", "number": 0, "phase": phase, "leader": leader, "cards": entries, "winner": winner}
+
+
+def seat_info(state: SixtySixState, seat: int, *, played: tuple[dict, ...] = (), may_decline: bool = False) -> SeatInfo:
+    """What ``seat`` knows of ``state``: its view, and events for the cards won (in pairs, as
+    phase-1 tricks, unless they are in the ``played`` trick events that follow), the marriages
+    and a close."""
+    dealt = state.trump_card or Card.parse("J" + state.trump.value)
+    events: list[dict] = [{"type": "deal", "trump": state.trump.value, "trump_card": dealt.code}]
+    if state.trump_card is None:
+        events.append({"type": "take", "seat": 1, "card": dealt.code})
+    in_played = {entry["card"] for event in played for entry in event["cards"]}
+    for winner, pile in enumerate(state.won):
+        ordered = sorted(card for card in pile if card.code not in in_played)
+        events += [trick_event(winner, lead.code, reply.code, winner) for lead, reply in zip(ordered[::2], ordered[1::2])]
+    events += [{"type": "marriage", "seat": m.seat, "value": m.points(state.trump), "card": m.card.code} for m in state.marriages]
+    if state.closing:
+        events.append({"type": "close", "seat": state.closing.seat})
+    return SeatInfo("sixty-six", seat, state.match.options, GAME.view(state, seat), (*events, *played), may_decline)
+
+
+def basic(state: SixtySixState, seat: int = 0, **given) -> Action | None:
+    return BasicPlayer().choose(seat_info(state, seat, **given), "seed")
+
+
+def expert(state: SixtySixState, seat: int = 0, **given) -> Action | None:
+    return ExpertPlayer().choose(seat_info(state, seat, **given), "seed", Budget(work=3000))
+
+
+# --- what a seat knows --------------------------------------------------------------------------
+
+
+def test_a_seat_counts_points_from_the_tricks_and_marriages_it_saw():
+    state = table("9C", "9D", "JC QC", trump_card="AH", won=("AS TS", "KD JD"), announced=((0, "QS"),), open_scores=False)
+    knowledge = read(seat_info(state, 0))
+    assert GAME.view(state, 0)["points"] is None
+    assert (knowledge.points(0), knowledge.points(1)) == (11 + 10 + 20, 4 + 2)
+
+
+def test_a_marriage_counts_only_once_its_announcer_won_a_trick():
+    state = table("9C", "9D", "JC QC", trump_card="AH", won=("", "AS TS"), announced=((0, "QH"),))
+    assert read(seat_info(state, 0)).points(0) == 0
+
+
+def test_phase_2_failures_to_follow_to_win_and_to_trump_bar_cards_from_the_opponent():
+    state = table("AC 9C", "TC KC", "JC QC", closing=(0, 0, 0), trump_card="AH")
+    played = (
+        trick_event(0, "9S", "KD", 0, phase=2),  # no spade, no trump
+        trick_event(0, "QD", "JD", 0, phase=2),  # no diamond above the queen
+    )
+    barred = {CARDS[card].code for card in bits(read(seat_info(state, 0, played=played)).barred)}
+    assert {"JS", "QS", "KS", "TS", "AS", "9H", "JH", "QH", "KH", "TH", "TD", "AD"} == barred
+
+
+def test_the_unseen_cards_are_the_opponents_hidden_cards_and_the_talon_and_bars_are_sound():
+    rng = random.Random(5)
+    for number, options in enumerate(ALL_OPTIONS[::3]):
+        state, events = GAME.new_game(GAME.parse_options({**options, "target": 5}), f"know{number}")
+        logs = SeatLogs(2)
+        logs.record(events)
+        while GAME.result(state) is None:
+            for seat in range(2):
+                knowledge = read(logs.info(GAME, state.match.options, state, seat))
+                opponent = state.hands[1 - seat]
+                hidden = {ID[card] for card in opponent - state.shown[1 - seat]} | {ID[card] for card in state.talon}
+                assert set(bits(knowledge.unseen)) == hidden
+                assert not {ID[card] for card in opponent} & set(bits(knowledge.barred))
+                assert (knowledge.points(0), knowledge.points(1)) == (state.points(0), state.points(1))
+            seat = rng.choice(GAME.to_act(state))
+            state, events = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+            logs.record(events)
+
+
+def test_deal_value_scores_every_ending_as_the_engine_does():
+    rng = random.Random(7)
+    checked = 0
+    for number, options in enumerate(ALL_OPTIONS):
+        rules = Table(0, schnapsen=options["variant"] == "schnapsen", last_trick_ten=options["exhausted_talon"] == "last-trick-ten")
+        state, _ = GAME.new_game(GAME.parse_options({**options, "target": 5}), f"value{number}")
+        last_winner = None
+        while GAME.result(state) is None:
+            seat = rng.choice(GAME.to_act(state))
+            state, events = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+            for event in (event.data for event in events):
+                if event["type"] == "trick":
+                    last_winner = event["winner"]
+                elif event["type"] == "deal_result":
+                    ten = event["last_trick_ten"]
+                    points = tuple(scored - (10 if held == ten else 0) for held, scored in enumerate(event["points"]))
+                    closing = Closing(event["closed_by"], **event["at_close"]) if event["closed_by"] is not None else None
+                    claimant = None if event["deemed_claim"] else event["claimed_by"]
+                    value = deal_value(rules, closing, points, tuple(event["tricks"]), claimant, last_winner)
+                    assert value == event["game_points"][0] - event["game_points"][1], event
+                    checked += 1
+    assert checked > 100
+
+
+# --- basic: rules of thumb ----------------------------------------------------------------------
+
+
+def test_basic_follows_with_the_lowest_card_of_the_suit_that_wins():
+    state = table("TS AS 9H JC QD 9D", "9C", "JD QC", trump_card="AH", leader=1, trick="KS")
+    assert basic(state) == play("TS")
+
+
+def test_basic_trumps_a_led_ten_with_its_lowest_trump():
+    state = table("JH AH 9C JD QC KD", "9S", "JS QS", trump_card="TH", leader=1, trick="TS")
+    assert basic(state) == play("JH")
+
+
+def test_basic_keeps_its_trumps_and_throws_its_cheapest_card_on_a_low_lead():
+    state = table("AH JH TC JD 9C AD", "9S", "JS QS", trump_card="TH", leader=1, trick="9S")
+    assert basic(state) == play("9C")
+
+
+def test_basic_does_not_break_a_marriage_to_win_a_low_trick():
+    state = table("KS QS 9C AH JD TC", "9S", "JS TS", trump_card="TH", leader=1, trick="9S")
+    assert basic(state) == play("9C")
+
+
+def test_basic_follows_in_phase_2_with_the_lowest_card_that_wins():
+    state = table("AS KS 9H", "JC TC", leader=1, trick="QS")
+    assert basic(state) == play("KS")
+
+
+def test_basic_counts_trumps_out_leading_its_top_trump_while_the_opponent_may_hold_one():
+    state = table("AH 9H AS 9C", "TH KS QC JC")
+    assert basic(state) == play("AH")
+
+
+def test_basic_cashes_its_master_card_once_the_opponent_has_no_trump():
+    state = table("AS 9H 9C JD", "TS KC QC JC", won=("TH AH KH QH", "JH 9D"))
+    assert basic(state) == play("AS")
+
+
+def test_basic_claims_as_soon_as_its_count_reaches_66():
+    won = ("AS TS AC TC KS QS 9S JS", "9D JD")  # 51, and a marriage of 20
+    state = table("JC", "9C", "QC KC", trump_card="AH", won=won, announced=((0, "QS"),))
+    assert basic(state) == DECLARE
+
+
+def test_basic_does_not_claim_short_of_66():
+    state = table("JC", "9C", "QC KC", trump_card="AH", won=("AS TS AC TC KS 9S", "9D JD"))
+    assert basic(state) != DECLARE
+
+
+def test_in_the_claim_window_basic_claims_when_its_marriage_makes_66_and_else_lets_the_reply_come():
+    reaching = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS AC TC KS QS", ""), announced=((0, "QD"),))
+    short = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),))
+    assert basic(reaching, may_decline=True) == DECLARE
+    assert basic(short, may_decline=True) is None
+
+
+def test_basic_announces_a_marriage_leading_the_queen_and_the_trump_marriage_first():
+    state = table("KS QS KH QH 9C JD", "9S", "JS TS", trump_card="TH", won=("AC TC", ""))
+    assert basic(state) == Action("marriage", card=Card.parse("QH"))
+
+
+def test_basic_exchanges_the_trump_nine():
+    state = table("9H 9C JD QC KD AS", "9S", "JS TS", trump_card="TH", won=("AC TC", ""))
+    assert basic(state) == EXCHANGE
+
+
+def test_basic_closes_when_its_points_and_sure_tricks_make_66():
+    # 32 won; the top three trumps win 25 and three cards of the opponent's
+    state = table("AH TH KH 9C JD 9S", "JS", "QS KS AD", trump_card="JH", won=("AS TS AC 9D", "QC KC"))
+    assert basic(state) == CLOSE
+
+
+def test_basic_does_not_close_a_weak_hand():
+    state = table("JH QS KH 9C JD 9S", "JS", "KS AD", trump_card="TH", won=("AS TS AC 9D", "QC KC"))
+    assert basic(state) != CLOSE
+
+
+# --- expert: search -----------------------------------------------------------------------------
+
+
+def outcome(state: SixtySixState, seat: int, actor: int, action: Action) -> int:
+    """The game points ``seat`` makes (negative: the opponent's) once ``actor`` takes ``action``,
+    with perfect play by both after it."""
+    after, events = GAME.apply(state, actor, action)
+    results = [event.data for event in events if event.data["type"] == "deal_result"]
+    if results:
+        return results[0]["game_points"][seat] - results[0]["game_points"][1 - seat]
+    return best_game_points(after, seat)
+
+
+def best_game_points(state: SixtySixState, seat: int) -> int:
+    """The game points ``seat`` makes from here with perfect play by both, trying every legal
+    action on the engine; in the claim window the announcer claims or lets the reply come."""
+    if state.claim_window:
+        announcer, follower = state.trick.leader, 1 - state.trick.leader
+        replies = [outcome(state, seat, follower, action) for action in GAME.legal_actions(state, follower)]
+        choices = [outcome(state, seat, announcer, DECLARE), max(replies) if follower == seat else min(replies)]
+        return max(choices) if announcer == seat else min(choices)
+    (actor,) = GAME.to_act(state)
+    outcomes = [outcome(state, seat, actor, action) for action in GAME.legal_actions(state, actor)]
+    return max(outcomes) if actor == seat else min(outcomes)
+
+
+def exhausted_positions(variant: str, count: int) -> list[tuple[SixtySixState, SeatInfo]]:
+    """Positions of random play with the talon exhausted, three or four cards in hand and a
+    choice to make, with the information of the seat to act."""
+    found, rng = [], random.Random(11)
+    for number in itertools.count():
+        state, events = GAME.new_game(GAME.parse_options({"variant": variant, "target": 11}), f"endgame{number}")
+        logs = SeatLogs(2)
+        logs.record(events)
+        while state.match.deal_number == 1:
+            seat = 1 - state.trick.leader if state.claim_window else GAME.to_act(state)[0]  # no claim in the window
+            legal = GAME.legal_actions(state, seat)
+            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1 and not state.claim_window:
+                found.append((state, logs.info(GAME, state.match.options, state, seat)))
+                if len(found) == count:
+                    return found
+                break
+            state, events = GAME.apply(state, seat, rng.choice(legal))
+            logs.record(events)
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_expert_plays_an_exhausted_talon_perfectly(variant):
+    for state, info in exhausted_positions(variant, 12):
+        chosen = ExpertPlayer().choose(info, "seed", Budget(work=3000))
+        assert outcome(state, info.seat, info.seat, chosen) == best_game_points(state, info.seat), (state, chosen)
+
+
+def test_expert_keeps_its_master_ten_to_win_the_last_trick_where_the_rules_of_thumb_cash_it():
+    # 40 to 50, trump spades: cashing the ten lets the opponent trump in and keep the lead to
+    # the last trick; leading the queen first, the ten wins the club back and the last trick
+    won = ("TD AD 9H KH 9S TS JS QS", "JC QC AC 9D JD KD TH QH AH KS")
+    state = whole(table("TC QD JH", "9C KC AS", trump="S", won=won))
+    assert basic(state) == play("TC")
+    assert expert(state) in (play("QD"), play("JH"))
+
+
+def test_expert_closes_a_hand_that_carries_the_deal():
+    hands = ("AH TH KH AS TS 9C", "JS QS KS 9D JD QD")
+    state = whole(table(*hands, "9H QH JC KC KD TD AD", trump_card="JH", won=("AC TC", "9S QC")))
+    assert expert(state) == CLOSE
+
+
+def test_near_the_target_every_deal_won_is_worth_the_match():
+    knowledge = read(seat_info(table("9C", "9D", "JC QC", trump_card="AH"), 0))
+    close_to_it = utilities(replace(knowledge, scores=(6, 0)))
+    assert close_to_it[3 + 1] == close_to_it[3 + 3] == 1.0
+    assert close_to_it[3 - 3] < close_to_it[3 - 1] < close_to_it[3 + 1]
+    level = utilities(knowledge)
+    assert list(level) == sorted(set(level))  # far from it, every game point counts
+
+
+@pytest.mark.parametrize("level", [BasicPlayer(), ExpertPlayer()], ids=["basic", "expert"])
+def test_both_levels_exchange_the_trump_jack_in_schnapsen_before_winning_a_trick(level):
+    hands = ("JH QC KD AS TS", "QS KS AD TD QD")
+    talon = "KH QH TH JC KC TC AC JS JD"
+    state = whole(table(*hands, talon, trump_card="AH", variant="schnapsen"))
+    assert level.choose(seat_info(state, 0), "seed", SMALL) == EXCHANGE
+
+
+@pytest.mark.parametrize("level", [BasicPlayer(), ExpertPlayer()], ids=["basic", "expert"])
+def test_both_levels_claim_at_66_and_wait_in_the_claim_window_short_of_it(level):
+    reaching = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS AC TC KS QS", ""), announced=((0, "QD"),))
+    short = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),))
+    assert level.choose(seat_info(reaching, 0, may_decline=True), "seed", SMALL) == DECLARE
+    assert level.choose(seat_info(short, 0, may_decline=True), "seed", SMALL) is None
+
+
+def test_the_opponent_in_the_claim_window_plays_a_card():
+    hands = ("KD 9C JD 9H JH", "9S JS QS KS JC QC")
+    talon = "QH KH TH KC TC AC 9D TD AD"
+    state = whole(table(*hands, talon, trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),), shown=("KD", "")))
+    info = seat_info(state, 1)
+    for level in (BasicPlayer(), ExpertPlayer()):
+        assert level.choose(info, "seed", SMALL) in info.legal_actions()
+
+
+# --- both levels: legal, deterministic, within budget --------------------------------------------
+
+OPEN = table("AH TH 9C JD QS KD", "9S JS QC KC TC AC", "JC QD KS AS TS QH KH", trump_card="JH", won=("AD TD", "9D 9H"))
+
+
+def test_every_level_plays_only_legal_actions_under_every_option():
+    levels = [RandomPlayer(), BasicPlayer(), ExpertPlayer()]
+    for number, options in enumerate(ALL_OPTIONS):
+        players = [levels[number % 3], levels[(number + 1) % 3]] if number % 4 else [ExpertPlayer(), ExpertPlayer()]
+        record = play_match(
+            GAME, {**options, "target": 5}, f"legal{number}", players, clock=time.perf_counter, budgets={"expert": SMALL}
+        )
+        assert record.result.winners
+
+
+def test_without_events_the_card_under_the_talon_is_read_from_the_view():
+    info = replace(seat_info(whole(OPEN), 0), events=())
+    assert CARDS[read(info).face_up].code == "JH"
+    assert ExpertPlayer().choose(info, "seed", SMALL) in info.legal_actions()
+
+
+def test_the_same_information_seed_and_budget_give_the_same_action():
+    info = seat_info(whole(OPEN), 0)
+    for level in (BasicPlayer(), ExpertPlayer()):
+        assert len({level.choose(info, "same", Budget(work=1500)) for _ in range(3)}) == 1
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        OPEN,
+        replace(OPEN, closing=Closing(0, 0, 1)),
+        table("9C TC JC QC KC AC TD KD AD 9H JH QH", "9D JD QD 9S TS JS QS KS AS TH KH AH", no_talon=True),
+    ],
+    ids=["talon-open", "talon-closed", "no-talon"],
+)
+def test_past_the_ceiling_the_expert_returns_a_legal_action_at_once(state):
+    ticks = itertools.count(0, 10)  # every reading of the clock is ten seconds later
+    info = seat_info(whole(state), 0)
+    started = time.perf_counter()
+    chosen = ExpertPlayer().choose(info, "seed", Budget(work=10**9, ceiling=0.5, clock=lambda: next(ticks)))
+    assert time.perf_counter() - started < 0.5
+    assert chosen in info.legal_actions()
+
+
+def test_a_sample_of_the_hidden_cards_keeps_to_what_the_seat_knows():
+    # in phase 2 the opponent showed no spade and no trump: its hand comes from clubs and diamonds
+    won = ("AD TD 9S JD JS QD QS KD", "")
+    state = whole(table("AH TH 9C", "QC KC TC", "KS TS AS 9H JH KH JC AC 9D", trump_card="QH", won=won, closing=(0, 0, 0)))
+    played = tuple(trick_event(0, lead, reply, 0, phase=2) for lead, reply in (("9S", "JD"), ("JS", "QD"), ("QS", "KD")))
+    knowledge = read(seat_info(state, 0, played=played))
+    rng = SeededRandom("seed", "test")
+    for _ in range(20):
+        opponent = {CARDS[card].code for card in bits(sample(knowledge, rng).hands[1])}
+        assert len(opponent) == 3 and opponent <= {"QC", "KC", "TC", "JC", "AC", "9D"}
