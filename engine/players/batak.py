@@ -207,28 +207,49 @@ def play_out(
             win, winner = card, (leader + offset) % SEATS
         if (1 << card) & trump_mask:
             broken = True  # from the next lead on: nothing else in this trick depends on it
-    current = list(trick)
+    led = trick[0] // RANKS if trick else -1
+    may_lead_trump = broken or free_trump_lead
     while True:
         while size < SEATS:
             seat = (leader + size) % SEATS
             hand = hands[seat]
-            legal = legal_mask(hand, current, win, trump, broken or free_trump_lead)
-            partner_hand = hands[(seat + 2) % SEATS] if seat in (declarer, dummy) else 0
-            card = pick_card(hand, legal, size, win, winner, seat, partner_hand, unplayed, trump, seat % 2 == team)
+            # The legal cards (legal_mask, inlined: this loop is the expert's inner loop).
+            if size == 0:
+                legal = hand if may_lead_trump else hand & ~trump_mask or hand
+            else:
+                legal = hand & SUIT_MASK[led]
+                if legal:
+                    if win // RANKS == led:
+                        legal = legal & ABOVE[win] or legal
+                elif hand & trump_mask:
+                    legal = hand & trump_mask
+                    if win // RANKS == trump:
+                        legal = legal & ABOVE[win] or legal
+                else:
+                    legal = hand
+            if legal & (legal - 1):
+                partner_hand = hands[(seat + 2) % SEATS] if seat == declarer or seat == dummy else 0
+                card = pick_card(hand, legal, size, win, winner, seat, partner_hand, unplayed, trump, seat % 2 == team)
+            else:
+                card = legal.bit_length() - 1
             bit = 1 << card
             hands[seat] = hand ^ bit
             unplayed ^= bit
-            if size == 0 or beats(card, win, trump):
+            if size == 0:
+                win, winner, led = card, seat, card // RANKS
+            elif card // RANKS == win // RANKS:
+                if card > win:
+                    win, winner = card, seat
+            elif bit & trump_mask:
                 win, winner = card, seat
             if bit & trump_mask:
-                broken = True
-            current.append(card)
+                may_lead_trump = True
             size += 1
         if winner % 2 == team:
             taken += 1
         if not unplayed:
             return taken
-        leader, size, current = winner, 0, []
+        leader, size = winner, 0
 
 
 def team_score(contract: int, declaring_tricks: int, declaring: bool) -> int:
@@ -461,7 +482,8 @@ class DealSampler:
         self.bound: list[tuple[list[int], int]] = []
         for card in cards_of(knowledge.concealed):
             choices = [seat for seat in self.seats if not knowledge.excluded[seat] >> card & 1]
-            if len(choices) == len(self.seats):
+            # (No seat at all cannot happen in a real deal: the plays it was read from were legal.)
+            if len(choices) == len(self.seats) or not choices:
                 self.free.append(card)
             else:
                 self.bound.append((choices, card))
@@ -590,10 +612,10 @@ def distinct_cards(legal: int, hand: int, unplayed: int) -> list[int]:
 class BatakStrategy(Strategy):
     """Partnership Batak: bids, trump and cards by rules of thumb, or by sampled playouts.
 
-    ``work`` for the expert is the number of playouts per decision.
+    ``work`` for the expert counts the cards played in its playouts, per decision.
     """
 
-    expert_work = 400
+    expert_work = 15000
 
     def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
         knowledge = Knowledge.of(info)
@@ -659,60 +681,82 @@ def _best(values: Sequence[float]) -> int:
     return max(range(len(values)), key=lambda index: (values[index], -index))
 
 
+#: deals sampled for one decision at most: beyond this, more deals hardly change it
+MAX_SAMPLES = 120
+
+
+def _search(
+    knowledge: Knowledge,
+    rng: SeededRandom,
+    work: int,
+    deadline: Callable[[], bool],
+    options: int,
+    score: Callable[[list[int], list[float]], int],
+) -> list[float]:
+    """Each option's total value over sampled deals.
+
+    ``score`` adds one deal's value of every option to the totals and returns the cards its
+    playouts played: ``work`` counts those cards, so that a decision late in a deal, with short
+    playouts, looks at more deals. At least one deal is sampled, whatever the deadline.
+    """
+    totals = [0.0] * options
+    sampler = DealSampler(knowledge, rng)
+    spent = 0
+    for _ in range(MAX_SAMPLES):
+        spent += score(sampler.sample(), totals)
+        if spent >= work or deadline():
+            break
+    return totals
+
+
+#: the hand_strength from which a bid of 13 is worth simulating
+SWEEP_HAND = 9.0
+
+
 def _expert_call(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: Callable[[], bool]) -> int | None:
     """Pass or the lowest bid (or 13, for a hand that might sweep), whichever scores best when
     the sampled deals are bid out and played by the rules of thumb."""
     seat, auction = knowledge.seat, knowledge.auction
-    hand = knowledge.known[seat]
     lowest = auction.lowest_bid()
     calls: list[int | None] = [None, lowest]
-    if lowest < MAX_BID and hand_tricks(hand, basic_trump(hand)) >= SWEEP_HAND:
+    if lowest < MAX_BID and hand_strength(knowledge.known[seat]) >= SWEEP_HAND:
         calls.append(MAX_BID)
-    values = [0.0] * len(calls)
-    sampler = DealSampler(knowledge, rng)
-    for _ in range(max(1, work // len(calls))):
-        hands = sampler.sample()
-        played: dict[tuple[int, int], int] = {}  # tricks by declarer and trump: bids share playouts
+
+    def score(hands: list[int], totals: list[float]) -> int:
+        tricks: dict[tuple[int, int], int] = {}  # by declarer and trump: calls share playouts
         for index, call in enumerate(calls):
             declarer, contract = finish_auction(hands, auction.after(seat, call))
             trump = basic_trump(hands[declarer])
-            if (declarer, trump) not in played:
-                played[declarer, trump] = play_out(hands, declarer, (), trump, False, knowledge.free_trump_lead, declarer)
-            values[index] += deal_value(contract, played[declarer, trump], declarer % 2 == seat % 2)
-        if deadline():
-            break
-    return calls[_best(values)]
+            if (declarer, trump) not in tricks:
+                tricks[declarer, trump] = play_out(hands, declarer, (), trump, False, knowledge.free_trump_lead, declarer)
+            totals[index] += deal_value(contract, tricks[declarer, trump], declarer % 2 == seat % 2)
+        return len(tricks) * SEATS * TRICKS
 
-
-#: the hand_tricks from which a bid of 13 is worth simulating
-SWEEP_HAND = 9.0
+    return calls[_best(_search(knowledge, rng, work, deadline, len(calls), score))]
 
 
 def _expert_trump(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: Callable[[], bool]) -> int:
     """The suit that scores best over sampled deals played out by the rules of thumb."""
-    seat = knowledge.seat
-    assert knowledge.contract is not None
-    values = [0.0] * len(SUITS)
-    sampler = DealSampler(knowledge, rng)
-    for _ in range(max(1, work // len(SUITS))):
-        hands = sampler.sample()
+    seat, contract = knowledge.seat, knowledge.contract
+    assert contract is not None
+
+    def score(hands: list[int], totals: list[float]) -> int:
         for suit in range(len(SUITS)):
             tricks = play_out(hands, seat, (), suit, False, knowledge.free_trump_lead, seat)
-            values[suit] += deal_value(knowledge.contract, tricks, True)
-        if deadline():
-            break
-    return _best(values)
+            totals[suit] += deal_value(contract, tricks, True)
+        return len(SUITS) * SEATS * TRICKS
+
+    return _best(_search(knowledge, rng, work, deadline, len(SUITS), score))
 
 
 def _expert_card(
     knowledge: Knowledge, legal: int, rng: SeededRandom, work: int, deadline: Callable[[], bool]
 ) -> int:
     """The card that scores best over sampled deals played out by the rules of thumb after it."""
-    assert knowledge.trump is not None and knowledge.declarer is not None and knowledge.contract is not None
-    assert knowledge.leader is not None
-    actor, declarer = knowledge.actor, knowledge.declarer
-    hand = knowledge.known[actor]
-    candidates = distinct_cards(legal, hand, knowledge.unplayed)
+    trump, declarer, contract, leader = knowledge.trump, knowledge.declarer, knowledge.contract, knowledge.leader
+    assert trump is not None and declarer is not None and contract is not None and leader is not None
+    actor = knowledge.actor
+    candidates = distinct_cards(legal, knowledge.known[actor], knowledge.unplayed)
     basic = _basic_card(knowledge, legal)
     # The rule-of-thumb card heads the list, so that it wins ties (its group's lowest stands for it).
     first = max(card for card in candidates if card // RANKS == basic // RANKS and card <= basic)
@@ -721,26 +765,19 @@ def _expert_card(
     if len(candidates) == 1:
         return first
     declaring = knowledge.seat % 2 == declarer % 2
-    values = [0.0] * len(candidates)
-    sampler = DealSampler(knowledge, rng)
-    for _ in range(max(1, work // len(candidates))):
-        hands = sampler.sample()
+    cards_left = knowledge.unplayed.bit_count()
+
+    def score(hands: list[int], totals: list[float]) -> int:
         for index, card in enumerate(candidates):
             hands[actor] ^= 1 << card
             tricks = play_out(
-                hands,
-                knowledge.leader,
-                knowledge.trick + (card,),
-                knowledge.trump,
-                knowledge.broken,
-                knowledge.free_trump_lead,
-                declarer,
+                hands, leader, knowledge.trick + (card,), trump, knowledge.broken, knowledge.free_trump_lead, declarer
             )
             hands[actor] ^= 1 << card
-            values[index] += deal_value(knowledge.contract, knowledge.declaring_tricks + tricks, declaring)
-        if deadline():
-            break
-    return candidates[_best(values)]
+            totals[index] += deal_value(contract, knowledge.declaring_tricks + tricks, declaring)
+        return len(candidates) * cards_left
+
+    return candidates[_best(_search(knowledge, rng, work, deadline, len(candidates), score))]
 
 
 register_strategy("partnership-batak", BatakStrategy())
