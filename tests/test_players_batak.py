@@ -15,7 +15,18 @@ from engine import Action, registry
 from engine.batak import Auction, BatakState
 from engine.cards import FULL_DECK, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, play_match
-from engine.players.batak import DealSampler, Knowledge, distinct_cards, hand_strength, mask_of
+from engine.batak import legal_cards
+from engine.players.batak import (
+    MATCH_WIN,
+    DealSampler,
+    Knowledge,
+    Standing,
+    distinct_cards,
+    hand_strength,
+    legal_mask,
+    mask_of,
+    winning,
+)
 from engine.rules import Trick
 from engine.ruleset import Match
 from engine.shuffle import SeededRandom, first_dealer
@@ -229,6 +240,21 @@ def test_expert_cashes_its_last_trump_before_its_partners_winner_can_force_a_ruf
     assert card(BASIC.choose(info, "s")) == "8C"
 
 
+def test_a_deal_is_worth_its_points_minus_the_other_teams():
+    standing = Standing(ours=0, theirs=0, target=31)
+    assert standing.value(contract=8, declaring_tricks=9, declaring=True) == 9 - 4
+    assert standing.value(contract=8, declaring_tricks=7, declaring=False) == 6 + 8  # the bid failed
+    assert standing.value(contract=8, declaring_tricks=12, declaring=False) == -8 - 12  # one trick: minus the bid
+
+
+def test_a_deal_that_decides_the_match_is_worth_the_match():
+    # Defending at 28 to 10, three tricks reach the target: the match, worth more than any points.
+    standing = Standing(ours=28, theirs=10, target=31)
+    assert standing.value(contract=8, declaring_tricks=10, declaring=False) == MATCH_WIN
+    assert standing.value(contract=8, declaring_tricks=11, declaring=False) == 2 - 11
+    assert Standing(ours=0, theirs=0, target=31).value(contract=13, declaring_tricks=13, declaring=False) == -MATCH_WIN
+
+
 # --- what a seat knows, and the sampled deals -------------------------------------------------
 
 
@@ -278,6 +304,18 @@ def test_sampled_deals_favour_hands_that_explain_the_auction():
         return sum(hand_strength(sampler.sample()[NORTH]) for _ in range(30)) / 30
 
     assert north_strength(8) > north_strength(None) + 1
+
+
+def test_the_legal_cards_of_the_playouts_are_the_rules_legal_cards():
+    rng = SeededRandom("legal", "positions")
+    for _ in range(2000):
+        deck = rng.shuffled(FULL_DECK)
+        hand, trick = deck[: 1 + rng.below(13)], deck[13 : 13 + rng.below(4)]
+        trump, may_lead_trump = rng.below(4), rng.below(2) == 1
+        win, _ = winning(0, [card.index for card in trick], trump)
+        led = list(Suit).index(trick[0].suit) if trick else -1
+        expected = legal_cards(frozenset(hand), tuple(trick), list(Suit)[trump], may_lead_trump)
+        assert legal_mask(mask_of(hand), led, win, trump, may_lead_trump) == mask_of(list(expected))
 
 
 def test_cards_in_sequence_are_one_choice():

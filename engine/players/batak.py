@@ -15,7 +15,8 @@ consistently with everything the seat knows (its hand, the open hand, the cards 
 voids and the missing higher cards that the must-follow, must-beat and must-trump rules
 revealed, and the auction), plays each sampled deal out with the ``basic`` card play after each
 candidate action, and takes the action with the best average deal score for its team (Batak
-scoring, with the two-trick rule and sweeps). Its ``work`` counts those playouts.
+scoring, with the two-trick rule and sweeps). Its ``work`` counts the cards those playouts
+play, so that a decision late in a deal, whose playouts are short, looks at more deals.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ..batak import ALL_PASSED_CONTRACT, MAX_BID, SEATS, TRICKS, Auction, deal_points
+from ..batak import MAX_BID, SEATS, TRICKS, Auction, deal_points
 from ..cards import FULL_DECK, Card, Suit
 from ..rules import Action
 from ..shuffle import SeededRandom
@@ -73,22 +74,28 @@ def beats(card: int, win: int, trump: int) -> bool:
     return card // RANKS == trump
 
 
-def legal_mask(hand: int, trick: Sequence[int], win: int, trump: int, may_lead_trump: bool) -> int:
-    """The cards of ``hand`` that may be played to ``trick`` (won so far by ``win``): rules 1-4."""
-    if not trick:
-        if may_lead_trump:
-            return hand
-        return hand & ~SUIT_MASK[trump] or hand
-    led = trick[0] // RANKS
+def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
+    """The card winning a trick so far and its seat; (-1, -1) before the lead."""
+    win = winner = -1
+    for offset, card in enumerate(trick):
+        if offset == 0 or beats(card, win, trump):
+            win, winner = card, (leader + offset) % SEATS
+    return win, winner
+
+
+def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
+    """The cards of ``hand`` that may be played (rules 1-4) to a trick whose suit led is ``led``
+    and whose winning card so far is ``win``; ``led`` is -1 for a lead."""
+    if led < 0:
+        return hand if may_lead_trump else hand & ~SUIT_MASK[trump] or hand
     following = hand & SUIT_MASK[led]
-    win_suit = win // RANKS
     if following:
-        if win_suit != led:  # the trick is trumped: any card of the suit led
+        if win // RANKS != led:  # the trick is trumped: any card of the suit led
             return following
         return following & ABOVE[win] or following
     trumps = hand & SUIT_MASK[trump]
     if trumps:
-        if win_suit == trump:
+        if win // RANKS == trump:
             return trumps & ABOVE[win] or trumps
         return trumps
     return hand
@@ -201,32 +208,15 @@ def play_out(
     trump_mask = SUIT_MASK[trump]
     taken = 0
     size = len(trick)
-    win = winner = -1
-    for offset, card in enumerate(trick):
-        if offset == 0 or beats(card, win, trump):
-            win, winner = card, (leader + offset) % SEATS
-        if (1 << card) & trump_mask:
-            broken = True  # from the next lead on: nothing else in this trick depends on it
+    win, winner = winning(leader, trick, trump)
     led = trick[0] // RANKS if trick else -1
-    may_lead_trump = broken or free_trump_lead
+    # A trump in this trick breaks trump for the next lead: nothing else in this trick depends on it.
+    may_lead_trump = broken or free_trump_lead or any((1 << card) & trump_mask for card in trick)
     while True:
         while size < SEATS:
             seat = (leader + size) % SEATS
             hand = hands[seat]
-            # The legal cards (legal_mask, inlined: this loop is the expert's inner loop).
-            if size == 0:
-                legal = hand if may_lead_trump else hand & ~trump_mask or hand
-            else:
-                legal = hand & SUIT_MASK[led]
-                if legal:
-                    if win // RANKS == led:
-                        legal = legal & ABOVE[win] or legal
-                elif hand & trump_mask:
-                    legal = hand & trump_mask
-                    if win // RANKS == trump:
-                        legal = legal & ABOVE[win] or legal
-                else:
-                    legal = hand
+            legal = legal_mask(hand, led, win, trump, may_lead_trump)
             if legal & (legal - 1):
                 partner_hand = hands[(seat + 2) % SEATS] if seat == declarer or seat == dummy else 0
                 card = pick_card(hand, legal, size, win, winner, seat, partner_hand, unplayed, trump, seat % 2 == team)
@@ -235,7 +225,7 @@ def play_out(
             bit = 1 << card
             hands[seat] = hand ^ bit
             unplayed ^= bit
-            if size == 0:
+            if led < 0:
                 win, winner, led = card, seat, card // RANKS
             elif card // RANKS == win // RANKS:
                 if card > win:
@@ -249,14 +239,7 @@ def play_out(
             taken += 1
         if not unplayed:
             return taken
-        leader, size = winner, 0
-
-
-def team_score(contract: int, declaring_tricks: int, declaring: bool) -> int:
-    """A team's deal points minus the other team's, for the declaring team or the defenders."""
-    declaring_points, defending_points = deal_points(contract, declaring_tricks)
-    difference = declaring_points - defending_points
-    return difference if declaring else -difference
+        leader, size, led = winner, 0, -1
 
 
 # --- rule-of-thumb bidding ---------------------------------------------------------------------
@@ -337,6 +320,32 @@ def basic_call(hand: int, auction: Auction, seat: int) -> int | None:
 
 # --- what a seat knows -------------------------------------------------------------------------
 
+#: what winning the match is worth, in deal points (a deal's points minus the other team's)
+MATCH_WIN = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A team's match total, the other team's, and the target: what a deal is played for."""
+
+    ours: int
+    theirs: int
+    target: int
+
+    def value(self, contract: int, declaring_tricks: int, declaring: bool) -> int:
+        """What a finished deal is worth to the team: ``MATCH_WIN`` when it wins the match (a bid
+        of 13 made, or the target reached ahead), minus that when it loses it, else the team's
+        points minus the other team's."""
+        declaring_points, defending_points = deal_points(contract, declaring_tricks)
+        ours, theirs = (declaring_points, defending_points) if declaring else (defending_points, declaring_points)
+        if contract == MAX_BID and declaring_tricks == TRICKS:
+            return MATCH_WIN if declaring else -MATCH_WIN
+        total, other = self.ours + ours, self.theirs + theirs
+        if max(total, other) >= self.target and total != other:
+            return MATCH_WIN if total > other else -MATCH_WIN
+        return ours - theirs
+
+
 
 @dataclass(frozen=True, slots=True)
 class Knowledge:
@@ -362,6 +371,7 @@ class Knowledge:
     broken: bool
     free_trump_lead: bool
     declaring_tricks: int
+    standing: Standing
 
     @property
     def unplayed(self) -> int:
@@ -418,6 +428,7 @@ class Knowledge:
             broken=view["trump_broken"],
             free_trump_lead=free_trump_lead,
             declaring_tricks=view["team_tricks"][declarer % 2] if declarer is not None else 0,
+            standing=Standing(view["scores"][info.seat], view["scores"][(info.seat + 1) % SEATS], info.options["target"]),
         )
 
 
@@ -575,19 +586,6 @@ class DealSampler:
 
 # --- the strategy ------------------------------------------------------------------------------
 
-#: what making a bid of 13 is worth beyond its deal points, in deal points: it ends the match
-MATCH_WIN = 40
-
-
-def deal_value(contract: int, declaring_tricks: int, declaring: bool) -> int:
-    """What a finished deal is worth to a team: its points minus the other team's, and a won
-    match for a bid of 13 made."""
-    value = team_score(contract, declaring_tricks, declaring)
-    if contract == MAX_BID and declaring_tricks == TRICKS:
-        value += MATCH_WIN if declaring else -MATCH_WIN
-    return value
-
-
 def finish_auction(hands: Sequence[int], auction: Auction) -> tuple[int, int]:
     """The declarer and contract when every seat calls by the rules of thumb from here on."""
     while auction.is_open:
@@ -648,20 +646,10 @@ def _legal_cards(info: SeatInfo) -> int:
     return mask_of([action.card for action in info.legal_actions() if action.card is not None])
 
 
-def _trick_state(knowledge: Knowledge) -> tuple[int, int]:
-    """The card winning the trick in progress and its seat; (-1, -1) before the lead."""
-    assert knowledge.leader is not None and knowledge.trump is not None
-    win = winner = -1
-    for offset, card in enumerate(knowledge.trick):
-        if offset == 0 or beats(card, win, knowledge.trump):
-            win, winner = card, (knowledge.leader + offset) % SEATS
-    return win, winner
-
-
 def _basic_card(knowledge: Knowledge, legal: int) -> int:
-    assert knowledge.trump is not None and knowledge.declarer is not None
+    assert knowledge.trump is not None and knowledge.declarer is not None and knowledge.leader is not None
     actor = knowledge.actor
-    win, winner = _trick_state(knowledge)
+    win, winner = winning(knowledge.leader, knowledge.trick, knowledge.trump)
     return pick_card(
         knowledge.known[actor],
         legal,
@@ -716,7 +704,7 @@ SWEEP_HAND = 9.0
 def _expert_call(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: Callable[[], bool]) -> int | None:
     """Pass or the lowest bid (or 13, for a hand that might sweep), whichever scores best when
     the sampled deals are bid out and played by the rules of thumb."""
-    seat, auction = knowledge.seat, knowledge.auction
+    seat, auction, standing = knowledge.seat, knowledge.auction, knowledge.standing
     lowest = auction.lowest_bid()
     calls: list[int | None] = [None, lowest]
     if lowest < MAX_BID and hand_strength(knowledge.known[seat]) >= SWEEP_HAND:
@@ -729,7 +717,7 @@ def _expert_call(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: C
             trump = basic_trump(hands[declarer])
             if (declarer, trump) not in tricks:
                 tricks[declarer, trump] = play_out(hands, declarer, (), trump, False, knowledge.free_trump_lead, declarer)
-            totals[index] += deal_value(contract, tricks[declarer, trump], declarer % 2 == seat % 2)
+            totals[index] += standing.value(contract, tricks[declarer, trump], declarer % 2 == seat % 2)
         return len(tricks) * SEATS * TRICKS
 
     return calls[_best(_search(knowledge, rng, work, deadline, len(calls), score))]
@@ -737,13 +725,13 @@ def _expert_call(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: C
 
 def _expert_trump(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: Callable[[], bool]) -> int:
     """The suit that scores best over sampled deals played out by the rules of thumb."""
-    seat, contract = knowledge.seat, knowledge.contract
+    seat, contract, standing = knowledge.seat, knowledge.contract, knowledge.standing
     assert contract is not None
 
     def score(hands: list[int], totals: list[float]) -> int:
         for suit in range(len(SUITS)):
             tricks = play_out(hands, seat, (), suit, False, knowledge.free_trump_lead, seat)
-            totals[suit] += deal_value(contract, tricks, True)
+            totals[suit] += standing.value(contract, tricks, True)
         return len(SUITS) * SEATS * TRICKS
 
     return _best(_search(knowledge, rng, work, deadline, len(SUITS), score))
@@ -766,6 +754,7 @@ def _expert_card(
         return first
     declaring = knowledge.seat % 2 == declarer % 2
     cards_left = knowledge.unplayed.bit_count()
+    standing = knowledge.standing
 
     def score(hands: list[int], totals: list[float]) -> int:
         for index, card in enumerate(candidates):
@@ -774,7 +763,7 @@ def _expert_card(
                 hands, leader, knowledge.trick + (card,), trump, knowledge.broken, knowledge.free_trump_lead, declarer
             )
             hands[actor] ^= 1 << card
-            totals[index] += deal_value(contract, knowledge.declaring_tricks + tricks, declaring)
+            totals[index] += standing.value(contract, knowledge.declaring_tricks + tricks, declaring)
         return len(candidates) * cards_left
 
     return candidates[_best(_search(knowledge, rng, work, deadline, len(candidates), score))]
