@@ -154,35 +154,39 @@ def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, dec
             return _low(trumps)
     side = legal & ~trump_mask
     best, best_outstanding = -1, -1
-    for suit in range(4):
-        held = side & SUIT_MASK[suit]
+    longest, longest_length = 0, 0
+    for suit_mask in SUIT_MASK:
+        held = side & suit_mask
         if held:
             top = _high(held)
-            outstanding = (others & SUIT_MASK[suit]).bit_count()
-            # Cash a sure winner, in the suit the others hold most of (least likely to be ruffed).
-            if not ABOVE[top] & others and outstanding > best_outstanding:
-                best, best_outstanding = top, outstanding
+            if not ABOVE[top] & others:
+                # Cash a sure winner, in the suit the others hold most of (least likely ruffed).
+                outstanding = (others & suit_mask).bit_count()
+                if outstanding > best_outstanding:
+                    best, best_outstanding = top, outstanding
+            length = held.bit_count()
+            if length > longest_length:
+                longest, longest_length = held, length
     if best >= 0:
         return best
     if side:
-        # Lead low from the longest side suit.
-        longest = max(range(4), key=lambda suit: (side & SUIT_MASK[suit]).bit_count())
-        return _low(side & SUIT_MASK[longest])
+        return _low(longest)  # low from the longest side suit
     top = _high(trumps)
     return top if not ABOVE[top] & others else _low(trumps)
 
 
 def _cheapest(cards: int, others: int, trump: int) -> int:
-    """The card worth least: a side card before a trump, a card that can be beaten before a sure
-    winner, a low rank before a high one."""
+    """The card worth least: a side card before a trump, a card another hand can beat before a
+    sure winner, a low rank before a high one."""
     pool = cards & ~SUIT_MASK[trump] or cards
-    if not pool & ~SUIT_MASK[_high(pool) // RANKS]:
-        return _low(pool)  # a single suit: its lowest card
-    best, best_key = -1, (2, RANKS)
-    for card in cards_of(pool):
-        key = (0 if ABOVE[card] & others else 1, card % RANKS)
-        if key < best_key:
-            best, best_key = card, key
+    best, best_key = -1, 2 * RANKS
+    for suit_mask in SUIT_MASK:
+        held = pool & suit_mask
+        if held:
+            low = _low(held)  # the suit's cheapest: if another hand beats any card of it, it beats this
+            key = low % RANKS + (0 if ABOVE[low] & others else RANKS)
+            if key < best_key:
+                best, best_key = low, key
     return best
 
 
