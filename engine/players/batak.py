@@ -617,7 +617,7 @@ class BatakStrategy(Strategy):
     ``work`` for the expert counts the cards played in its playouts, per decision.
     """
 
-    expert_work = 15000
+    expert_work = 8000
 
     def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
         knowledge = Knowledge.of(info)
