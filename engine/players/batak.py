@@ -294,7 +294,9 @@ def hand_tricks(hand: int, trump: int) -> float:
 
 def basic_trump(hand: int) -> int:
     """The longest suit; of equal lengths, the one with the better honours."""
-    return max(range(4), key=lambda suit: ((hand & SUIT_MASK[suit]).bit_count(), HONOURS[hand >> (RANKS * suit) & FULL_SUIT]))
+    return max(
+        range(4), key=lambda suit: ((hand & SUIT_MASK[suit]).bit_count(), HONOURS[hand >> (RANKS * suit) & FULL_SUIT])
+    )
 
 
 def hand_strength(hand: int) -> float:
@@ -322,7 +324,7 @@ def basic_call(hand: int, auction: Auction, seat: int) -> int | None:
     return auction.lowest_bid() if hand_strength(hand) >= bid_threshold(auction, seat) else None
 
 
-# --- what a seat knows -------------------------------------------------------------------------
+# --- what a deal is worth ----------------------------------------------------------------------
 
 #: what winning the match is worth, in deal points (a deal's points minus the other team's)
 MATCH_WIN = 40
@@ -350,6 +352,7 @@ class Standing:
         return ours - theirs
 
 
+# --- what a seat knows -------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class Knowledge:
@@ -406,16 +409,21 @@ class Knowledge:
         trump = SUITS.index(Suit(view["trump"])) if view["trump"] is not None else None
         free_trump_lead = bool(info.options["trump_lead_before_broken"])
         tricks = [_trick_cards(event) for event in info.events if event["type"] == "trick"]
-        current = view["trick"]
-        leader, trick = (None, ()) if current is None else _trick_cards(current)
+        leader: int | None = None
+        trick: tuple[int, ...] = ()
+        if view["trick"] is not None:
+            leader, trick = _trick_cards(view["trick"])
+            if trick:
+                tricks.append((leader, trick))
         excluded = [0] * SEATS
         played = [0] * SEATS
         broken = False  # before each trick of the deal in turn
         if trump is not None:  # cards are played only once trump is named
-            for trick_leader, cards in tricks + ([(leader, trick)] if trick else []):
+            for trick_leader, cards in tricks:
                 _learn_from_trick(trick_leader, cards, trump, broken or free_trump_lead, excluded, played)
                 broken = broken or any(card // RANKS == trump for card in cards)
         declarer = view["declarer"]
+        scores = view["scores"]
         return Knowledge(
             seat=info.seat,
             actor=view["turn"] if view["turn"] is not None else info.seat,
@@ -432,7 +440,7 @@ class Knowledge:
             broken=view["trump_broken"],
             free_trump_lead=free_trump_lead,
             declaring_tricks=view["team_tricks"][declarer % 2] if declarer is not None else 0,
-            standing=Standing(view["scores"][info.seat], view["scores"][(info.seat + 1) % SEATS], info.options["target"]),
+            standing=Standing(scores[info.seat], scores[(info.seat + 1) % SEATS], info.options["target"]),
         )
 
 
@@ -538,19 +546,27 @@ class DealSampler:
         assert hands is not None
         return hands
 
-    def _deal(self, bound: list[tuple[list[int], int]], free: list[int]) -> list[int] | None:
-        hands = list(self.known)
-        room = list(self.sizes)
+    def _randoms(self, count: int) -> list[int]:
+        """``count`` random 48-bit numbers, from the xorshift64* stream."""
         x = self.state
-        for choices, card in bound:
+        numbers = []
+        for _ in range(count):
             x ^= x >> 12
             x ^= (x << 25) & WORD
             x ^= x >> 27
+            numbers.append((x * 0x2545F4914F6CDD1D & WORD) >> 16)
+        self.state = x
+        return numbers
+
+    def _deal(self, bound: list[tuple[list[int], int]], free: list[int]) -> list[int] | None:
+        hands = list(self.known)
+        room = list(self.sizes)
+        randoms = self._randoms(len(bound) + len(free))
+        for (choices, card), draw in zip(bound, randoms):
             open_seats = [seat for seat in choices if room[seat]]
             if not open_seats:
-                self.state = x
                 return None
-            draw = ((x * 0x2545F4914F6CDD1D & WORD) >> 16) % sum(room[seat] for seat in open_seats)
+            draw %= sum(room[seat] for seat in open_seats)
             for seat in open_seats:
                 draw -= room[seat]
                 if draw < 0:
@@ -559,13 +575,9 @@ class DealSampler:
             room[seat] -= 1
         # The free cards, shuffled (Fisher-Yates), fill the room left in turn.
         free = list(free)
-        for i in range(len(free) - 1, 0, -1):
-            x ^= x >> 12
-            x ^= (x << 25) & WORD
-            x ^= x >> 27
-            j = ((x * 0x2545F4914F6CDD1D & WORD) >> 16) % (i + 1)
+        for i, draw in zip(range(len(free) - 1, 0, -1), randoms[len(bound) :]):
+            j = draw % (i + 1)
             free[i], free[j] = free[j], free[i]
-        self.state = x
         start = 0
         for seat in self.seats:
             for card in free[start : start + room[seat]]:
@@ -589,6 +601,7 @@ class DealSampler:
 
 
 # --- the strategy ------------------------------------------------------------------------------
+
 
 def finish_auction(hands: Sequence[int], auction: Auction) -> tuple[int, int]:
     """The declarer and contract when every seat calls by the rules of thumb from here on."""
@@ -661,7 +674,7 @@ def _basic_card(knowledge: Knowledge, legal: int) -> int:
         win,
         winner,
         actor,
-        knowledge.known[(actor + 2) % SEATS],  # seen only by the declarer and for the dummy
+        knowledge.known[(actor + 2) % SEATS],  # declarer and dummy see each other; a defender's partner is 0
         knowledge.unplayed,
         knowledge.trump,
         actor % 2 == knowledge.declarer % 2,
@@ -720,7 +733,8 @@ def _expert_call(knowledge: Knowledge, rng: SeededRandom, work: int, deadline: C
             declarer, contract = finish_auction(hands, auction.after(seat, call))
             trump = basic_trump(hands[declarer])
             if (declarer, trump) not in tricks:
-                tricks[declarer, trump] = play_out(hands, declarer, (), trump, False, knowledge.free_trump_lead, declarer)
+                free_trump_lead = knowledge.free_trump_lead
+                tricks[declarer, trump] = play_out(hands, declarer, (), trump, False, free_trump_lead, declarer)
             totals[index] += standing.value(contract, tricks[declarer, trump], declarer % 2 == seat % 2)
         return len(tricks) * SEATS * TRICKS
 
