@@ -203,11 +203,12 @@ def test_basic_defender_leads_from_strength():
     assert card(BASIC.choose(seat_info(state), "s")) == "AC"
 
 
-def test_basic_declarer_plays_the_dummys_card_in_its_turn():
-    state = playing("AS 5S KH 2D", "3H 4D 5C", "3S 7H 8D 6C", "JS 2H 6D 7C", leader=EAST, trick="9S")
+def test_basic_declarer_plays_the_dummys_cards_in_its_turn():
+    # North, second to a diamond, must beat it: with the ace, sure to win, rather than the eight.
+    state = playing("AS 5S KH 2D", "3H 5C 7C", "AD 8D 3S 6C", "JS 2H 6D 9C", leader=EAST, trick="4D")
     info = seat_info(state)
     assert info.seat == SOUTH and info.view["turn"] == NORTH
-    assert card(BASIC.choose(info, "s")) == "3S"  # North's only spade, as the rules demand
+    assert card(BASIC.choose(info, "s")) == "AD"
 
 
 # --- expert ------------------------------------------------------------------------------------
