@@ -143,6 +143,7 @@ def pick_card(
 
 
 def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, declaring: bool) -> int:
+    """The declaring side draws trumps; then a sure winner is cashed, else a low card led."""
     trump_mask = SUIT_MASK[trump]
     trumps = legal & trump_mask
     if declaring and trumps and others & ~partner_hand & trump_mask:
