@@ -13,10 +13,10 @@ A deal has three phases, told apart by the state:
 - card play (``trick`` is set): 13 tricks, the declarer leading the first and choosing the
   dummy's cards in the dummy's turn.
 
-Events (``type`` and fields; every one is public except ``hand``):
+Events (``type`` and fields; every one is public except ``dealt``):
 
 - ``deal``: ``deal``, ``dealer``, ``first_bidder``: a new deal was dealt.
-- ``hand``: ``seat``, ``cards``, ``count``: a seat's 13 cards; seen whole by that seat only,
+- ``dealt``: ``seat``, ``hand``, ``count``: a seat's 13 cards; seen whole by that seat only,
   others see ``seat`` and ``count``.
 - ``contract``: ``declarer``, ``dummy``, ``contract``, ``all_passed``: the auction is over.
 - ``trump``: ``seat``, ``suit``: the declarer named trump.

@@ -26,6 +26,7 @@ from .base import (
     register_strategy,
     strategy,
 )
+from . import batak as _batak  # registers its strategy
 from . import sixty_six as _sixty_six  # registers its strategy
 
 __all__ = [
