@@ -26,6 +26,7 @@ from .base import (
     register_strategy,
     strategy,
 )
+from . import german_whist as _german_whist  # registers its strategy
 
 __all__ = [
     "STANDARD_LEVEL",
