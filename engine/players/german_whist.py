@@ -142,9 +142,11 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
     lose = min(by_rank(losers), key=worth, default=-1)
     if win < 0 or lose < 0:
         return lose if win < 0 else win
+    # the opponent gets what this seat does not: the prize and the trick count twice, the
+    # card given up once
     trick = sign if aim.count_all else 0.0
-    gain_winning = worth(face_up) - worth(win) + trick
-    gain_losing = sign * unknown - worth(lose)
+    gain_winning = 2 * (worth(face_up) + trick) - worth(win)
+    gain_losing = 2 * sign * unknown - worth(lose)
     return win if gain_winning > gain_losing else lose
 
 
