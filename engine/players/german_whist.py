@@ -416,25 +416,7 @@ class Solver:
             return high if high <= alpha else low
         alpha, beta = max(alpha, low), min(beta, high)
         window_low, window_high = alpha, beta
-        # leads: the best lead found before, sure winners, then from the lowest rank
-        winners, others, rest = [], [], []
-        follower_trumps = shapes[trump].other_count if trump >= 0 else 0
-        for suit in range(4):
-            found = shapes[suit]
-            runs = found.runs
-            if runs:
-                if found.held_tops:
-                    if suit == trump:
-                        (winners if follower_trumps else rest).append(13 * suit + runs[-1])
-                    elif found.other_count or not follower_trumps:
-                        winners.append(13 * suit + runs[-1])
-                    else:
-                        rest.append(13 * suit + runs[-1])
-                    runs = runs[:-1]
-                (others if found.other_count else rest).extend(13 * suit + rank for rank in runs)
-        others.sort(key=lambda card: (shapes[card // 13].other_count, -(card % 13)))
-        winners.sort(key=lambda card: shapes[card // 13].other_count)
-        moves = winners + others + rest
+        moves = self.leads(shapes)
         if best_move in moves:
             moves.remove(best_move)
             moves.insert(0, best_move)
@@ -456,14 +438,53 @@ class Solver:
             self.table[key] = (best, best, best_lead)
         return best
 
+    def leads(self, shapes: list[SuitShape]) -> list[int]:
+        """The leader's cards worth trying, the likeliest best first: sure winners, then low
+        cards of the suits the follower is short in; under misère, cards the follower can
+        overtake, lowest first."""
+        trump = self.trump
+        if self.misere:
+            exits, stuck = [], []
+            for suit in range(4):
+                runs = shapes[suit].runs
+                if runs:
+                    if shapes[suit].held_tops:  # the top run: nothing of the follower's is above it
+                        stuck.append(13 * suit + runs[-1])
+                        runs = runs[:-1]
+                    exits.extend(13 * suit + rank for rank in runs)
+            exits.sort(key=lambda card: (shapes[card // 13].other_count, -(card % 13)))
+            return exits + stuck
+        winners, others, rest = [], [], []
+        follower_trumps = shapes[trump].other_count if trump >= 0 else 0
+        for suit in range(4):
+            found = shapes[suit]
+            runs = found.runs
+            if runs:
+                if found.held_tops:
+                    if suit == trump:
+                        (winners if follower_trumps else rest).append(13 * suit + runs[-1])
+                    elif found.other_count or not follower_trumps:
+                        winners.append(13 * suit + runs[-1])
+                    else:
+                        rest.append(13 * suit + runs[-1])
+                    runs = runs[:-1]
+                (others if found.other_count else rest).extend(13 * suit + rank for rank in runs)
+        others.sort(key=lambda card: (shapes[card // 13].other_count, -(card % 13)))
+        winners.sort(key=lambda card: shapes[card // 13].other_count)
+        return winners + others + rest
+
     def replies(self, card: int, lead: int, follow: int) -> list[int]:
-        """The follower's cards worth trying against ``card``: the cheapest win first."""
+        """The follower's cards worth trying against ``card``, the likeliest best first: the
+        cheapest win, or under misère the highest card that ducks."""
         live = lead | follow | 1 << card
         suit = card // 13
         following = follow & SUIT_MASKS[suit]
         if following:
             shift = 13 * suit
             choices = [shift + rank for rank in shape((live >> shift) & 0x1FFF, following >> shift).runs]
+            if self.misere:
+                ducks = [reply for reply in choices if reply < card]
+                return ducks[::-1] + [reply for reply in choices if reply > card][::-1]
             for index, reply in enumerate(choices):
                 if reply > card:
                     if index:
@@ -472,6 +493,9 @@ class Solver:
             return choices
         ruffs = follow & self.trumps if suit != self.trump else 0
         discards = touching_choices(follow & ~ruffs, live)
+        if self.misere:
+            discards.sort(key=lambda card: -(card % 13))
+            return discards + touching_choices(ruffs, live)[::-1]
         discards.sort(key=lambda card: card % 13)
         return touching_choices(ruffs, live) + discards
 
