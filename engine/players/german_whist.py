@@ -39,7 +39,7 @@ BELOW = tuple(SUIT_MASKS[card // 13] & ((1 << card) - 1) for card in range(52))
 
 #: how likely a card is to take a phase-2 trick, by the number of higher cards still out
 HONOUR = (1.0, 0.6, 0.35, 0.2, 0.1)
-#: what an unknown stock card is worth on average (``value`` over a full deck, rounded)
+#: the average trick chance of an unknown card (``trick_chance`` over a full deck, rounded)
 UNKNOWN_CARD = 0.3
 #: how much a deal won or lost weighs against its trick margin in the expert's rollouts
 WIN_WEIGHT = 2
@@ -69,11 +69,6 @@ def members(cards: int) -> list[int]:
         found.append(low.bit_length() - 1)
         cards ^= low
     return found
-
-
-def by_rank(cards: int) -> list[int]:
-    """The cards of a mask, lowest rank first (clubs first among equal ranks)."""
-    return sorted(members(cards), key=lambda card: card % 13)
 
 
 def beats(first: int, second: int, trump: int) -> bool:
@@ -111,17 +106,12 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
     ``unseen`` holds the cards not in ``hand`` and not played (in phase 2, exactly the
     opponent's hand); ``led`` is the card the opponent led to this trick, or -1 when leading;
     ``face_up`` is the prize of a phase-1 trick, -1 in phase 2; ``trump`` is a suit index or -1;
-    ``unknown`` is what an unknown card is worth to this seat.
+    ``unknown`` is the average trick chance of a card this seat would draw unseen.
     """
     if face_up < 0:
         if aim.misere:
             return _shed(hand, unseen, led, trump)
         return _take(hand, unseen, led, trump)
-    sign = -1.0 if aim.misere else 1.0
-
-    def worth(card: int) -> float:
-        return sign * trick_chance(card, unseen, trump)
-
     if led >= 0:
         suit = led // 13
         following = hand & SUIT_MASKS[suit]
@@ -133,21 +123,43 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
             winners, losers = 0, hand
     else:
         winners, playable = 0, unseen & ~(1 << face_up)
-        for card in members(hand):
-            if not ABOVE[card] & playable:
-                winners |= 1 << card
+        for suit_mask in SUIT_MASKS:
+            mine, theirs = hand & suit_mask, playable & suit_mask
+            winners |= mine & ABOVE[highest(theirs)] if theirs else mine
         losers = hand & ~winners
-    # the cheapest card of each kind: least worth given up, then the lowest rank
-    win = min(by_rank(winners), key=worth, default=-1)
-    lose = min(by_rank(losers), key=worth, default=-1)
+    win, win_worth = _cheapest(winners, unseen, trump, aim.misere)
+    lose, lose_worth = _cheapest(losers, unseen, trump, aim.misere)
     if win < 0 or lose < 0:
         return lose if win < 0 else win
     # the opponent gets what this seat does not: the prize and the trick count twice, the
     # card given up once
+    sign = -1.0 if aim.misere else 1.0
     trick = sign if aim.count_all else 0.0
-    gain_winning = 2 * (worth(face_up) + trick) - worth(win)
-    gain_losing = 2 * sign * unknown - worth(lose)
+    gain_winning = 2 * (sign * trick_chance(face_up, unseen, trump) + trick) - win_worth
+    gain_losing = 2 * sign * unknown - lose_worth
     return win if gain_winning > gain_losing else lose
+
+
+def _cheapest(cards: int, unseen: int, trump: int, misere: bool) -> tuple[int, float]:
+    """The card of ``cards`` whose loss costs least, and what it is worth (-1 when none).
+
+    A card is worth its chance of a phase-2 trick (its opposite under misère), which grows
+    with rank within a suit: each suit offers its lowest card (its highest under misère), and
+    the least worth wins, then the lowest rank (the highest under misère).
+    """
+    best, best_key = -1, (0.0, 0)
+    for suit_mask in SUIT_MASKS:
+        mine = cards & suit_mask
+        if mine:
+            if misere:
+                card = mine.bit_length() - 1
+                key = (-trick_chance(card, unseen, trump), -(card % 13))
+            else:
+                card = (mine & -mine).bit_length() - 1
+                key = (trick_chance(card, unseen, trump), card % 13)
+            if best < 0 or key < best_key:
+                best, best_key = card, key
+    return best, best_key[0]
 
 
 def _take(hand: int, opponent: int, led: int, trump: int) -> int:
@@ -192,11 +204,27 @@ def _shed(hand: int, opponent: int, led: int, trump: int) -> int:
 
 
 def _low(cards: int) -> int:
-    return min(members(cards), key=lambda card: card % 13)
+    """The lowest-ranked card (of the first suit among equals)."""
+    best = -1
+    for suit_mask in SUIT_MASKS:
+        mine = cards & suit_mask
+        if mine:
+            card = (mine & -mine).bit_length() - 1
+            if best < 0 or card % 13 < best % 13:
+                best = card
+    return best
 
 
 def _high(cards: int) -> int:
-    return max(reversed(members(cards)), key=lambda card: card % 13)
+    """The highest-ranked card (of the last suit among equals)."""
+    best = -1
+    for suit_mask in SUIT_MASKS:
+        mine = cards & suit_mask
+        if mine:
+            card = mine.bit_length() - 1
+            if best < 0 or card % 13 >= best % 13:
+                best = card
+    return best
 
 
 # --- what a seat knows -----------------------------------------------------------------------
@@ -680,28 +708,36 @@ def play_out(
     Returns the tricks won per seat and phase, and the number of cards played.
     """
     won = [[0, 0], [0, 0]]
-    plays = 0
-    unknown = -UNKNOWN_CARD if aim.misere else UNKNOWN_CARD
-    position = 0
-    trick = list(trick)
+    plays, position, size = 0, 0, len(stock)
+    pending = list(trick)
     while hands[0] or hands[1]:
-        face_up = stock[position] if position < len(stock) else -1
-        while len(trick) < 2:
-            seat = (leader + len(trick)) % 2
-            hand = hands[seat]
-            unseen = ALL_CARDS & ~hand & ~played
-            card = rule_of_thumb(hand, unseen, trick[0] if trick else -1, face_up, trump, unknown, aim)
-            hands[seat] = hand ^ 1 << card
-            played |= 1 << card
-            trick.append(card)
+        face_up = stock[position] if position < size else -1
+        if pending:
+            led = pending[0]
+        else:
+            hand = hands[leader]
+            led = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, -1, face_up, trump, UNKNOWN_CARD, aim)
+            hands[leader] = hand ^ 1 << led
+            played |= 1 << led
             plays += 1
-        winner = leader if beats(trick[0], trick[1], trump) else 1 - leader
-        won[winner][0 if face_up >= 0 else 1] += 1
+        if len(pending) == 2:
+            reply = pending[1]
+        else:
+            hand = hands[1 - leader]
+            reply = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, led, face_up, trump, UNKNOWN_CARD, aim)
+            hands[1 - leader] = hand ^ 1 << reply
+            played |= 1 << reply
+            plays += 1
+        pending = []
+        if not beats(led, reply, trump):
+            leader = 1 - leader
         if face_up >= 0:
-            hands[winner] |= 1 << face_up
-            hands[1 - winner] |= 1 << stock[position + 1]
+            won[leader][0] += 1
+            hands[leader] |= 1 << face_up
+            hands[1 - leader] |= 1 << stock[position + 1]
             position += 2
-        leader, trick = winner, []
+        else:
+            won[leader][1] += 1
     return won, plays
 
 
