@@ -106,8 +106,12 @@ def test_basic_keeps_its_trumps_rather_than_ruff_for_a_worthless_face_up_card():
     assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "2S", trick="8C")) == "4D"
 
 
-def test_basic_ruffs_with_its_lowest_trump_for_a_valuable_face_up_card():
-    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "AS", trick="8C")) == "2H"
+def test_basic_ruffs_with_its_lowest_trump_for_a_trump_face_up_card():
+    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "KH", trick="8C")) == "2H"
+
+
+def test_basic_keeps_its_trumps_rather_than_ruff_for_a_side_ace():
+    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "AS", trick="8C")) == "4D"
 
 
 def test_basic_leads_a_sure_winner_for_a_valuable_face_up_card():
@@ -119,8 +123,8 @@ def test_basic_leads_its_lowest_card_for_a_worthless_face_up_card():
 
 
 def test_basic_counts_trumps_out_a_king_is_a_sure_winner_once_the_ace_is_played():
-    assert basic(position("KH 3D 7S", "5D 6D 7D", "AS", played="AH 2H")) == "KH"
-    assert basic(position("KH 3D 7S", "5D 6D 7D", "AS")) == "3D"
+    assert basic(position("KH 3D 7S", "5D 6D 7D", "QH", played="AH 2H")) == "KH"
+    assert basic(position("KH 3D 7S", "5D 6D 7D", "QH")) == "3D"
 
 
 # --- basic: phase 2 ----------------------------------------------------------------------------
@@ -196,7 +200,7 @@ def test_expert_under_misere_unloads_the_king_while_a_club_is_sure_to_go_under()
 
 
 def test_expert_wins_the_trump_ace_when_it_can():
-    assert expert(position("3C 9C KC 4D 2S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
+    assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
 
 @pytest.mark.parametrize("misere", [False, True])

@@ -37,10 +37,8 @@ ABOVE = tuple(SUIT_MASKS[card // 13] & ~((2 << card) - 1) for card in range(52))
 #: the lower cards of each card's suit
 BELOW = tuple(SUIT_MASKS[card // 13] & ((1 << card) - 1) for card in range(52))
 
-#: how likely a card is to take a phase-2 trick, by the number of higher cards still out
+#: how likely a side card is to take a phase-2 trick, by the number of higher cards still out
 HONOUR = (1.0, 0.6, 0.35, 0.2, 0.1)
-#: the average trick chance of an unknown card (``trick_chance`` over a full deck, rounded)
-UNKNOWN_CARD = 0.3
 #: how much a deal won or lost weighs against its trick margin in the expert's rollouts
 WIN_WEIGHT = 2
 
@@ -93,11 +91,24 @@ class Aim:
         return Aim(bool(options.get("misere", False)), bool(options.get("count_all_tricks", False)))
 
 
-def trick_chance(card: int, unseen: int, trump: int) -> float:
-    """How likely ``card`` is to take a phase-2 trick, for a seat that cannot see ``unseen``."""
+def worth(card: int, unseen: int, trump: int) -> float:
+    """What ``card`` is worth for phase 2, in rough tricks, to a seat that cannot see ``unseen``.
+
+    A side card is worth its chance to take a trick; a trump, even a low one, half again as
+    much as an ace: it takes a trick and stops one (valued so, basic beats the same rules with
+    trumps worth 0.5 to 1 in 60% of deals, and random in 92% instead of 86%).
+    """
     higher = (ABOVE[card] & unseen).bit_count()
-    worth = HONOUR[higher] if higher < len(HONOUR) else 0.0
-    return 0.5 + 0.5 * worth if card // 13 == trump else worth
+    chance = HONOUR[higher] if higher < len(HONOUR) else 0.0
+    return 1.5 + 0.5 * chance if card // 13 == trump else chance
+
+
+def _average_worth(trump: int) -> float:
+    return sum(worth(card, ALL_CARDS & ~(1 << card), trump) for card in range(52)) / 52
+
+
+#: what a card drawn unseen is worth on average, without and with a trump suit
+UNKNOWN_WORTH = (_average_worth(-1), _average_worth(0))
 
 
 def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, unknown: float, aim: Aim) -> int:
@@ -106,7 +117,7 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
     ``unseen`` holds the cards not in ``hand`` and not played (in phase 2, exactly the
     opponent's hand); ``led`` is the card the opponent led to this trick, or -1 when leading;
     ``face_up`` is the prize of a phase-1 trick, -1 in phase 2; ``trump`` is a suit index or -1;
-    ``unknown`` is the average trick chance of a card this seat would draw unseen.
+    ``unknown`` is the average ``worth`` of a card this seat would draw unseen.
     """
     if face_up < 0:
         if aim.misere:
@@ -135,7 +146,7 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
     # card given up once
     sign = -1.0 if aim.misere else 1.0
     trick = sign if aim.count_all else 0.0
-    gain_winning = 2 * (sign * trick_chance(face_up, unseen, trump) + trick) - win_worth
+    gain_winning = 2 * (sign * worth(face_up, unseen, trump) + trick) - win_worth
     gain_losing = 2 * sign * unknown - lose_worth
     return win if gain_winning > gain_losing else lose
 
@@ -143,9 +154,9 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
 def _cheapest(cards: int, unseen: int, trump: int, misere: bool) -> tuple[int, float]:
     """The card of ``cards`` whose loss costs least, and what it is worth (-1 when none).
 
-    A card is worth its chance of a phase-2 trick (its opposite under misère), which grows
-    with rank within a suit: each suit offers its lowest card (its highest under misère), and
-    the least worth wins, then the lowest rank (the highest under misère).
+    Under misère a card's worth counts against it. Worth grows with rank within a suit, so each
+    suit offers its lowest card (its highest under misère), and the least worth wins, then the
+    lowest rank (the highest under misère).
     """
     best, best_key = -1, (0.0, 0)
     for suit_mask in SUIT_MASKS:
@@ -153,10 +164,10 @@ def _cheapest(cards: int, unseen: int, trump: int, misere: bool) -> tuple[int, f
         if mine:
             if misere:
                 card = mine.bit_length() - 1
-                key = (-trick_chance(card, unseen, trump), -(card % 13))
+                key = (-worth(card, unseen, trump), -(card % 13))
             else:
                 card = (mine & -mine).bit_length() - 1
-                key = (trick_chance(card, unseen, trump), card % 13)
+                key = (worth(card, unseen, trump), card % 13)
             if best < 0 or key < best_key:
                 best, best_key = card, key
     return best, best_key[0]
@@ -256,8 +267,8 @@ class Table:
         """What an unknown card is worth: the average over the cards whose place is unknown."""
         pool = members(self.unseen & ~self.opponent_known & ~(1 << self.face_up if self.face_up >= 0 else 0))
         if not pool:
-            return UNKNOWN_CARD
-        return sum(trick_chance(card, self.unseen, self.trump) for card in pool) / len(pool)
+            return UNKNOWN_WORTH[self.trump >= 0]
+        return sum(worth(card, self.unseen, self.trump) for card in pool) / len(pool)
 
 
 def read_table(info: SeatInfo) -> Table:
@@ -709,6 +720,7 @@ def play_out(
     """
     won = [[0, 0], [0, 0]]
     plays, position, size = 0, 0, len(stock)
+    unknown = UNKNOWN_WORTH[trump >= 0]
     pending = list(trick)
     while hands[0] or hands[1]:
         face_up = stock[position] if position < size else -1
@@ -716,7 +728,7 @@ def play_out(
             led = pending[0]
         else:
             hand = hands[leader]
-            led = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, -1, face_up, trump, UNKNOWN_CARD, aim)
+            led = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, -1, face_up, trump, unknown, aim)
             hands[leader] = hand ^ 1 << led
             played |= 1 << led
             plays += 1
@@ -724,7 +736,7 @@ def play_out(
             reply = pending[1]
         else:
             hand = hands[1 - leader]
-            reply = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, led, face_up, trump, UNKNOWN_CARD, aim)
+            reply = rule_of_thumb(hand, ALL_CARDS & ~hand & ~played, led, face_up, trump, unknown, aim)
             hands[1 - leader] = hand ^ 1 << reply
             played |= 1 << reply
             plays += 1
