@@ -540,22 +540,23 @@ class Solver:
 
     def after_lead(self, card: int, lead: int, follow: int, alpha: int, beta: int) -> int:
         """The leader's value once it led ``card`` (``lead`` is the rest of its hand)."""
-        n = lead.bit_count()
-        worst = n + 2
+        worst = lead.bit_count() + 2
         for reply in self.replies(card, lead, follow):
-            rest = follow ^ 1 << reply
-            ceiling = beta if beta < worst else worst
-            if beats(card, reply, self.trump):
-                good = self.good_win
-                found = good + self.search(lead, rest, alpha - good, ceiling - good) if n else good
-            else:
-                good = 1 - self.good_win
-                found = good + n - self.search(rest, lead, n - ceiling + good, n - alpha + good) if n else good
+            found = self.after_trick(card, reply, lead, follow ^ 1 << reply, alpha, beta if beta < worst else worst)
             if found < worst:
                 worst = found
                 if worst <= alpha:
                     break
         return worst
+
+    def after_trick(self, card: int, reply: int, lead: int, follow: int, alpha: int, beta: int) -> int:
+        """The leader's value once ``reply`` followed ``card`` (hands are what is left)."""
+        n = lead.bit_count()
+        if beats(card, reply, self.trump):
+            good = self.good_win
+            return good + self.search(lead, follow, alpha - good, beta - good) if n else good
+        good = 1 - self.good_win
+        return good + n - self.search(follow, lead, n - beta + good, n - alpha + good) if n else good
 
     def exact(self, probe: Callable[[int, int], int], low: int, high: int) -> int:
         """The exact value of ``probe`` (a fail-soft search over a window), by null windows."""
@@ -583,18 +584,31 @@ def solve_card(table: Table, work: int, out_of_time: Callable[[], bool], first: 
 
 
 def _best_lead(solver: Solver, hand: int, opponent: int, choices: list[int]) -> int:
-    """The value of the position first, then a lead that reaches it (the one that did first)."""
+    """The value of the position first; then, among the leads that reach it, the one leaving
+    the opponent the largest share of replies that give a trick away: perfect play gains
+    nothing from the choice, fallible play may. Out of work, the lead proven best so far."""
+    best, best_share = -1, (-1, 1)
     try:
         target = solver.exact(lambda alpha, beta: solver.search(hand, opponent, alpha, beta), 0, hand.bit_count())
         found = solver.best_lead(hand, opponent)
-        for card in ([found] if found >= 0 else []) + choices:
-            if solver.after_lead(card, hand ^ 1 << card, opponent, target - 1, target) >= target:
-                return card
+        for card in dict.fromkeys(([found] if found >= 0 else []) + choices):
+            rest = hand ^ 1 << card
+            if solver.after_lead(card, rest, opponent, target - 1, target) < target:
+                continue
+            if best < 0:
+                best = card
+            replies = members(_legal(opponent, card))
+            errors = sum(
+                solver.after_trick(card, reply, rest, opponent ^ 1 << reply, target, target + 1) > target
+                for reply in replies
+            )
+            if errors * best_share[1] > best_share[0] * len(replies):
+                best, best_share = card, (errors, len(replies))
     except OutOfWork:
         found = solver.best_lead(hand, opponent)
-        if found >= 0:
-            return found
-    return choices[0]
+        if best < 0 and found >= 0:
+            best = found
+    return best if best >= 0 else choices[0]
 
 
 def _best_reply(solver: Solver, led: int, hand: int, opponent: int, choices: list[int]) -> int:
