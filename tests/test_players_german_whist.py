@@ -199,6 +199,13 @@ def test_expert_under_misere_unloads_the_king_while_a_club_is_sure_to_go_under()
     assert expert(info) == "KC"
 
 
+def test_expert_in_a_lost_ending_leaves_the_opponent_the_most_ways_to_err():
+    # every lead loses all three tricks to perfect play; after KD, two replies of three give it away
+    info = position("TC KD TH", "AC 9H AH")
+    assert basic(info) == "TC"
+    assert expert(info) == "KD"
+
+
 def test_expert_wins_the_trump_ace_when_it_can():
     assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
