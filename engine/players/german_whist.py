@@ -612,39 +612,32 @@ def _best_lead(solver: Solver, hand: int, opponent: int, choices: list[int]) -> 
 
 
 def _best_reply(solver: Solver, led: int, hand: int, opponent: int, choices: list[int]) -> int:
-    """The exact value of the first reply, then whether each other reply does better."""
-    n = hand.bit_count() - 1
-
-    def probe_for(card: int) -> Callable[[int, int], int]:
-        """This seat's value after following with ``card``, as a fail-soft search over a window."""
-        rest = hand ^ 1 << card
-        opponent_wins = beats(led, card, solver.trump)
-        good = 1 - solver.good_win if opponent_wins else solver.good_win
-
-        def probe(alpha: int, beta: int) -> int:
-            if not n:
-                return good
-            if opponent_wins:  # the opponent leads the next trick
-                return good + n - solver.search(opponent, rest, n - beta + good, n - alpha + good)
-            return good + solver.search(rest, opponent, alpha - good, beta - good)
-
-        return probe
-
-    best_card, best = choices[0], -1
+    """The opponent's value after its lead first; then, among the replies that hold it there,
+    the one after which the opponent, on lead again, has the largest share of leads that give
+    a trick away. Out of work, the reply proven best so far."""
+    best, best_share = -1, (-1, 1)
     try:
+        target = solver.exact(
+            lambda alpha, beta: solver.after_lead(led, opponent, hand, alpha, beta), 0, opponent.bit_count() + 1
+        )
         for card in choices:
-            probe = probe_for(card)
-            low = 0
-            if best >= 0:
-                low = probe(best, best + 1)
-                if low <= best:
-                    continue
-            found = solver.exact(probe, low, n + 1)
-            if found > best:
-                best_card, best = card, found
+            rest = hand ^ 1 << card
+            if solver.after_trick(led, card, opponent, rest, target, target + 1) > target:
+                continue
+            if best < 0:
+                best, best_share = card, (0, 1)
+            if rest and beats(led, card, solver.trump):  # the opponent leads on
+                next_target = target - solver.good_win
+                leads = members(opponent)
+                errors = sum(
+                    solver.after_lead(lead, opponent ^ 1 << lead, rest, next_target - 1, next_target) < next_target
+                    for lead in leads
+                )
+                if errors * best_share[1] > best_share[0] * len(leads):
+                    best, best_share = card, (errors, len(leads))
     except OutOfWork:
         pass
-    return best_card
+    return best if best >= 0 else choices[0]
 
 
 def _legal(hand: int, led: int) -> int:
