@@ -808,13 +808,13 @@ def sample_card(table: Table, rng: SeededRandom, work: int, out_of_time: Callabl
 class GermanWhistStrategy(Strategy):
     """Rules of thumb for ``basic``; sampling in phase 1 and exact search in phase 2 for ``expert``.
 
-    An expert decision's ``work`` counts cards played: by rollouts in phase 1, and positions
-    searched in phase 2 (``SOLVER_WORK`` of them per unit of work).
+    An expert decision's ``work`` counts the cards played by its rollouts in phase 1 and the
+    positions it searches in phase 2 (a position costs two to three rollout cards). The default
+    keeps a phase-1 decision near 20 ms on the calibration machine and caps a phase-2 one near
+    80 ms; raising it from 3000 took the expert from 66% to 74% of deals against basic.
     """
 
-    expert_work = 3000
-    #: phase-2 positions searched per unit of work (a position costs about a quarter of a rollout card)
-    SOLVER_WORK = 4
+    expert_work = 15000
 
     def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
         return play(FULL_DECK[basic_card(read_table(info))])
@@ -824,7 +824,7 @@ class GermanWhistStrategy(Strategy):
         out_of_time = budget.deadline()
         first = basic_card(table)
         if table.face_up < 0:
-            card = solve_card(table, budget.work * self.SOLVER_WORK, out_of_time, first)
+            card = solve_card(table, budget.work, out_of_time, first)
         else:
             card = sample_card(table, rng, budget.work, out_of_time, first)
         return play(FULL_DECK[card])
