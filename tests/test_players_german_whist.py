@@ -257,6 +257,9 @@ def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
     )
     table = gw.read_table(replace(info, events=events))
     assert table.caps == (1, -1, -1, -1)  # two drawn since clubs ran out, one club (QC) played
+    discard = {"type": "trick", "cards": [{"seat": 0, "card": "2D"}, {"seat": 1, "card": "5C"}], "winner": 0}
+    table = gw.read_table(replace(info, events=events + (discard,)))
+    assert table.caps == (0, 0, -1, -1)  # the other club drawn went on a diamond it was out of
 
 
 def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps():

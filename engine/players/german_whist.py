@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from ..cards import FULL_DECK, Card
 from ..rules import Action, play
@@ -286,10 +286,10 @@ def read_table(info: SeatInfo) -> Table:
                 played |= 1 << card
                 if player != opponent:
                     continue
+                if caps[card // 13] > 0 and not opponent_takes >> card & 1:
+                    caps[card // 13] -= 1  # a card of a suit it showed out of, drawn since, now played
                 if position and card // 13 != led_suit:
                     caps[led_suit] = 0  # shown out: only later draws can bring this suit back
-                elif caps[card // 13] > 0 and not opponent_takes >> card & 1:
-                    caps[card // 13] -= 1  # a card of that suit drawn since, now played
         elif kind == "take" and event["seat"] == opponent:
             opponent_takes |= 1 << Card.parse(event["card"]).index
         elif kind == "draw" and event["seat"] == opponent:
@@ -355,8 +355,10 @@ def _shape(live: int, held: int) -> SuitShape:
     return SuitShape(pattern | 1 << (13 + position), tuple(runs), held_tops, other_tops, count)
 
 
-#: suit shapes by ``live << 13 | held`` (13-bit masks), filled as searches meet them
+#: suit shapes by ``live << 13 | held`` (13-bit masks), filled as searches meet them and
+#: emptied when full (there are 3**13 such pairs; a few thousand deals meet some tens of thousands)
 SHAPES: dict[int, SuitShape] = {}
+SHAPES_LIMIT = 200_000
 
 
 def shape(live: int, held: int) -> SuitShape:
@@ -364,6 +366,8 @@ def shape(live: int, held: int) -> SuitShape:
     key = live << 13 | held
     found = SHAPES.get(key)
     if found is None:
+        if len(SHAPES) >= SHAPES_LIMIT:
+            SHAPES.clear()
         found = SHAPES[key] = _shape(live, held)
     return found
 
@@ -673,9 +677,9 @@ class Sampler:
         if all(limit >= min(hidden, len(cards)) for limit, cards in zip(limits, self.by_suit)):
             return  # no cap bites: a plain shuffle is uniform
         splits = list(_splits(limits, hidden))
-        weights = [_ways(split, self.by_suit) for split in splits]
         if not splits:
             return  # inconsistent knowledge: fall back to the plain shuffle
+        weights = [_ways(split, self.by_suit) for split in splits]
         scale = max(weights)
         self.splits = splits
         self.weights = [max(1, round(weight * 2**30 / scale)) for weight in weights]
@@ -698,7 +702,7 @@ class Sampler:
         return hand, rng.shuffled(rest)
 
 
-def _splits(limits: list[int], total: int) -> Any:
+def _splits(limits: list[int], total: int) -> Iterator[tuple[int, ...]]:
     """Every way of writing ``total`` as a sum of counts, one per suit, within ``limits``."""
     if len(limits) == 1:
         if total <= limits[0]:
