@@ -1,18 +1,22 @@
 """German Whist computer players: rules of thumb (``basic``) and search (``expert``).
 
-``basic`` plays as a sound casual player: in phase 1 it weighs the face-up prize against what
-winning the trick costs (a card of its hand) and what losing brings (an unknown card); in phase 2
-it draws trumps with the top trump, cashes sure winners, follows with the lowest card that wins
-or the lowest card otherwise, and ruffs when void. Under misère the aims turn round.
+``basic`` plays as a sound casual player. In phase 1 it weighs the face-up prize against what
+winning the trick costs (the cheapest card that wins) and what losing brings (an unknown card,
+while the opponent takes the prize), valuing cards by their phase-2 chances and trumps above
+aces; it counts the cards played, so a king is a sure winner once the ace is gone. In phase 2 it
+draws trumps with the top trump, cashes sure winners, follows with the lowest card that wins or
+the lowest card otherwise, and ruffs when void. Under misère the aims turn round.
 
 ``expert`` searches. In phase 2 every card is known by counting (the opponent holds exactly the
 cards that are neither in your hand nor played), so the rest of the deal is a two-player game of
 perfect information, solved exactly by alpha-beta on tricks (transposition table keyed on the
-cards' relative ranks, touching cards merged, sure-trick bounds, the best move first). In phase 1
-it samples the cards it cannot see, the opponent's hand and the stock order, consistently with
-all it knows (its hand, the cards played, the face-up cards the opponent took, the voids the
-opponent showed since its last draws), plays every candidate card out in every sample with the
-rules of thumb for both seats, and keeps the card with the best total outcome.
+cards' relative ranks, touching cards merged, sure-trick bounds, likely best moves first); among
+the moves that keep the exact value it picks the one that leaves a fallible opponent the most
+ways to give a trick away. In phase 1 it samples the cards it cannot see, the opponent's hand
+and the stock order, consistently with all it knows (its hand, the cards played, the face-up
+cards the opponent took, the voids the opponent showed since its last draws), plays every
+candidate card out in every sample with the rules of thumb for both seats, and keeps the card
+with the best total: the counted-trick margin, the deal's win or loss weighed in.
 
 Cards are ints, ``Card.index`` (suit * 13 + rank - 2, clubs first), and sets of cards are
 bitmasks over those ints: the search runs on ints and masks only.
@@ -52,10 +56,12 @@ def mask(codes: Any) -> int:
 
 
 def lowest(cards: int) -> int:
+    """The lowest-indexed card of a non-empty mask."""
     return (cards & -cards).bit_length() - 1
 
 
 def highest(cards: int) -> int:
+    """The highest-indexed card of a non-empty mask (-1 for none)."""
     return cards.bit_length() - 1
 
 
@@ -88,6 +94,7 @@ class Aim:
 
     @staticmethod
     def of(options: Mapping[str, Any]) -> "Aim":
+        """The aim under a game's options."""
         return Aim(bool(options.get("misere", False)), bool(options.get("count_all_tricks", False)))
 
 
@@ -104,6 +111,7 @@ def worth(card: int, unseen: int, trump: int) -> float:
 
 
 def _average_worth(trump: int) -> float:
+    """The average worth of a card seen from a deal's start (every other card still out)."""
     return sum(worth(card, ALL_CARDS & ~(1 << card), trump) for card in range(52)) / 52
 
 
@@ -314,6 +322,7 @@ def read_table(info: SeatInfo) -> Table:
 
 
 def basic_card(table: Table) -> int:
+    """The card the rules of thumb play from the seat's knowledge."""
     unknown = table.unknown_value() if table.face_up >= 0 else 0.0
     return rule_of_thumb(table.hand, table.unseen, table.led, table.face_up, table.trump, unknown, table.aim)
 
@@ -337,6 +346,7 @@ class SuitShape:
 
 
 def _shape(live: int, held: int) -> SuitShape:
+    """The shape of one suit, worked out rank by rank."""
     pattern, position, runs, in_run = 0, 0, [], False
     for rank in range(13):
         if live >> rank & 1:
@@ -645,6 +655,7 @@ def _best_reply(solver: Solver, led: int, hand: int, opponent: int, choices: lis
 
 
 def _legal(hand: int, led: int) -> int:
+    """The cards of ``hand`` that may follow ``led`` (all of them when leading)."""
     if led >= 0 and hand & SUIT_MASKS[led // 13]:
         return hand & SUIT_MASKS[led // 13]
     return hand
@@ -714,6 +725,7 @@ def _splits(limits: list[int], total: int) -> Iterator[tuple[int, ...]]:
 
 
 def _ways(split: tuple[int, ...], by_suit: list[list[int]]) -> float:
+    """How many opponent hands have ``split`` cards of each suit."""
     ways = 1.0
     for count, cards in zip(split, by_suit):
         ways *= comb(len(cards), count)
