@@ -15,7 +15,7 @@ from engine.cards import FULL_DECK, Suit, cards
 from engine.german_whist import GermanWhistState
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players import german_whist as gw
-from engine.rules import Trick, play
+from engine.rules import Trick
 from engine.ruleset import Match
 
 WHIST = registry.get("german-whist")

@@ -384,7 +384,7 @@ def shape(live: int, held: int) -> SuitShape:
 
 def touching_choices(cards: int, live: int) -> list[int]:
     """One card of each group of ``cards`` that are equivalent: touching within ``live``."""
-    choices = []
+    choices: list[int] = []
     for suit in range(4):
         held = cards & SUIT_MASKS[suit]
         if held:
@@ -497,7 +497,8 @@ class Solver:
         overtake, lowest first."""
         trump = self.trump
         if self.misere:
-            exits, stuck = [], []
+            exits: list[int] = []
+            stuck: list[int] = []
             for suit in range(4):
                 runs = shapes[suit].runs
                 if runs:
@@ -507,7 +508,9 @@ class Solver:
                     exits.extend(13 * suit + rank for rank in runs)
             exits.sort(key=lambda card: (shapes[card // 13].other_count, -(card % 13)))
             return exits + stuck
-        winners, others, rest = [], [], []
+        winners: list[int] = []
+        others: list[int] = []
+        rest: list[int] = []
         follower_trumps = shapes[trump].other_count if trump >= 0 else 0
         for suit in range(4):
             found = shapes[suit]
