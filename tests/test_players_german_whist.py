@@ -31,7 +31,6 @@ def position(
     played: str = "",
     trick: str = "",
     trump: str | None = "H",
-    known: str = "",
     **option_values,
 ) -> SeatInfo:
     """Seat 0's information in the middle of a deal; a non-empty ``trick`` is the opponent's lead.
@@ -56,7 +55,7 @@ def position(
         trump=Suit(trump) if trump else None,
         trick=Trick(1 if trick else 0, cards(trick)),
         won=((min(tricks, 13), max(0, tricks - 13)), (0, 0)),
-        shown=(frozenset(), frozenset(cards(known))),
+        shown=(frozenset(), frozenset()),
     )
     events = [{"type": "deal", "trump": trump}] + [
         {"type": "trick", "cards": [{"seat": 0, "card": first.code}, {"seat": 1, "card": second.code}], "winner": 0}
