@@ -27,6 +27,7 @@ from .base import (
     strategy,
 )
 from . import batak as _batak  # registers its strategy
+from . import german_whist as _german_whist  # registers its strategy
 from . import sixty_six as _sixty_six  # registers its strategy
 
 __all__ = [

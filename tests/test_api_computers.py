@@ -1,0 +1,98 @@
+"""Computer players over HTTP: whole games of computers, a human against computers, and hints."""
+
+from __future__ import annotations
+
+import random
+
+import fakeredis
+import pytest
+
+from engine import registry
+from engine.players import STANDARD_LEVEL
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
+#: short matches, so that a test plays whole ones
+SHORT = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-batak": {"target": 21}}
+
+
+@pytest.fixture
+def api():
+    return FlaskClient(create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client())
+
+
+def human_at_0(api, ruleset_id: str, level: str, seed: str):
+    seat_count = registry.get(ruleset_id).seat_count
+    seats = [{"name": "Ayşe"}] + [{"bot": level}] * (seat_count - 1)
+    created = api.create(ruleset=ruleset_id, seats=seats, options=SHORT[ruleset_id], seed=seed).body
+    return created["id"], created["tokens"][0]["token"]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_game_of_computers_only_plays_itself_to_the_end(api, ruleset_id):
+    seat_count = registry.get(ruleset_id).seat_count
+    seats = [{"bot": ("expert", "basic")[seat % 2]} for seat in range(seat_count)]
+    created = api.create(ruleset=ruleset_id, seats=seats, options=SHORT[ruleset_id], seed="computers").body
+    view = api.view(created["id"]).body
+    for _ in range(100):  # play beyond one request's thinking budget goes on with each request
+        if view["status"] == "finished":
+            break
+        view = api.view(created["id"]).body
+    assert view["status"] == "finished" and view["winners"]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_human_against_computers_plays_a_whole_match(api, ruleset_id):
+    game_id, token = human_at_0(api, ruleset_id, "basic", "human")
+    rng = random.Random(ruleset_id)
+    for _ in range(2000):
+        view = api.view(game_id, token).body
+        if view["status"] == "finished":
+            break
+        assert view["legal_actions"], "the computers left the human waiting"
+        legal = view["legal_actions"]
+        action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.5 else rng.choice(legal)
+        assert api.act(game_id, action, token).status == 200
+    assert view["status"] == "finished"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_hint_is_a_legal_action_of_the_seat_and_can_be_posted_as_it_is(api, ruleset_id):
+    game_id, token = human_at_0(api, ruleset_id, "random", "hint")
+    for _ in range(12):
+        view = api.view(game_id, token).body
+        if view["status"] == "finished":
+            break
+        hint = api.request("GET", f"/v1/games/{game_id}/hint", token=token)
+        assert hint.status == 200 and hint.body["seat"] == 0 and hint.body["level"] == "expert"
+        assert hint.body["version"] == view["version"]
+        assert hint.body["action"] in view["legal_actions"]
+        assert hint.headers["Vary"] == "Authorization"
+        assert api.act(game_id, hint.body["action"], token).status == 200
+
+
+def test_a_hint_is_refused_to_a_seat_that_may_not_act(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"name": "B"}], seed="hint-turn").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (acting,) = api.view(created["id"]).body["to_act"]
+    answer = api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[1 - acting])
+    assert (answer.status, answer.code) == (409, "not_your_turn")
+
+
+def test_a_hint_needs_a_seat_token(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"name": "B"}]).body
+    answer = api.request("GET", f"/v1/games/{created['id']}/hint")
+    assert (answer.status, answer.code) == (401, "missing_token")
+
+
+def test_the_standard_table_plays_against_the_standard_level(api):
+    created = api.create(ruleset="partnership-batak").body
+    assert [seat["bot"] for seat in created["seats"]] == [None, STANDARD_LEVEL, STANDARD_LEVEL, STANDARD_LEVEL]
+
+
+def test_every_level_is_in_the_catalog(api):
+    catalog = api.request("GET", "/v1/rulesets").body
+    for entry in catalog["rulesets"]:
+        assert [level["level"] for level in entry["levels"]] == ["random", "basic", "expert"]

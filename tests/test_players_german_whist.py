@@ -1,0 +1,318 @@
+"""German Whist computer players: the basic rules of thumb, the expert's search, and what every
+level must keep (legal cards under every option, determinism, the ceiling). Hands are card codes."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from dataclasses import replace
+
+import pytest
+
+from engine import registry
+from engine.cards import FULL_DECK, Suit, cards
+from engine.german_whist import GermanWhistState
+from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
+from engine.players import german_whist as gw
+from engine.rules import Trick
+from engine.ruleset import Match
+
+WHIST = registry.get("german-whist")
+BASIC, EXPERT = BasicPlayer(), ExpertPlayer()
+SMALL = Budget(work=300, ceiling=5.0, clock=time.perf_counter)
+
+
+def position(
+    hand: str,
+    opponent: str,
+    face_up: str | None = None,
+    *,
+    played: str = "",
+    trick: str = "",
+    trump: str | None = "H",
+    **option_values,
+) -> SeatInfo:
+    """Seat 0's information in the middle of a deal; a non-empty ``trick`` is the opponent's lead.
+
+    With a ``face_up`` card it is phase 1: the ``played`` cards are gone and every other card
+    lies in the stock under the face-up one. Without, it is phase 2: every card in no hand and
+    not in the trick was played. Played cards went two by two in tricks that seat 0 led and won.
+    """
+    options = WHIST.parse_options(option_values)
+    in_hands = set(cards(hand)) | set(cards(opponent)) | set(cards(trick))
+    if face_up:
+        gone = set(cards(played))
+        stock = cards(face_up) + tuple(card for card in FULL_DECK if card not in in_hands | gone | set(cards(face_up)))
+    else:
+        stock = ()
+    gone_in_order = [card for card in FULL_DECK if card not in in_hands and card not in stock]
+    tricks = len(gone_in_order) // 2
+    state = GermanWhistState(
+        match=Match.start(options, "test", 2),
+        hands=(frozenset(cards(hand)), frozenset(cards(opponent))),
+        stock=stock,
+        trump=Suit(trump) if trump else None,
+        trick=Trick(1 if trick else 0, cards(trick)),
+        won=((min(tricks, 13), max(0, tricks - 13)), (0, 0)),
+        shown=(frozenset(), frozenset()),
+    )
+    events = [{"type": "deal", "trump": trump}] + [
+        {"type": "trick", "cards": [{"seat": 0, "card": first.code}, {"seat": 1, "card": second.code}], "winner": 0}
+        for first, second in zip(gone_in_order[::2], gone_in_order[1::2])
+    ]
+    return SeatInfo("german-whist", 0, options, WHIST.view(state, 0), tuple(events))
+
+
+def basic(info: SeatInfo) -> str:
+    return BASIC.choose(info, "test").card.code
+
+
+def expert(info: SeatInfo, work: int = 2000) -> str:
+    return EXPERT.choose(info, "test", Budget(work, 5.0, time.perf_counter)).card.code
+
+
+def decision_points(options: dict, seed: str, every: int = 1):
+    """SeatInfo of the seat to act along a deal played by random players."""
+    options = WHIST.parse_options(options)
+    state, events = WHIST.new_game(options, seed)
+    logs = SeatLogs(2)
+    logs.record(events)
+    chooser = RandomPlayer()
+    for version in itertools.count():
+        if WHIST.result(state) is not None:
+            return
+        (seat,) = WHIST.to_act(state)
+        info = logs.info(WHIST, options, state, seat)
+        if version % every == 0:
+            yield info
+        state, events = WHIST.apply(state, seat, chooser.choose(info, f"{seed}:{version}"))
+        logs.record(events)
+
+
+# --- basic: phase 1 ----------------------------------------------------------------------------
+
+
+def test_basic_wins_a_valuable_face_up_card_with_the_lowest_card_that_wins():
+    assert basic(position("3C 9C KC 4D", "5D 6D 7D", "AH", trick="8C")) == "9C"
+
+
+def test_basic_throws_its_lowest_card_for_a_worthless_face_up_card():
+    assert basic(position("3C 9C KC 4D", "5D 6D 7D", "2S", trick="8C")) == "3C"
+
+
+def test_basic_keeps_its_trumps_rather_than_ruff_for_a_worthless_face_up_card():
+    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "2S", trick="8C")) == "4D"
+
+
+def test_basic_ruffs_with_its_lowest_trump_for_a_trump_face_up_card():
+    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "KH", trick="8C")) == "2H"
+
+
+def test_basic_keeps_its_trumps_rather_than_ruff_for_a_side_ace():
+    assert basic(position("2H 9H 4D 8D", "5D 6D 7D", "AS", trick="8C")) == "4D"
+
+
+def test_basic_leads_a_sure_winner_for_a_valuable_face_up_card():
+    assert basic(position("AC 3D 7S 4H", "5D 6D 7D 2C", "AH")) == "AC"
+
+
+def test_basic_leads_its_lowest_card_for_a_worthless_face_up_card():
+    assert basic(position("AC 3D 7S 4H", "5D 6D 7D 2C", "2S")) == "3D"
+
+
+def test_basic_counts_trumps_out_a_king_is_a_sure_winner_once_the_ace_is_played():
+    assert basic(position("KH 3D 7S", "5D 6D 7D", "QH", played="AH 2H")) == "KH"
+    assert basic(position("KH 3D 7S", "5D 6D 7D", "QH")) == "3D"
+
+
+# --- basic: phase 2 ----------------------------------------------------------------------------
+
+
+def test_basic_follows_with_the_lowest_card_that_wins():
+    assert basic(position("3S 9S KS 4D", "5D 6D 7D", trick="8S")) == "9S"
+
+
+def test_basic_follows_with_the_lowest_card_when_it_cannot_win():
+    assert basic(position("3S 9S KS 4D", "5D 6D 7D", trick="AS")) == "3S"
+
+
+def test_basic_ruffs_with_its_lowest_trump_when_void():
+    assert basic(position("5H QH 4D", "5D 6D", trick="8S")) == "5H"
+
+
+def test_basic_discards_its_lowest_card_when_it_can_neither_follow_nor_ruff():
+    assert basic(position("QC 4D 9D", "5D 6D", trick="8S")) == "4D"
+
+
+def test_basic_draws_trumps_with_the_top_trump():
+    assert basic(position("AH 3H AS 4D", "5H 6D 7D 8C")) == "AH"
+
+
+def test_basic_cashes_a_sure_winner():
+    assert basic(position("AS 4D 3C", "5S 6D 7C")) == "AS"
+
+
+def test_basic_without_a_sure_winner_leads_its_lowest_card():
+    assert basic(position("9S 4D 3H", "AS AD 7H")) == "4D"
+
+
+def test_basic_without_trump_fears_no_ruff():
+    assert basic(position("AS 4D", "5H 6D")) == "4D"  # the opponent would ruff the ace
+    assert basic(position("AS 4D", "5H 6D", trump=None, no_trump=True)) == "AS"
+
+
+def test_basic_under_misere_ducks_with_the_highest_card_that_loses():
+    assert basic(position("3S 9S KS 4D", "5D 6D 7D", trick="TS", misere=True)) == "9S"
+
+
+def test_basic_under_misere_wins_with_its_highest_card_when_it_must():
+    assert basic(position("JS KS 4D", "5D 6D", trick="TS", misere=True)) == "KS"
+
+
+def test_basic_under_misere_discards_its_highest_card_rather_than_ruff():
+    assert basic(position("2H KC 4D", "5D 6D", trick="8S", misere=True)) == "KC"
+
+
+# --- expert ------------------------------------------------------------------------------------
+
+
+def test_expert_solves_the_ending_leading_the_loser_while_the_ace_still_guards():
+    # AD first lets the opponent keep its trump for the spade: one trick; QS first wins two
+    info = position("8D AD QS", "7D QD 7H")
+    assert basic(info) == "AD"
+    assert expert(info) == "QS"
+
+
+def test_expert_discards_the_loser_and_keeps_the_guard_of_its_king():
+    # throwing 9D bares the king under the ace: no trick; throwing QS keeps one
+    info = position("9D KD QS", "JD AD", trick="KC")
+    assert basic(info) == "9D"
+    assert expert(info) == "QS"
+
+
+def test_expert_under_misere_unloads_the_king_while_a_club_is_sure_to_go_under():
+    # 8C first is overtaken and the king must win later; KC first keeps 8C to duck the last club
+    info = position("8C KC AS", "9C TC 9D", misere=True)
+    assert basic(info) == "8C"
+    assert expert(info) == "KC"
+
+
+def test_expert_in_a_lost_ending_leaves_the_opponent_the_most_ways_to_err():
+    # every lead loses all three tricks to perfect play; after KD, two replies of three give it away
+    info = position("TC KD TH", "AC 9H AH")
+    assert basic(info) == "TC"
+    assert expert(info) == "KD"
+
+
+def test_expert_wins_the_trump_ace_when_it_can():
+    assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
+
+
+@pytest.mark.parametrize("misere", [False, True])
+@pytest.mark.parametrize("trump", [None, "H"])
+def test_exact_search_agrees_with_plain_minimax_on_small_endings(misere, trump):
+    rng = random.Random(f"{misere}{trump}")
+    trump_index = gw.SUITS.index(trump) if trump else -1
+    for _ in range(40):
+        dealt = rng.sample(range(52), 8)
+        lead, follow = sum(1 << card for card in dealt[:4]), sum(1 << card for card in dealt[4:])
+        solver = gw.Solver(trump_index, misere, 10**6, lambda: False)
+        found = solver.exact(lambda alpha, beta: solver.search(lead, follow, alpha, beta), 0, 4)
+        assert found == minimax(lead, follow, trump_index, misere)
+
+
+def minimax(lead: int, follow: int, trump: int, misere: bool) -> int:
+    """The tricks the leader wants (won, or lost under misère), trying every card."""
+    if not lead:
+        return 0
+    best = 0
+    for card in gw.members(lead):
+        following = follow & gw.SUIT_MASKS[card // 13]
+        worst = lead.bit_count()
+        for reply in gw.members(following or follow):
+            rest_lead, rest_follow = lead ^ 1 << card, follow ^ 1 << reply
+            if gw.beats(card, reply, trump):
+                value = (not misere) + minimax(rest_lead, rest_follow, trump, misere)
+            else:
+                value = misere + rest_lead.bit_count() - minimax(rest_follow, rest_lead, trump, misere)
+            worst = min(worst, value)
+        best = max(best, worst)
+    return best
+
+
+# --- what the expert samples -------------------------------------------------------------------
+
+
+def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
+    info = position("2C 3C", "4D 5D", "6D 7D")
+    events = (
+        {"type": "trick", "cards": [{"seat": 0, "card": "AC"}, {"seat": 1, "card": "2S"}], "winner": 0},
+        {"type": "take", "seat": 0, "card": "KS"},
+        {"type": "draw", "seat": 1},
+        {"type": "trick", "cards": [{"seat": 1, "card": "3S"}, {"seat": 0, "card": "4S"}], "winner": 0},
+        {"type": "draw", "seat": 1},
+        {"type": "trick", "cards": [{"seat": 1, "card": "QC"}, {"seat": 0, "card": "5S"}], "winner": 0},
+    )
+    table = gw.read_table(replace(info, events=events))
+    assert table.caps == (1, -1, -1, -1)  # two drawn since clubs ran out, one club (QC) played
+    discard = {"type": "trick", "cards": [{"seat": 0, "card": "2D"}, {"seat": 1, "card": "5C"}], "winner": 0}
+    table = gw.read_table(replace(info, events=events + (discard,)))
+    assert table.caps == (0, 0, -1, -1)  # the other club drawn went on a diamond it was out of
+
+
+def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps():
+    rng = gw.SeededRandom("test", "sampler")
+    pool = gw.mask("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D".split())
+    sampler = gw.Sampler(pool, hidden=4, caps=(1, -1, -1, -1))
+    for _ in range(200):
+        hand, stock = sampler.draw(rng)
+        assert hand.bit_count() == 4 and len(stock) == 6
+        assert hand | gw.mask(FULL_DECK[card].code for card in stock) == pool
+        assert (hand & gw.SUIT_MASKS[0]).bit_count() <= 1
+
+
+def test_samples_are_uniform_when_no_cap_bites():
+    rng = gw.SeededRandom("test", "uniform")
+    pool = gw.mask("2C 3C 4C 5C".split())
+    sampler = gw.Sampler(pool, hidden=2, caps=(-1, -1, -1, -1))
+    counts: dict[int, int] = {}
+    for _ in range(1200):
+        hand, _ = sampler.draw(rng)
+        counts[hand] = counts.get(hand, 0) + 1
+    assert len(counts) == 6 and min(counts.values()) > 150
+
+
+# --- every level: legality, determinism, the ceiling ----------------------------------------
+
+
+OPTION_SETS = [
+    {"no_trump": no_trump, "misere": misere, "count_all_tricks": count_all, "scoring": scoring}
+    for no_trump, misere, count_all, scoring in itertools.product([False, True], [False, True], [False, True], ["tricks", "over-six"])
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda options: "-".join(f"{k}={v}" for k, v in options.items()))
+def test_mixed_levels_play_only_legal_cards_under_every_option(options):
+    # the arena applies every action through the rules, so an illegal card would raise
+    for number, players in enumerate([(EXPERT, BASIC), (BASIC, RandomPlayer()), (RandomPlayer(), EXPERT)]):
+        record = play_match(
+            WHIST, options, f"legal-{number}", players, clock=time.perf_counter, budgets={"expert": Budget(60, 5.0)}
+        )
+        assert record.result is not None and len(record.deal_results) == 1
+
+
+def test_the_same_information_seed_and_budget_give_the_same_action():
+    for info in decision_points({}, "same", every=5):
+        for chosen in (BASIC, EXPERT):
+            assert chosen.choose(info, "seed", SMALL) == chosen.choose(info, "seed", SMALL)
+
+
+def test_a_decision_past_its_ceiling_still_returns_a_legal_action_at_once():
+    ticks = itertools.count(step=10.0)  # every look at the clock finds ten more seconds gone
+    jumping = Budget(work=100_000, ceiling=0.5, clock=lambda: next(ticks))
+    for info in decision_points({}, "ceiling", every=3):
+        started = time.perf_counter()
+        action = EXPERT.choose(info, "ceiling", jumping)
+        assert time.perf_counter() - started < 0.5
+        assert action in info.legal_actions()
