@@ -129,10 +129,10 @@ class ExpertPlayer(Player):
         return chosen.expert(info, SeededRandom(seed, "expert-player"), budget)
 
 
-_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(),)}
+_LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}
 
 #: the level of the computer seats of a standard table (a game created without a seat list)
-STANDARD_LEVEL = "random"
+STANDARD_LEVEL = "basic"
 
 
 def level_names() -> list[str]:
