@@ -24,7 +24,7 @@ class Settings:
     #: when a human may act in the same moment as a computer player, the computer waits this long
     bot_grace_seconds: float = 3.0
     #: the hard wall-clock ceiling of one computer decision
-    bot_decision_ceiling: float = 1.0
+    bot_decision_ceiling: float = 0.5
     #: prefix of every Redis key
     key_prefix: str = "koz"
 

@@ -44,7 +44,7 @@ class Budget:
     """
 
     work: int | None = None  # None: the strategy's calibrated default
-    ceiling: float = 1.0
+    ceiling: float = 0.5  # leaves room to finish the step under way well within a second
     clock: Callable[[], float] = field(default=_no_clock, compare=False)
 
     def deadline(self) -> Callable[[], bool]:
