@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .cards import FULL_DECK, Card, Suit, codes
-from .ruleset import Match, Ruleset
 from .rules import (
     Action,
     DealRecord,
@@ -48,6 +47,7 @@ from .rules import (
     public,
     replace_at,
 )
+from .ruleset import Match, Ruleset
 from .shuffle import shuffled_deck
 
 SEATS = 4

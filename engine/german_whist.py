@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .cards import FULL_DECK, Card, Suit, codes
-from .ruleset import Match, Ruleset
 from .rules import Action, DealRecord, Event, Option, RuleError, Trick, deal_opened, illegal, play, private, public, replace_at
+from .ruleset import Match, Ruleset
 from .shuffle import shuffled_deck
 
 SEATS = 2

@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .cards import Card, Rank, Suit, codes, deck
-from .ruleset import Match, Ruleset
 from .rules import (
     Action,
     DealRecord,
@@ -54,6 +53,7 @@ from .rules import (
     public,
     replace_at,
 )
+from .ruleset import Match, Ruleset
 from .shuffle import shuffled_deck
 
 SEATS = 2

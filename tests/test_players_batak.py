@@ -12,10 +12,9 @@ from collections import Counter
 import pytest
 
 from engine import Action, registry
-from engine.batak import Auction, BatakState
+from engine.batak import Auction, BatakState, legal_cards
 from engine.cards import FULL_DECK, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, play_match
-from engine.batak import legal_cards
 from engine.players.batak import (
     MATCH_WIN,
     DealSampler,
@@ -24,9 +23,9 @@ from engine.players.batak import (
     distinct_cards,
     hand_strength,
     legal_mask,
-    mask_of,
     winning,
 )
+from engine.players.bitmask import deck_mask
 from engine.rules import Trick
 from engine.ruleset import Match
 from engine.shuffle import SeededRandom, first_dealer
@@ -260,7 +259,7 @@ def test_a_deal_that_decides_the_match_is_worth_the_match():
 
 
 def suit_mask(suit: str) -> int:
-    return mask_of([card for card in FULL_DECK if card.suit is Suit(suit)])
+    return deck_mask([card for card in FULL_DECK if card.suit is Suit(suit)])
 
 
 def sampler_after_first_trick(south: str, east: str, north: str, west: str, trick: str) -> DealSampler:
@@ -282,7 +281,7 @@ def test_sampled_deals_respect_the_voids_a_discard_shows():
     for _ in range(20):
         hands = sampler.sample()
         assert not hands[EAST] & hearts_and_spades
-        assert hands[WEST] & hearts_and_spades == mask_of(cards("2H 7H 8H 9S TS JS QS KS AS"))
+        assert hands[WEST] & hearts_and_spades == deck_mask(cards("2H 7H 8H 9S TS JS QS KS AS"))
 
 
 def test_sampled_deals_respect_the_higher_cards_a_low_follow_shows_missing():
@@ -294,7 +293,7 @@ def test_sampled_deals_respect_the_higher_cards_a_low_follow_shows_missing():
         "7H 8H QC KC AC QD KD AD JS QS KS AS",
         "9H KH 5H 6H",
     )
-    ace = mask_of(cards("AH"))
+    ace = deck_mask(cards("AH"))
     assert all(sampler.sample()[EAST] & ace for _ in range(20))
 
 
@@ -316,14 +315,14 @@ def test_the_legal_cards_of_the_playouts_are_the_rules_legal_cards():
         win, _ = winning(0, [card.index for card in trick], trump)
         led = list(Suit).index(trick[0].suit) if trick else -1
         expected = legal_cards(frozenset(hand), tuple(trick), list(Suit)[trump], may_lead_trump)
-        assert legal_mask(mask_of(hand), led, win, trump, may_lead_trump) == mask_of(list(expected))
+        assert legal_mask(deck_mask(hand), led, win, trump, may_lead_trump) == deck_mask(list(expected))
 
 
 def test_cards_in_sequence_are_one_choice():
     # With the jack played, the king and queen do the same; the ten is out, so the nine differs.
-    hand = mask_of(cards("KH QH 9H 2C"))
-    unplayed = hand | mask_of(cards("AH TH 8H 5C"))
-    assert distinct_cards(mask_of(cards("KH QH 9H")), hand, unplayed) == [card.index for card in cards("9H QH")]
+    hand = deck_mask(cards("KH QH 9H 2C"))
+    unplayed = hand | deck_mask(cards("AH TH 8H 5C"))
+    assert distinct_cards(deck_mask(cards("KH QH 9H")), hand, unplayed) == [card.index for card in cards("9H QH")]
 
 
 # --- every level, every option: legal, deterministic, within its budget ------------------------

@@ -15,6 +15,7 @@ from engine.cards import FULL_DECK, Suit, cards
 from engine.german_whist import GermanWhistState
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players import german_whist as gw
+from engine.players.bitmask import deck_mask, members
 from engine.rules import Trick
 from engine.ruleset import Match
 
@@ -227,10 +228,10 @@ def minimax(lead: int, follow: int, trump: int, misere: bool) -> int:
     if not lead:
         return 0
     best = 0
-    for card in gw.members(lead):
+    for card in members(lead):
         following = follow & gw.SUIT_MASKS[card // 13]
         worst = lead.bit_count()
-        for reply in gw.members(following or follow):
+        for reply in members(following or follow):
             rest_lead, rest_follow = lead ^ 1 << card, follow ^ 1 << reply
             if gw.beats(card, reply, trump):
                 value = (not misere) + minimax(rest_lead, rest_follow, trump, misere)
@@ -263,18 +264,18 @@ def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
 
 def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps():
     rng = gw.SeededRandom("test", "sampler")
-    pool = gw.mask("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D".split())
+    pool = deck_mask("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D".split())
     sampler = gw.Sampler(pool, hidden=4, caps=(1, -1, -1, -1))
     for _ in range(200):
         hand, stock = sampler.draw(rng)
         assert hand.bit_count() == 4 and len(stock) == 6
-        assert hand | gw.mask(FULL_DECK[card].code for card in stock) == pool
+        assert hand | deck_mask(FULL_DECK[card].code for card in stock) == pool
         assert (hand & gw.SUIT_MASKS[0]).bit_count() <= 1
 
 
 def test_samples_are_uniform_when_no_cap_bites():
     rng = gw.SeededRandom("test", "uniform")
-    pool = gw.mask("2C 3C 4C 5C".split())
+    pool = deck_mask("2C 3C 4C 5C".split())
     sampler = gw.Sampler(pool, hidden=2, caps=(-1, -1, -1, -1))
     counts: dict[int, int] = {}
     for _ in range(1200):

@@ -17,7 +17,8 @@ import pytest
 from engine import Action, registry
 from engine.cards import Card, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
-from engine.players.sixty_six import CARDS, ID, Table, bits, deal_value, read, sample, utilities
+from engine.players.bitmask import members
+from engine.players.sixty_six import CARDS, ID, Table, deal_value, read, sample, utilities
 from engine.rules import Trick, play
 from engine.ruleset import Match
 from engine.shuffle import SeededRandom
@@ -129,7 +130,7 @@ def test_phase_2_failures_to_follow_to_win_and_to_trump_bar_cards_from_the_oppon
         trick_event(0, "9S", "KD", 0, phase=2),  # no spade, no trump
         trick_event(0, "QD", "JD", 0, phase=2),  # no diamond above the queen
     )
-    barred = {CARDS[card].code for card in bits(read(seat_info(state, 0, played=played)).barred)}
+    barred = {CARDS[card].code for card in members(read(seat_info(state, 0, played=played)).barred)}
     assert {"JS", "QS", "KS", "TS", "AS", "9H", "JH", "QH", "KH", "TH", "TD", "AD"} == barred
 
 
@@ -144,8 +145,8 @@ def test_the_unseen_cards_are_the_opponents_hidden_cards_and_the_talon_and_bars_
                 knowledge = read(logs.info(GAME, state.match.options, state, seat))
                 opponent = state.hands[1 - seat]
                 hidden = {ID[card] for card in opponent - state.shown[1 - seat]} | {ID[card] for card in state.talon}
-                assert set(bits(knowledge.unseen)) == hidden
-                assert not {ID[card] for card in opponent} & set(bits(knowledge.barred))
+                assert set(members(knowledge.unseen)) == hidden
+                assert not {ID[card] for card in opponent} & set(members(knowledge.barred))
                 assert (knowledge.points(0), knowledge.points(1)) == (state.points(0), state.points(1))
             seat = rng.choice(GAME.to_act(state))
             state, events = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
@@ -409,5 +410,5 @@ def test_a_sample_of_the_hidden_cards_keeps_to_what_the_seat_knows():
     knowledge = read(seat_info(state, 0, played=played))
     rng = SeededRandom("seed", "test")
     for _ in range(20):
-        opponent = {CARDS[card].code for card in bits(sample(knowledge, rng).hands[1])}
+        opponent = {CARDS[card].code for card in members(sample(knowledge, rng).hands[1])}
         assert len(opponent) == 3 and opponent <= {"QC", "KC", "TC", "JC", "AC", "9D"}

@@ -30,6 +30,7 @@ from ..cards import FULL_DECK, Card, Suit
 from ..rules import Action
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy, register_strategy
+from .bitmask import deck_mask, highest, lowest, members
 
 SUITS = tuple(Suit)  # in Card.index order
 RANKS = 13
@@ -39,32 +40,6 @@ ABOVE = tuple(SUIT_MASK[card // RANKS] & ~((2 << card) - 1) for card in range(52
 ACE, KING, QUEEN = 12, 11, 10  # rank offsets within a suit
 ALL_CARDS = (1 << 52) - 1
 FULL_SUIT = (1 << RANKS) - 1
-
-
-def mask_of(cards: Sequence[Card] | Sequence[str]) -> int:
-    """The bit mask of cards, given as cards or codes."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << (card.index if isinstance(card, Card) else Card.parse(card).index)
-    return mask
-
-
-def cards_of(mask: int) -> list[int]:
-    """The card numbers of a mask, lowest first."""
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found
-
-
-def _low(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
-
-
-def _high(mask: int) -> int:
-    return mask.bit_length() - 1
 
 
 def beats(card: int, win: int, trump: int) -> bool:
@@ -123,7 +98,7 @@ def pick_card(
     ``winner`` are the card winning the trick so far and its seat (ignored on a lead).
     """
     if not legal & (legal - 1):
-        return _low(legal)
+        return lowest(legal)
     others = unplayed & ~hand
     if trick_size == 0:
         return _lead(hand, legal, partner_hand, others, trump, declaring)
@@ -136,10 +111,10 @@ def pick_card(
         return _cheapest(legal, others, trump)
     if trick_size < SEATS - 1:
         # Players still to come may beat a cheap winner: win with the lowest sure one if any.
-        for card in cards_of(winning):
+        for card in members(winning):
             if not ABOVE[card] & others:
                 return card
-    return _low(winning)
+    return lowest(winning)
 
 
 def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, declaring: bool) -> int:
@@ -148,18 +123,18 @@ def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, dec
     trumps = legal & trump_mask
     if declaring and trumps and others & ~partner_hand & trump_mask:
         # Draw the opponents' trumps while they hold any: with the top trump, or low towards it.
-        top = _high(trumps)
+        top = highest(trumps)
         if not ABOVE[top] & others:
             return top
         if not ABOVE[top] & others & ~partner_hand:
-            return _low(trumps)
+            return lowest(trumps)
     side = legal & ~trump_mask
     best, best_outstanding = -1, -1
     longest, longest_length = 0, 0
     for suit_mask in SUIT_MASK:
         held = side & suit_mask
         if held:
-            top = _high(held)
+            top = highest(held)
             if not ABOVE[top] & others:
                 # Cash a sure winner, in the suit the others hold most of (least likely ruffed).
                 outstanding = (others & suit_mask).bit_count()
@@ -171,9 +146,9 @@ def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, dec
     if best >= 0:
         return best
     if side:
-        return _low(longest)  # low from the longest side suit
-    top = _high(trumps)
-    return top if not ABOVE[top] & others else _low(trumps)
+        return lowest(longest)  # low from the longest side suit
+    top = highest(trumps)
+    return top if not ABOVE[top] & others else lowest(trumps)
 
 
 def _cheapest(cards: int, others: int, trump: int) -> int:
@@ -184,7 +159,7 @@ def _cheapest(cards: int, others: int, trump: int) -> int:
     for suit_mask in SUIT_MASK:
         held = pool & suit_mask
         if held:
-            low = _low(held)  # the suit's cheapest: if another hand beats any card of it, it beats this
+            low = lowest(held)  # the suit's cheapest: if another hand beats any card of it, it beats this
             key = low % RANKS + (0 if ABOVE[low] & others else RANKS)
             if key < best_key:
                 best, best_key = low, key
@@ -402,9 +377,9 @@ class Knowledge:
     def of(info: SeatInfo) -> "Knowledge":
         view = info.view
         known = [0] * SEATS
-        known[info.seat] = mask_of(view["hand"])
+        known[info.seat] = deck_mask(view["hand"])
         if view["open_hand"] is not None:
-            known[view["open_hand"]["seat"]] = mask_of(view["open_hand"]["cards"])
+            known[view["open_hand"]["seat"]] = deck_mask(view["open_hand"]["cards"])
         auction = Auction(
             (view["dealer"] + 1) % SEATS, tuple((call["seat"], call["bid"]) for call in view["auction"]["bids"])
         )
@@ -505,7 +480,7 @@ class DealSampler:
         #: cards any concealed seat may hold, and the others with the seats that may hold them
         self.free: list[int] = []
         self.bound: list[tuple[list[int], int]] = []
-        for card in cards_of(knowledge.concealed):
+        for card in members(knowledge.concealed):
             choices = [seat for seat in self.seats if not knowledge.excluded[seat] >> card & 1]
             # (No seat at all cannot happen in a real deal: the plays it was read from were legal.)
             if len(choices) == len(self.seats) or not choices:
@@ -619,7 +594,7 @@ def distinct_cards(legal: int, hand: int, unplayed: int) -> list[int]:
     others = unplayed & ~hand
     chosen: list[int] = []
     previous = -1
-    for card in cards_of(legal):
+    for card in members(legal):
         if previous < 0 or card // RANKS != previous // RANKS or others & ABOVE[previous] & ~ABOVE[card - 1]:
             chosen.append(card)
         previous = card
@@ -662,7 +637,7 @@ def _play_action(card: int) -> Action:
 
 
 def _legal_cards(info: SeatInfo) -> int:
-    return mask_of([action.card for action in info.legal_actions() if action.card is not None])
+    return deck_mask([action.card for action in info.legal_actions() if action.card is not None])
 
 
 def _basic_card(knowledge: Knowledge, legal: int) -> int:

@@ -32,6 +32,7 @@ from ..cards import FULL_DECK, Card
 from ..rules import Action, play
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy, register_strategy
+from .bitmask import deck_mask, highest, lowest, members
 
 SUITS = "CDHS"
 ALL_CARDS = (1 << 52) - 1
@@ -45,34 +46,6 @@ BELOW = tuple(SUIT_MASKS[card // 13] & ((1 << card) - 1) for card in range(52))
 HONOUR = (1.0, 0.6, 0.35, 0.2, 0.1)
 #: how much a deal won or lost weighs against its trick margin in the expert's rollouts
 WIN_WEIGHT = 2
-
-
-def mask(codes: Any) -> int:
-    """The bitmask of some card codes."""
-    result = 0
-    for code in codes:
-        result |= 1 << Card.parse(code).index
-    return result
-
-
-def lowest(cards: int) -> int:
-    """The lowest-indexed card of a non-empty mask."""
-    return (cards & -cards).bit_length() - 1
-
-
-def highest(cards: int) -> int:
-    """The highest-indexed card of a non-empty mask (-1 for none)."""
-    return cards.bit_length() - 1
-
-
-def members(cards: int) -> list[int]:
-    """The cards of a mask, lowest index first."""
-    found = []
-    while cards:
-        low = cards & -cards
-        found.append(low.bit_length() - 1)
-        cards ^= low
-    return found
 
 
 def beats(first: int, second: int, trump: int) -> bool:
@@ -307,9 +280,9 @@ def read_table(info: SeatInfo) -> Table:
         played |= 1 << card
     won = view["tricks_by_phase"]
     return Table(
-        hand=mask(view["hand"]),
+        hand=deck_mask(view["hand"]),
         played=played,
-        opponent_known=mask(view["known_cards"][opponent]),
+        opponent_known=deck_mask(view["known_cards"][opponent]),
         opponent_size=view["hand_sizes"][opponent],
         led=in_trick[0] if in_trick else -1,
         face_up=Card.parse(view["face_up"]).index if view["face_up"] else -1,

@@ -43,15 +43,16 @@ from ..sixty_six import (
     CLAIM,
     CLOSE,
     DECLARE,
-    Closing,
     EXCHANGE,
     LAST_TRICK_TEN,
     MARRIAGES,
     PLAYS,
     STRENGTH,
+    Closing,
     claim_game_points,
 )
 from .base import Budget, SeatInfo, Strategy, register_strategy
+from .bitmask import lowest, mask_of, members
 
 # --- cards as ints ---------------------------------------------------------------------------
 
@@ -67,29 +68,6 @@ NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
 QUEENS = NINES << QUEEN
 _CHUNK_POINTS = tuple(sum(POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
-
-
-def lowest(mask: int) -> int:
-    """The lowest card of a non-empty mask."""
-    return (mask & -mask).bit_length() - 1
-
-
-def bits(mask: int) -> list[int]:
-    """The cards of a mask, lowest first."""
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found
-
-
-def mask_of(cards: Iterable[int]) -> int:
-    """The mask of some cards."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def points_of(mask: int) -> int:
@@ -442,7 +420,7 @@ class Position:
 def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
     """A deal consistent with the knowledge, before the trick in play: the unseen cards dealt to
     the opponent and the talon, and a card the opponent led put back in its hand."""
-    pool = bits(knowledge.unseen & ~knowledge.barred)
+    pool = members(knowledge.unseen & ~knowledge.barred)
     wanted = knowledge.opponent_size - knowledge.opponent_known.bit_count()
     for picked in range(wanted):  # a partial Fisher-Yates shuffle
         chosen = picked + rng.below(len(pool) - picked)
@@ -451,7 +429,7 @@ def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
     talon: tuple[int, ...] = ()
     if knowledge.talon_open:
         assert knowledge.face_up is not None
-        talon = tuple(rng.shuffled(bits(knowledge.unseen & ~opponent))) + (knowledge.face_up,)
+        talon = tuple(rng.shuffled(members(knowledge.unseen & ~opponent))) + (knowledge.face_up,)
     hands = [0, 0]
     hands[knowledge.seat] = knowledge.hand
     hands[knowledge.opponent] = opponent if knowledge.lead is None else opponent | 1 << knowledge.lead
@@ -502,7 +480,7 @@ def cheapest(cards: int, hand: int, outstanding: int, table: Table) -> int:
 
 def masters(cards: int, outstanding: int) -> int:
     """The cards that no outstanding card of their suit beats."""
-    return mask_of(card for card in bits(cards) if not outstanding & ABOVE[card])
+    return mask_of(card for card in members(cards) if not outstanding & ABOVE[card])
 
 
 def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table, talon_open: bool) -> int:
@@ -527,16 +505,16 @@ def basic_lead(hand: int, marriable: int, outstanding: int, table: Table, talon_
     first); with the talon closed or exhausted, the top trump while the opponent may hold a
     trump, else the master card worth most; otherwise the cheapest card."""
     if marriable:
-        queens = [card for card in bits(marriable) if card % 6 == QUEEN]
+        queens = [card for card in members(marriable) if card % 6 == QUEEN]
         # the trump marriage first; lead the queen, the cheaper half
         return max(queens, key=lambda card: card // 6 == table.trump), True
     if not talon_open:
         trumps = table.trumps
         mine = masters(hand, outstanding)
         if outstanding & trumps and mine & trumps:
-            return bits(mine & trumps)[-1], False  # draw the opponent's trumps with the top one
+            return members(mine & trumps)[-1], False  # draw the opponent's trumps with the top one
         if mine:
-            return max(bits(mine), key=POINTS.__getitem__), False
+            return max(members(mine), key=POINTS.__getitem__), False
     return cheapest(hand, hand, outstanding, table), False
 
 
