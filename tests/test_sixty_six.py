@@ -556,6 +556,15 @@ def test_declare_is_not_allowed_at_the_first_lead_of_a_deal():
     assert refusal(state, 0, DECLARE).code == "declare_not_allowed"
 
 
+def test_a_claim_right_after_a_marriage_at_the_first_lead_is_offered_and_false_as_the_marriage_is_pending():
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH")
+    state, _ = act(state, (0, marriage("KH")))
+    assert legal(state, 0) == [{"type": "declare"}]
+    state, _ = act(state, (0, DECLARE))
+    result = state.match.last_deal
+    assert result["points"] == [0, 0] and result["reason"] == "false_claim" and result["claimed_by"] == 0
+
+
 def test_declare_is_not_allowed_in_reply():
     state = table("9D JS", "TD", won=("", "AS 9S"), leader=1, trick="JD")
     assert refusal(state, 0, DECLARE).code == "declare_not_allowed"
