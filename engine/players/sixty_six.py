@@ -52,7 +52,7 @@ from ..sixty_six import (
     claim_game_points,
 )
 from .base import Budget, SeatInfo, Strategy, register_strategy
-from .bitmask import lowest, mask_of, members
+from .bitmask import highest, lowest, mask_of, members
 
 # --- cards as ints ---------------------------------------------------------------------------
 
@@ -512,7 +512,7 @@ def basic_lead(hand: int, marriable: int, outstanding: int, table: Table, talon_
         trumps = table.trumps
         mine = masters(hand, outstanding)
         if outstanding & trumps and mine & trumps:
-            return members(mine & trumps)[-1], False  # draw the opponent's trumps with the top one
+            return highest(mine & trumps), False  # draw the opponent's trumps with the top one
         if mine:
             return max(members(mine), key=POINTS.__getitem__), False
     return cheapest(hand, hand, outstanding, table), False
