@@ -20,8 +20,14 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 
-bench: $(STAMP)
-	$(BIN)/python bench/engine.py
+# The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.
+$(VENV)-peer/.installed:
+	$(PYTHON) -m venv $(VENV)-peer
+	$(VENV)-peer/bin/python -m pip install --quiet 'schnapsen==0.0.5'
+	touch $@
+
+bench: $(STAMP) $(VENV)-peer/.installed
+	$(BIN)/python bench/engine.py --peer
 	$(BIN)/python bench/api.py
 
 openapi: $(STAMP)
