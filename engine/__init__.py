@@ -9,8 +9,10 @@ from . import registry
 from .batak import PartnershipBatak
 from .cards import Card, Rank, Suit, cards, codes
 from .german_whist import GermanWhist
-from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
-from .ruleset import Match, Ruleset, replay
+from .actions import Action, Bid, Close, Declare, Exchange, Marriage, Pass, Play, Trump
+from .errors import Refusal, RuleError
+from .rules import Event, MatchResult, Option
+from .ruleset import Match, Ruleset, TrickTaking, replay
 from .sixty_six import SixtySix
 
 registry.register(GermanWhist())
@@ -19,6 +21,15 @@ registry.register(SixtySix())
 
 __all__ = [
     "Action",
+    "Bid",
+    "Close",
+    "Declare",
+    "Exchange",
+    "Marriage",
+    "Pass",
+    "Play",
+    "Trump",
+    "TrickTaking",
     "Card",
     "Event",
     "Match",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import Refusal, RuleError
+from .errors import Refusal, RuleError
 from .ruleset import Ruleset
 
 _RULESETS: dict[str, Ruleset] = {}

@@ -3,16 +3,25 @@
 A ruleset is a stateless object; a game's state is an immutable value that the ruleset creates
 and transforms:
 
->>> from engine import registry, Action
+>>> from engine import registry
+>>> from engine.actions import play
 >>> whist = registry.get("german-whist")
 >>> state, events = whist.new_game(whist.parse_options({}), seed="42")
+>>> [event.data["type"] for event in events]
+['deal', 'dealt', 'dealt']
 >>> seat = whist.to_act(state)[0]
 >>> action = whist.legal_actions(state, seat)[0]
+>>> whist.can(state, seat, action), whist.can(state, 1 - seat, action)
+(True, False)
 >>> state, events = whist.apply(state, seat, action)
+>>> whist.verify(state, 1 - seat, play("AS")) is None or whist.verify(state, 1 - seat, play("AS")).code in whist.refusal_codes
+True
 
-Legality lives in one place: :meth:`Ruleset.apply` accepts exactly the members of
-:meth:`Ruleset.legal_actions` and refuses anything else with a :class:`RuleError` whose code
-says which rule forbids it.
+Legality lives in one place per kind of action: a ruleset's ``verify_<kind>`` method says
+whether a seat that may act may take an action of that kind, and which rule forbids it if not.
+:meth:`Ruleset.apply` accepts exactly what it allows (the members of
+:meth:`Ruleset.legal_actions`, which are built from the same rule functions) and refuses
+anything else with a :class:`RuleError` whose code is in the ruleset's ``refusal_codes``.
 
 Events follow two conventions every ruleset keeps: each deal opens with a public ``deal`` event,
 and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by that seat only).
@@ -24,7 +33,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, Iterable, Mapping, Protocol, TypeVar
 
-from .rules import Action, DealRecord, Event, MatchResult, Names, Option, Refusal, RuleError
+from .actions import Action
+from .cards import Deck
+from .errors import Refusal, RuleError, illegal
+from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
 
 
@@ -102,6 +114,15 @@ class Ruleset(ABC, Generic[S]):
     #: the human seats of a game created without a seat list: the standard table against the
     #: computer, every other seat played by a computer player
     standard_human_seats: ClassVar[tuple[int, ...]] = (0,)
+    #: the kinds of action the ruleset accepts; each has a ``verify_<type>`` and a
+    #: ``perform_<type>`` method
+    action_kinds: ClassVar[tuple[type[Action], ...]]
+    #: every code the ruleset refuses an action or a setup with, and what it means
+    refusal_codes: ClassVar[Mapping[str, str]]
+
+    def __init__(self) -> None:
+        self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
+        self._performers = {kind: getattr(self, f"perform_{kind.type}") for kind in self.action_kinds}
 
     @property
     def seat_count(self) -> int:
@@ -154,28 +175,35 @@ class Ruleset(ABC, Generic[S]):
         """
         if state.match.result is not None:
             raise RuleError("game_over", "the match is over", Refusal.NOT_YOUR_TURN)
-        if seat not in range(self.seat_count):
-            raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
         if seat not in self.to_act(state):
+            if seat not in range(self.seat_count):
+                raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
             raise self.turn_refusal(state, seat)
-        legal = self.legal_actions(state, seat)
-        if action not in legal:
-            error = self.explain_illegal(state, seat, action)
-            error.legal_actions = legal
+        error = self.verify(state, seat, action)
+        if error is not None:
+            error.legal_actions = self.legal_actions(state, seat)
             raise error
-        return self.perform(state, seat, action)
+        return self._performers[type(action)](state, seat, action)
+
+    def verify(self, state: S, seat: int, action: Action) -> RuleError | None:
+        """None when ``seat``, which may act now, may take ``action``; else the rule it breaks."""
+        verifier = self._verifiers.get(type(action))
+        if verifier is None:
+            return self.refuse_kind(state, action)
+        return verifier(state, seat, action)
+
+    def can(self, state: S, seat: int, action: Action) -> bool:
+        """Whether :meth:`apply` would accept ``action`` from ``seat`` now."""
+        return state.match.result is None and seat in self.to_act(state) and self.verify(state, seat, action) is None
+
+    def refuse_kind(self, state: S, action: Action) -> RuleError:
+        """The refusal of an action of a kind the ruleset does not accept."""
+        kinds = ", ".join(repr(kind.type) for kind in self.action_kinds)
+        return illegal("illegal_action", f"{self.names['en']} has {kinds} actions, not {action.type!r}")
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
         return RuleError("not_your_turn", "it is not your turn", Refusal.NOT_YOUR_TURN)
-
-    @abstractmethod
-    def explain_illegal(self, state: S, seat: int, action: Action) -> RuleError:
-        """Why ``action`` is not among ``seat``'s legal actions (the code of the rule it breaks)."""
-
-    @abstractmethod
-    def perform(self, state: S, seat: int, action: Action) -> tuple[S, tuple[Event, ...]]:
-        """Carry out an action already known to be legal."""
 
     # --- what a seat sees -------------------------------------------------------------------
 
@@ -265,3 +293,46 @@ def replay(ruleset: Ruleset[S], options: Mapping[str, Any], seed: str, moves: It
     for seat, action in moves:
         state, _ = ruleset.apply(state, seat, action)
     return state
+
+
+class TrickTaking(Ruleset[S]):
+    """What the trick-taking games share: a match of deals, each opened by a public ``deal`` and
+    private ``dealt`` events (:func:`~engine.rules.deal_opened`), played out in tricks, scored,
+    and followed by the next deal until the match is won."""
+
+    #: the game's cards as numbers; states hold masks of them
+    deck: ClassVar[Deck]
+
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
+        return self.deal(Match.start(options, seed, self.seat_count))
+
+    @abstractmethod
+    def deal(self, match: Match) -> tuple[S, tuple[Event, ...]]:
+        """The state at the start of ``match``'s current deal, and the events that open it."""
+
+    @abstractmethod
+    def match_winners(self, match: Match) -> list[int] | None:
+        """The winners once a finished deal's points are in ``match`` (None: play another deal)."""
+
+    def end_deal(
+        self, state: S, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
+    ) -> tuple[S, tuple[Event, ...]]:
+        """Score a finished deal, then end the match or deal the next one.
+
+        The next deal starts without a last trick: a card of the old deal shown in the new
+        deal's view could not be told apart from a card of this deal (the trick stays in the
+        history).
+        """
+        match = state.match.after_deal(points, result)
+        events.append(public("deal_result", **result, scores=list(match.scores)))
+        winners = self.match_winners(match)
+        if winners is not None:
+            match = match.finish(winners)
+            events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
+            return replace(state, match=match), tuple(events)  # type: ignore[type-var]
+        next_state, deal_events = self.deal(match.next_deal())
+        return next_state, tuple(events) + deal_events
+
+    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
+        """The public event of a complete trick."""
+        return public("trick", number=number, **details, **trick.to_json(self.seat_count, self.deck))

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from engine import registry
-from engine.rules import Action
+from engine import Action
 from engine.ruleset import replay
 from tests.api import FlaskClient
 from tests.support import card_codes_in, concealed_cards

@@ -15,7 +15,7 @@ import time
 import fakeredis
 import pytest
 
-from engine import Action, registry
+from engine import Action, Pass, registry
 from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
 from service import create_app
@@ -115,7 +115,7 @@ class Spy(Player):
     def choose(self, info, seed, budget=None):
         Spy.seen.append(info)
         if {"type": "pass"} in info.view["legal_actions"] and random.Random(seed).random() < 0.8:
-            return Action("pass")
+            return Pass()
         return RandomPlayer().choose(info, seed, budget)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..rules import Action, Event, MatchResult
+from ..actions import Action
+from ..rules import Event, MatchResult
 from ..ruleset import Ruleset
 from .base import Budget, Player, SeatInfo
 

@@ -6,7 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..rules import Action, Refusal, RuleError
+from ..actions import Action
+from ..errors import Refusal, RuleError
 from ..shuffle import SeededRandom
 
 
