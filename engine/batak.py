@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from .actions import Action, Bid, Pass, Play, Trump
-from .cards import STANDARD, Card, Suit
+from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
@@ -57,6 +57,7 @@ SUITS = tuple(Suit)
 
 # Every action this game can offer, built once: legal_actions runs on every move.
 PLAYS = tuple(Play(card) for card in DECK.cards)
+plays_of = DECK.selector(PLAYS)
 BIDS = {value: Bid(value) for value in range(MIN_BID, MAX_BID + 1)}
 PASS = Pass()
 TRUMPS = tuple(Trump(suit) for suit in Suit)
@@ -268,20 +269,24 @@ class PartnershipBatak(TrickTaking[BatakState]):
 
     # --- creation ---------------------------------------------------------------------------
 
-    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> list[tuple[int, ...]]:
         """Cards go one at a time round the table, from the seat after the dealer; no stock."""
-        cards = shuffled_deck(match.seed, deal_number, DECK.cards)
+        cards = shuffled_deck(match.seed, deal_number, range(52))
         first = (dealer + 1) % SEATS
-        hands: list[tuple[Card, ...]] = [()] * SEATS
+        hands: list[tuple[int, ...]] = [()] * SEATS
         for offset in range(SEATS):
             hands[(first + offset) % SEATS] = tuple(cards[offset::SEATS])
-        return DealRecord(dealer, tuple(hands))
+        return hands
+
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        card = DECK.cards
+        return DealRecord(dealer, tuple(tuple(card[n] for n in hand) for hand in self._dealt(match, deal_number, dealer)))
 
     def deal(self, match: Match) -> tuple[BatakState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
         opener = (dealer + 1) % SEATS
-        hands = tuple(DECK.mask(hand) for hand in record.hands)
+        hands = tuple(mask_of(hand) for hand in self._dealt(match, match.deal_number, dealer))
         state = BatakState(match=match, hands=hands, auction=Auction(opener))
         return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK, first_bidder=opener))
 
@@ -305,13 +310,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
             return tuple(BIDS[value] for value in range(state.auction.lowest_bid(), MAX_BID + 1)) + (PASS,)
         if state.trump is None:
             return TRUMPS
-        legal = self._legal_mask(state)
-        found = []
-        while legal:
-            low = legal & -legal
-            found.append(PLAYS[low.bit_length() - 1])
-            legal ^= low
-        return tuple(found)
+        return plays_of(self._legal_mask(state))
 
     def _legal_mask(self, state: BatakState) -> int:
         trick, trump, turn = state.trick, state.trump, state.turn

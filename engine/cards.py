@@ -13,7 +13,9 @@ higher number is a stronger card, so "the cards that beat this one" is a mask
 from __future__ import annotations
 
 from enum import Enum, IntEnum
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
 
 
 class Suit(str, Enum):
@@ -193,6 +195,9 @@ class Deck:
         self.suit_size = size = len(self.ranks)
         self.cards: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in self.ranks)
         self.number: dict[Card, int] = {card: number for number, card in enumerate(self.cards)}
+        #: the number of each card by ``Card.index``, -1 for a card not in the deck (faster than
+        #: ``number``, whose keys hash in Python)
+        self.by_index = tuple(self.number.get(card, -1) for card in FULL_DECK)
         self.codes_table = tuple(card.code for card in self.cards)
         self.suit_masks = tuple(((1 << size) - 1) << (size * suit) for suit in range(4))
         self.full = (1 << len(self.cards)) - 1
@@ -235,6 +240,30 @@ class Deck:
             + orders[2][mask >> 2 * size & full]
             + orders[3][mask >> 3 * size & full]
         )
+
+    def selector(self, items: Sequence[T]) -> "Callable[[int], tuple[T, ...]]":
+        """A function from a mask to the items of its cards (``items[number]``) in the canonical
+        card order, each suit's part remembered once seen (legal actions are built this way on
+        every move)."""
+        size, full = self.suit_size, (1 << self.suit_size) - 1
+        parts: list[dict[int, tuple[T, ...]]] = [{} for _ in range(4)]
+        ordered = self.ordered
+
+        def part(suit: int, pattern: int) -> tuple[T, ...]:
+            found = parts[suit].get(pattern)
+            if found is None:
+                found = parts[suit][pattern] = tuple(items[n] for n in ordered(pattern << size * suit))
+            return found
+
+        def select(mask: int) -> tuple[T, ...]:
+            return (
+                part(0, mask & full)
+                + part(1, mask >> size & full)
+                + part(2, mask >> 2 * size & full)
+                + part(3, mask >> 3 * size & full)
+            )
+
+        return select
 
     def card_tuple(self, mask: int) -> tuple[Card, ...]:
         """The cards of a mask, in the canonical card order."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .actions import Play
-from .cards import STANDARD, Card, Suit
+from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
 from .ruleset import Match, TrickTaking
@@ -32,6 +32,7 @@ SUITS = tuple(Suit)
 
 # Every action this game can offer, built once: legal_actions runs on every move.
 PLAYS = tuple(Play(card) for card in DECK.cards)
+plays_of = DECK.selector(PLAYS)
 
 
 def legal_cards(hand: int, led: int) -> int:
@@ -146,21 +147,24 @@ class GermanWhist(TrickTaking[GermanWhistState]):
 
     # --- creation ---------------------------------------------------------------------------
 
-    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
         """Cards go one at a time, from the non-dealer; the rest is the stock in drawing order."""
-        cards = shuffled_deck(match.seed, deal_number, DECK.cards)
-        first = 1 - dealer
-        hands: list[tuple] = [(), ()]
-        hands[first], hands[dealer] = tuple(cards[0 : 2 * HAND_SIZE : 2]), tuple(cards[1 : 2 * HAND_SIZE : 2])
-        stock = tuple(cards[2 * HAND_SIZE :])
-        return DealRecord(dealer, tuple(hands), stock, stock[0])
+        cards = shuffled_deck(match.seed, deal_number, range(52))
+        hands: list[tuple[int, ...]] = [(), ()]
+        hands[1 - dealer], hands[dealer] = tuple(cards[0 : 2 * HAND_SIZE : 2]), tuple(cards[1 : 2 * HAND_SIZE : 2])
+        return hands, tuple(cards[2 * HAND_SIZE :])
+
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        hands, stock = self._dealt(match, deal_number, dealer)
+        card = DECK.cards
+        return DealRecord(dealer, tuple(tuple(card[n] for n in hand) for hand in hands), tuple(card[n] for n in stock), card[stock[0]])
 
     def deal(self, match: Match) -> tuple[GermanWhistState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
-        hands = tuple(DECK.mask(hand) for hand in record.hands)
-        stock = tuple(card.index for card in record.stock)
-        face_up = record.stock[0]
+        dealt, stock = self._dealt(match, match.deal_number, dealer)
+        hands = tuple(mask_of(hand) for hand in dealt)
+        face_up = DECK.cards[stock[0]]
         trump = NO_TRUMP if match.options["no_trump"] else SUITS.index(face_up.suit)
         state = GermanWhistState(match, hands, stock, trump, Trick(1 - dealer), ((0, 0), (0, 0)), (0, 0))
         events = deal_opened(
@@ -185,13 +189,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         if seat not in self.to_act(state):
             return ()
         cards = state.trick.cards
-        legal = legal_cards(state.hands[seat], cards[0] if cards else -1)
-        found = []
-        while legal:
-            low = legal & -legal
-            found.append(PLAYS[low.bit_length() - 1])
-            legal ^= low
-        return tuple(found)
+        return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
 
     def verify_play(self, state: GermanWhistState, seat: int, action: Play) -> RuleError | None:
         card = action.card.index

@@ -6,7 +6,7 @@ Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
@@ -18,9 +18,9 @@ Names = Mapping[str, str]
 # --- events ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened, with who may see it.
+class Event(NamedTuple):
+    """Something that happened, with who may see it (a named tuple: a random playout makes
+    several per trick).
 
     ``data`` is the full event. A public event has ``seen_by`` None. A private one is seen whole
     only by the seats in ``seen_by``; everyone else sees ``others_see`` (a redacted copy), or
@@ -54,20 +54,27 @@ def public(kind: str, **data: Any) -> Event:
     return Event({"type": kind, **data})
 
 
+_ONLY = tuple(frozenset({seat}) for seat in range(8))
+
+
 def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event:
     """An event that ``viewer`` sees whole and others see without the fields in ``hidden``."""
     full = {"type": kind, **data}
-    hidden = set(hidden)
-    return Event(full, frozenset({viewer}), {key: value for key, value in full.items() if key not in hidden})
+    others = full.copy()
+    for key in hidden:
+        del others[key]
+    return Event(full, _ONLY[viewer], others)
 
 
 def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **details: Any) -> list[Event]:
     """The events that open a deal, by the convention every ruleset keeps: a public ``deal``
     event (with the ruleset's ``details``), then each seat's cards (masks of ``deck``) as a
     private ``dealt`` event."""
-    events = [public("deal", deal=deal, dealer=dealer, **details)]
+    events = [Event({"type": "deal", "deal": deal, "dealer": dealer, **details})]
     for seat, hand in enumerate(hands):
-        events.append(private(seat, "dealt", ["hand"], seat=seat, hand=deck.codes(hand), count=hand.bit_count()))
+        count = hand.bit_count()
+        seen = {"type": "dealt", "seat": seat, "count": count}
+        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, _ONLY[seat], seen))
     return events
 
 

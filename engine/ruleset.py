@@ -335,4 +335,4 @@ class TrickTaking(Ruleset[S]):
 
     def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
         """The public event of a complete trick."""
-        return public("trick", number=number, **details, **trick.to_json(self.seat_count, self.deck))
+        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})

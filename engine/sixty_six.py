@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
-from .cards import Card, Deck, Rank, Suit
+from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, bad_option, deal_opened, private, public
 from .ruleset import Match, TrickTaking
@@ -58,6 +58,7 @@ LAST_TRICK_TEN = 10
 DECK = Deck((Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE))
 NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 SUIT_MASKS = DECK.suit_masks
+BY_INDEX = DECK.by_index
 ABOVE = DECK.above
 NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
 QUEENS = NINES << QUEEN
@@ -72,6 +73,8 @@ DECLARE = Declare()
 # Actions are immutable: legal_actions hands out these instead of building new ones every call.
 PLAYS = tuple(Play(card) for card in DECK.cards)
 MARRIAGES = {card: Marriage(DECK.cards[card]) for card in range(24) if card % 6 in (QUEEN, KING)}
+plays_of = DECK.selector(PLAYS)
+marriages_of = DECK.selector([MARRIAGES.get(card) for card in range(24)])  # of kings and queens only
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +84,13 @@ class Variant:
     cards: int  # mask
     hand_size: int
     exchange_strength: int
+    #: the cards in the canonical order: the order of the deck before it is shuffled
+    order: tuple[int, ...]
 
 
 VARIANTS = {
-    "sixty-six": Variant(DECK.full, 6, NINE),
-    "schnapsen": Variant(DECK.full & ~NINES, 5, JACK),
+    "sixty-six": Variant(DECK.full, 6, NINE, tuple(DECK.ordered(DECK.full))),
+    "schnapsen": Variant(DECK.full & ~NINES, 5, JACK, tuple(DECK.ordered(DECK.full & ~NINES))),
 }
 
 
@@ -417,37 +422,43 @@ class SixtySix(TrickTaking[SixtySixState]):
                 f'"schnapsen"; allowed: {allowed.allowed_text()}',
             )
 
-    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...], int]:
         """Cards go one at a time, from the non-dealer; then the trump card; the rest is the talon.
 
-        ``stock`` is the talon in drawing order with the trump card last. With ``no_talon`` all
-        cards are dealt this way, the last one (the dealer's) is the trump card and the stock is empty.
+        Gives the hands, the stock (the talon in drawing order with the trump card last) and the
+        trump card. With ``no_talon`` all cards are dealt this way, the last one (the dealer's) is
+        the trump card and the stock is empty.
         """
         options = match.options
         variant = VARIANTS[options["variant"]]
-        cards = shuffled_deck(match.seed, deal_number, DECK.card_tuple(variant.cards))
+        cards = shuffled_deck(match.seed, deal_number, variant.order)
         size = len(cards) // SEATS if options["no_talon"] else variant.hand_size
-        hands: list[tuple[Card, ...]] = [(), ()]
+        hands: list[tuple[int, ...]] = [(), ()]
         hands[1 - dealer], hands[dealer] = tuple(cards[0 : 2 * size : 2]), tuple(cards[1 : 2 * size : 2])
         if options["no_talon"]:
-            return DealRecord(dealer, tuple(hands), (), hands[dealer][-1])
+            return hands, (), hands[dealer][-1]
         trump_card = cards[2 * size]
-        return DealRecord(dealer, tuple(hands), tuple(cards[2 * size + 1 :]) + (trump_card,), trump_card)
+        return hands, tuple(cards[2 * size + 1 :]) + (trump_card,), trump_card
+
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        hands, stock, trump_card = self._dealt(match, deal_number, dealer)
+        card = DECK.cards
+        dealt = tuple(tuple(card[n] for n in hand) for hand in hands)
+        return DealRecord(dealer, dealt, tuple(card[n] for n in stock), card[trump_card])
 
     def deal(self, match: Match) -> tuple[SixtySixState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
-        assert record.trump_card is not None
-        trump_card = DECK.number[record.trump_card]
+        dealt, stock, trump_card = self._dealt(match, match.deal_number, dealer)
         no_talon = match.options["no_talon"]
         shown = [0, 0]
         if no_talon:
             shown[dealer] = 1 << trump_card
-        hands = tuple(DECK.mask(hand) for hand in record.hands)
+        hands = tuple(mask_of(hand) for hand in dealt)
         state = SixtySixState(
             match=match,
             hands=hands,
-            talon=tuple(DECK.number[card] for card in record.stock[:-1]),
+            talon=stock[:-1],
             trump_card=None if no_talon else trump_card,
             trump=trump_card // 6,
             trick=Trick(leader=1 - dealer),
@@ -482,7 +493,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         if trick.cards:
             if seat == trick.leader:
                 return (DECLARE,)
-            return self._plays(self._follower_cards(state, seat))
+            return plays_of(self._follower_cards(state, seat))
         actions: list[Action] = []
         if state.talon_open:
             if self._may_exchange(state, seat):
@@ -492,12 +503,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             actions.append(DECLARE)  # the leader won the last trick
         hand = state.hands[seat]
         if self._marriage_time(state):
-            actions.extend(MARRIAGES[card] for card in DECK.ordered(marriage_cards(hand)))
-        return tuple(actions) + self._plays(hand)
-
-    @staticmethod
-    def _plays(cards: int) -> tuple[Action, ...]:
-        return tuple(PLAYS[card] for card in DECK.ordered(cards))
+            return tuple(actions) + marriages_of(marriage_cards(hand)) + plays_of(hand)  # type: ignore[operator]
+        return tuple(actions) + plays_of(hand)
 
     def _follower_cards(self, state: SixtySixState, seat: int) -> int:
         return follower_cards(state.hands[seat], state.trick.cards[0], state.trump, state.talon_open)
@@ -583,9 +590,9 @@ class SixtySix(TrickTaking[SixtySixState]):
         trick = state.trick
         if trick.cards and seat == trick.leader:
             return illegal("already_led", "you have led; you may only claim 66 now, or wait for the reply")
-        card = DECK.number.get(action.card)
+        card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
-        if card is None or not hand >> card & 1:
+        if card < 0 or not hand >> card & 1:
             return illegal("card_not_in_hand", f"{action.card} is not in your hand")
         if not trick.cards or self._follower_cards(state, seat) >> card & 1:
             return None
@@ -598,7 +605,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return illegal("must_trump", f"you cannot follow {suit} but hold trump, and must trump")
 
     def perform_play(self, state: SixtySixState, seat: int, action: Play) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._play(state, seat, DECK.number[action.card], ())
+        return self._play(state, seat, BY_INDEX[action.card.index], ())
 
     def perform_declare(self, state: SixtySixState, seat: int, action: Declare) -> tuple[SixtySixState, tuple[Event, ...]]:
         return self._finish_deal(state, [public("declare", seat=seat)], claimant=seat)
@@ -641,27 +648,29 @@ class SixtySix(TrickTaking[SixtySixState]):
         hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
         shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
         trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        state = SixtySixState(
-            state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown,
-            state.closing, state.last_trick,
-        )
         if len(trick.cards) < SEATS:
-            return state, events
-        return self._finish_trick(state)
+            return SixtySixState(
+                state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown,
+                state.closing, state.last_trick,
+            ), events
+        return self._finish_trick(state, hands, shown, trick)
 
-    def _finish_trick(self, state: SixtySixState) -> tuple[SixtySixState, tuple[Event, ...]]:
-        trick = state.trick
+    def _finish_trick(
+        self, state: SixtySixState, hands_after: tuple[int, ...], shown_after: tuple[int, ...], trick: Trick
+    ) -> tuple[SixtySixState, tuple[Event, ...]]:
+        """Complete ``trick`` (the hands and the shown cards are those after its last card)."""
         lead, reply = trick.cards
         winner = 1 - trick.leader if reply_wins(lead, reply, state.trump) else trick.leader
         loser = 1 - winner
         done = Trick(trick.leader, trick.cards, winner)
         won = list(state.won)
         won[winner] |= 1 << lead | 1 << reply
-        events: list[Event] = [self.trick_event(done, state.trick_number, phase=state.phase)]
-        hands, shown = list(state.hands), list(state.shown)
         talon, trump_card = state.talon, state.trump_card
+        talon_open = bool(talon) and state.closing is None
+        events: list[Event] = [self.trick_event(done, state.trick_number, phase=1 if talon_open else 2)]
+        hands, shown = list(hands_after), list(shown_after)
         codes = DECK.codes_table
-        if state.talon_open:
+        if talon_open:
             hands[winner] |= 1 << talon[0]
             events.append(private(winner, "draw", ["card"], seat=winner, card=codes[talon[0]], talon_size=len(talon) - 1))
             if len(talon) > 1:
