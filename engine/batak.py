@@ -34,7 +34,7 @@ card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the sco
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
@@ -134,8 +134,7 @@ class Auction:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class BatakState:
+class BatakState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
     auction: Auction
@@ -399,9 +398,9 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def _call(self, state: BatakState, seat: int, bid: int | None) -> tuple[BatakState, tuple[Event, ...]]:
         auction = state.auction.after(seat, bid)
         if auction.is_open:
-            return replace(state, auction=auction), ()
+            return state._replace(auction=auction), ()
         declarer, contract = auction.outcome()
-        state = replace(state, auction=auction, declarer=declarer, contract=contract)
+        state = state._replace(auction=auction, declarer=declarer, contract=contract)
         event = public(
             "contract",
             declarer=declarer,
@@ -413,7 +412,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
 
     def perform_trump(self, state: BatakState, seat: int, action: Trump) -> tuple[BatakState, tuple[Event, ...]]:
         assert state.declarer is not None and state.dummy is not None
-        state = replace(state, trump=SUITS.index(action.suit), trick=Trick(leader=state.declarer))
+        state = state._replace(trump=SUITS.index(action.suit), trick=Trick(leader=state.declarer))
         events = (
             public("trump", seat=state.declarer, suit=action.suit.value),
             public("open_hand", seat=state.dummy, hand=DECK.codes(state.hands[state.dummy])),

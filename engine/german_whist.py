@@ -13,8 +13,7 @@ players call them too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
@@ -53,8 +52,7 @@ def leader_wins(lead: int, reply: int, trump: int) -> bool:
     return reply // 13 != trump
 
 
-@dataclass(frozen=True, slots=True)
-class GermanWhistState:
+class GermanWhistState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
     stock: tuple[int, ...]  # what is left, in drawing order; stock[0] is face up in phase 1

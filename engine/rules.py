@@ -179,8 +179,7 @@ class DealRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """A trick: the seat that led it and its cards (numbers of the game's deck) in play order,
     with the winner once complete."""
 

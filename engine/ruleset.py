@@ -30,8 +30,7 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Generic, Iterable, Mapping, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Self, TypeVar
 
 from .actions import Action
 from .cards import Deck
@@ -40,8 +39,7 @@ from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     """The part of a state every game shares: options, seed, deal count and match totals."""
 
     options: Mapping[str, Any]
@@ -62,13 +60,13 @@ class Match:
     def after_deal(self, points: Iterable[int], deal_result: Mapping[str, Any]) -> "Match":
         """The match with a finished deal's points added (not yet moved on to the next deal)."""
         scores = tuple(total + gained for total, gained in zip(self.scores, points))
-        return replace(self, scores=scores, last_deal=dict(deal_result))
+        return self._replace(scores=scores, last_deal=dict(deal_result))
 
     def finish(self, winners: Iterable[int]) -> "Match":
-        return replace(self, result=MatchResult(tuple(sorted(winners)), self.scores))
+        return self._replace(result=MatchResult(tuple(sorted(winners)), self.scores))
 
     def next_deal(self) -> "Match":
-        return replace(self, deal_number=self.deal_number + 1)
+        return self._replace(deal_number=self.deal_number + 1)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,8 +93,12 @@ class Match:
 
 
 class HasMatch(Protocol):
+    """A game's state: a named tuple with the match among its fields."""
+
     @property
     def match(self) -> Match: ...
+
+    def _replace(self, **changes: Any) -> Self: ...
 
 
 S = TypeVar("S", bound=HasMatch)
@@ -247,7 +249,7 @@ class Ruleset(ABC, Generic[S]):
             raise RuleError("game_not_over", "the deal is revealed only once the match is over", Refusal.NOT_YOUR_TURN)
         deals = []
         for number in range(1, match.deal_number + 1):
-            dealer = replace(match, deal_number=number).dealer(self.seat_count)
+            dealer = match._replace(deal_number=number).dealer(self.seat_count)
             deals.append(self.deal_record(match, number, dealer).to_json())
         return {"seed": match.seed, "deals": deals}
 
@@ -329,7 +331,7 @@ class TrickTaking(Ruleset[S]):
         if winners is not None:
             match = match.finish(winners)
             events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
-            return replace(state, match=match), tuple(events)  # type: ignore[type-var]
+            return state._replace(match=match), tuple(events)
         next_state, deal_events = self.deal(match.next_deal())
         return next_state, tuple(events) + deal_events
 

@@ -40,7 +40,7 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
@@ -229,8 +229,7 @@ class Announcement:
         return marriage_value(self.card, trump)
 
 
-@dataclass(frozen=True, slots=True)
-class SixtySixState:
+class SixtySixState(NamedTuple):
     """A match of Sixty-Six, in the middle of its current deal."""
 
     match: Match
@@ -613,7 +612,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
         opponent = 1 - seat
         closing = Closing(seat, state.points(opponent), state.tricks[opponent])
-        return replace(state, closing=closing), (public("close", seat=seat),)
+        return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
         given = self._exchange_card(state)
@@ -622,7 +621,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         hands, shown = list(state.hands), list(state.shown)
         hands[seat] = hands[seat] & ~(1 << given) | 1 << taken
         shown[seat] |= 1 << taken
-        state = replace(state, hands=tuple(hands), shown=tuple(shown), trump_card=given)
+        state = state._replace(hands=tuple(hands), shown=tuple(shown), trump_card=given)
         return state, (public("exchange", seat=seat, gave=DECK.code(given), took=DECK.code(taken)),)
 
     def perform_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> tuple[SixtySixState, tuple[Event, ...]]:
@@ -630,7 +629,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         marriage = Announcement(seat, card)
         shown = list(state.shown)
         shown[seat] |= 1 << partner(card)
-        state = replace(state, marriages=state.marriages + (marriage,), shown=tuple(shown))
+        state = state._replace(marriages=state.marriages + (marriage,), shown=tuple(shown))
         event = public(
             "marriage",
             seat=seat,

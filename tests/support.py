@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
 from engine import Event, Ruleset, registry
@@ -107,7 +106,7 @@ def _swap_with_pile(state: Any, seat: int, rng: random.Random, pile_name: str, f
     hands = list(state.hands)
     hands[opponent] = hands[opponent] & ~(1 << card) | 1 << pile[position]
     pile[position] = card
-    return replace(state, hands=tuple(hands), **{pile_name: tuple(pile)})
+    return state._replace(hands=tuple(hands), **{pile_name: tuple(pile)})
 
 
 def _swap_batak(state: Any, seat: int, rng: random.Random) -> Any | None:
@@ -122,7 +121,7 @@ def _swap_batak(state: Any, seat: int, rng: random.Random) -> Any | None:
     rest_first, rest_second, one, other = swapped
     hands = list(state.hands)
     hands[first], hands[second] = rest_first | other, rest_second | one
-    return replace(state, hands=tuple(hands))
+    return state._replace(hands=tuple(hands))
 
 
 SWAPS = {

@@ -5,7 +5,6 @@ Seats: 0 South, 1 East, 2 North, 3 West; teams North–South (0, 2) and East–W
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
@@ -66,7 +65,7 @@ def table(
     The dealer is the seat before the declarer, so an all-pass contract of 7 fits too.
     """
     dealer = (declarer - 1) % 4
-    match = replace(Match.start(options(**option_values), seed_for_dealer(dealer), 4), scores=tuple(scores))
+    match = Match.start(options(**option_values), seed_for_dealer(dealer), 4)._replace(scores=tuple(scores))
     return BatakState(
         match=match,
         hands=tuple(DECK.mask(cards(hand)) for hand in (south, east, north, west)),
@@ -432,7 +431,7 @@ def test_rule_1_trump_is_broken_once_played_to_an_earlier_trick():
     # West ruffs South's spade lead and wins; leading next, West may now lead trump.
     state = table("AS 2C 3C", "2S 4C 5C", "3S 6C 7C", "5H 2H 6D", won=(0, 0, 0, 10), leader=WEST)
     assert legal(state) == ["6D"]  # unbroken: no trump lead
-    state = replace(state, trick=Trick(SOUTH))
+    state = state._replace(trick=Trick(SOUTH))
     state, _ = play_cards(state, "AS", "2S", "3S", "5H")
     assert state.trump_broken and BATAK.view(state, None)["trump_broken"] is True
     assert BATAK.to_act(state) == (WEST,)
@@ -823,7 +822,7 @@ def test_reveal_gives_the_seed_and_each_deal_as_dealt_with_an_empty_stock_and_no
     while BATAK.result(state) is None and state.match.deal_number == 1:
         (seat,) = BATAK.to_act(state)
         state, _ = BATAK.apply(state, seat, BATAK.legal_actions(state, seat)[0])
-    state = replace(state, match=state.match.finish((0, 2)))  # end the match here, in deal 2
+    state = state._replace(match=state.match.finish((0, 2)))  # end the match here, in deal 2
     reveal = BATAK.reveal(state)
     assert reveal["seed"] == "reveal"
     first, second = reveal["deals"]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine import Action, Event, Pass, registry, replay
 from engine.batak import DECK as BATAK_DECK
 from engine.batak import BatakState
-from engine.cards import FULL_DECK, codes
+from engine.cards import FULL_DECK
 from support import card_codes_in
 
 BATAK = registry.get("partnership-batak")

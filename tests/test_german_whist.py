@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
@@ -35,7 +34,7 @@ def table(
     **option_values,
 ) -> GermanWhistState:
     """A German Whist state in the middle of a deal, written out as card codes."""
-    match = replace(Match.start(options(**option_values), seed, 2), scores=tuple(scores), deal_number=deal_number)
+    match = Match.start(options(**option_values), seed, 2)._replace(scores=tuple(scores), deal_number=deal_number)
     return GermanWhistState(
         match=match,
         hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),

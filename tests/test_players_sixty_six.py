@@ -398,7 +398,7 @@ def test_the_same_information_seed_and_budget_give_the_same_action():
     "state",
     [
         OPEN,
-        replace(OPEN, closing=Closing(0, 0, 1)),
+        OPEN._replace(closing=Closing(0, 0, 1)),
         table("9C TC JC QC KC AC TD KD AD 9H JH QH", "9D JD QD 9S TS JS QS KS AS TH KH AH", no_talon=True),
     ],
     ids=["talon-open", "talon-closed", "no-talon"],

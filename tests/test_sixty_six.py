@@ -6,7 +6,7 @@ Card points used below: A 11, 10 10, K 4, Q 3, J 2, 9 0. Trump is hearts unless 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pytest
 
@@ -45,7 +45,7 @@ def table(
     **option_values,
 ) -> SixtySixState:
     """A Sixty-Six state in the middle of a deal, written out as card codes."""
-    match = replace(Match.start(options(**option_values), seed, 2), scores=tuple(scores), deal_number=deal_number)
+    match = Match.start(options(**option_values), seed, 2)._replace(scores=tuple(scores), deal_number=deal_number)
     return SixtySixState(
         match=match,
         hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),
@@ -824,7 +824,7 @@ def test_match_ends_when_a_player_reaches_7_game_points():
 
 
 def test_under_the_target_another_deal_follows_and_the_deal_alternates():
-    state = replace(table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5)), last_trick=Trick(1, numbers("9S AS"), 0))
+    state = table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5))._replace(last_trick=Trick(1, numbers("9S AS"), 0))
     dealer = state.match.dealer(2)
     state, events = act(state, (0, DECLARE))
     assert GAME.result(state) is None and state.match.scores == (6, 5)
@@ -946,7 +946,7 @@ def test_view_without_open_scores_shows_tricks_and_pending_marriages_but_no_poin
         assert view["pending_marriage"] == [False, False]
         assert view["points"] is None and view["won_cards"] is None
         assert not {"AS", "TS", "KD", "9D"} & card_codes_in(view)
-    state = replace(state, won=(state.won[0], 0))
+    state = state._replace(won=(state.won[0], 0))
     assert GAME.view(state, 0)["pending_marriage"] == [False, True]
 
 
@@ -1042,7 +1042,7 @@ def test_state_serializes_and_loads_back_unchanged():
         "9D KC", "AC JC QD", "JD 9S TD", trump_card="AH", leader=1, trick="QS", won=("AS TS", "KD 9D"),
         announced=((1, "KD"),), shown=("", "QD"), closing=(0, 4, 1), scores=(3, 2), deal_number=4,
     )
-    state = replace(state, last_trick=Trick(0, numbers("AS TS"), 0))
+    state = state._replace(last_trick=Trick(0, numbers("AS TS"), 0))
     doc = GAME.dump(state)
     assert json.loads(json.dumps(doc)) == doc
     assert GAME.load(doc) == state
