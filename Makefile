@@ -18,6 +18,8 @@ run: $(STAMP)
 	$(BIN)/koz serve
 
 test: $(STAMP)
+	$(BIN)/ruff check engine service bench tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto
 
 # The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.

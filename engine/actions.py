@@ -34,7 +34,8 @@ class Action:
         """Parse an action object; a malformed one raises ``RuleError(code="malformed_action")``."""
         if not isinstance(doc, Mapping):
             raise _malformed("an action is a JSON object such as {\"type\": \"play\", \"card\": \"QS\"}")
-        kind = KINDS.get(doc.get("type")) if isinstance(doc.get("type"), str) else None
+        given_type = doc.get("type")
+        kind = KINDS.get(given_type) if isinstance(given_type, str) else None
         if kind is None:
             raise _malformed(f"unknown action type {doc.get('type')!r}; types are {', '.join(KINDS)}")
         wanted = {field.name for field in fields(kind)}

@@ -411,11 +411,12 @@ class PartnershipBatak(TrickTaking[BatakState]):
         return state, (event,)
 
     def perform_trump(self, state: BatakState, seat: int, action: Trump) -> tuple[BatakState, tuple[Event, ...]]:
-        assert state.declarer is not None and state.dummy is not None
-        state = state._replace(trump=SUITS.index(action.suit), trick=Trick(leader=state.declarer))
+        declarer, dummy = state.declarer, state.dummy
+        assert declarer is not None and dummy is not None
+        state = state._replace(trump=SUITS.index(action.suit), trick=Trick(leader=declarer))
         events = (
-            public("trump", seat=state.declarer, suit=action.suit.value),
-            public("open_hand", seat=state.dummy, hand=DECK.codes(state.hands[state.dummy])),
+            public("trump", seat=declarer, suit=action.suit.value),
+            public("open_hand", seat=dummy, hand=DECK.codes(state.hands[dummy])),
         )
         return state, events
 
@@ -464,6 +465,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
         declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
         team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
+        points = [team_points[seat % 2] for seat in range(SEATS)]
         result = {
             "deal": state.match.deal_number,
             "declarer": state.declarer,
@@ -474,10 +476,10 @@ class PartnershipBatak(TrickTaking[BatakState]):
             "team_tricks": team_tricks,
             "made": team_tricks[declaring] >= state.contract,
             "sweep": team_tricks.index(TRICKS) if TRICKS in team_tricks else None,
-            "points": [team_points[seat % 2] for seat in range(SEATS)],
+            "points": points,
             "team_points": team_points,
         }
-        return self.end_deal(state, events, result, result["points"])
+        return self.end_deal(state, events, result, points)
 
     def match_winners(self, match: Match) -> list[int] | None:
         """A made bid of 13 ends the match at once; else the higher total once one reaches the target."""

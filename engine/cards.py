@@ -280,4 +280,4 @@ class Deck:
 
 
 #: The 52 cards numbered two to ace in each suit: the number of a card is its ``Card.index``.
-STANDARD = Deck(Rank)
+STANDARD = Deck(tuple(Rank))

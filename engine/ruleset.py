@@ -30,7 +30,7 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, TypeVar, cast
 
 from .actions import Action
 from .cards import Deck
@@ -97,8 +97,6 @@ class HasMatch(Protocol):
 
     @property
     def match(self) -> Match: ...
-
-    def _replace(self, **changes: Any) -> Self: ...
 
 
 S = TypeVar("S", bound=HasMatch)
@@ -331,7 +329,8 @@ class TrickTaking(Ruleset[S]):
         if winners is not None:
             match = match.finish(winners)
             events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
-            return state._replace(match=match), tuple(events)
+            finished: S = cast(Any, state)._replace(match=match)  # every state is a named tuple
+            return finished, tuple(events)
         next_state, deal_events = self.deal(match.next_deal())
         return next_state, tuple(events) + deal_events
 

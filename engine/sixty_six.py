@@ -74,7 +74,8 @@ DECLARE = Declare()
 PLAYS = tuple(Play(card) for card in DECK.cards)
 MARRIAGES = {card: Marriage(DECK.cards[card]) for card in range(24) if card % 6 in (QUEEN, KING)}
 plays_of = DECK.selector(PLAYS)
-marriages_of = DECK.selector([MARRIAGES.get(card) for card in range(24)])  # of kings and queens only
+# a marriage is announced with a king or a queen: only their entries are ever selected
+marriages_of = DECK.selector([MARRIAGES.get(card, PLAYS[card]) for card in range(24)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,7 +503,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             actions.append(DECLARE)  # the leader won the last trick
         hand = state.hands[seat]
         if self._marriage_time(state):
-            return tuple(actions) + marriages_of(marriage_cards(hand)) + plays_of(hand)  # type: ignore[operator]
+            return tuple(actions) + marriages_of(marriage_cards(hand)) + plays_of(hand)
         return tuple(actions) + plays_of(hand)
 
     def _follower_cards(self, state: SixtySixState, seat: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}}},
     )
+    assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
     if redis is None:

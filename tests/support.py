@@ -28,7 +28,9 @@ def card_codes_in(document: Any) -> set[str]:
     return found
 
 
-def random_playout(ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng: random.Random) -> Iterator[tuple[Any, int | None, Any, tuple[Event, ...]]]:
+def random_playout(
+    ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng: random.Random
+) -> Iterator[tuple[Any, int | None, Any, tuple[Event, ...]]]:
     """Play a whole match with uniformly random legal actions.
 
     Yields ``(state, seat, action, events)`` for the new game (seat and action None) and after

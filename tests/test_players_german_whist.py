@@ -16,12 +16,11 @@ from engine.german_whist import NO_TRUMP, SUITS, GermanWhistState
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players import german_whist as gw
 from engine.cards import STANDARD, members
-
-deck_mask = STANDARD.mask
 from engine.rules import Trick
 from engine.ruleset import Match
 
 WHIST = registry.get("german-whist")
+deck_mask = STANDARD.mask
 BASIC, EXPERT = BasicPlayer(), ExpertPlayer()
 SMALL = Budget(work=300, ceiling=5.0, clock=time.perf_counter)
 

@@ -26,9 +26,9 @@ from .base import (
     register_strategy,
     strategy,
 )
-from . import batak as _batak  # registers its strategy
-from . import german_whist as _german_whist  # registers its strategy
-from . import sixty_six as _sixty_six  # registers its strategy
+from . import batak as _batak  # noqa: F401  (registers its strategy)
+from . import german_whist as _german_whist  # noqa: F401  (registers its strategy)
+from . import sixty_six as _sixty_six  # noqa: F401  (registers its strategy)
 
 __all__ = [
     "STANDARD_LEVEL",

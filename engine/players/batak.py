@@ -597,11 +597,13 @@ class BatakStrategy(Strategy):
     def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action:
         knowledge = Knowledge.of(info)
         deadline = budget.deadline()
+        work = budget.work
+        assert work is not None  # the expert fills in its default
         if knowledge.declarer is None:
-            return _call_action(_expert_call(knowledge, rng, budget.work, deadline))
+            return _call_action(_expert_call(knowledge, rng, work, deadline))
         if knowledge.trump is None:
-            return TRUMPS[_expert_trump(knowledge, rng, budget.work, deadline)]
-        return _play_action(_expert_card(knowledge, _legal_cards(info), rng, budget.work, deadline))
+            return TRUMPS[_expert_trump(knowledge, rng, work, deadline)]
+        return _play_action(_expert_card(knowledge, _legal_cards(info), rng, work, deadline))
 
 
 def _call_action(bid: int | None) -> Action:

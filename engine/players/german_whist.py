@@ -801,10 +801,12 @@ class GermanWhistStrategy(Strategy):
         table = read_table(info)
         out_of_time = budget.deadline()
         first = basic_card(table)
+        work = budget.work
+        assert work is not None  # the expert fills in its default
         if table.face_up < 0:
-            card = solve_card(table, budget.work, out_of_time, first)
+            card = solve_card(table, work, out_of_time, first)
         else:
-            card = sample_card(table, rng, budget.work, out_of_time, first)
+            card = sample_card(table, rng, work, out_of_time, first)
         return PLAYS[card]
 
 

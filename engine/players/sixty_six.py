@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Iterable
 
-from ..actions import Action
+from ..actions import Action, Marriage, Play
 from ..cards import Card, Suit, highest, lowest, mask_of, members
 from ..shuffle import SeededRandom
 from ..sixty_six import (
@@ -568,7 +568,9 @@ class Solver:
         points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
         return deal_value(self.table, self.closing, points, tricks, claimant, last)
 
-    def lead(self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int) -> float:
+    def lead(
+        self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int
+    ) -> float:
         """The value with ``leader`` to lead (and it won the last trick, if any)."""
         work = self.work
         work[0] -= 1
@@ -616,7 +618,21 @@ class Solver:
         return best
 
     def reply(
-        self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, lead: int, married: bool, alpha: float, beta: float, depth: int
+        self,
+        h0: int,
+        h1: int,
+        w0: int,
+        w1: int,
+        m0: int,
+        m1: int,
+        t0: int,
+        t1: int,
+        leader: int,
+        lead: int,
+        married: bool,
+        alpha: float,
+        beta: float,
+        depth: int,
     ) -> float:
         """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
         if married:
@@ -720,9 +736,9 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
     """The legal decisions worth weighing (claims and exchanges are decided without search): a
     king or queen led without announcing its marriage is left out when it may be announced."""
     found = []
-    announced = {action.card for action in legal if action.type == "marriage"}
+    announced = {action.card for action in legal if isinstance(action, Marriage)}
     for action in legal:
-        if action.type == "play" and action.card not in announced:
+        if isinstance(action, Play) and action.card not in announced:
             found.append(Candidate(action, card_of(action)))
         elif action.type == "marriage":
             found.append(Candidate(action, card_of(action), married=True))
@@ -796,6 +812,7 @@ def weigh(
 def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
     """The candidate of the best average match chance over sampled deals; None if not one deal
     could be searched within the budget."""
+    assert budget.work is not None  # the expert fills in its default
     work, expired = [budget.work], budget.deadline()
     tricks = knowledge.hand.bit_count()  # to play, the one in play included
     if knowledge.talon:

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
+from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
 from engine.players import level_names
@@ -189,14 +190,18 @@ class GameViewSchema(Schema):
         metadata={"description": "Exactly what the viewer may post now; empty when it must wait"},
     )
     scores = _per_seat(fields.Integer(), "Match totals", required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"})
+    winners = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"}
+    )
     deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
     dealer = fields.Integer(required=True)
     last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
     hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
     hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
     trump = suit_field(required=True, allow_none=True)
-    trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"})
+    trick = fields.Nested(
+        TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"}
+    )
     last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
     tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
     known_cards = _per_seat(
@@ -265,7 +270,7 @@ IF_NONE_MATCH = header_parameter("If-None-Match", "An ETag from an earlier view:
 VIEW_SCHEMA = GameViewSchema()
 
 
-def view_response(view: dict[str, Any]) -> Response:
+def view_response(view: dict[str, Any]) -> BaseResponse:
     """A view as JSON with its ETag, marked private: what it shows depends on the token."""
     return private(current_app.json.response(VIEW_SCHEMA.dump(view)), view["version"])
 
@@ -275,7 +280,7 @@ def private_headers(version: int) -> dict[str, str]:
     return {"ETag": f'W/"{version}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
 
 
-def private(response: Response, version: int) -> Response:
+def private(response: BaseResponse, version: int) -> BaseResponse:
     response.headers.update(private_headers(version))
     return response
 
