@@ -92,6 +92,18 @@ class Match(NamedTuple):
         )
 
 
+#: the refusals every ruleset may give
+COMMON_REFUSALS = {
+    "unknown_option": "the ruleset has no such option",
+    "invalid_option": "an option value that is not allowed",
+    "malformed_action": "the action is not a well-formed action object",
+    "game_over": "the match is over",
+    "unknown_seat": "there is no such seat",
+    "not_your_turn": "the seat may not act now",
+    "illegal_action": "an action of a kind the ruleset does not have, or not now",
+}
+
+
 class HasMatch(Protocol):
     """A game's state: a named tuple with the match among its fields."""
 
@@ -200,6 +212,10 @@ class Ruleset(ABC, Generic[S]):
         """The refusal of an action of a kind the ruleset does not accept."""
         kinds = ", ".join(repr(kind.type) for kind in self.action_kinds)
         return illegal("illegal_action", f"{self.names['en']} has {kinds} actions, not {action.type!r}")
+
+    def refusals(self) -> dict[str, str]:
+        """The catalogue of every refusal code this ruleset may give, and what it means."""
+        return {**COMMON_REFUSALS, **self.refusal_codes}
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
