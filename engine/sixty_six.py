@@ -5,7 +5,8 @@ Schnapsen), the next card face up under the talon fixes trump and is drawn last.
 is open the follower plays any card and both players draw after each trick, winner first; once
 it is exhausted or closed the follower must follow suit, win if able, else trump. The leader
 may exchange the trump nine (jack), close the talon, announce a marriage with the lead, and
-claim 66 (``declare``); a claim, or the last trick, ends the deal.
+claim 66 (``declare``), on its own or together with a marriage; a claim, or the last trick, ends
+the deal. Exactly one seat may act at any moment.
 
 The state keeps only what cannot be derived: tricks won are half the cards won and a marriage
 is pending while its announcer has won nothing.
@@ -25,7 +26,8 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
   trump card, now known in that hand).
 - ``close``: ``seat``.
 - ``marriage``: ``seat``, ``suit``, ``value`` (20 or 40), ``pair`` (king, queen), ``card``
-  (the one led; the other is now known in that hand).
+  (the one led, or named with a claim; the other is now known in that hand). A marriage that
+  claims 66 is followed by ``declare`` and the deal's result, with no card led.
 - ``trick``: ``number``, ``phase`` (1 talon open, 2 otherwise), ``leader``, ``cards``
   (``[{"seat", "card"}]`` in play order), ``winner``.
 - ``draw`` (private to ``seat``): ``seat``, ``card``, ``talon_size`` (left after it); others see
@@ -40,6 +42,7 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Mapping, NamedTuple
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
@@ -73,9 +76,14 @@ DECLARE = Declare()
 # Actions are immutable: legal_actions hands out these instead of building new ones every call.
 PLAYS = tuple(Play(card) for card in DECK.cards)
 MARRIAGES = {card: Marriage(DECK.cards[card]) for card in range(24) if card % 6 in (QUEEN, KING)}
+#: a marriage announced together with a claim of 66
+MARRIAGE_CLAIMS = {card: Marriage(DECK.cards[card], declare=True) for card in MARRIAGES}
 plays_of = DECK.selector(PLAYS)
 # a marriage is announced with a king or a queen: only their entries are ever selected
-marriages_of = DECK.selector([MARRIAGES.get(card, PLAYS[card]) for card in range(24)])
+marriages_of = DECK.selector([(MARRIAGES[card],) if card in MARRIAGES else () for card in range(24)])
+marriages_and_claims_of = DECK.selector(
+    [(MARRIAGES[card], MARRIAGE_CLAIMS[card]) if card in MARRIAGES else () for card in range(24)]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,14 +183,17 @@ def deal_outcome(
     last_trick_ten: bool,
 ) -> Outcome:
     """The outcome of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks
-    played, the last won by ``last_winner``. ``points`` are counted points (cards and counted
+    played, the last won by ``last_winner``: then the closer with 66 or more is deemed to claim,
+    else the last trick's winner with 66 or more. ``points`` are counted points (cards and counted
     marriages) without the last-trick 10."""
     played_out = claimant is None
     ten = last_winner if played_out and closing is None and last_trick_ten else None
     scored = (points[0] + (LAST_TRICK_TEN if ten == 0 else 0), points[1] + (LAST_TRICK_TEN if ten == 1 else 0))
-    deemed = played_out and scored[last_winner] >= CLAIM
-    if deemed:
+    if played_out and closing is not None and scored[closing.seat] >= CLAIM:
+        claimant = closing.seat  # seed 004: the penalty is for a closer who fails to reach 66
+    elif played_out and scored[last_winner] >= CLAIM:
         claimant = last_winner
+    deemed = played_out and claimant is not None
 
     winner: int | None
     if claimant is not None and scored[claimant] >= CLAIM:
@@ -263,11 +274,6 @@ class SixtySixState(NamedTuple):
     def trick_number(self) -> int:
         return (self.won[0].bit_count() + self.won[1].bit_count()) // SEATS + 1
 
-    @property
-    def claim_window(self) -> bool:
-        """A marriage was just announced with the lead: the announcer may claim before the reply."""
-        return len(self.trick.cards) == 1 and bool(self.marriages) and self.marriages[-1].card == self.trick.cards[0]
-
     def points(self, seat: int) -> int:
         """Card points won plus counted marriages (a marriage counts once its announcer won a trick)."""
         if not self.won[seat]:
@@ -287,7 +293,8 @@ def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
     Keys: ``deal``; ``winners`` (the winning seat, or empty for a drawn deal); ``game_points``
     per seat; ``reason`` (``claim``, ``false_claim``, ``closer_failed``, ``last_trick``,
     ``more_points``, ``drawn``); ``claimed_by`` (the seat that claimed, or was deemed to, else
-    null); ``deemed_claim``; ``points`` per seat (cards, counted marriages and the last-trick
+    null); ``deemed_claim`` (all tricks played: on a closed talon the closer with 66 or more is
+    deemed to claim, else the last trick's winner with 66 or more); ``points`` per seat (cards, counted marriages and the last-trick
     10); ``marriage_points`` per seat (counted); ``last_trick_ten`` (the seat given the 10, or
     null); ``tricks`` per seat; ``closed_by`` and ``at_close`` (the closer's opponent's
     ``points`` and ``tricks`` when the talon was closed), both null without a close.
@@ -345,8 +352,8 @@ class SixtySix(TrickTaking[SixtySixState]):
         "must_follow_suit": "with the talon closed or exhausted, the follower must follow suit",
         "must_win_trick": "with the talon closed or exhausted, the follower must win the trick if able",
         "must_trump": "with the talon closed or exhausted, a follower who cannot follow must trump",
-        "already_led": "the leader has led and may only claim 66 now",
-        "declare_not_allowed": "66 is claimed only on lead, and not at the first lead of a deal",
+        "declare_not_allowed": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only "
+        "once a trick is won",
         "marriages_disabled": "the game is played without marriages",
         "not_on_lead": "only the leader may exchange, close or announce a marriage, before leading",
         "not_a_marriage_card": "a marriage is announced by leading its king or queen",
@@ -482,17 +489,12 @@ class SixtySix(TrickTaking[SixtySixState]):
     def to_act(self, state: SixtySixState) -> tuple[int, ...]:
         if state.match.result is not None:
             return ()
-        if state.claim_window:
-            return (0, 1)  # the announcer may claim, the opponent may reply: first come decides
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         if seat not in self.to_act(state):
             return ()
-        trick = state.trick
-        if trick.cards:
-            if seat == trick.leader:
-                return (DECLARE,)
+        if state.trick.cards:
             return plays_of(self._follower_cards(state, seat))
         actions: list[Action] = []
         if state.talon_open:
@@ -503,7 +505,9 @@ class SixtySix(TrickTaking[SixtySixState]):
             actions.append(DECLARE)  # the leader won the last trick
         hand = state.hands[seat]
         if self._marriage_time(state):
-            return tuple(actions) + marriages_of(marriage_cards(hand)) + plays_of(hand)
+            # the claim goes with the announcement, once a trick is won
+            marriages = marriages_and_claims_of if state.won[seat] else marriages_of
+            return tuple(actions) + tuple(chain.from_iterable(marriages(marriage_cards(hand)))) + plays_of(hand)
         return tuple(actions) + plays_of(hand)
 
     def _follower_cards(self, state: SixtySixState, seat: int) -> int:
@@ -528,7 +532,7 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
-        if trick.cards and seat != trick.leader:
+        if trick.cards:
             return illegal("declare_not_allowed", "you may claim 66 only when on lead, not in reply")
         if not trick.cards and not (state.won[0] or state.won[1]):
             return illegal("declare_not_allowed", "you may not claim 66 at the first lead of a deal")
@@ -537,8 +541,6 @@ class SixtySix(TrickTaking[SixtySixState]):
     def _leader_move(self, state: SixtySixState, seat: int, action: Action) -> RuleError | None:
         """What forbids the leader's moves other than a card and a claim, before its kind's own rules."""
         options = state.match.options
-        if state.trick.cards and seat == state.trick.leader:
-            return illegal("already_led", "you have led; you may only claim 66 now, or wait for the reply")
         if isinstance(action, Marriage) and not options["marriages"]:
             return illegal("marriages_disabled", "this game is played without marriages")
         if isinstance(action, Exchange) and not options["trump_exchange"]:
@@ -580,6 +582,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             suit = action.card.suit.names["en"].lower()
             return illegal("marriage_not_held", f"you do not hold both the king and the queen of {suit}")
         if self._marriage_time(state):
+            if action.declare and not state.won[seat]:
+                return illegal("declare_not_allowed", "you may claim 66 with a marriage only once you have won a trick in this deal")
             return None
         # held, on lead and allowed by the options: only the talon's state forbids it
         if state.closing is not None:
@@ -588,8 +592,6 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     def verify_play(self, state: SixtySixState, seat: int, action: Play) -> RuleError | None:
         trick = state.trick
-        if trick.cards and seat == trick.leader:
-            return illegal("already_led", "you have led; you may only claim 66 now, or wait for the reply")
         card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
@@ -629,7 +631,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         card = DECK.number[action.card]
         marriage = Announcement(seat, card)
         shown = list(state.shown)
-        shown[seat] |= 1 << partner(card)
+        shown[seat] |= 1 << card | 1 << partner(card)  # the card led leaves them
         state = state._replace(marriages=state.marriages + (marriage,), shown=tuple(shown))
         event = public(
             "marriage",
@@ -639,6 +641,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             pair=[DECK.code(held) for held in marriage.cards],
             card=DECK.code(card),
         )
+        if action.declare:
+            return self._finish_deal(state, [event, public("declare", seat=seat)], claimant=seat)
         return self._play(state, seat, card, (event,))
 
     def _play(
