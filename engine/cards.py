@@ -218,6 +218,7 @@ class Deck:
                 )
                 for suit in range(4)
             )
+        self._codes_of = self.selector(self.codes_table)
 
     def suit(self, card: int) -> int:
         """The suit number (0 clubs .. 3 spades) of a card number."""
@@ -247,21 +248,18 @@ class Deck:
         every move)."""
         size, full = self.suit_size, (1 << self.suit_size) - 1
         parts: list[dict[int, tuple[T, ...]]] = [{} for _ in range(4)]
+        clubs, diamonds, hearts, spades = parts
         ordered = self.ordered
 
-        def part(suit: int, pattern: int) -> tuple[T, ...]:
-            found = parts[suit].get(pattern)
-            if found is None:
-                found = parts[suit][pattern] = tuple(items[n] for n in ordered(pattern << size * suit))
-            return found
-
         def select(mask: int) -> tuple[T, ...]:
-            return (
-                part(0, mask & full)
-                + part(1, mask >> size & full)
-                + part(2, mask >> 2 * size & full)
-                + part(3, mask >> 3 * size & full)
-            )
+            patterns = (mask & full, mask >> size & full, mask >> 2 * size & full, mask >> 3 * size & full)
+            try:
+                return clubs[patterns[0]] + diamonds[patterns[1]] + hearts[patterns[2]] + spades[patterns[3]]
+            except KeyError:  # a suit's pattern not seen yet
+                for suit, pattern in enumerate(patterns):
+                    if pattern not in parts[suit]:
+                        parts[suit][pattern] = tuple(items[n] for n in ordered(pattern << size * suit))
+                return select(mask)
 
         return select
 
@@ -272,8 +270,7 @@ class Deck:
 
     def codes(self, mask: int) -> list[str]:
         """The codes of a mask's cards, in the canonical card order."""
-        table = self.codes_table
-        return [table[number] for number in self.ordered(mask)]
+        return list(self._codes_of(mask))
 
     def code(self, card: int) -> str:
         return self.codes_table[card]

@@ -184,9 +184,10 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
-        if seat not in self.to_act(state):
+        trick = state.trick
+        cards = trick.cards
+        if state.match.result is not None or seat != (trick.leader + len(cards)) % SEATS:
             return ()
-        cards = state.trick.cards
         return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
 
     def verify_play(self, state: GermanWhistState, seat: int, action: Play) -> RuleError | None:

@@ -191,7 +191,8 @@ class Ruleset(ABC, Generic[S]):
             if seat not in range(self.seat_count):
                 raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
             raise self.turn_refusal(state, seat)
-        error = self.verify(state, seat, action)
+        verifier = self._verifiers.get(type(action))
+        error = self.refuse_kind(state, action) if verifier is None else verifier(state, seat, action)
         if error is not None:
             error.legal_actions = self.legal_actions(state, seat)
             raise error

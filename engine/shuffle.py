@@ -17,9 +17,9 @@ from typing import Sequence, TypeVar
 T = TypeVar("T")
 
 _WORD = 1 << 64
-_FOUR_WORDS = struct.Struct(">4Q")
+_FOUR_WORDS = struct.Struct(">4Q")  # a digest's 32 bytes as four big-endian 64-bit words
 #: the rejection limit of below(n) for the sizes of a deck: the largest multiple of n up to 2^64
-_LIMITS = [_WORD - _WORD % n if n else 0 for n in range(53)]  # a digest's 32 bytes as four big-endian 64-bit words
+_LIMITS = [_WORD - _WORD % n if n else 0 for n in range(53)]
 
 
 class SeededRandom:
@@ -30,11 +30,15 @@ class SeededRandom:
         self._counter = 0
         self._words: list[int] = []
 
+    def _digest_words(self) -> tuple[int, ...]:
+        """The four words of the next digest, in order."""
+        digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
+        self._counter += 1
+        return _FOUR_WORDS.unpack(digest)
+
     def _next_word(self) -> int:
         if not self._words:
-            digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
-            self._counter += 1
-            self._words.extend(reversed(_FOUR_WORDS.unpack(digest)))  # in place: shuffled holds the list
+            self._words = list(reversed(self._digest_words()))
         return self._words.pop()
 
     def below(self, n: int) -> int:
@@ -51,17 +55,26 @@ class SeededRandom:
         """A uniformly shuffled copy of ``items``: :meth:`below` for each position, inlined
         (every deal is shuffled this way, so it runs often)."""
         result = list(items)
-        words = self._words
-        limits = _LIMITS if len(result) <= len(_LIMITS) else [_WORD - _WORD % n for n in range(len(result) + 1)]
-        for i in range(len(result) - 1, 0, -1):
+        size = len(result)
+        limits = _LIMITS if size < len(_LIMITS) else [_WORD - _WORD % n if n else 0 for n in range(size + 1)]
+        # the words this shuffle takes, in order: one per position but for a rejected word, which
+        # is as likely as 2^-58, so they are drawn up front and the unused ones put back
+        words = self._words[::-1]
+        while len(words) < size - 1:
+            words.extend(self._digest_words())
+        taken = 0
+        for i in range(size - 1, 0, -1):
             n = i + 1
-            limit = limits[n]
-            while True:
-                word = words.pop() if words else self._next_word()
-                if word < limit:
-                    break
+            word = words[taken]
+            taken += 1
+            while word >= limits[n]:
+                if taken == len(words):
+                    words.extend(self._digest_words())
+                word = words[taken]
+                taken += 1
             j = word % n
             result[i], result[j] = result[j], result[i]
+        self._words = words[taken:][::-1]
         return result
 
 

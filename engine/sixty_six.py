@@ -461,17 +461,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         shown = [0, 0]
         if no_talon:
             shown[dealer] = 1 << trump_card
-        hands = tuple(mask_of(hand) for hand in dealt)
+        hands = (mask_of(dealt[0]), mask_of(dealt[1]))
+        talon = stock[:-1]
         state = SixtySixState(
-            match=match,
-            hands=hands,
-            talon=stock[:-1],
-            trump_card=None if no_talon else trump_card,
-            trump=trump_card // 6,
-            trick=Trick(leader=1 - dealer),
-            won=(0, 0),
-            marriages=(),
-            shown=tuple(shown),
+            match, hands, talon, None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), (shown[0], shown[1])
         )
         events = deal_opened(
             match.deal_number,
@@ -480,7 +473,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             DECK,
             trump=SUITS[trump_card // 6].value,
             trump_card=DECK.code(trump_card),
-            talon_size=len(state.talon),
+            talon_size=len(talon),
         )
         return state, tuple(events)
 
@@ -492,9 +485,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
-        if seat not in self.to_act(state):
+        trick = state.trick
+        if state.match.result is not None or seat != (trick.leader + len(trick.cards)) % SEATS:
             return ()
-        if state.trick.cards:
+        if trick.cards:
             return plays_of(self._follower_cards(state, seat))
         actions: list[Action] = []
         if state.talon_open:
