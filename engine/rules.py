@@ -54,7 +54,8 @@ def public(kind: str, **data: Any) -> Event:
     return Event({"type": kind, **data})
 
 
-_ONLY = tuple(frozenset({seat}) for seat in range(8))
+#: the ``seen_by`` of an event private to each seat
+ONLY = tuple(frozenset({seat}) for seat in range(8))
 
 
 def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event:
@@ -63,7 +64,7 @@ def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event
     others = full.copy()
     for key in hidden:
         del others[key]
-    return Event(full, _ONLY[viewer], others)
+    return Event(full, ONLY[viewer], others)
 
 
 def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **details: Any) -> list[Event]:
@@ -74,7 +75,7 @@ def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **deta
     for seat, hand in enumerate(hands):
         count = hand.bit_count()
         seen = {"type": "dealt", "seat": seat, "count": count}
-        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, _ONLY[seat], seen))
+        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
     return events
 
 

@@ -48,7 +48,7 @@ from typing import Any, Mapping, NamedTuple
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, bad_option, deal_opened, private, public
+from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
 from .ruleset import Match, TrickTaking
 from .shuffle import shuffled_deck
 
@@ -670,10 +670,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         codes = DECK.codes_table
         if talon_open:
             hands[winner] |= 1 << talon[0]
-            events.append(private(winner, "draw", ["card"], seat=winner, card=codes[talon[0]], talon_size=len(talon) - 1))
+            events.append(_draw(winner, codes[talon[0]], len(talon) - 1))
             if len(talon) > 1:
                 hands[loser] |= 1 << talon[1]
-                events.append(private(loser, "draw", ["card"], seat=loser, card=codes[talon[1]], talon_size=len(talon) - 2))
+                events.append(_draw(loser, codes[talon[1]], len(talon) - 2))
                 talon = talon[2:]
             else:
                 # the last face-down card went to the winner: the loser takes the trump card, in view
@@ -783,6 +783,15 @@ class SixtySix(TrickTaking[SixtySixState]):
             closing=Closing(*doc["closing"]) if doc["closing"] else None,
             last_trick=Trick.load(doc["last_trick"], DECK) if doc["last_trick"] else None,
         )
+
+
+def _draw(seat: int, card: str, talon_size: int) -> Event:
+    """The private event of a card drawn from the talon: others see that a card was drawn."""
+    return Event(
+        {"type": "draw", "seat": seat, "card": card, "talon_size": talon_size},
+        ONLY[seat],
+        {"type": "draw", "seat": seat, "talon_size": talon_size},
+    )
 
 
 def _verb(action: Action) -> str:
