@@ -214,6 +214,32 @@ class Ruleset(ABC, Generic[S]):
         kinds = ", ".join(repr(kind.type) for kind in self.action_kinds)
         return illegal("illegal_action", f"{self.names['en']} has {kinds} actions, not {action.type!r}")
 
+    def check(self) -> None:
+        """Raise ``ValueError`` if the ruleset is not fit to serve: its seats, options and
+        refusal catalogue, and a new game's first moment (the opening events, a seat to act with
+        legal actions, a view for every seat)."""
+
+        def fault(message: str) -> ValueError:
+            return ValueError(f"ruleset {self.id!r}: {message}")
+
+        if not self.seat_names or not set(self.standard_human_seats) <= set(range(self.seat_count)):
+            raise fault("needs seats, and standard human seats among them")
+        if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
+            raise fault("needs action kinds and a catalogue of refusal codes")
+        for option in self.options:
+            option.check(option.default)
+        state, events = self.new_game(self.parse_options({}), "check")
+        kinds = [event.data["type"] for event in events]
+        if kinds[:1] != ["deal"] or kinds.count("dealt") != self.seat_count:
+            raise fault("a deal opens with a public deal event and one dealt event per seat")
+        to_act = self.to_act(state)
+        if not to_act or not all(self.legal_actions(state, seat) for seat in to_act):
+            raise fault("a new game has a seat to act, with legal actions")
+        for seat in (*range(self.seat_count), None):
+            view = self.view(state, seat)
+            if view["seat"] != seat or view["to_act"] != list(to_act):
+                raise fault("a view says whose it is and who acts")
+
     def refusals(self) -> dict[str, str]:
         """The catalogue of every refusal code this ruleset may give, and what it means."""
         return {**COMMON_REFUSALS, **self.refusal_codes}

@@ -8,6 +8,8 @@ from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
 
+from engine import registry
+
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
@@ -17,7 +19,7 @@ from .store import GameStore
 from .tables import Tables
 
 API_DESCRIPTION = """\
-Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
+Koz hosts trick-taking card games: GAMES.
 
 Create a game (`POST /v1/games`), keep the seat tokens it returns, see the game as a seat
 (`GET /v1/games/{id}` with `Authorization: Bearer <token>`) or as a spectator (no token), act
@@ -29,6 +31,11 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 (also its ETag); `If-Match` on an action guards against acting on a stale view, and
 `Idempotency-Key` makes retries safe.
 """
+
+
+def api_description() -> str:
+    names = [ruleset.names["en"] for ruleset in registry.all_rulesets()]
+    return API_DESCRIPTION.replace("GAMES", " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names))
 
 
 def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
@@ -43,8 +50,9 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
     )
+    registry.check_all()  # a game unfit to serve stops the start, not a player
     assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish

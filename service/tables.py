@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 from engine import Action, Event, Ruleset, registry
-from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
+from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
 
 from .config import Settings
 from .errors import Problem
@@ -26,8 +26,6 @@ from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
-#: the level whose decision a hint gives
-HINT_LEVEL = "expert"
 
 
 @dataclass
@@ -198,7 +196,7 @@ class Table:
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+        return player(level, self.ruleset.id).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -262,7 +260,8 @@ class Tables:
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
-            seats = [{} if index in ruleset.standard_human_seats else {"bot": STANDARD_LEVEL} for index in range(ruleset.seat_count)]
+            computer = {"bot": standard_level(ruleset.id)}
+            seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
         if len(seats) != ruleset.seat_count:
             raise Problem(
                 400,
@@ -275,7 +274,7 @@ class Tables:
         for index, seat in enumerate(seats):
             level = seat.get("bot")
             if level is not None:
-                player(level)  # refuses an unknown level
+                player(level, ruleset.id)  # refuses a level the ruleset does not have
             else:
                 tokens[index] = new_token()
             name = seat.get("name") or ruleset.default_seat_name(index, human=level is None)
@@ -373,7 +372,7 @@ class Tables:
             raise Problem(409, "game_over", "the match is over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL)
+        return table, seat, table.decide(self.store, self.settings, seat, strongest_level(table.ruleset.id))
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""

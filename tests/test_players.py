@@ -119,7 +119,7 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
-    monkeypatch.setattr("service.tables.player", lambda level: Spy())
+    monkeypatch.setattr("service.tables.player", lambda level, ruleset_id=None: Spy())
     Spy.seen = []
     api = FlaskClient(create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client())
     ruleset = registry.get(ruleset_id)

@@ -48,7 +48,7 @@ from ..batak import (
 from ..batak import SUIT_MASKS as SUIT_MASK
 from ..cards import Card, Suit, highest, lowest, members
 from ..shuffle import SeededRandom
-from .base import Budget, SeatInfo, Strategy, register_strategy
+from .base import Budget, SeatInfo, Strategy
 
 ACE, KING, QUEEN = 12, 11, 10  # rank offsets within a suit
 ALL_CARDS = DECK.full
@@ -741,5 +741,3 @@ def _expert_card(
 
     return candidates[_best(_search(knowledge, rng, work, deadline, len(candidates), score))]
 
-
-register_strategy("partnership-batak", BatakStrategy())

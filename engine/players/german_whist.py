@@ -33,7 +33,7 @@ from ..actions import Play
 from ..cards import Card, highest, lowest, members
 from ..german_whist import DECK, PLAYS, SUIT_MASKS, leader_wins, legal_cards
 from ..shuffle import SeededRandom
-from .base import Budget, SeatInfo, Strategy, register_strategy
+from .base import Budget, SeatInfo, Strategy
 
 SUITS = "CDHS"
 ALL_CARDS = DECK.full
@@ -809,5 +809,3 @@ class GermanWhistStrategy(Strategy):
             card = sample_card(table, rng, work, out_of_time, first)
         return PLAYS[card]
 
-
-register_strategy("german-whist", GermanWhistStrategy())

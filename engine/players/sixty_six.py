@@ -67,7 +67,7 @@ from ..sixty_six import (
     reply_wins,
 )
 from ..sixty_six import SUIT_MASKS as SUIT_MASK
-from .base import Budget, SeatInfo, Strategy, register_strategy
+from .base import Budget, SeatInfo, Strategy
 
 ID = DECK.number
 SUIT_NUMBER = {suit: number for number, suit in enumerate(Suit)}
@@ -888,5 +888,3 @@ class SixtySixStrategy(Strategy):
         chosen = search(knowledge, options, rng, budget)
         return chosen.action if chosen is not None else basic_action(knowledge, legal)
 
-
-register_strategy("sixty-six", SixtySixStrategy())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
+from engine.players import strongest_level
+
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..schemas import ActionSchema
 from .games import private_headers, tables
@@ -31,10 +33,11 @@ class HintSchema(Schema):
 def get_hint(game_id: str):
     """Ask for a hint.
 
-    The expert computer player's choice for the caller's seat, decided from that seat's
-    information only (its view and the history it has seen), within the same time bounds as a
-    computer seat's move. Only for a seat that may act now.
+    The choice of the strongest computer player the game has (the expert, in a game with
+    computer strategies) for the caller's seat, decided from that seat's information only (its
+    view and the history it has seen), within the same time bounds as a computer seat's move.
+    Only for a seat that may act now.
     """
     table, seat, action = tables().hint(game_id, bearer_token())
-    hint = {"seat": seat, "version": table.version, "level": "expert", "action": action.to_json()}
+    hint = {"seat": seat, "version": table.version, "level": strongest_level(table.ruleset.id), "action": action.to_json()}
     return hint, 200, private_headers(table.version)
