@@ -8,10 +8,12 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
 
 from .api import Api
+from . import edge
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
 from .resources import BLUEPRINTS
+from .resources.games import document_seat_counts
 from .store import GameStore
 from .tables import Tables
 
@@ -62,6 +64,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_seat_counts(api.spec)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
     CORS(
@@ -78,5 +81,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     def bodies_are_json():
         if request.method == "POST" and request.content_length and not request.is_json:
             raise Problem(415, "unsupported_media_type", "send the body as application/json")
+
+    edge.install(app)
 
     return app

@@ -291,6 +291,16 @@ def require_token(token: str | None) -> str:
     return token
 
 
+def _check_presentable(table: Table) -> None:
+    """A new game is stored only if every seat's view of it can be sent: a game that could not
+    be shown would answer errors for as long as it lives."""
+    try:
+        for seat in [None, *range(len(table.seats))]:
+            json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
+
+
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
 
@@ -353,6 +363,7 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
             table.play_computers(self.store, self.settings)
+            _check_presentable(table)
             if self.store.commit(table.id, None, table.version, table.record(), table.new_entries).written:
                 table.committed()
                 return table, tokens

@@ -10,6 +10,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from engine import registry
 from engine.players import level_names
 
+from ..edge import Name
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
@@ -33,7 +34,11 @@ class Seed(fields.Field):
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Ayşe"})
+    name = Name(
+        validate=validate.Length(min=1, max=40),
+        allow_none=True,
+        metadata={"example": "Ayşe", "description": "1 to 40 characters (after NFC normalization and trimming); no control characters"},
+    )
     bot = fields.String(
         allow_none=True,
         metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
@@ -48,7 +53,10 @@ class GameCreateSchema(Schema):
     options = fields.Nested(GameOptionsSchema, metadata={"description": "Options of the ruleset; absent ones take their default"})
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
-        validate=validate.Length(min=1, max=8),
+        validate=validate.Length(
+            min=min(ruleset.seat_count for ruleset in registry.all_rulesets()),
+            max=max(ruleset.seat_count for ruleset in registry.all_rulesets()),
+        ),
         metadata={
             "description": "One entry per seat in play order: a human (`{\"name\": ...}`) or a computer "
             "(`{\"bot\": \"random\"}`). Absent: the standard table against the computer."
@@ -61,6 +69,15 @@ class GameCreateSchema(Schema):
             "and revealed only when the match is over",
         }
     )
+
+
+def document_seat_counts(spec) -> None:
+    """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
+    field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
+    spec.components.schemas["GameCreate"]["oneOf"] = [
+        {"properties": {"ruleset": {"const": ruleset.id}, "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count}}}
+        for ruleset in registry.all_rulesets()
+    ]
 
 
 class SeatTokenSchema(Schema):
@@ -287,7 +304,7 @@ def tables():
 @blp.route("", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
-@blp.problems({400: ["invalid_request", "malformed_json", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"]})
+@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"]})
 def create_game(body: dict[str, Any]):
     """Create a game.
 
