@@ -53,10 +53,8 @@ class GameCreateSchema(Schema):
     options = fields.Nested(GameOptionsSchema, metadata={"description": "Options of the ruleset; absent ones take their default"})
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
-        validate=validate.Length(
-            min=min(ruleset.seat_count for ruleset in registry.all_rulesets()),
-            max=max(ruleset.seat_count for ruleset in registry.all_rulesets()),
-        ),
+        # the count each ruleset takes is refused as invalid_seats, and documented per ruleset
+        validate=validate.Length(min=1, max=max(ruleset.seat_count for ruleset in registry.all_rulesets())),
         metadata={
             "description": "One entry per seat in play order: a human (`{\"name\": ...}`) or a computer "
             "(`{\"bot\": \"random\"}`). Absent: the standard table against the computer."
