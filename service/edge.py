@@ -75,8 +75,10 @@ def check_body() -> None:
     if request.method != "POST" or not request.is_json:
         return
     data = request.get_data(cache=True)
-    if len(data) > (request.max_content_length or len(data)):
-        # a chunked body has no Content-Length to refuse it by before it is read
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(data) >= limit and request.environ["wsgi.input"].read(1):
+        # a chunked body has no Content-Length to refuse it by: it is read up to the limit, and
+        # refused if there is more
         raise RequestEntityTooLarge()
     if not data.strip():
         return
