@@ -9,7 +9,7 @@ from typing import Iterable, Mapping
 import flask_smorest
 from flask import Flask, request
 from flask_smorest.utils import prepare_response
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
@@ -63,7 +63,8 @@ class Api(flask_smorest.Api):
         return response
 
     def handle_storage_error(self, error: RedisError):
-        if isinstance(error, ResponseError) and "OOM" in str(error):
+        # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
+        if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
             return Problem(503, "capacity", "the game store is full; try again later", headers={"Retry-After": "60"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
+from redis.exceptions import ResponseError
+
 from engine import Action, Event, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
 
@@ -28,6 +30,11 @@ from .tokens import new_token, seat_of, token_hash
 MAX_ATTEMPTS = 8
 #: the level whose decision a hint gives
 HINT_LEVEL = "expert"
+#: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
+#: the games already running, which Redis would refuse to write to once it is full
+CREATION_MEMORY_SHARE = 0.9
+#: seconds a reading of Redis's memory use is trusted for
+MEMORY_READING_SECONDS = 1.0
 
 
 @dataclass
@@ -324,6 +331,22 @@ class Tables:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self._memory_read_at = float("-inf")
+        self._memory_full = False
+
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
+        now = time.monotonic()
+        if now - self._memory_read_at > MEMORY_READING_SECONDS:
+            try:
+                memory = self.store.redis.info("memory")
+            except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
+                memory = {}
+            limit = int(memory.get("maxmemory") or 0)
+            self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
+            self._memory_read_at = now
+        if self._memory_full:
+            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
 
     def load(self, game_id: str) -> Table:
         stored = self.store.load(game_id)
@@ -339,6 +362,7 @@ class Tables:
         self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
     ) -> tuple[Table, dict[int, str]]:
         """A new game and the tokens of its human seats (returned once, never stored)."""
+        self.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
