@@ -27,6 +27,7 @@ HTTP_ERROR_CODES = {
     406: "not_acceptable",
     413: "payload_too_large",
     415: "unsupported_media_type",
+    429: "rate_limited",
     500: "internal_error",
 }
 

@@ -10,7 +10,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from .api import Api
-from . import edge, logs, metrics
+from . import edge, limits, logs, metrics
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     document_seat_counts(api.spec)
+    limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
     CORS(

@@ -40,6 +40,8 @@ IDEMPOTENCY_KEY = header_parameter(
         412: ["stale_version"],
         413: ["payload_too_large"],
         422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],
+        429: ["rate_limited"],
+        503: ["storage_unavailable", "capacity"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])

@@ -302,7 +302,7 @@ def tables():
 @blp.route("", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
-@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"]})
+@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"], 429: ["rate_limited"], 503: ["capacity", "storage_unavailable"]})
 def create_game(body: dict[str, Any]):
     """Create a game.
 
