@@ -73,6 +73,7 @@ class Table:
         deal_start: int = 0,
         last_actor: int | None = None,
         moment: Moment | None = None,
+        abandoned: bool = False,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -87,6 +88,11 @@ class Table:
         self.deal_start = deal_start
         self.last_actor = last_actor
         self.moment = moment
+        #: the match ran past its length cap and ended with no winner (the service's decision,
+        #: not a rule of the game: the engine's state stays as it was)
+        self.abandoned = abandoned
+        #: the cap on the match's length: (deals, versions); None for none
+        self.length_cap: tuple[int, int] | None = None
         #: a computer declined to act since the game was read: worth storing, though no version passed
         self.declined_now = False
         self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
@@ -110,6 +116,7 @@ class Table:
             deal_start=record["deal_start"],
             last_actor=record["last_actor"],
             moment=Moment(**record["moment"]) if record["moment"] else None,
+            abandoned=record.get("abandoned", False),
         )
 
     @classmethod
@@ -132,6 +139,7 @@ class Table:
             "deal_start": self.deal_start,
             "last_actor": self.last_actor,
             "moment": asdict(self.moment) if self.moment else None,
+            "abandoned": self.abandoned,
         }
 
     def committed(self) -> None:
@@ -162,10 +170,20 @@ class Table:
 
     @property
     def finished(self) -> bool:
+        """The match ended by its rules."""
         return self.ruleset.result(self.state) is not None
 
+    @property
+    def over(self) -> bool:
+        """The match ended, by its rules or abandoned."""
+        return self.abandoned or self.finished
+
+    @property
+    def status(self) -> str:
+        return "abandoned" if self.abandoned else "finished" if self.finished else "active"
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        return {
+        view = {
             "id": self.id,
             "ruleset": self.ruleset.id,
             "options": self.options,
@@ -173,6 +191,9 @@ class Table:
             "seats": self.seat_list(),
             **self.ruleset.view(self.state, seat),
         }
+        if self.abandoned:
+            view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
+        return view
 
     def seat_list(self) -> list[dict[str, Any]]:
         return [
@@ -190,11 +211,26 @@ class Table:
 
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
+        if self.abandoned:
+            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
         state, events = self.ruleset.apply(self.state, seat, action)
         self.state = state
         self.version += 1
         self.last_actor = seat
         self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
+        self._abandon_if_too_long()
+
+    def _abandon_if_too_long(self) -> None:
+        """End a match that runs past the cap: it ends abandoned, with no winner, said in the history."""
+        if self.length_cap is None or self.finished:
+            return
+        max_deals, max_versions = self.length_cap
+        deal = self.ruleset.view(self.state, None)["deal"]
+        if deal > max_deals or self.version >= max_versions:
+            self.abandoned = True
+            self._record(
+                [Event({"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions})]
+            )
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
@@ -226,6 +262,8 @@ class Table:
         (a claim right after its own marriage). When a human may act in the same moment, other
         computers give the human ``grace`` seconds first.
         """
+        if self.abandoned:
+            return None
         order, bots = self._computers_pending()
         if not bots:
             return None
@@ -352,7 +390,15 @@ class Tables:
         stored = self.store.load(game_id)
         if stored is None:
             raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
-        return Table.from_stored(game_id, stored)
+        table = Table.from_stored(game_id, stored)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        return table
+
+    def ttl(self, table: Table) -> int:
+        """How long the game is kept: finished (or abandoned) games go sooner."""
+        if table.over:
+            return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        return self.settings.game_ttl_seconds
 
     def events(self, game_id: str, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order."""
@@ -386,9 +432,10 @@ class Tables:
             records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
+            table.length_cap = (self.settings.max_deals, self.settings.max_versions)
             table.play_computers(self.store, self.settings)
             _check_presentable(table)
-            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries).written:
+            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table)).written:
                 table.committed()
                 return table, tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
@@ -429,7 +476,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            commit = self.store.commit(game_id, start, table.version, table.record(), table.new_entries, idempotency=answer)
+            commit = self.store.commit(game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, ttl_seconds=self.ttl(table))
             if commit.written:
                 table.committed()
                 return view, False
@@ -466,7 +513,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             if table.version == start and not table.declined_now:
                 return table
-            commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries)
+            commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table))
             if commit.written:
                 table.committed()
                 return table
@@ -480,7 +527,7 @@ class Tables:
         claiming right after a marriage)."""
         table = self.advance(self.load(game_id))
         seat = table.authenticate(require_token(token))
-        if table.finished:
+        if table.over:
             raise Problem(409, "game_over", "the match is over")
         to_act = table.ruleset.to_act(table.state)
         if seat not in to_act:

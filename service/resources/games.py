@@ -17,6 +17,12 @@ from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
 
+STATUSES = ["active", "finished", "abandoned"]
+STATUS_DESCRIPTION = (
+    "`finished` when the match ended by its rules; `abandoned` when it ran past the service's cap on a "
+    "match's length (deals or versions): it ends with no winner"
+)
+
 
 # --- creating ----------------------------------------------------------------------------------
 
@@ -88,7 +94,7 @@ class GameCreatedSchema(Schema):
     ruleset = fields.String(required=True)
     options = fields.Nested(GameOptionsSchema, required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     tokens = fields.List(
         fields.Nested(SeatTokenSchema),
@@ -194,7 +200,7 @@ class GameViewSchema(Schema):
     ruleset = fields.String(required=True)
     options = fields.Nested(GameOptionsSchema, required=True)
     version = fields.Integer(required=True, metadata={"description": "Increments with every applied action; also the ETag"})
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that may act now"})
@@ -317,7 +323,7 @@ def create_game(body: dict[str, Any]):
         "ruleset": table.ruleset.id,
         "options": table.options,
         "version": table.version,
-        "status": "finished" if table.finished else "active",
+        "status": table.status,
         "seats": table.seat_list(),
         "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
     }
