@@ -23,6 +23,7 @@ from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, playe
 
 from .config import Settings
 from .errors import Problem
+from .metrics import ACTIONS, DECISION_SECONDS
 from .store import GameStore, Stored
 from .tokens import new_token, seat_of, token_hash
 
@@ -144,6 +145,10 @@ class Table:
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
+        for _, _, entry in self.new_entries:
+            if entry["data"]["type"] == "action":
+                by = "human" if self.seats[entry["data"]["seat"]].bot is None else "computer"
+                ACTIONS.labels(self.ruleset.id, by).inc()
         self.stored_version = self.version
         self.new_entries = []
         self.declined_now = False
@@ -313,7 +318,8 @@ class Table:
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat), may_decline)
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+        with DECISION_SECONDS.labels(self.ruleset.id, level).time():
+            return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -11,6 +12,7 @@ from engine import registry
 from engine.players import level_names
 
 from ..edge import Name
+from ..metrics import WAITING
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
@@ -342,7 +344,8 @@ def get_game(query: dict[str, Any], game_id: str):
     With a seat's token, that seat's view: its hand and its legal actions. Without one, the
     spectator view: public information only. Long-poll with `?wait=<seconds>&after=<version>`.
     """
-    table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
+    with WAITING.track_inprogress() if query["wait"] > 0 and query.get("after") is not None else nullcontext():
+        table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
     condition = request.headers.get("If-None-Match")
     if condition is not None and version_matches(condition, table.version):
         return private(Response(status=304), table.version)
