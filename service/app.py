@@ -9,8 +9,8 @@ from redis import Redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from .api import Api
 from . import edge, limits, logs, metrics
+from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
@@ -93,8 +93,18 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         origins="*",
         send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
-        expose_headers=["ETag", "Location", "Idempotent-Replayed"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID"],
+        expose_headers=[
+            "ETag",
+            "Location",
+            "Idempotent-Replayed",
+            "X-Request-ID",
+            "Retry-After",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+            "RateLimit-Policy",
+        ],
         max_age=600,
     )
 

@@ -11,9 +11,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 from engine import registry
 from engine.players import level_names
 
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
 
