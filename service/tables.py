@@ -223,15 +223,17 @@ class Table:
         self.version += 1
         self.last_actor = seat
         self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
-        self._abandon_if_too_long()
+        new_deals = [event.data["deal"] for event in events if event.data["type"] == "deal"]
+        self._abandon_if_too_long(new_deals[-1] if new_deals else None)
 
-    def _abandon_if_too_long(self) -> None:
-        """End a match that runs past the cap: it ends abandoned, with no winner, said in the history."""
+    def _abandon_if_too_long(self, new_deal: int | None) -> None:
+        """End a match that runs past the cap (``new_deal``: the deal the action began, if any): it
+        ends abandoned, with no winner, said in the history."""
         if self.length_cap is None or self.finished:
             return
         max_deals, max_versions = self.length_cap
-        deal = self.ruleset.view(self.state, None)["deal"]
-        if deal > max_deals or self.version >= max_versions:
+        if (new_deal is not None and new_deal > max_deals) or self.version >= max_versions:
+            deal = new_deal if new_deal is not None else self.ruleset.view(self.state, None)["deal"]
             self.abandoned = True
             self._record(
                 [Event({"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions})]
