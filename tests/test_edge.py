@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.api import FlaskClient
 
@@ -140,3 +142,52 @@ def test_a_new_game_that_could_not_be_shown_is_not_stored(client, fake_redis, mo
     status, problem = post_raw(client, "/v1/games", json.dumps({"ruleset": "german-whist"}).encode())
     assert (status, problem["code"]) == (400, "invalid_request")
     assert stored_keys(fake_redis) == []
+
+
+# --- any body at all ---------------------------------------------------------------------------
+
+#: any text, lone surrogates included (hypothesis leaves them out unless asked)
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=20)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT | st.sampled_from(["german-whist", "sixty-six", "AS", "play", "bid"]),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(ANY_TEXT | st.sampled_from(["ruleset", "seats", "options", "seed", "name", "bot", "type", "card", "value"]), children, max_size=5),
+    max_leaves=30,
+)
+DEEP = st.integers(1, 3000).map(lambda depth: b"[" * depth + b"]" * depth)
+HUGE_NUMBERS = st.tuples(st.sampled_from([b"seed", b"value", b"target"]), st.integers(1, 6000)).map(
+    lambda found: b'{"ruleset": "german-whist", "type": "bid", "%s": %s}' % (found[0], b"7" * found[1])
+)
+
+
+@given(body=JSON_VALUES | DEEP | HUGE_NUMBERS | st.binary(max_size=200))
+@settings(max_examples=150, deadline=None)
+def test_any_body_posted_to_create_or_act_is_answered_below_500_and_a_refusal_stores_nothing(fuzz_api, body):
+    api, redis, game_id, token = fuzz_api
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    keys = set(redis.keys("*"))
+    created = api.test_client.post("/v1/games", data=data, headers={"Content-Type": "application/json"})
+    assert created.status_code < 500
+    if created.status_code != 201:
+        assert created.content_type == "application/problem+json"
+        assert set(redis.keys("*")) == keys
+    acted = api.test_client.post(
+        f"/v1/games/{game_id}/actions", data=data, headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+    )
+    assert acted.status_code < 500
+    if acted.status_code != 200:
+        assert acted.content_type == "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def fuzz_api():
+    import fakeredis
+
+    from service import create_app
+    from tests.conftest import make_settings
+
+    redis = fakeredis.FakeRedis()
+    api = FlaskClient(create_app(make_settings(), redis=redis).test_client())
+    created = api.create(ruleset="partnership-batak", seats=[{}] * 4, seed="any-body").body
+    seat = api.view(created["id"]).body["to_act"][0]
+    return api, redis, created["id"], next(entry["token"] for entry in created["tokens"] if entry["seat"] == seat)
