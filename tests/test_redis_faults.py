@@ -30,7 +30,9 @@ def redis_process(tmp_path):
 
 @pytest.fixture
 def api(redis_process):
-    app = create_app(make_settings(redis_url=redis_process.url, redis_connect_timeout=TIMEOUT, redis_timeout=TIMEOUT))
+    # with rate limits, as served by default: they are counted in the same Redis
+    limits = {"rate_limit_create": "1000/minute", "rate_limit_actions": "1000/minute"}
+    app = create_app(make_settings(redis_url=redis_process.url, redis_connect_timeout=TIMEOUT, redis_timeout=TIMEOUT, **limits))
     return FlaskClient(app.test_client())
 
 
