@@ -70,6 +70,7 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def write_openapi(args: argparse.Namespace) -> None:
+    logging.getLogger("koz.requests").setLevel(logging.WARNING)  # the document is fetched in-process, not served
     document = openapi_document()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(document)
