@@ -71,7 +71,8 @@ def _is_well_formed(text: str) -> bool:
 
 
 def check_body() -> None:
-    """Before any route reads it: a JSON body within the limits, parsed once, well-formed."""
+    """Before the route parses it: a JSON body within the size, depth and number limits, and
+    every text in it well-formed."""
     if request.method != "POST" or not request.is_json:
         return
     data = request.get_data(cache=True)
@@ -85,7 +86,7 @@ def check_body() -> None:
     check_json_text(data)
     try:
         body = json.loads(data)
-    except (ValueError, RecursionError):
+    except ValueError:
         return  # the route's parser answers malformed_json
     check_well_formed(body)
 
