@@ -17,7 +17,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from redis import Redis
 
@@ -96,13 +96,13 @@ class GameStore:
     # --- reads ------------------------------------------------------------------------------
 
     def load(self, game_id: str) -> Stored | None:
-        version, record = self.redis.hmget(self._key(game_id, "game"), ["version", "record"])
+        version, record = cast(list[Any], self.redis.hmget(self._key(game_id, "game"), ["version", "record"]))
         if version is None or record is None:
             return None
         return Stored(int(version), json.loads(record))
 
     def version(self, game_id: str) -> int | None:
-        version = self.redis.hget(self._key(game_id, "game"), "version")
+        version = cast(bytes | None, self.redis.hget(self._key(game_id, "game"), "version"))
         return int(version) if version is not None else None
 
     def history(self, game_id: str, after: int, up_to: float) -> list[tuple[int, dict[str, Any]]]:
@@ -113,7 +113,7 @@ class GameStore:
         return [(int(score), json.loads(member.split(b"|", 1)[1])) for member, score in members]
 
     def idempotent_answer(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
-        answer = self.redis.get(self._idempotency_key(game_id, seat, key))
+        answer = cast(bytes | None, self.redis.get(self._idempotency_key(game_id, seat, key)))
         return json.loads(answer) if answer is not None else None
 
     def ping(self) -> bool:
@@ -130,19 +130,21 @@ class GameStore:
         entries: Sequence[tuple[int, int, dict[str, Any]]],
         *,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
         ``expected_version`` None creates the game. ``entries`` are (version, sequence number,
         entry); the sequence number orders entries of one version. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets.
+        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
+        expiry (finished games are kept for less time).
         """
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
             version,
             json.dumps(record, separators=(",", ":")),
-            self.ttl_seconds,
+            ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
         ]
