@@ -294,26 +294,32 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def to_act(self, state: BatakState) -> tuple[int, ...]:
         if state.match.result is not None:
             return ()
-        if state.declarer is None:
+        trick, declarer = state.trick, state.declarer
+        if trick is not None and declarer is not None:
+            turn = (trick.leader + len(trick.cards)) % SEATS
+            # In the dummy's turn the declarer chooses the card.
+            return (declarer,) if turn == (declarer + 2) % SEATS else (turn,)
+        if declarer is None:
             return (state.auction.to_bid,)
-        if state.trick is None:
-            return (state.declarer,)
-        turn = (state.trick.leader + len(state.trick.cards)) % SEATS
-        # In the dummy's turn the declarer chooses the card.
-        return (state.declarer,) if turn == state.dummy else (turn,)
+        return (declarer,)
 
     def legal_actions(self, state: BatakState, seat: int) -> tuple[Action, ...]:
+        trick = state.trick
+        if trick is not None and state.match.result is None:  # card play: the common case, first
+            turn = (trick.leader + len(trick.cards)) % SEATS
+            if seat != (state.declarer if turn == state.dummy else turn):
+                return ()
+            return plays_of(self._legal_mask(state, turn))
         if seat not in self.to_act(state):
             return ()
         if state.declarer is None:
             return tuple(BIDS[value] for value in range(state.auction.lowest_bid(), MAX_BID + 1)) + (PASS,)
-        if state.trump is None:
-            return TRUMPS
-        return plays_of(self._legal_mask(state))
+        return TRUMPS
 
-    def _legal_mask(self, state: BatakState) -> int:
-        trick, trump, turn = state.trick, state.trump, state.turn
-        assert trick is not None and trump is not None and turn is not None
+    def _legal_mask(self, state: BatakState, turn: int) -> int:
+        """The legal cards of ``turn``, the seat whose card is next."""
+        trick, trump = state.trick, state.trump
+        assert trick is not None and trump is not None
         may_lead_trump = state.trump_broken or state.match.options["trump_lead_before_broken"]
         if not trick.cards:
             return legal_mask(state.hands[turn], -1, -1, trump, may_lead_trump)
@@ -373,7 +379,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         if not hand >> card & 1:
             whose = "your hand" if turn == seat else f"the open hand of {self.seat_names[turn]['en']}"
             return illegal("card_not_in_hand", f"{action.card} is not in {whose}")
-        if self._legal_mask(state) >> card & 1:
+        if self._legal_mask(state, turn) >> card & 1:
             return None
         trump = SUITS[state.trump].names["en"].lower()
         if not trick.cards:
@@ -421,8 +427,9 @@ class PartnershipBatak(TrickTaking[BatakState]):
         return state, events
 
     def perform_play(self, state: BatakState, seat: int, action: Play) -> tuple[BatakState, tuple[Event, ...]]:
-        turn, trick = state.turn, state.trick
-        assert turn is not None and trick is not None
+        trick = state.trick
+        assert trick is not None
+        turn = (trick.leader + len(trick.cards)) % SEATS
         card = action.card.index
         hands = list(state.hands)
         hands[turn] &= ~(1 << card)

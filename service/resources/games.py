@@ -130,11 +130,13 @@ class AtCloseSchema(Schema):
 
 
 class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal` and `winners` are always present; the other fields
-    depend on the ruleset."""
+    """How the last finished deal ended. `deal` is always present; the other fields depend on the
+    ruleset."""
 
     deal = fields.Integer(required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that won the deal; empty for a tie"})
+    winners = fields.List(
+        fields.Integer(), metadata={"description": "German Whist, Sixty-Six: the seats that won the deal; empty for a tie (Batak has none)"}
+    )
     points = _per_seat(
         fields.Integer(),
         "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
