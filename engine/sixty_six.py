@@ -135,6 +135,19 @@ def marriage_cards(hand: int) -> int:
     return pairs | pairs << 1
 
 
+def marriage_time(marriages: bool, talon_open: bool, schnapsen: bool, no_talon: bool) -> bool:
+    """Whether the leader may announce a marriage now: while the talon is open, and in Schnapsen
+    and without a talon at any lead (``marriages``: the game has them)."""
+    return marriages and (talon_open or schnapsen or no_talon)
+
+
+def exchange_allowed(exchange: bool, talon_open: bool, hand: int, exchange_card: int, schnapsen: bool, won_a_trick: bool) -> bool:
+    """Whether the leader may exchange the trump nine (jack in Schnapsen), ``exchange_card``, for
+    the trump card: while the talon is open, holding it, and (but in Schnapsen) after winning a
+    trick (``exchange``: the game has the exchange)."""
+    return exchange and talon_open and bool(hand >> exchange_card & 1) and (schnapsen or won_a_trick)
+
+
 def partner(card: int) -> int:
     """The other card of a king's or queen's marriage."""
     return card + 1 if card % 6 == QUEEN else card - 1
@@ -513,16 +526,19 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     def _may_exchange(self, state: SixtySixState, seat: int) -> bool:
         options = state.match.options
-        if not options["trump_exchange"]:
-            return False
-        if not state.hands[seat] >> self._exchange_card(state) & 1:
-            return False
-        return options["variant"] == "schnapsen" or bool(state.won[seat])
+        return exchange_allowed(
+            options["trump_exchange"],
+            state.talon_open,
+            state.hands[seat],
+            self._exchange_card(state),
+            options["variant"] == "schnapsen",
+            bool(state.won[seat]),
+        )
 
     def _marriage_time(self, state: SixtySixState) -> bool:
         """Whether marriages may be announced now (given a leader on lead)."""
         options = state.match.options
-        return options["marriages"] and (state.talon_open or options["variant"] == "schnapsen" or options["no_talon"])
+        return marriage_time(options["marriages"], state.talon_open, options["variant"] == "schnapsen", options["no_talon"])
 
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick

@@ -59,8 +59,10 @@ from ..sixty_six import (
     TEN,
     Closing,
     deal_outcome,
+    exchange_allowed,
     follower_cards,
     marriage_cards,
+    marriage_time,
     marriage_value,
     partner,
     points_of,
@@ -114,7 +116,7 @@ class Table:
     @property
     def late_marriages(self) -> bool:
         """Marriages may be announced with the talon closed or exhausted too."""
-        return self.marriages and (self.schnapsen or self.no_talon)
+        return marriage_time(self.marriages, False, self.schnapsen, self.no_talon)
 
     def marriage_points(self, card: int) -> int:
         """What the marriage of a king or queen scores."""
@@ -316,12 +318,7 @@ class Position:
     def may_exchange(self, seat: int) -> bool:
         """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
         table = self.table
-        return (
-            table.exchange
-            and self.talon_open
-            and bool(self.hands[seat] >> table.swap_card & 1)
-            and (table.schnapsen or self.tricks[seat] > 0)
-        )
+        return exchange_allowed(table.exchange, self.talon_open, self.hands[seat], table.swap_card, table.schnapsen, self.tricks[seat] > 0)
 
     def exchange(self, seat: int) -> None:
         """``seat`` exchanges the trump nine (jack) for the trump card."""
@@ -337,7 +334,7 @@ class Position:
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
         table = self.table
-        if not table.marriages or not (self.talon_open or table.late_marriages):
+        if not marriage_time(table.marriages, self.talon_open, table.schnapsen, table.no_talon):
             return 0
         return marriage_cards(self.hands[seat])
 
