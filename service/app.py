@@ -14,6 +14,7 @@ from .errors import Problem
 from .resources import BLUEPRINTS
 from .store import GameStore
 from .tables import Tables
+from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
 Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         api.register_blueprint(blueprint)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
+    app.register_blueprint(web_table)  # the page for people at /, outside the API document
     CORS(
         app,
         origins="*",
