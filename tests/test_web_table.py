@@ -130,9 +130,10 @@ class Table:
         return int(self.page.locator(".game").get_attribute("data-version"))
 
     def enabled_actions(self) -> list[tuple[dict[str, Any], Any]]:
-        """The actions that enabled ``data-action`` elements post, with the elements."""
-        elements = self.page.locator("[data-action]:enabled")
-        return [(json.loads(element.get_attribute("data-action")), element) for element in elements.all()]
+        """The actions that enabled ``data-action`` elements post, each with its element, found
+        again by the very JSON it posts whenever it is clicked."""
+        posted = self.page.locator("[data-action]:enabled").evaluate_all("elements => elements.map(e => e.dataset.action)")
+        return [(json.loads(raw), self.page.locator(f"[data-action='{raw}']:enabled")) for raw in posted]
 
     def wait_for_my_move_or_the_end(self) -> bool:
         """Wait until an action is enabled or the match is over; True while it goes on."""

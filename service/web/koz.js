@@ -291,10 +291,15 @@ async function follow(game) {
   while (page.game === game && game.view.status === "active") {
     try {
       const path = `/v1/games/${game.id}?wait=${LONG_POLL_SECONDS}&after=${game.view.version}`;
-      await accept(game, await api("GET", path, { token: game.token, signal: game.follow.signal }));
+      const view = await api("GET", path, { token: game.token, signal: game.follow.signal });
+      if (game.problem && game.problem.whileFollowing) {
+        game.problem = null;
+        render(game);
+      }
+      await accept(game, view);
     } catch (error) {
       if (error.name === "AbortError" || page.game !== game) return;
-      game.problem = error.problem && error.problem.code ? error.problem : { detail: error.message };
+      game.problem = { ...(error.problem && error.problem.code ? error.problem : { detail: error.message }), whileFollowing: true };
       render(game);
       await new Promise((resolve) => setTimeout(resolve, 2000)); // the service is away: try again shortly
     }
