@@ -282,8 +282,8 @@ def sixty_six_choice(table: Table) -> Callable[[list[dict[str, Any]]], dict[str,
         if {"type": "declare"} in actions and points.get(0, 0) >= 66:
             return {"type": "declare"}
         for kind in ("marriage", "exchange"):
-            found = [action for action in actions if action["type"] == kind]
-            if found:
+            found = sorted((action for action in actions if action["type"] == kind), key=lambda action: not action.get("declare"))
+            if found:  # a marriage that claims 66 with it first
                 return found[0]
         plays = [action for action in actions if action["type"] == "play"]
         return max(plays, key=card_order) if plays else next(action for action in actions if action["type"] != "close")
