@@ -219,6 +219,22 @@ def check_the_end(table: Table, api: SocketClient, game_id: str, score_attribute
 
 
 SUIT_NAMES = {"C": "Sinek", "D": "Karo", "H": "Kupa", "S": "Maça"}
+#: how the page groups a hand: by suit, alternating colours
+HAND_SUIT_ORDER = "SHCD"
+
+
+def check_the_actions_and_the_hand(table: Table, view: dict[str, Any]) -> None:
+    """Every legal action has exactly one enabled element, which posts it and has a name; no
+    other element acts; the hand is the view's, grouped by suit."""
+    elements = table.page.locator("[data-action]").all()
+    posted = [json.loads(element.get_attribute("data-action")) for element in elements]
+    assert sorted(map(json.dumps, posted)) == sorted(map(json.dumps, view["legal_actions"]))
+    for element in elements:
+        assert element.is_enabled() and element.get_attribute("aria-label")
+    hand = [card.get_attribute("aria-label") for card in table.page.locator(".hand .card").all()]
+    assert sorted(hand) == sorted(map(card_name, view["hand"]))
+    suits = [next(code for code, name in SUIT_NAMES.items() if label.startswith(name)) for label in hand]
+    assert suits == sorted(suits, key=HAND_SUIT_ORDER.index)
 
 
 def card_name(code: str) -> str:
@@ -237,6 +253,7 @@ def test_a_german_whist_deal_against_the_random_computer(browser, service, api):
 
         def hint_and_last_trick() -> None:
             view = api.view(game_id, table.token).body
+            check_the_actions_and_the_hand(table, view)
             page.get_by_role("button", name="İpucu").click()
             page.locator(".hint").wait_for()
             hinted = json.loads(page.locator(".hinted").get_attribute("data-action"))
@@ -300,6 +317,7 @@ def test_a_sixty_six_match_to_five_against_the_random_computer(browser, service,
         special = '[data-action*=\'"marriage"\'], [data-action*=\'"exchange"\']'
         def talon_and_trump_card() -> None:
             view = api.view(game_id, table.token).body
+            check_the_actions_and_the_hand(table, view)
             centre = page.locator(".centre").inner_text()
             assert (f"{view['talon_size']} kart" in centre) or view["talon_closed"]
             if view["trump_card"]:
@@ -359,6 +377,7 @@ def test_a_batak_match_to_21_against_the_random_computer(browser, service, api):
 
         def open_hand_and_auction() -> None:
             view = api.view(game_id, table.token).body
+            check_the_actions_and_the_hand(table, view)
             open_hand = view["open_hand"]
             if open_hand["seat"] != view["seat"]:  # your own hand open: its badge is on your hand
                 shown = page.locator(".open-hand .card").all()
