@@ -287,6 +287,9 @@ def test_a_refused_action_shows_the_servers_reason(browser, service, api):
         alert.wait_for()
         assert refusal["detail"] in alert.inner_text() and refusal["code"] in alert.inner_text()
         assert table.version() == version and table.enabled_actions()  # nothing changed; still your move
+        table.page.unroute("**/actions")
+        table.page.reload()  # the token stays in the browser: the table comes back as it was
+        table.page.locator(f'.game[data-version="{version}"] [data-action]:enabled').first.wait_for()
     finally:
         table.close()
 

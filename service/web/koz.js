@@ -195,9 +195,9 @@ function showHome() {
 
 // --- "Bilgisayarla Oyna": name, options from the catalog, computer level, BAŞLA ---------------
 
-function optionLabel(option, value) {
-  const label = text("values")[String(value)];
-  return label || String(value);
+/** How an allowed value reads: the page's words for it where it has them, else the value. */
+function valueLabel(value) {
+  return text("values")[String(value)] || String(value);
 }
 
 function optionInput(option) {
@@ -210,7 +210,7 @@ function optionInput(option) {
   let input;
   if (option.allowed) {
     input = h("select", { id, name: option.code },
-      option.allowed.map((value) => h("option", { value: String(value), selected: value === option.default }, optionLabel(option, value))));
+      option.allowed.map((value) => h("option", { value: String(value), selected: value === option.default }, valueLabel(value))));
   } else {
     input = h("input", { id, name: option.code, type: option.type === "integer" ? "number" : "text", value: String(option.default),
       min: option.minimum, max: option.maximum, "aria-describedby": option.code === "target" ? `${id}-note` : undefined });
@@ -448,7 +448,7 @@ function positionOf(view, seat) {
   return view.seats.length === 4 ? BATAK_POSITIONS[offset] : offset === 0 ? "bottom" : "top";
 }
 
-function trickCards(view, trick) {
+function trickCards(trick) {
   const bySeat = new Map();
   if (trick) for (const played of trick.cards) bySeat.set(played.seat, played.card);
   return bySeat;
@@ -490,9 +490,9 @@ function centre(game) {
 
 function tableArea(game) {
   const view = game.view;
-  const current = trickCards(view, view.trick);
+  const current = trickCards(view.trick);
   // between tricks the last one stays on the table, faded, until the next lead
-  const previous = current.size === 0 ? trickCards(view, view.last_trick) : new Map();
+  const previous = current.size === 0 ? trickCards(view.last_trick) : new Map();
   return h("div", { class: `table seats-${view.seats.length}` },
     view.seats.map((_, seat) => seatCell(game, seat, current, previous)),
     centre(game));
