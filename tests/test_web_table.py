@@ -95,6 +95,8 @@ class Table:
         self.expected_errors: list[str] = []
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.requested: list[str] = []
+        self.page.on("request", lambda request: self.requested.append(request.url))
         self.page.goto(service.url + "/")
 
     def start(self, game_name: str, options: dict[str, Any], level: str = "random", seed: str | None = None) -> str:
@@ -197,10 +199,18 @@ def highest_card_or_pass(actions: list[dict[str, Any]]) -> dict[str, Any]:
     return max(plays, key=card_order) if plays else actions[0]
 
 
+def stream_offered(api: SocketClient) -> bool:
+    return "/v1/games/{game_id}/events" in api.request("GET", "/openapi.json").body["paths"]
+
+
 def check_the_end(table: Table, api: SocketClient, game_id: str, score_attribute: str, name: str) -> None:
-    """The page shows the API's final scores, the result, every deal's result and the reveal."""
+    """The page shows the API's final scores, the result, every deal's result and the reveal,
+    having followed the game by the event stream where the service offers one, else by long-poll."""
     table.page.locator(".result").wait_for()
     table.screenshot(f"{name}-end")
+    streamed = any(f"/v1/games/{game_id}/events" in url for url in table.requested)
+    long_polled = any(f"/v1/games/{game_id}?wait=" in url for url in table.requested)
+    assert (streamed, long_polled) == ((True, False) if stream_offered(api) else (False, True))
     final = api.view(game_id).body
     assert final["status"] == "finished"
     shown = table.shown_scores(score_attribute)
@@ -391,6 +401,23 @@ def test_a_batak_match_to_21_against_the_random_computer(browser, service, api):
         table.play(highest_card_or_pass, screenshot=open_hand_in_play, name="batak", midway=open_hand_and_auction)
         check_the_end(table, api, game_id, "data-score-team", "batak")
         assert page.locator(".auction li").count() > 0
+    finally:
+        table.close()
+
+
+def test_without_the_stream_the_table_follows_by_long_poll(browser, service, api):
+    """A stream that cannot be opened (a proxy that drops it, say) leaves long-poll to follow."""
+    if not stream_offered(api):
+        pytest.skip("this service has no event stream: every other test follows by long-poll")
+    table = Table(browser, service)
+    try:
+        table.page.route("**/events*", lambda route: route.abort())
+        table.expected_errors.append("net::ERR_FAILED")
+        game_id = table.start("Alman Whisti", {"target": 0})
+        table.play(highest_card_or_pass, screenshot=lambda clicks: clicks == 0, name="german-whist-long-poll")
+        table.page.locator(".result").wait_for()
+        assert any(f"/v1/games/{game_id}?wait=" in url for url in table.requested)
+        assert table.shown_scores("data-score-seat") == dict(enumerate(api.view(game_id).body["scores"]))
     finally:
         table.close()
 

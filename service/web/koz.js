@@ -1,5 +1,6 @@
 // The Koz web table: a page for people, built on the public API only (the catalog, games, seat
-// tokens, long-poll views, actions, hints and history), as any other frontend would.
+// tokens, the event stream or long-poll views, actions, hints and history), as any other
+// frontend would.
 // Every action element carries `data-action`, the exact JSON it posts, taken verbatim from the
 // view's `legal_actions`; so an action shape this page has never seen still gets a button.
 "use strict";
@@ -67,6 +68,7 @@ const RANK_ORDER = "AKQJT98765432";
 const SIXTY_SIX_RANK_ORDER = "ATKQJ9"; // the ten ranks above the king in Sixty-Six
 const TEAM_NAMES = [{ tr: "Kuzey-Güney", en: "North-South" }, { tr: "Doğu-Batı", en: "East-West" }];
 const LONG_POLL_SECONDS = 25;
+const STREAM_PATH = "/v1/games/{game_id}/events";
 const BATAK_POSITIONS = ["bottom", "right", "top", "left"]; // South, East, North, West from the viewer's seat
 
 const page = {
@@ -287,7 +289,69 @@ async function openGame(entry, gameId) {
   follow(game);
 }
 
+/** Whether the service offers the event stream: its OpenAPI document lists it. */
+async function streamOffered() {
+  if (page.streamOffered === undefined) {
+    try {
+      const spec = await api("GET", "/openapi.json");
+      page.streamOffered = Boolean(spec.paths && spec.paths[STREAM_PATH]);
+    } catch (error) {
+      page.streamOffered = false;
+    }
+  }
+  return page.streamOffered;
+}
+
+/** Follow the game: by its event stream where the service has one, else (or once the stream
+ * fails) by long-polls. Both end when the match is over. */
 async function follow(game) {
+  if (await streamOffered()) {
+    try {
+      await followStream(game);
+    } catch (error) {
+      if (error.name === "AbortError" || page.game !== game) return;
+    }
+  }
+  await followByLongPoll(game);
+}
+
+/** Read the Server-Sent Events stream with fetch (EventSource cannot send the seat's token);
+ * each `view` message is the seat's new view. Returns when the stream ends. */
+async function followStream(game) {
+  const headers = { Accept: "text/event-stream" };
+  if (game.token) headers.Authorization = `Bearer ${game.token}`;
+  const response = await fetch(`/v1/games/${game.id}/events?after=${game.view.version}`, { headers, signal: game.follow.signal });
+  if (!response.ok || !response.body) throw new Refusal(response.status, await response.json().catch(() => null));
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value.replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffered.indexOf("\n\n")) >= 0) {
+      const message = parseMessage(buffered.slice(0, end));
+      buffered = buffered.slice(end + 2);
+      if (message.event === "view") await accept(game, JSON.parse(message.data));
+    }
+  }
+}
+
+/** One Server-Sent Events message: its event name and data (comments and ids are not needed here). */
+function parseMessage(block) {
+  const message = { event: "message", data: [] };
+  for (const line of block.split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon === 0) continue; // a comment: the heartbeat
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") message.event = value;
+    else if (field === "data") message.data.push(value);
+  }
+  return { event: message.event, data: message.data.join("\n") };
+}
+
+async function followByLongPoll(game) {
   while (page.game === game && game.view.status === "active") {
     try {
       const path = `/v1/games/${game.id}?wait=${LONG_POLL_SECONDS}&after=${game.view.version}`;
