@@ -267,7 +267,7 @@ function showSetup(entry) {
   show(form);
 }
 
-// --- following a game: the POST answer, then long-polls until the match is over -------------
+// --- following a game: each answer, then the event stream or long-polls until the match is over
 
 function stopFollowing() {
   if (page.game && page.game.follow) page.game.follow.abort();
@@ -379,7 +379,13 @@ async function accept(game, view) {
   if (dealChanged || view.status === "finished") {
     // one history read at a time, each going on from where the last one ended
     game.historyRead = (game.historyRead || Promise.resolve()).then(() => loadHistory(game));
-    await game.historyRead;
+    try {
+      await game.historyRead;
+    } catch (error) {
+      // the game goes on without it: the deals' table catches up at the next deal
+      if (error.name === "AbortError") throw error;
+      game.historyRead = null;
+    }
   }
   render(game);
 }
@@ -400,6 +406,8 @@ async function loadHistory(game) {
 }
 
 async function act(game, actionJson) {
+  if (game.acting) return; // one action at a time: a double click posts once
+  game.acting = true;
   game.problem = null;
   try {
     const view = await api("POST", `/v1/games/${game.id}/actions`, {
@@ -416,6 +424,8 @@ async function act(game, actionJson) {
       if (view.version > game.view.version) { game.view = view; game.hint = null; }
     } catch (ignored) { /* the refusal is what matters */ }
     render(game);
+  } finally {
+    game.acting = false;
   }
 }
 
