@@ -130,19 +130,21 @@ class GameStore:
         entries: Sequence[tuple[int, int, dict[str, Any]]],
         *,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
         ``expected_version`` None creates the game. ``entries`` are (version, sequence number,
         entry); the sequence number orders entries of one version. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets.
+        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
+        expiry (finished games are kept for less time).
         """
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
             version,
             json.dumps(record, separators=(",", ":")),
-            self.ttl_seconds,
+            ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
         ]
