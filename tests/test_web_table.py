@@ -76,6 +76,7 @@ def test_the_page_and_its_assets_are_static_files(client):
     page = client.get("/")
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert b'src="/web/koz.js"' in page.data and b'href="/web/koz.css"' in page.data
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     script = client.get("/web/koz.js")
     assert script.status_code == 200 and "javascript" in script.mimetype
     assert client.get("/web/koz.css").mimetype == "text/css"
@@ -431,8 +432,10 @@ def test_english_by_a_switch_and_the_table_fits_a_phone(browser, service):
         page.get_by_role("heading", name="Play the computer").wait_for()
         assert page.locator("html").get_attribute("lang") == "en"
         assert page.locator("[name=target] option").all_inner_texts() == ["21 (Quick)", "31 (Normal)", "51 (Long)"]
+        page.locator("[name=player]").fill("<b>Ada</b>")
         page.get_by_role("button", name="START").click()
         page.locator("[data-action]:enabled").first.wait_for()
+        assert page.locator(".hand h3").inner_text() == "<b>Ada</b>"  # a name is text, never markup
         assert page.get_by_role("button", name="Pass").count() == 1
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling
         table.screenshot("batak-phone-en")
