@@ -38,7 +38,8 @@ STEP_MS = 30_000
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    started = Service(tmp_path_factory.mktemp("web") / "koz-data")
+    # long-polls held 2 s at most: the page polls again, and stopping the service waits for none long
+    started = Service(tmp_path_factory.mktemp("web") / "koz-data", KOZ_MAX_WAIT_SECONDS="2")
     yield started
     started.stop()
 
