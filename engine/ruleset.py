@@ -60,13 +60,13 @@ class Match(NamedTuple):
     def after_deal(self, points: Iterable[int], deal_result: Mapping[str, Any]) -> "Match":
         """The match with a finished deal's points added (not yet moved on to the next deal)."""
         scores = tuple(total + gained for total, gained in zip(self.scores, points))
-        return self._replace(scores=scores, last_deal=dict(deal_result))
+        return Match(self.options, self.seed, self.deal_number, scores, deal_result, self.result)
 
     def finish(self, winners: Iterable[int]) -> "Match":
         return self._replace(result=MatchResult(tuple(sorted(winners)), self.scores))
 
     def next_deal(self) -> "Match":
-        return self._replace(deal_number=self.deal_number + 1)
+        return Match(self.options, self.seed, self.deal_number + 1, self.scores, self.last_deal, self.result)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -367,7 +367,7 @@ class TrickTaking(Ruleset[S]):
         history).
         """
         match = state.match.after_deal(points, result)
-        events.append(public("deal_result", **result, scores=list(match.scores)))
+        events.append(Event({"type": "deal_result", **result, "scores": list(match.scores)}))
         winners = self.match_winners(match)
         if winners is not None:
             match = match.finish(winners)

@@ -173,8 +173,7 @@ class Closing:
     tricks: int
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How a deal that ends now is decided."""
 
     winner: int | None
@@ -503,19 +502,18 @@ class SixtySix(TrickTaking[SixtySixState]):
             return ()
         if trick.cards:
             return plays_of(self._follower_cards(state, seat))
-        actions: list[Action] = []
-        if state.talon_open:
-            if self._may_exchange(state, seat):
-                actions.append(EXCHANGE)
-            actions.append(CLOSE)
-        if state.won[0] or state.won[1]:
-            actions.append(DECLARE)  # the leader won the last trick
         hand = state.hands[seat]
-        if self._marriage_time(state):
+        actions: tuple[Action, ...] = ()
+        if state.talon and state.closing is None:  # the talon is open
+            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat) else (CLOSE,)
+        if state.won[0] or state.won[1]:
+            actions += (DECLARE,)  # the leader won the last trick
+        pairs = marriage_cards(hand)
+        if pairs and self._marriage_time(state):
             # the claim goes with the announcement, once a trick is won
             marriages = marriages_and_claims_of if state.won[seat] else marriages_of
-            return tuple(actions) + tuple(chain.from_iterable(marriages(marriage_cards(hand)))) + plays_of(hand)
-        return tuple(actions) + plays_of(hand)
+            actions += tuple(chain.from_iterable(marriages(pairs)))
+        return actions + plays_of(hand)
 
     def _follower_cards(self, state: SixtySixState, seat: int) -> int:
         return follower_cards(state.hands[seat], state.trick.cards[0], state.trump, state.talon_open)
