@@ -679,9 +679,21 @@ class SixtySix(TrickTaking[SixtySixState]):
         won[winner] |= 1 << lead | 1 << reply
         talon, trump_card = state.talon, state.trump_card
         talon_open = bool(talon) and state.closing is None
-        events: list[Event] = [self.trick_event(done, state.trick_number, phase=1 if talon_open else 2)]
-        hands, shown = list(hands_after), list(shown_after)
         codes = DECK.codes_table
+        leader = trick.leader
+        events: list[Event] = [
+            Event(
+                {
+                    "type": "trick",
+                    "number": (state.won[0].bit_count() + state.won[1].bit_count()) // SEATS + 1,
+                    "phase": 1 if talon_open else 2,
+                    "leader": leader,
+                    "cards": [{"seat": leader, "card": codes[lead]}, {"seat": 1 - leader, "card": codes[reply]}],
+                    "winner": winner,
+                }
+            )
+        ]  # the trick event of TrickTaking.trick_event, built in place: every trick makes one
+        hands, shown = list(hands_after), list(shown_after)
         if talon_open:
             hands[winner] |= 1 << talon[0]
             events.append(_draw(winner, codes[talon[0]], len(talon) - 1))
