@@ -1,9 +1,10 @@
 """Games as the service handles them: load, change through the engine, commit atomically.
 
-A :class:`Table` is one game read from the store: its record (ruleset, options, seats, the
-engine's serialized state) and the changes a request makes to it. :class:`Tables` wraps every
-change in one compare-and-set on the store, retrying when another request moved first. The
-engine decides everything about the game; this module only calls its interface.
+A :class:`Table` is one game read from the store: its setup (ruleset, options, seats, seed), a
+snapshot of its state, and the changes a request makes to it (new actions, in the log's compact
+encoding). :class:`Tables` wraps every change in one compare-and-set on the store, retrying when
+another request moved first. The engine decides everything about the game; this module only
+calls its interface.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from engine import Action, Event, Ruleset, registry
+from engine import Action, Event, RuleError, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
 
+from . import action_log
 from .config import Settings
 from .errors import Problem
-from .store import GameStore, Stored
+from .replay import ReplayCache, action_event, apply_logged
+from .store import GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
@@ -35,6 +38,15 @@ class SeatRecord:
     name: str | None
     bot: str | None
     token_hash: str | None
+
+
+@dataclass
+class DealBase:
+    """Where the current deal can be replayed from: the log offset of the action that dealt it,
+    and the state before that action (None: the first deal, which a new game deals)."""
+
+    offset: int
+    state: dict[str, Any] | None
 
 
 @dataclass
@@ -62,8 +74,8 @@ class Table:
         version: int = 0,
         stored_version: int | None = None,
         created_at: str | None = None,
-        history_length: int = 0,
-        deal_start: int = 0,
+        log_length: int = 0,
+        deal_base: DealBase | None = None,
         last_actor: int | None = None,
         moment: Moment | None = None,
     ) -> None:
@@ -76,61 +88,69 @@ class Table:
         self.version = version
         self.stored_version = stored_version
         self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-        self.history_length = history_length
-        self.deal_start = deal_start
+        #: the length of the action log in bytes, with the actions not yet stored
+        self.log_length = log_length
+        self.deal_base = deal_base
         self.last_actor = last_actor
         self.moment = moment
         #: a computer declined to act since the game was read: worth storing, though no version passed
         self.declined_now = False
-        self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
+        #: the log entries of the actions taken since the game was read
+        self.appended = bytearray()
         self._deal_events: list[Event] | None = None
 
     @classmethod
     def from_stored(cls, game_id: str, stored: Stored) -> "Table":
-        record = stored.record
-        ruleset = registry.get(record["ruleset"])
+        setup, snapshot = stored.setup, stored.snapshot
+        ruleset = registry.get(setup["ruleset"])
         return cls(
             game_id,
             ruleset,
-            record["options"],
-            [SeatRecord(**seat) for seat in record["seats"]],
-            ruleset.load(record["state"]),
-            seed=record["seed"],
+            setup["options"],
+            [SeatRecord(**seat) for seat in setup["seats"]],
+            ruleset.load(snapshot["state"]),
+            seed=setup["seed"],
             version=stored.version,
             stored_version=stored.version,
-            created_at=record["created_at"],
-            history_length=record["history_length"],
-            deal_start=record["deal_start"],
-            last_actor=record["last_actor"],
-            moment=Moment(**record["moment"]) if record["moment"] else None,
+            created_at=setup["created_at"],
+            log_length=snapshot["log_length"],
+            deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
+            last_actor=snapshot.get("last_actor"),
+            moment=Moment(**snapshot["moment"]) if snapshot.get("moment") else None,
         )
 
     @classmethod
     def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str) -> "Table":
         state, events = ruleset.new_game(options, seed)
-        table = cls(game_id, ruleset, options, seats, state, seed=seed)
+        table = cls(game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None))
         table._deal_events = []
         table._record(events)
         return table
 
-    def record(self) -> dict[str, Any]:
+    def setup(self) -> dict[str, Any]:
+        """What a game is made of besides its actions; written once, when it is created."""
         return {
             "ruleset": self.ruleset.id,
             "options": self.options,
             "seats": [asdict(seat) for seat in self.seats],
-            "state": self.ruleset.dump(self.state),
             "seed": self.seed,
             "created_at": self.created_at,
-            "history_length": self.history_length,
-            "deal_start": self.deal_start,
-            "last_actor": self.last_actor,
-            "moment": asdict(self.moment) if self.moment else None,
         }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state now, and what the next request needs beside it; once the match is over,
+        only the final state (the log keeps the rest)."""
+        snapshot: dict[str, Any] = {"state": self.ruleset.dump(self.state), "log_length": self.log_length}
+        if not self.finished:
+            snapshot["last_actor"] = self.last_actor
+            snapshot["moment"] = asdict(self.moment) if self.moment else None
+            snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
+        return snapshot
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
         self.stored_version = self.version
-        self.new_entries = []
+        self.appended = bytearray()
         self.declined_now = False
 
     # --- who is asking ----------------------------------------------------------------------
@@ -183,21 +203,24 @@ class Table:
 
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
-        state, events = self.ruleset.apply(self.state, seat, action)
+        before = self.state
+        state, events = self.ruleset.apply(before, seat, action)
+        entry = action_log.encode(seat, action.to_json())
+        if any(event.data["type"] == "deal" for event in events):
+            self.deal_base = DealBase(self.log_length, self.ruleset.dump(before))
         self.state = state
         self.version += 1
         self.last_actor = seat
-        self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
+        self.appended += entry
+        self.log_length += len(entry)
+        self._record((action_event(seat, action),) + events)
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
             if event.data["type"] == "deal":  # every ruleset opens a deal with a "deal" event
-                self.deal_start = self.version
                 self._deal_events = []
             if self._deal_events is not None:
                 self._deal_events.append(event)
-            self.new_entries.append((self.version, self.history_length, event.to_json()))
-            self.history_length += 1
 
     def _current_moment(self) -> Moment:
         if self.moment is None or self.moment.version != self.version:
@@ -272,12 +295,52 @@ class Table:
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
-            entries = store.history(self.id, self.deal_start - 1, self.stored_version or 0)
-            events = [Event.from_json(entry) for _, entry in entries]
-            starts = [i for i, event in enumerate(events) if event.data["type"] == "deal"]
-            self._deal_events = events[starts[-1] :] if starts else events
+            self._deal_events = self._replay_deal(store)
         seen = (event.for_viewer(seat) for event in self._deal_events)
         return tuple(event for event in seen if event is not None)
+
+    def _replay_deal(self, store: GameStore) -> list[Event]:
+        """The current deal's events, replayed from the deal's base: one deal's work, however
+        long the match."""
+        base = self.deal_base
+        assert base is not None  # only a finished game has none, and no one decides in it
+        stored_length = self.log_length - len(self.appended)
+        log = store.log(self.id, base.offset)[: stored_length - base.offset] + bytes(self.appended)
+        if base.state is None:
+            state, opening = self.ruleset.new_game(self.options, self.seed)
+            events = list(opening)
+        else:
+            state, events = self.ruleset.load(base.state), []
+        for state, caused in apply_logged(self.ruleset, state, log):
+            events += caused
+        starts = [index for index, event in enumerate(events) if event.data["type"] == "deal"]
+        return events[starts[-1] :]
+
+
+def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]]) -> Table:
+    """A game stored before the action log, rebuilt from its actions: replayed from its seed,
+    it must come out as stored, else it is refused (the rules changed since it was played)."""
+    record = legacy.record
+    ruleset = registry.get(record["ruleset"])
+    seats = [SeatRecord(**seat) for seat in record["seats"]]
+    table = Table.new(game_id, ruleset, record["options"], seats, record["seed"])
+    table.created_at = record["created_at"]
+    unreadable = Problem(
+        410,
+        "game_unreadable",
+        f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
+    )
+    try:
+        for _, entry in history:
+            if entry["data"]["type"] == "action":
+                table.act(entry["data"]["seat"], Action.from_json(entry["data"]["action"]))
+    except RuleError:
+        raise unreadable from None
+    if table.version != legacy.version or json.loads(json.dumps(ruleset.dump(table.state))) != record["state"]:
+        raise unreadable
+    table.last_actor = record["last_actor"]
+    table.moment = Moment(**record["moment"]) if record["moment"] else None
+    return table
 
 
 def require_token(token: str | None) -> str:
@@ -314,16 +377,27 @@ class Tables:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.replays = ReplayCache()
 
     def load(self, game_id: str) -> Table:
-        stored = self.store.load(game_id)
-        if stored is None:
-            raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
-        return Table.from_stored(game_id, stored)
+        for _ in range(MAX_ATTEMPTS):
+            stored = self.store.load(game_id)
+            if stored is None:
+                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+            if isinstance(stored, Stored):
+                return Table.from_stored(game_id, stored)
+            table = upgrade(game_id, stored, self.store.legacy_history(game_id))
+            if self.store.replace_legacy(game_id, stored.version, table.setup(), table.snapshot(), bytes(table.appended)):
+                table.committed()
+                return table
+        raise Problem(503, "storage_unavailable", "could not read the game; try again")
 
-    def events(self, game_id: str, after: int, up_to: int) -> list[tuple[int, Event]]:
-        """The history events of versions ``after < version <= up_to``, in order."""
-        return [(version, Event.from_json(entry)) for version, entry in self.store.history(game_id, after, up_to)]
+    def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
+        """The history events of versions ``after < version <= up_to``, in order, derived by
+        replaying the game's log."""
+        cache_key = (table.id, f"{table.seed}@{table.created_at}")
+        log = self.store.log(table.id)
+        return self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
 
     def create(
         self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
@@ -353,7 +427,7 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
             table.play_computers(self.store, self.settings)
-            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries).written:
+            if self.store.commit(table.id, None, table.version, table.snapshot(), bytes(table.appended), setup=table.setup()).written:
                 table.committed()
                 return table, tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
@@ -394,7 +468,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            commit = self.store.commit(game_id, start, table.version, table.record(), table.new_entries, idempotency=answer)
+            commit = self.store.commit(game_id, start, table.version, table.snapshot(), bytes(table.appended), idempotency=answer)
             if commit.written:
                 table.committed()
                 return view, False
@@ -431,7 +505,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             if table.version == start and not table.declined_now:
                 return table
-            commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries)
+            commit = self.store.commit(table.id, start, table.version, table.snapshot(), bytes(table.appended))
             if commit.written:
                 table.committed()
                 return table

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from ..api import Blueprint
+from ..errors import Problem
 from .games import tables
 
 blp = Blueprint("health", __name__, url_prefix="/", description="Liveness and readiness")
@@ -25,6 +26,7 @@ def healthz():
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
-    """The process is up and its Redis answers."""
-    tables().store.ping()
+    """The process is up and its Redis answers (on a cluster: every primary reports the cluster ok)."""
+    if not tables().store.ready():
+        raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
     return {"status": "ok"}
