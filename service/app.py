@@ -6,6 +6,7 @@ from flask import Flask, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
+from redis.cluster import RedisCluster
 
 from .api import Api
 from .config import Settings
@@ -30,7 +31,7 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 """
 
 
-def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
+def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
     settings = settings or Settings.from_env()
@@ -47,7 +48,10 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
     if redis is None:
-        if settings.redis_url:
+        if settings.redis_url and settings.redis_cluster:
+            # the other nodes are discovered from this one; every key of a game shares its hash tag
+            redis = RedisCluster.from_url(settings.redis_url)
+        elif settings.redis_url:
             redis = Redis.from_url(settings.redis_url)
         else:
             embedded = EmbeddedRedis(settings.data_dir)
