@@ -28,7 +28,7 @@ class HintSchema(Schema):
 
 @blp.route("/<game_id>/hint")
 @blp.response(200, HintSchema)
-@blp.problems({401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"]})
+@blp.problems({401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"], 409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"]})
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
 def get_hint(game_id: str):
     """Ask for a hint.
