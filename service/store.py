@@ -169,8 +169,10 @@ class GameStore:
     def ready(self) -> bool:
         """Whether the store can serve: the server answers, and a cluster reports its state ok."""
         if isinstance(self.redis, RedisCluster):
-            states = self.redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
-            return all(info.get("cluster_state") == "ok" for info in states.values())
+            answers = self.redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+            # one answer per primary, by node name; a single primary's answer comes unwrapped
+            infos = [answers] if "cluster_state" in answers else list(answers.values())
+            return all(info.get("cluster_state") == "ok" for info in infos)
         return bool(self.redis.ping())
 
     # --- writes -----------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def test_every_key_of_a_game_shares_its_hash_tag(any_app, backend):
     action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
     api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "tagged"})
     keys = game_keys(backend, game_id)
-    assert len(keys) == 3  # record, history, idempotent answer
+    assert len(keys) == 3  # game, action log, idempotent answer
     assert all(f"{{{game_id}}}".encode() in key for key in keys)
 
 
