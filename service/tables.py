@@ -24,7 +24,7 @@ from . import action_log
 from .config import Settings
 from .errors import Problem
 from .replay import ReplayCache, action_event, apply_logged
-from .store import GameStore, Legacy, Stored
+from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
@@ -392,6 +392,12 @@ class Tables:
                 return table
         raise Problem(503, "storage_unavailable", "could not read the game; try again")
 
+    def commit(self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
+        """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
+        one compare-and-set: the new actions' log entries and the snapshot."""
+        setup = table.setup() if expected_version is None else None
+        return self.store.commit(table.id, expected_version, table.version, table.snapshot(), bytes(table.appended), setup=setup, idempotency=idempotency)
+
     def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by
         replaying the game's log."""
@@ -427,7 +433,7 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
             table.play_computers(self.store, self.settings)
-            if self.store.commit(table.id, None, table.version, table.snapshot(), bytes(table.appended), setup=table.setup()).written:
+            if self.commit(table, None).written:
                 table.committed()
                 return table, tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
@@ -468,7 +474,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            commit = self.store.commit(game_id, start, table.version, table.snapshot(), bytes(table.appended), idempotency=answer)
+            commit = self.commit(table, start, idempotency=answer)
             if commit.written:
                 table.committed()
                 return view, False
@@ -505,7 +511,7 @@ class Tables:
             table.play_computers(self.store, self.settings)
             if table.version == start and not table.declined_now:
                 return table
-            commit = self.store.commit(table.id, start, table.version, table.snapshot(), bytes(table.appended))
+            commit = self.commit(table, start)
             if commit.written:
                 table.committed()
                 return table
