@@ -55,3 +55,17 @@ def test_a_computer_in_a_later_deal_reads_only_that_deals_log(any_app, api, monk
     reads.clear()
     api.act(created["id"], api.view(created["id"], token).body["legal_actions"][0], token)
     assert reads and min(reads) == 51  # from the first deal's last action, which dealt the second
+
+
+def test_the_current_deal_replayed_from_its_base_is_the_deal_of_the_whole_replay(any_app, api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}], options={"target": 30}).body
+    token = created["tokens"][0]["token"]
+    while (view := api.view(created["id"], token).body)["deal"] < 2 or view["trick_number"] < 5:
+        api.act(created["id"], view["legal_actions"][0], token)
+    tables = any_app.extensions["koz"]
+    table = tables.load(created["id"])
+    whole = [event for _, event in tables.events(table, -1, table.version)]
+    deal = whole[max(index for index, event in enumerate(whole) if event.data["type"] == "deal") :]
+    for seat in (0, 1):
+        expected = tuple(seen for seen in (event.for_viewer(seat) for event in deal) if seen is not None)
+        assert table._events_seen_by(tables.store, seat) == expected  # what a computer in that seat is given
