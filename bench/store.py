@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]
 DEALS = 20
 TARGET = 130
-PAIRS = 100
+PAIRS = 200
 
 
 def start_redis(directory: str) -> tuple[subprocess.Popen, str]:
