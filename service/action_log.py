@@ -23,7 +23,7 @@ CARD_INDEX = {code: index for index, code in enumerate(CARDS)}
 #: actions without fields, by operation
 BARE = {52: "pass", 53: "exchange", 54: "close", 55: "declare"}
 BARE_OPS = {kind: op for op, kind in BARE.items()}
-TRUMP, BID, MARRIAGE, OTHER = 56, 57, 58, 63
+TRUMP, BID, MARRIAGE, MARRIAGE_DECLARED, OTHER = 56, 57, 58, 59, 63
 MAX_SEATS = 4
 
 
@@ -46,6 +46,8 @@ def encode(seat: int, action: Mapping[str, Any]) -> bytes:
         return bytes([_head(seat, BID), action["value"]])
     if kind == "marriage" and fields == {"card"} and action["card"] in CARD_INDEX:
         return bytes([_head(seat, MARRIAGE), CARD_INDEX[action["card"]]])
+    if kind == "marriage" and fields == {"card", "declare"} and action["declare"] is True and action["card"] in CARD_INDEX:
+        return bytes([_head(seat, MARRIAGE_DECLARED), CARD_INDEX[action["card"]]])
     text = json.dumps(dict(action), separators=(",", ":")).encode()
     if len(text) > 255:
         raise ValueError("an action object in the log is at most 255 bytes of JSON")
@@ -70,6 +72,9 @@ def decode(log: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
             at += 1
         elif op == MARRIAGE:
             yield seat, {"type": "marriage", "card": CARDS[log[at]]}
+            at += 1
+        elif op == MARRIAGE_DECLARED:
+            yield seat, {"type": "marriage", "card": CARDS[log[at]], "declare": True}
             at += 1
         elif op == OTHER:
             length = log[at]

@@ -29,6 +29,7 @@ def test_a_played_card_takes_one_byte_with_its_seat():
         ({"type": "trump", "suit": "H"}, 2),
         ({"type": "bid", "value": 9}, 2),
         ({"type": "marriage", "card": "KH"}, 2),
+        ({"type": "marriage", "card": "QD", "declare": True}, 2),
     ],
 )
 def test_every_kind_of_action_takes_at_most_two_bytes(action, size):
@@ -37,8 +38,8 @@ def test_every_kind_of_action_takes_at_most_two_bytes(action, size):
     assert list(action_log.decode(entry)) == [(2, action)]
 
 
-def test_an_action_the_table_does_not_know_is_kept_whole():
-    action = {"type": "marriage", "card": "KH", "declare": True}
+@pytest.mark.parametrize("action", [{"type": "resign"}, {"type": "bid", "value": 300}, {"type": "marriage", "card": "KH", "declare": False}])
+def test_an_action_the_table_does_not_know_is_kept_whole(action):
     log = action_log.encode(0, action) + action_log.encode(1, {"type": "play", "card": "AS"})
     assert list(action_log.decode(log)) == [(0, action), (1, {"type": "play", "card": "AS"})]
 
