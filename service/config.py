@@ -23,8 +23,6 @@ class Settings:
     max_body_bytes: int = 16 * 1024
     #: computer players in one request think for at most this long; the rest continue later
     bot_time_per_request: float = 10.0
-    #: when a human may act in the same moment as a computer player, the computer waits this long
-    bot_grace_seconds: float = 3.0
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
     #: prefix of every Redis key
@@ -58,7 +56,6 @@ class Settings:
             max_wait_seconds=number("KOZ_MAX_WAIT_SECONDS", defaults.max_wait_seconds),
             max_body_bytes=number("KOZ_MAX_BODY_BYTES", defaults.max_body_bytes, int) or defaults.max_body_bytes,
             bot_time_per_request=number("KOZ_BOT_TIME_PER_REQUEST", defaults.bot_time_per_request),
-            bot_grace_seconds=number("KOZ_BOT_GRACE_SECONDS", defaults.bot_grace_seconds),
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
         )

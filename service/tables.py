@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 from engine import Action, Event, RuleError, Ruleset, registry
-from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
+from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
 
 from . import action_log
 from .config import Settings
@@ -49,16 +49,6 @@ class DealBase:
     state: dict[str, Any] | None
 
 
-@dataclass
-class Moment:
-    """A moment in which several seats may act: its version, since when, and which computer
-    seats declined to act in it."""
-
-    version: int
-    since: float
-    declined: list[int]
-
-
 class Table:
     """One game: what the store keeps of it, and the changes made since it was read."""
 
@@ -76,8 +66,6 @@ class Table:
         created_at: str | None = None,
         log_length: int = 0,
         deal_base: DealBase | None = None,
-        last_actor: int | None = None,
-        moment: Moment | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -91,10 +79,6 @@ class Table:
         #: the length of the action log in bytes, with the actions not yet stored
         self.log_length = log_length
         self.deal_base = deal_base
-        self.last_actor = last_actor
-        self.moment = moment
-        #: a computer declined to act since the game was read: worth storing, though no version passed
-        self.declined_now = False
         #: the log entries of the actions taken since the game was read
         self.appended = bytearray()
         self._deal_events: list[Event] | None = None
@@ -115,8 +99,6 @@ class Table:
             created_at=setup["created_at"],
             log_length=snapshot["log_length"],
             deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
-            last_actor=snapshot.get("last_actor"),
-            moment=Moment(**snapshot["moment"]) if snapshot.get("moment") else None,
         )
 
     @classmethod
@@ -142,8 +124,6 @@ class Table:
         only the final state (the log keeps the rest)."""
         snapshot: dict[str, Any] = {"state": self.ruleset.dump(self.state), "log_length": self.log_length}
         if not self.finished:
-            snapshot["last_actor"] = self.last_actor
-            snapshot["moment"] = asdict(self.moment) if self.moment else None
             snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
         return snapshot
 
@@ -151,7 +131,6 @@ class Table:
         """Note that everything up to the current version is in the store."""
         self.stored_version = self.version
         self.appended = bytearray()
-        self.declined_now = False
 
     # --- who is asking ----------------------------------------------------------------------
 
@@ -210,7 +189,6 @@ class Table:
             self.deal_base = DealBase(self.log_length, self.ruleset.dump(before))
         self.state = state
         self.version += 1
-        self.last_actor = seat
         self.appended += entry
         self.log_length += len(entry)
         self._record((action_event(seat, action),) + events)
@@ -222,74 +200,26 @@ class Table:
             if self._deal_events is not None:
                 self._deal_events.append(event)
 
-    def _current_moment(self) -> Moment:
-        if self.moment is None or self.moment.version != self.version:
-            self.moment = Moment(self.version, time.time(), [])
-        return self.moment
-
-    def _computers_pending(self) -> tuple[list[int], list[int]]:
-        """The seats that may act now, in asking order, less the computers that declined; and the
-        computer seats among them."""
+    def computer_to_act(self) -> int | None:
+        """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
         to_act = self.ruleset.to_act(self.state)
-        declined = self.moment.declined if self.moment and self.moment.version == self.version else []
-        order = [seat for seat in asking_order(to_act, self.last_actor) if seat not in declined]
-        return order, [seat for seat in order if self.seats[seat].bot is not None]
-
-    def computers_due_at(self, grace: float) -> float | None:
-        """When a computer seat may move (a ``time.time()`` value; 0 for now), or None if none may.
-
-        A computer moves at once when it alone may act, or when it acted last and may follow up
-        (a claim right after its own marriage). When a human may act in the same moment, other
-        computers give the human ``grace`` seconds first.
-        """
-        order, bots = self._computers_pending()
-        if not bots:
-            return None
-        if len(bots) == len(order) or bots[0] == self.last_actor or grace <= 0:
-            return 0.0
-        return self._current_moment().since + grace
-
-    def _computers_to_ask(self, grace: float) -> list[tuple[int, bool]]:
-        """The computer seats to ask now, in order, each with whether it may decline."""
-        due = self.computers_due_at(grace)
-        if due is None:
-            return []
-        order, bots = self._computers_pending()
-        humans_have_the_grace = due > time.time()
-        if humans_have_the_grace:  # only the seat that acted last may follow up at once
-            bots = [seat for seat in bots if seat == self.last_actor]
-        asked = []
-        for seat in bots:
-            later = order[order.index(seat) + 1 :]
-            # a computer may leave the moment to another computer, or to a human within the grace
-            may_decline = any(self.seats[other].bot is not None or humans_have_the_grace for other in later)
-            asked.append((seat, may_decline or (seat == self.last_actor and len(order) > 1)))
-        return asked
+        return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
 
     def play_computers(self, store: GameStore, settings: Settings) -> None:
         """Let computer seats move while it is their turn, within this request's time budget (at
         least one move a request, so the game always progresses)."""
         started = time.monotonic()
-        while (move := self._computer_move(store, settings)) is not None:
-            self.act(*move)
+        while (seat := self.computer_to_act()) is not None:
+            level = self.seats[seat].bot
+            assert level is not None  # a computer seat
+            self.act(seat, self.decide(store, settings, seat, level))
             if time.monotonic() - started > settings.bot_time_per_request:
                 return
 
-    def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
-        for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):
-            level = self.seats[seat].bot
-            assert level is not None  # only computer seats are asked
-            action = self.decide(store, settings, seat, level, may_decline)
-            if action is not None:
-                return seat, action
-            self._current_moment().declined.append(seat)
-            self.declined_now = True
-        return None
-
-    def decide(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Action | None:
+    def decide(self, store: GameStore, settings: Settings, seat: int, level: str) -> Action:
         """What a computer player of ``level`` would do for ``seat``, from that seat's information only."""
         view = self.ruleset.view(self.state, seat)
-        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat), may_decline)
+        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
@@ -338,8 +268,6 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
         raise unreadable from None
     if table.version != legacy.version or json.loads(json.dumps(ruleset.dump(table.state))) != record["state"]:
         raise unreadable
-    table.last_actor = record["last_actor"]
-    table.moment = Moment(**record["moment"]) if record["moment"] else None
     return table
 
 
@@ -504,13 +432,10 @@ class Tables:
     def advance(self, table: Table) -> Table:
         """The game after any computer moves that are due now (committed), else as it was."""
         for _ in range(MAX_ATTEMPTS):
-            due = table.computers_due_at(self.settings.bot_grace_seconds)
-            if due is None or due > time.time():
+            if table.computer_to_act() is None:
                 return table
             start = table.version
             table.play_computers(self.store, self.settings)
-            if table.version == start and not table.declined_now:
-                return table
             commit = self.commit(table, start)
             if commit.written:
                 table.committed()
@@ -518,19 +443,15 @@ class Tables:
             table = self.load(table.id)
         return table
 
-    def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action | None]:
-        """The expert's suggestion for the caller's seat, decided from that seat's information.
-
-        None suggests leaving the moment to another seat that may act too (in Sixty-Six: not
-        claiming right after a marriage)."""
+    def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
+        """The expert's suggestion for the caller's seat, decided from that seat's information."""
         table = self.advance(self.load(game_id))
         seat = table.authenticate(require_token(token))
         if table.finished:
             raise Problem(409, "game_over", "the match is over")
-        to_act = table.ruleset.to_act(table.state)
-        if seat not in to_act:
+        if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL, may_decline=len(to_act) > 1)
+        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL)
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
@@ -544,9 +465,6 @@ class Tables:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            due = table.computers_due_at(self.settings.bot_grace_seconds)
-            if due is not None:
-                remaining = min(remaining, max(0.0, due - time.time()))
             self.store.wait_for_version(game_id, after, remaining)
             table = self.advance(self.load(game_id))
         return table, seat
