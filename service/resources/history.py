@@ -108,7 +108,6 @@ class HistorySchema(Schema):
     )
 
 
-
 class HistoryQuerySchema(Schema):
     after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
