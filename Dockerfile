@@ -7,5 +7,5 @@ COPY service ./service
 RUN pip install --no-cache-dir '.[server]'
 ENV REDIS_URL=redis://redis:6379/0
 EXPOSE 8000
-# gthread workers: views may be held for a long-poll while other requests go on
-CMD ["gunicorn", "service.wsgi:app", "--bind", "0.0.0.0:8000", "--workers", "2", "--worker-class", "gthread", "--threads", "16", "--timeout", "75", "--access-logfile", "-"]
+# gunicorn's settings (worker class, limits, JSON logs) are in service/http_server.py
+CMD ["gunicorn", "service.wsgi:app", "-c", "python:service.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2", "--timeout", "75"]

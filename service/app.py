@@ -6,13 +6,18 @@ from flask import Flask, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
+from . import edge, limits, logs, metrics
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
+from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
+from .resources.games import document_seat_counts
 from .store import GameStore
 from .tables import Tables
 
@@ -31,6 +36,28 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 """
 
 
+#: seconds /readyz waits for Redis
+READINESS_TIMEOUT = 0.5
+
+
+def redis_client(
+    connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None, cluster: bool = False
+) -> Redis | RedisCluster:
+    """A Redis client that gives up after the timeouts, and never retries by itself: a write that
+    timed out may have been applied, and only the caller (with its version check and
+    idempotency key) can tell.
+
+    With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
+    from it. The cluster client keeps its own retries: they follow a slot that moved to another
+    node, and a repeated compare-and-set cannot apply twice."""
+    if cluster:
+        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
+    options = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
+    if url is not None:
+        return InstrumentedRedis.from_url(url, **options)
+    return InstrumentedRedis(unix_socket_path=unix_socket_path, **options)
+
+
 def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
@@ -47,16 +74,16 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
+    readiness = redis
     if redis is None:
-        if settings.redis_url and settings.redis_cluster:
-            # the other nodes are discovered from this one; every key of a game shares its hash tag
-            redis = RedisCluster.from_url(settings.redis_url)
-        elif settings.redis_url:
-            redis = Redis.from_url(settings.redis_url)
-        else:
-            embedded = EmbeddedRedis(settings.data_dir)
+        if not settings.redis_url:
+            embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
             app.extensions["koz_embedded"] = embedded
-            redis = embedded.client
+        where = {"url": settings.redis_url, "cluster": settings.redis_cluster} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
+        redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout, **where)
+        # readiness is answered within a second, whatever the timeouts of requests
+        readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
+    app.extensions["koz_readiness"] = readiness
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
@@ -66,6 +93,8 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_seat_counts(api.spec)
+    limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
     CORS(
@@ -73,8 +102,18 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         origins="*",
         send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
-        expose_headers=["ETag", "Location", "Idempotent-Replayed"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID"],
+        expose_headers=[
+            "ETag",
+            "Location",
+            "Idempotent-Replayed",
+            "X-Request-ID",
+            "Retry-After",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+            "RateLimit-Policy",
+        ],
         max_age=600,
     )
 
@@ -82,5 +121,9 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     def bodies_are_json():
         if request.method == "POST" and request.content_length and not request.is_json:
             raise Problem(415, "unsupported_media_type", "send the body as application/json")
+
+    edge.install(app)
+    metrics.install(app)
+    logs.install(app)
 
     return app

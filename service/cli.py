@@ -13,14 +13,17 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication
 from redis import Redis
 
+from . import logs
 from .app import create_app
 from .config import Settings
+from .http_server import SETTINGS, SupervisingArbiter
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
 
 class Server(BaseApplication):
-    """gunicorn, run in-process: threaded workers forked from a master that owns the app."""
+    """gunicorn, run in-process: workers forked from a master that owns the app and supervises
+    the embedded Redis."""
 
     def __init__(self, app: Flask, options: dict[str, Any]) -> None:
         self.application = app
@@ -28,11 +31,17 @@ class Server(BaseApplication):
         super().__init__()
 
     def load_config(self) -> None:
-        for key, value in self.options.items():
+        for key, value in {**SETTINGS, **self.options}.items():
             self.cfg.set(key, value)
 
     def load(self) -> Flask:
         return self.application
+
+    def run(self) -> None:
+        arbiter = SupervisingArbiter(self)
+        embedded = self.application.extensions.get("koz_embedded")
+        arbiter.supervise = embedded.supervise if embedded is not None else None
+        arbiter.run()
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -53,19 +62,16 @@ def serve(args: argparse.Namespace) -> None:
         {
             "bind": f"{args.host}:{args.port}",
             "workers": args.workers,
-            "worker_class": "gthread",
             "threads": args.threads,
             # views may be held for a long-poll, and computer players may think
             "timeout": int(settings.max_wait_seconds + settings.bot_time_per_request + 30),
             "on_exit": on_exit,
-            "accesslog": "-",
-            # one control socket per user would clash between two services on one machine
-            "control_socket_disable": True,
         },
     ).run()
 
 
 def write_openapi(args: argparse.Namespace) -> None:
+    logging.getLogger("koz.requests").setLevel(logging.WARNING)  # the document is fetched in-process, not served
     document = openapi_document()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(document)
@@ -80,7 +86,7 @@ def openapi_document() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
     commands = parser.add_subparsers(dest="command", required=True)
     serve_parser = commands.add_parser("serve", help="run the HTTP service (embedded Redis unless REDIS_URL is set)")

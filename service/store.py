@@ -80,6 +80,16 @@ return 1
 """
 
 
+def ready(redis: Redis | RedisCluster) -> bool:
+    """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
+    if isinstance(redis, RedisCluster):
+        answers = redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+        # one answer per primary, by node name; a single primary's answer comes unwrapped
+        infos = [answers] if "cluster_state" in answers else list(answers.values())
+        return all(info.get("cluster_state") == "ok" for info in infos)
+    return bool(redis.ping())
+
+
 def pack(document: dict[str, Any]) -> bytes:
     return zlib.compress(json.dumps(document, separators=(",", ":")).encode())
 
@@ -166,15 +176,6 @@ class GameStore:
         answer = self.redis.get(self._idempotency_key(game_id, seat, key))
         return json.loads(answer) if answer is not None else None
 
-    def ready(self) -> bool:
-        """Whether the store can serve: the server answers, and a cluster reports its state ok."""
-        if isinstance(self.redis, RedisCluster):
-            answers = self.redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
-            # one answer per primary, by node name; a single primary's answer comes unwrapped
-            infos = [answers] if "cluster_state" in answers else list(answers.values())
-            return all(info.get("cluster_state") == "ok" for info in infos)
-        return bool(self.redis.ping())
-
     # --- writes -----------------------------------------------------------------------------
 
     def commit(
@@ -187,12 +188,14 @@ class GameStore:
         *,
         setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
         ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
         entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets.
+        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
+        expiry (finished games are kept for less time).
         """
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
@@ -201,7 +204,7 @@ class GameStore:
             json.dumps(setup, separators=(",", ":")) if setup is not None else "",
             pack(snapshot),
             appended,
-            self.ttl_seconds,
+            ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
         ]

@@ -17,12 +17,15 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
+from redis.exceptions import ResponseError
+
 from engine import Action, Event, RuleError, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
 
 from . import action_log
 from .config import Settings
 from .errors import Problem
+from .metrics import ACTIONS, DECISION_SECONDS
 from .replay import ReplayCache, action_event, apply_logged
 from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
@@ -31,6 +34,11 @@ from .tokens import new_token, seat_of, token_hash
 MAX_ATTEMPTS = 8
 #: the level whose decision a hint gives
 HINT_LEVEL = "expert"
+#: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
+#: the games already running, which Redis would refuse to write to once it is full
+CREATION_MEMORY_SHARE = 0.9
+#: seconds a reading of Redis's memory use is trusted for
+MEMORY_READING_SECONDS = 1.0
 
 
 @dataclass
@@ -66,6 +74,7 @@ class Table:
         created_at: str | None = None,
         log_length: int = 0,
         deal_base: DealBase | None = None,
+        abandonment: dict[str, Any] | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -79,6 +88,12 @@ class Table:
         #: the length of the action log in bytes, with the actions not yet stored
         self.log_length = log_length
         self.deal_base = deal_base
+        #: the match ran past its length cap and ended with no winner (the service's decision,
+        #: not a rule of the game: the engine's state stays as it was, and a replay of the log
+        #: does not produce it): ``{"version": v, "event": {...}}``, the history event that says so
+        self.abandonment = abandonment
+        #: the cap on the match's length: (deals, versions); None for none
+        self.length_cap: tuple[int, int] | None = None
         #: the log entries of the actions taken since the game was read
         self.appended = bytearray()
         self._deal_events: list[Event] | None = None
@@ -99,6 +114,7 @@ class Table:
             created_at=setup["created_at"],
             log_length=snapshot["log_length"],
             deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
+            abandonment=snapshot.get("abandoned"),
         )
 
     @classmethod
@@ -121,14 +137,18 @@ class Table:
 
     def snapshot(self) -> dict[str, Any]:
         """The state now, and what the next request needs beside it; once the match is over,
-        only the final state (the log keeps the rest)."""
+        only the final state and how it ended (the log keeps the rest)."""
         snapshot: dict[str, Any] = {"state": self.ruleset.dump(self.state), "log_length": self.log_length}
-        if not self.finished:
+        if self.abandonment is not None:
+            snapshot["abandoned"] = self.abandonment
+        if not self.over:
             snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
         return snapshot
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
+        for seat, _ in action_log.decode(bytes(self.appended)):
+            ACTIONS.labels(self.ruleset.id, "human" if self.seats[seat].bot is None else "computer").inc()
         self.stored_version = self.version
         self.appended = bytearray()
 
@@ -154,10 +174,24 @@ class Table:
 
     @property
     def finished(self) -> bool:
+        """The match ended by its rules."""
         return self.ruleset.result(self.state) is not None
 
+    @property
+    def abandoned(self) -> bool:
+        return self.abandonment is not None
+
+    @property
+    def over(self) -> bool:
+        """The match ended, by its rules or abandoned."""
+        return self.abandoned or self.finished
+
+    @property
+    def status(self) -> str:
+        return "abandoned" if self.abandoned else "finished" if self.finished else "active"
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        return {
+        view = {
             "id": self.id,
             "ruleset": self.ruleset.id,
             "options": self.options,
@@ -165,6 +199,9 @@ class Table:
             "seats": self.seat_list(),
             **self.ruleset.view(self.state, seat),
         }
+        if self.abandoned:
+            view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
+        return view
 
     def seat_list(self) -> list[dict[str, Any]]:
         return [
@@ -182,6 +219,8 @@ class Table:
 
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
+        if self.abandoned:
+            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
         entry = action_log.encode(seat, action.to_json())
@@ -192,6 +231,20 @@ class Table:
         self.appended += entry
         self.log_length += len(entry)
         self._record((action_event(seat, action),) + events)
+        new_deals = [event.data["deal"] for event in events if event.data["type"] == "deal"]
+        self._abandon_if_too_long(new_deals[-1] if new_deals else None)
+
+    def _abandon_if_too_long(self, new_deal: int | None) -> None:
+        """End a match that runs past the cap (``new_deal``: the deal the action began, if any): it
+        ends abandoned, with no winner, said in the history."""
+        if self.length_cap is None or self.finished:
+            return
+        max_deals, max_versions = self.length_cap
+        if (new_deal is not None and new_deal > max_deals) or self.version >= max_versions:
+            deal = new_deal if new_deal is not None else self.ruleset.view(self.state, None)["deal"]
+            event = {"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions}
+            self.abandonment = {"version": self.version, "event": event}
+            self._record([Event(event)])
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
@@ -202,6 +255,8 @@ class Table:
 
     def computer_to_act(self) -> int | None:
         """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
+        if self.abandoned:
+            return None
         to_act = self.ruleset.to_act(self.state)
         return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
 
@@ -221,7 +276,8 @@ class Table:
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+        with DECISION_SECONDS.labels(self.ruleset.id, level).time():
+            return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -233,7 +289,7 @@ class Table:
         """The current deal's events, replayed from the deal's base: one deal's work, however
         long the match."""
         base = self.deal_base
-        assert base is not None  # only a finished game has none, and no one decides in it
+        assert base is not None  # only a match that is over has none, and no one decides in it
         stored_length = self.log_length - len(self.appended)
         log = store.log(self.id, base.offset)[: stored_length - base.offset] + bytes(self.appended)
         if base.state is None:
@@ -261,9 +317,11 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
         f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
     )
     try:
-        for _, entry in history:
+        for version, entry in history:
             if entry["data"]["type"] == "action":
                 table.act(entry["data"]["seat"], Action.from_json(entry["data"]["action"]))
+            elif entry["data"]["type"] == "abandoned":  # the service's word, not the engine's
+                table.abandonment = {"version": version, "event": entry["data"]}
     except RuleError:
         raise unreadable from None
     if table.version != legacy.version or json.loads(json.dumps(ruleset.dump(table.state))) != record["state"]:
@@ -280,6 +338,16 @@ def require_token(token: str | None) -> str:
             headers={"WWW-Authenticate": "Bearer"},
         )
     return token
+
+
+def _check_presentable(table: Table) -> None:
+    """A new game is stored only if every seat's view of it can be sent: a game that could not
+    be shown would answer errors for as long as it lives."""
+    try:
+        for seat in [None, *range(len(table.seats))]:
+            json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -305,9 +373,30 @@ class Tables:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self._memory_read_at = float("-inf")
+        self._memory_full = False
         self.replays = ReplayCache()
 
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
+        now = time.monotonic()
+        if now - self._memory_read_at > MEMORY_READING_SECONDS:
+            try:
+                memory = self.store.redis.info("memory")
+            except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
+                memory = {}
+            limit = int(memory.get("maxmemory") or 0)
+            self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
+            self._memory_read_at = now
+        if self._memory_full:
+            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
+
     def load(self, game_id: str) -> Table:
+        table = self._read(game_id)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        return table
+
+    def _read(self, game_id: str) -> Table:
         for _ in range(MAX_ATTEMPTS):
             stored = self.store.load(game_id)
             if stored is None:
@@ -320,23 +409,36 @@ class Tables:
                 return table
         raise Problem(503, "storage_unavailable", "could not read the game; try again")
 
+    def ttl(self, table: Table) -> int:
+        """How long the game is kept: finished (or abandoned) games go sooner."""
+        if table.over:
+            return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        return self.settings.game_ttl_seconds
+
     def commit(self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
         """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
         one compare-and-set: the new actions' log entries and the snapshot."""
         setup = table.setup() if expected_version is None else None
-        return self.store.commit(table.id, expected_version, table.version, table.snapshot(), bytes(table.appended), setup=setup, idempotency=idempotency)
+        return self.store.commit(
+            table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
+            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table),
+        )
 
     def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by
-        replaying the game's log."""
+        replaying the game's log (and the service's word that the match was abandoned)."""
         cache_key = (table.id, f"{table.seed}@{table.created_at}")
         log = self.store.log(table.id)
-        return self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
+        events = self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
+        if table.abandonment is not None and after < table.abandonment["version"] <= up_to:
+            events.append((table.abandonment["version"], Event(table.abandonment["event"])))
+        return events
 
     def create(
         self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
     ) -> tuple[Table, dict[int, str]]:
         """A new game and the tokens of its human seats (returned once, never stored)."""
+        self.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
@@ -360,7 +462,9 @@ class Tables:
             records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
+            table.length_cap = (self.settings.max_deals, self.settings.max_versions)
             table.play_computers(self.store, self.settings)
+            _check_presentable(table)
             if self.commit(table, None).written:
                 table.committed()
                 return table, tokens
@@ -447,7 +551,7 @@ class Tables:
         """The expert's suggestion for the caller's seat, decided from that seat's information."""
         table = self.advance(self.load(game_id))
         seat = table.authenticate(require_token(token))
-        if table.finished:
+        if table.over:
             raise Problem(409, "game_over", "the match is over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)

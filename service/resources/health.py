@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from flask import current_app
 from marshmallow import Schema, fields
 
 from ..api import Blueprint
 from ..errors import Problem
-from .games import tables
+from ..store import ready
 
 blp = Blueprint("health", __name__, url_prefix="/", description="Liveness and readiness")
 
@@ -17,8 +18,13 @@ class HealthSchema(Schema):
 
 @blp.route("/healthz")
 @blp.response(200, HealthSchema)
+@blp.problems({503: ["storage_failed"]})
 def healthz():
-    """The process is up."""
+    """The process is up, and can recover by itself (503 when its embedded Redis died and could
+    not be restarted: restart the service)."""
+    embedded = current_app.extensions.get("koz_embedded")
+    if embedded is not None and embedded.failed:
+        raise Problem(503, "storage_failed", "the embedded Redis died and could not be restarted; restart the service")
     return {"status": "ok"}
 
 
@@ -27,6 +33,6 @@ def healthz():
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
     """The process is up and its Redis answers (on a cluster: every primary reports the cluster ok)."""
-    if not tables().store.ready():
+    if not ready(current_app.extensions["koz_readiness"]):
         raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
     return {"status": "ok"}
