@@ -73,7 +73,9 @@ class Bench:
         from service.config import Settings
 
         self.redis = Redis.from_url(url)
-        self.client = create_app(Settings.from_env({"KOZ_KEY_PREFIX": prefix}), redis=self.redis).test_client()
+        # no rate limits: one client plays thousands of actions a minute here
+        environment = {"KOZ_KEY_PREFIX": prefix, "KOZ_RATE_LIMIT_CREATE": "", "KOZ_RATE_LIMIT_ACTIONS": ""}
+        self.client = create_app(Settings.from_env(environment), redis=self.redis).test_client()
 
     def call(self, method: str, path: str, body=None, token: str | None = None):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
