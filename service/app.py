@@ -20,6 +20,7 @@ from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts
 from .store import GameStore
 from .tables import Tables
+from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
 Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
+    app.register_blueprint(web_table)  # the page for people at /, outside the API document
     CORS(
         app,
         origins="*",
