@@ -10,6 +10,7 @@ from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from engine import registry
@@ -19,7 +20,7 @@ from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
-from .metrics import InstrumentedRedis
+from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts
 from .store import GameStore
@@ -50,17 +51,26 @@ def api_description() -> str:
 READINESS_TIMEOUT = 0.5
 
 
-def redis_client(connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None) -> Redis:
+def redis_client(
+    connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None, cluster: bool = False
+) -> Redis | RedisCluster:
     """A Redis client that gives up after the timeouts, and never retries by itself: a write that
     timed out may have been applied, and only the caller (with its version check and
-    idempotency key) can tell."""
+    idempotency key) can tell.
+
+    With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
+    from it. The cluster client keeps its own retries: they follow a slot that moved to another
+    node, and a repeated compare-and-set cannot apply twice."""
+    if cluster:
+        assert url is not None, "a cluster is named by the URL of one of its nodes"
+        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
     if url is not None:
         return InstrumentedRedis.from_url(url, **options)
     return InstrumentedRedis(unix_socket_path=unix_socket_path, **options)
 
 
-def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
+def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
     settings = settings or Settings.from_env()
@@ -83,7 +93,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         if not settings.redis_url:
             embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
             app.extensions["koz_embedded"] = embedded
-        where = {"url": settings.redis_url} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
+        where = {"url": settings.redis_url, "cluster": settings.redis_cluster} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
         redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout, **where)
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)

@@ -54,7 +54,8 @@ def serve(args: argparse.Namespace) -> None:
         if embedded is not None:
             embedded.stop()
 
-    where = f"Redis at {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
+    kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
+    where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
     logging.getLogger("koz").info("Koz on http://%s:%s with %s", args.host, args.port, where)
     Server(
         app,

@@ -19,6 +19,7 @@ from flask import Flask, request
 from flask_limiter import Limiter
 from limits import parse
 from redis import Redis
+from redis.cluster import RedisCluster
 
 from .config import Settings
 
@@ -42,14 +43,18 @@ LIMITED = {
 }
 
 
-def install(app: Flask, settings: Settings, redis: Redis) -> Limiter | None:
+def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limiter | None:
     if not any(getattr(settings, setting) for setting, _ in LIMITED.values()):
         return None
+    if isinstance(redis, RedisCluster):  # the limits library keeps a cluster client of its own
+        node = redis.get_default_node()
+        storage: dict = {"storage_uri": f"redis+cluster://{node.host}:{node.port}"}
+    else:
+        storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis.connection_pool}}
     limiter = Limiter(
         key_func=client_address,
         app=app,
-        storage_uri="redis://",
-        storage_options=cast(Any, {"connection_pool": redis.connection_pool}),  # typed as str values; a pool is what it takes
+        **storage,
         key_prefix=f"{settings.key_prefix}:limits",
         headers_enabled=False,  # the IETF headers are written below
     )

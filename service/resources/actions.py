@@ -41,6 +41,7 @@ IDEMPOTENCY_KEY = header_parameter(
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["not_your_turn", "game_over", "dummy_cannot_act", "busy"],
+        410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
         422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],

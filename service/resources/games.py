@@ -367,7 +367,7 @@ def create_game(body: dict[str, Any]):
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 def get_game(query: dict[str, Any], game_id: str):
     """See a game.

@@ -26,6 +26,7 @@ class HintSchema(Schema):
     {
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
+        410: ["game_unreadable"],
         409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"],
     }
 )
