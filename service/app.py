@@ -23,6 +23,7 @@ from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts
+from .schemas import document_actions, document_options
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -107,6 +108,8 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_actions(api.spec)
+    document_options(api.spec)
     document_seat_counts(api.spec)
     limits.install(app, settings, redis)
 

@@ -15,7 +15,7 @@ from engine.players import level_names
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
+from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, options_component, suit_field
 from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -82,7 +82,13 @@ def document_seat_counts(spec) -> None:
     """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
     field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
     spec.components.schemas["GameCreate"]["oneOf"] = [
-        {"properties": {"ruleset": {"const": ruleset.id}, "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count}}}
+        {
+            "properties": {
+                "ruleset": {"const": ruleset.id},
+                "options": {"$ref": f"#/components/schemas/{options_component(ruleset)}"},
+                "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count},
+            }
+        }
         for ruleset in registry.all_rulesets()
     ]
 
