@@ -34,13 +34,14 @@ card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the sco
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Annotated, Any, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import SuitCode
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -134,6 +135,22 @@ class Auction:
         }
 
 
+class BatakDealResult(TypedDict):
+    """How a deal of Partnership Batak ended (it names no winners: the match totals decide)."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    declarer: Annotated[int, "The declarer"]
+    dummy: Annotated[int, "The declarer's partner, whose hand was open"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    trump: Annotated[SuitCode, "The trump named"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West"]
+    made: Annotated[bool, "The declaring team took at least its bid"]
+    sweep: Annotated[int | None, "The team (0 North-South, 1 East-West) that took all 13 tricks"]
+    points: Annotated[list[int], "What the deal added to each score; partners score the same (one entry per seat, in seat order)"]
+    team_points: Annotated[list[int], "Points of North-South and of East-West"]
+
+
 class BatakState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
@@ -213,6 +230,7 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
 
 
 class PartnershipBatak(TrickTaking[BatakState]):
+    deal_result_type = BatakDealResult
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (
@@ -467,13 +485,13 @@ class PartnershipBatak(TrickTaking[BatakState]):
         least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
         ``points`` (per seat; partners score the same) and ``team_points``.
         """
-        assert state.declarer is not None and state.contract is not None and state.trump is not None
+        assert state.declarer is not None and state.dummy is not None and state.contract is not None and state.trump is not None
         declaring = state.declarer % 2
         team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
         declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
         team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
         points = [team_points[seat % 2] for seat in range(SEATS)]
-        result = {
+        result: BatakDealResult = {
             "deal": state.match.deal_number,
             "declarer": state.declarer,
             "dummy": state.dummy,

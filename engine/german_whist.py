@@ -13,7 +13,7 @@ players call them too.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Mapping, NamedTuple, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
@@ -50,6 +50,16 @@ def leader_wins(lead: int, reply: int, trump: int) -> bool:
     if lead // 13 == reply // 13:
         return lead > reply
     return reply // 13 != trump
+
+
+class GermanWhistDealResult(TypedDict):
+    """How a deal of German Whist ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Counted tricks won (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    points: Annotated[list[int], "What the deal added to each score (one entry per seat, in seat order)"]
+    winners: Annotated[list[int], "The seats that won the deal; empty for a tie"]
 
 
 class GermanWhistState(NamedTuple):
@@ -90,6 +100,7 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
 
 
 class GermanWhist(TrickTaking[GermanWhistState]):
+    deal_result_type = GermanWhistDealResult
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
@@ -239,7 +250,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         if hands[0] or hands[1]:
             return state, tuple(events)
         counted, points, winners = deal_scores(state.won, state.match.options)
-        result = {
+        result: GermanWhistDealResult = {
             "deal": state.match.deal_number,
             "tricks": counted,
             "tricks_by_phase": [list(seat) for seat in state.won],

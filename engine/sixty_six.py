@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
@@ -173,12 +173,16 @@ class Closing:
     tricks: int
 
 
+#: how a deal ends
+DealEnd = Literal["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"]
+
+
 class Outcome(NamedTuple):
     """How a deal that ends now is decided."""
 
     winner: int | None
     game_points: int
-    reason: str  # claim, false_claim, closer_failed, last_trick, more_points, drawn
+    reason: DealEnd
     claimant: int | None  # the seat that claimed, or was deemed to
     deemed: bool
     points: tuple[int, int]  # counted points, the last-trick 10 included
@@ -208,6 +212,7 @@ def deal_outcome(
     deemed = played_out and claimant is not None
 
     winner: int | None
+    reason: DealEnd
     if claimant is not None and scored[claimant] >= CLAIM:
         winner, reason = claimant, "claim"
         if closing is not None and closing.seat != claimant:
@@ -251,6 +256,34 @@ class Announcement:
 
     def points(self, trump: int) -> int:
         return marriage_value(self.card, trump)
+
+
+class TalonAtClose(TypedDict):
+    """The closer's opponent's points and tricks when the talon was closed."""
+
+    points: int
+    tricks: int
+
+
+class SixtySixDealResult(TypedDict):
+    """How a deal of Sixty-Six ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    winners: Annotated[list[int], "The seat that won the deal; empty for a drawn deal"]
+    game_points: Annotated[list[int], "Game points the deal added to each score (one entry per seat, in seat order)"]
+    reason: Annotated[DealEnd, "How the deal ended"]
+    claimed_by: Annotated[int | None, "The seat that claimed 66, or was deemed to"]
+    deemed_claim: Annotated[
+        bool,
+        "All tricks were played and the claim is deemed: the closer's, with 66 or more on a closed talon, else the last "
+        "trick's winner's",
+    ]
+    points: Annotated[list[int], "Each player's points in the deal: cards, counted marriages, the last-trick 10"]
+    marriage_points: Annotated[list[int], "Counted marriage points (one entry per seat, in seat order)"]
+    last_trick_ten: Annotated[int | None, "The seat given 10 for the last trick"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    at_close: Annotated[TalonAtClose | None, "The closer's opponent's points and tricks when the talon was closed"]
 
 
 class SixtySixState(NamedTuple):
@@ -299,7 +332,7 @@ class SixtySixState(NamedTuple):
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
 
 
-def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
+def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResult:
     """The result of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks played.
 
     Keys: ``deal``; ``winners`` (the winning seat, or empty for a drawn deal); ``game_points``
@@ -353,6 +386,7 @@ EXHAUSTED_TALON = Option(
 
 
 class SixtySix(TrickTaking[SixtySixState]):
+    deal_result_type = SixtySixDealResult
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

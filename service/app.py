@@ -24,6 +24,7 @@ from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts
 from .schemas import document_actions, document_options
+from .shapes import document_deal_results
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -110,6 +111,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         api.register_blueprint(blueprint)
     document_actions(api.spec)
     document_options(api.spec)
+    document_deal_results(api.spec)
     document_seat_counts(api.spec)
     limits.install(app, settings, redis)
 

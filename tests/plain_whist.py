@@ -7,7 +7,7 @@ deal). It has no computer strategies, so its computer seats play at the ``random
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Mapping, NamedTuple, TypedDict
 
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
@@ -34,11 +34,18 @@ def legal_cards(hand: int, led: int) -> int:
     return following or hand
 
 
+class PlainWhistDealResult(TypedDict):
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Tricks won by each seat"]
+    winners: Annotated[list[int], "The seat with more tricks"]
+
+
 class PlainWhist(TrickTaking[PlainWhistState]):
     id = "plain-whist"
     names = {"en": "Plain Whist", "tr": "Düz Whist"}
     seat_names = ({"en": "North", "tr": "Kuzey"}, {"en": "South", "tr": "Güney"})
     options = ()
+    deal_result_type = PlainWhistDealResult
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}

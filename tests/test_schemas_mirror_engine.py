@@ -47,6 +47,7 @@ def test_every_view_event_and_deal_result_validates_against_the_schemas(ruleset_
     ruleset = registry.get(ruleset_id)
     views, events = GameViewSchema(), HistoryEventSchema()
     view_document, event_document, action_document = validator("GameView"), validator("HistoryEvent"), validator("Action")
+    own_results = validator(ruleset.deal_result_type.__name__)
     results = 0
     for seed in range(3):
         for state, _, action, happened in playout(ruleset, seed):
@@ -56,7 +57,9 @@ def test_every_view_event_and_deal_result_validates_against_the_schemas(ruleset_
                 view = frame(ruleset, ruleset.view(state, seat))
                 assert views.validate(view) == {}, view
                 assert errors(view_document, view) == [], view
-                results += view["last_deal"] is not None
+                if view["last_deal"] is not None:
+                    results += 1
+                    assert errors(own_results, view["last_deal"]) == [], view["last_deal"]
                 for event in happened:
                     seen = event.for_viewer(seat)
                     if seen is not None:
@@ -75,6 +78,25 @@ def test_a_view_without_a_required_field_fails_validation(ruleset_id):
     assert "hand" in required and "legal_actions" in required
     for name in required:
         assert errors(validator("GameView"), {key: value for key, value in view.items() if key != name}), name
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_deal_result_is_its_rulesets_own(ruleset_id):
+    """A deal result validates as its own ruleset's, and fails without any of its fields."""
+    ruleset = registry.get(ruleset_id)
+    rng = random.Random(7)
+    result = next(
+        view["last_deal"]
+        for seed in range(20)
+        for state, *_ in random_playout(ruleset, {}, f"result-{seed}", rng)
+        if (view := ruleset.view(state, None))["last_deal"] is not None
+    )
+    assert errors(validator("DealResult"), result) == []
+    for name in result:
+        assert errors(validator("DealResult"), {key: value for key, value in result.items() if key != name}), name
+    others = [other for other in RULESETS if other != ruleset_id]
+    for other in others:
+        assert errors(validator(registry.get(other).deal_result_type.__name__), result), other
 
 
 def test_each_kind_of_action_requires_its_fields():

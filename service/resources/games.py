@@ -135,53 +135,6 @@ class AtCloseSchema(Schema):
     tricks = fields.Integer(required=True)
 
 
-class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal` is always present; the other fields depend on the
-    ruleset."""
-
-    deal = fields.Integer(required=True)
-    winners = fields.List(
-        fields.Integer(), metadata={"description": "German Whist, Sixty-Six: the seats that won the deal; empty for a tie (Batak has none)"}
-    )
-    points = _per_seat(
-        fields.Integer(),
-        "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
-        "(cards, counted marriages, the last-trick 10)",
-    )
-    tricks = _per_seat(fields.Integer(), "Tricks won (German Whist: counted tricks)")
-    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
-    game_points = _per_seat(fields.Integer(), "Sixty-Six: game points the deal added to each score")
-    reason = fields.String(
-        metadata={
-            "description": "Sixty-Six: how the deal ended",
-            "enum": ["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"],
-        }
-    )
-    claimed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that claimed 66, or was deemed to"})
-    deemed_claim = fields.Boolean(
-        metadata={
-            "description": "Sixty-Six: all tricks were played and the claim is deemed: the closer's, with 66 or more "
-            "on a closed talon, else the last trick's winner's"
-        }
-    )
-    marriage_points = _per_seat(fields.Integer(), "Sixty-Six: counted marriage points")
-    last_trick_ten = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat given 10 for the last trick"})
-    closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
-    at_close = fields.Nested(
-        AtCloseSchema,
-        allow_none=True,
-        metadata={"description": "Sixty-Six: the closer's opponent's points and tricks when the talon was closed"},
-    )
-    declarer = fields.Integer(metadata={"description": "Batak: the declarer"})
-    dummy = fields.Integer(metadata={"description": "Batak: the declarer's partner, whose hand was open"})
-    contract = fields.Integer(metadata={"description": "Batak: the winning bid (7 when all passed)"})
-    trump = suit_field(metadata={"description": "Batak: the trump named"})
-    team_tricks = fields.List(fields.Integer(), metadata={"description": "Batak: tricks of North-South and of East-West"})
-    made = fields.Boolean(metadata={"description": "Batak: the declaring team took at least its bid"})
-    sweep = fields.Integer(allow_none=True, metadata={"description": "Batak: the team (0 North-South, 1 East-West) that took all 13 tricks"})
-    team_points = fields.List(fields.Integer(), metadata={"description": "Batak: points of North-South and of East-West"})
-
-
 class BidSchema(Schema):
     seat = fields.Integer(required=True)
     bid = fields.Integer(required=True, allow_none=True, metadata={"description": "null for a pass"})
@@ -233,7 +186,14 @@ class GameViewSchema(Schema):
     )
     deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
     dealer = fields.Integer(required=True)
-    last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
+    last_deal = fields.Raw(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "How the last finished deal ended; null before",
+            "oneOf": [{"$ref": "#/components/schemas/DealResult"}, {"type": "null"}],
+        },
+    )
     hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
     hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
     trump = suit_field(required=True, allow_none=True)

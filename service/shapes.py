@@ -1,0 +1,78 @@
+"""Marshmallow schemas generated from the engine's typed shapes (:mod:`engine.shapes`), so that
+what the engine hands out is declared once and the OpenAPI document follows it."""
+
+from __future__ import annotations
+
+import types
+import typing
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, is_typeddict
+
+import marshmallow as ma
+from apispec import APISpec
+from marshmallow import fields, validate
+
+from engine import registry
+from engine.shapes import Code
+
+from .schemas import StrictBoolean, card_field, suit_field
+
+
+@cache
+def schema_of(shape: type) -> type[ma.Schema]:
+    """The schema of a TypedDict: each key typed and described, the required ones required,
+    nothing else allowed. Documented under the TypedDict's name."""
+    hints = typing.get_type_hints(shape, include_extras=True)
+    required: frozenset[str] = getattr(shape, "__required_keys__", frozenset())
+    attributes: dict[str, Any] = {name: field_of(hint, required=name in required) for name, hint in hints.items()}
+    attributes["Meta"] = type("Meta", (), {"ordered": True})
+    schema = type(f"{shape.__name__}Schema", (ma.Schema,), attributes)
+    schema.__doc__ = shape.__doc__
+    return schema
+
+
+def field_of(hint: Any, **kwargs: Any) -> fields.Field:
+    """The field of one annotation: ``int``, ``bool``, ``str``, a code, ``Literal[...]``, a list,
+    a TypedDict, or any of them ``| None``; ``Annotated`` adds its description."""
+    metadata: dict[str, Any] = {}
+    code = None
+    if get_origin(hint) is Annotated:
+        hint, *extras = get_args(hint)
+        for extra in extras:
+            if isinstance(extra, str):
+                metadata["description"] = extra
+            elif isinstance(extra, Code):
+                code = extra.kind
+    if get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint):
+        kwargs["allow_none"] = True
+        (hint,) = [arg for arg in get_args(hint) if arg is not type(None)]
+        return field_of(Annotated[hint, *_extras(metadata, code)], **kwargs)
+    if code == "card":
+        return card_field(metadata=metadata, **kwargs)
+    if code == "suit":
+        return suit_field(metadata=metadata, **kwargs)
+    if get_origin(hint) is list:
+        return fields.List(field_of(get_args(hint)[0]), metadata=metadata, **kwargs)
+    if get_origin(hint) is Literal:
+        return fields.String(validate=validate.OneOf(get_args(hint)), metadata=metadata, **kwargs)
+    if is_typeddict(hint):
+        return fields.Nested(schema_of(hint), metadata=metadata, **kwargs)
+    simple = {bool: StrictBoolean, int: fields.Integer, str: fields.String}
+    if hint in simple:
+        return simple[hint](metadata=metadata, **kwargs)
+    raise TypeError(f"no schema field for {hint!r}")
+
+
+def _extras(metadata: dict[str, Any], code: str | None) -> tuple[Any, ...]:
+    extras: tuple[Any, ...] = (Code(code),) if code else ()
+    return extras + ((metadata["description"],) if "description" in metadata else ())
+
+
+def document_deal_results(spec: APISpec) -> None:
+    """Document ``DealResult`` as one of each ruleset's own deal results."""
+    refs = []
+    for ruleset in registry.all_rulesets():
+        name = ruleset.deal_result_type.__name__
+        spec.components.schema(name, schema=schema_of(ruleset.deal_result_type))
+        refs.append({"$ref": f"#/components/schemas/{name}"})
+    spec.components.schemas["DealResult"] = {"description": "How a deal ended, in its ruleset's terms", "oneOf": refs}
