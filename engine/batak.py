@@ -34,14 +34,14 @@ card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the sco
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, Mapping, NamedTuple, Sequence, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
-from .shapes import SuitCode
+from .shapes import BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -151,6 +151,51 @@ class BatakDealResult(TypedDict):
     team_points: Annotated[list[int], "Points of North-South and of East-West"]
 
 
+class BidShown(TypedDict):
+    seat: int
+    bid: Annotated[int | None, "null for a pass"]
+
+
+class AuctionShown(TypedDict):
+    bids: Annotated[list[BidShown], "Every call, in order"]
+    high_bid: int | None
+    high_bidder: int | None
+    passed: Annotated[list[int], "Seats out of the auction"]
+    open: Annotated[bool, "The auction is still going on"]
+
+
+class OpenHand(TypedDict):
+    seat: int
+    label: Annotated[NamesObject, "The seat's label, shown with the open hand"]
+    cards: list[CardCode]
+
+
+class BatakView(BaseView):
+    """A game of Partnership Batak as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[BatakDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    teams: Annotated[list[list[int]], "The teams, [[0, 2], [1, 3]] (North-South, East-West)"]
+    auction: Annotated[AuctionShown, "The auction of this deal"]
+    declarer: Annotated[int | None, "The declarer, once the auction is over"]
+    dummy: Annotated[int | None, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int | None, "The winning bid (7 when all passed)"]
+    role: Annotated[
+        Literal["declarer", "dummy", "defender"] | None,
+        "The viewer's role once the auction is over; the dummy acts in nothing this deal",
+    ]
+    trump: Annotated[SuitCode | None, "The trump suit, once named"]
+    trump_broken: Annotated[bool, "A trump was played to an earlier trick"]
+    open_hand: Annotated[OpenHand | None, "The dummy's hand, face up once trump is named"]
+    turn: Annotated[int | None, "The seat whose card is next (the dummy's, in its turn, while `to_act` is the declarer)"]
+    trick_number: Annotated[int | None, "The trick being played, from 1"]
+    trick: Annotated[TrickView | None, "The trick on the table; null before trump is named"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West this deal"]
+
+
 class BatakState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
@@ -231,6 +276,7 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
 
 class PartnershipBatak(TrickTaking[BatakState]):
     deal_result_type = BatakDealResult
+    view_type = BatakView
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (

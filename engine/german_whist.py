@@ -20,6 +20,7 @@ from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
 from .ruleset import Match, TrickTaking
+from .shapes import BaseView, CardCode, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -62,6 +63,26 @@ class GermanWhistDealResult(TypedDict):
     winners: Annotated[list[int], "The seats that won the deal; empty for a tie"]
 
 
+class GermanWhistView(BaseView):
+    """A game of German Whist as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[GermanWhistDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode | None, "The face-up stock card, the prize of the trick"]
+    stock_size: Annotated[int, "Cards left in the stock"]
+    phase: Annotated[int, "1 while drawing from the stock, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]], "Cards publicly known to be in each hand (taken face up), until played (one entry per seat, in seat order)"
+    ]
+
+
 class GermanWhistState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
@@ -101,6 +122,7 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
 
 class GermanWhist(TrickTaking[GermanWhistState]):
     deal_result_type = GermanWhistDealResult
+    view_type = GermanWhistView
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

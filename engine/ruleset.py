@@ -123,6 +123,8 @@ class Ruleset(ABC, Generic[S]):
     options: ClassVar[tuple[Option, ...]]
     #: the shape of the game's deal results (a TypedDict): the view's ``last_deal``, the ``deal_result`` event
     deal_result_type: ClassVar[type]
+    #: the shape of a view (a TypedDict extending :class:`~engine.shapes.BaseView`)
+    view_type: ClassVar[type]
     #: bumped whenever the serialized form of this ruleset's state changes
     state_format: ClassVar[int] = 1
     #: the human seats of a game created without a seat list: the standard table against the

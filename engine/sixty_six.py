@@ -50,6 +50,7 @@ from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import BaseView, CardCode, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -286,6 +287,42 @@ class SixtySixDealResult(TypedDict):
     at_close: Annotated[TalonAtClose | None, "The closer's opponent's points and tricks when the talon was closed"]
 
 
+class MarriageShown(TypedDict):
+    seat: int
+    suit: SuitCode
+    points: Annotated[int, "20, or 40 in trump"]
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    pending: Annotated[bool, "Not counted until the announcer wins a trick"]
+
+
+class SixtySixView(BaseView):
+    """A game of Sixty-Six as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[SixtySixDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[
+        CardCode | None, "The face-up trump card under the talon; null once taken, when closed, or without a talon"
+    ]
+    talon_size: Annotated[int, "Face-down cards left in the talon"]
+    talon_closed: Annotated[bool, "The talon has been closed"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    phase: Annotated[int, "1 while drawing from the talon, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]],
+        "Cards both players know to be in each hand (a trump card taken, a marriage partner) (one entry per seat, in seat order)",
+    ]
+    marriages: Annotated[list[MarriageShown], "Marriages announced this deal"]
+    pending_marriage: Annotated[list[bool], "Marriage points waiting for a trick won (one entry per seat, in seat order)"]
+    points: Annotated[list[int] | None, "Points so far (cards and counted marriages); null unless `open_scores`"]
+    won_cards: Annotated[list[list[CardCode]] | None, "The cards of the tricks won; null unless `open_scores`"]
+
+
 class SixtySixState(NamedTuple):
     """A match of Sixty-Six, in the middle of its current deal."""
 
@@ -387,6 +424,7 @@ EXHAUSTED_TALON = Option(
 
 class SixtySix(TrickTaking[SixtySixState]):
     deal_result_type = SixtySixDealResult
+    view_type = SixtySixView
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

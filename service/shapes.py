@@ -15,7 +15,7 @@ from marshmallow import fields, validate
 from engine import registry
 from engine.shapes import Code
 
-from .schemas import StrictBoolean, card_field, suit_field
+from .schemas import ActionSchema, NamesSchema, StrictBoolean, card_field, suit_field
 
 
 @cache
@@ -31,26 +31,26 @@ def schema_of(shape: type) -> type[ma.Schema]:
     return schema
 
 
-def field_of(hint: Any, **kwargs: Any) -> fields.Field:
+def field_of(hint: Any, description: str | None = None, code: str | None = None, **kwargs: Any) -> fields.Field:
     """The field of one annotation: ``int``, ``bool``, ``str``, a code, ``Literal[...]``, a list,
-    a TypedDict, or any of them ``| None``; ``Annotated`` adds its description."""
-    metadata: dict[str, Any] = {}
-    code = None
-    if get_origin(hint) is Annotated:
+    a TypedDict, or any of them ``| None``; ``Annotated`` adds its description or code."""
+    while get_origin(hint) is Annotated:
         hint, *extras = get_args(hint)
         for extra in extras:
             if isinstance(extra, str):
-                metadata["description"] = extra
+                description = description or extra
             elif isinstance(extra, Code):
                 code = extra.kind
     if get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint):
-        kwargs["allow_none"] = True
         (hint,) = [arg for arg in get_args(hint) if arg is not type(None)]
-        return field_of(Annotated[hint, *_extras(metadata, code)], **kwargs)
+        return field_of(hint, description, code, allow_none=True, **kwargs)
+    metadata = {"description": description} if description else {}
     if code == "card":
         return card_field(metadata=metadata, **kwargs)
     if code == "suit":
         return suit_field(metadata=metadata, **kwargs)
+    if code in NESTED:
+        return fields.Nested(NESTED[code], metadata=metadata, **kwargs)
     if get_origin(hint) is list:
         return fields.List(field_of(get_args(hint)[0]), metadata=metadata, **kwargs)
     if get_origin(hint) is Literal:
@@ -63,9 +63,8 @@ def field_of(hint: Any, **kwargs: Any) -> fields.Field:
     raise TypeError(f"no schema field for {hint!r}")
 
 
-def _extras(metadata: dict[str, Any], code: str | None) -> tuple[Any, ...]:
-    extras: tuple[Any, ...] = (Code(code),) if code else ()
-    return extras + ((metadata["description"],) if "description" in metadata else ())
+#: the service's own schemas of the engine's coded objects
+NESTED: dict[str, type[ma.Schema]] = {"action": ActionSchema, "names": NamesSchema}
 
 
 def document_deal_results(spec: APISpec) -> None:

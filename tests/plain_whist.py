@@ -14,6 +14,7 @@ from engine.cards import STANDARD, mask_of
 from engine.errors import RuleError, illegal
 from engine.rules import DealRecord, Event, Trick, deal_opened
 from engine.ruleset import Match
+from engine.shapes import BaseView, CardCode, SuitCode, TrickView
 from engine.shuffle import shuffled_deck
 
 DECK = STANDARD
@@ -40,12 +41,23 @@ class PlainWhistDealResult(TypedDict):
     winners: Annotated[list[int], "The seat with more tricks"]
 
 
+class PlainWhistView(BaseView):
+    last_deal: PlainWhistDealResult | None
+    hand: list[CardCode] | None
+    hand_sizes: list[int]
+    trump: Annotated[SuitCode | None, "Always null: no trump"]
+    trick: TrickView
+    last_trick: TrickView | None
+    tricks_won: list[int]
+
+
 class PlainWhist(TrickTaking[PlainWhistState]):
     id = "plain-whist"
     names = {"en": "Plain Whist", "tr": "Düz Whist"}
     seat_names = ({"en": "North", "tr": "Kuzey"}, {"en": "South", "tr": "Güney"})
     options = ()
     deal_result_type = PlainWhistDealResult
+    view_type = PlainWhistView
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}

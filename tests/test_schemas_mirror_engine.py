@@ -74,10 +74,13 @@ def test_a_view_without_a_required_field_fails_validation(ruleset_id):
     ruleset = registry.get(ruleset_id)
     state, _ = ruleset.new_game(ruleset.parse_options({}), "missing")
     view = frame(ruleset, ruleset.view(state, 0))
-    required = DOCUMENT["components"]["schemas"]["GameView"]["required"]
-    assert "hand" in required and "legal_actions" in required
-    for name in required:
+    own = DOCUMENT["components"]["schemas"]["GameView"]["discriminator"]["mapping"][ruleset_id].rsplit("/", 1)[1]
+    assert set(DOCUMENT["components"]["schemas"][own]["required"]) == set(view), "every field of a view is always sent"
+    for name in view:
         assert errors(validator("GameView"), {key: value for key, value in view.items() if key != name}), name
+    for other in RULESETS:
+        if other != ruleset_id:
+            assert errors(validator("GameView"), {**view, "ruleset": other}), other
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)

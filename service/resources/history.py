@@ -9,7 +9,10 @@ from marshmallow import Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..schemas import ActionSchema, card_field, cards_field, suit_field
-from .games import STATUS_DESCRIPTION, STATUSES, AtCloseSchema, TrickCardSchema, private, tables
+from engine.shapes import TrickCard
+
+from ..shapes import schema_of
+from .games import STATUS_DESCRIPTION, STATUSES, AtCloseSchema, private, tables
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -42,7 +45,7 @@ class HistoryEventSchema(Schema):
     number = fields.Integer(metadata={"description": "The trick's number in the deal, from 1"})
     phase = fields.Integer()
     leader = fields.Integer()
-    cards = fields.List(fields.Nested(TrickCardSchema), metadata={"description": "A trick's cards in play order"})
+    cards = fields.List(fields.Nested(schema_of(TrickCard)), metadata={"description": "A trick's cards in play order"})
     winner = fields.Integer(allow_none=True)
     card = card_field()
     trump_card = card_field(allow_none=True)
