@@ -41,7 +41,7 @@ from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
-from .shapes import BaseView, CardCode, NamesObject, SuitCode, TrickView
+from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -170,6 +170,48 @@ class OpenHand(TypedDict):
     cards: list[CardCode]
 
 
+class BatakDealEvent(TypedDict):
+    """A deal of Partnership Batak begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    first_bidder: Annotated[int, "The seat that opens the auction"]
+
+
+class ContractEvent(TypedDict):
+    """The auction is over."""
+
+    type: Literal["contract"]
+    declarer: int
+    dummy: Annotated[int, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    all_passed: bool
+
+
+class TrumpEvent(TypedDict):
+    """The declarer named trump."""
+
+    type: Literal["trump"]
+    seat: int
+    suit: SuitCode
+
+
+class OpenHandEvent(TypedDict):
+    """The dummy's hand, face up from now on."""
+
+    type: Literal["open_hand"]
+    seat: int
+    hand: list[CardCode]
+
+
+class BatakDealResultEvent(BatakDealResult):
+    """A deal of Partnership Batak ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
 class BatakView(BaseView):
     """A game of Partnership Batak as one seat (or a spectator) sees it."""
 
@@ -277,6 +319,7 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
 class PartnershipBatak(TrickTaking[BatakState]):
     deal_result_type = BatakDealResult
     view_type = BatakView
+    event_types = (*COMMON_EVENTS, BatakDealEvent, ContractEvent, TrumpEvent, OpenHandEvent, BatakDealResultEvent)
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (

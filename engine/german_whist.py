@@ -13,14 +13,14 @@ players call them too.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
 from .ruleset import Match, TrickTaking
-from .shapes import BaseView, CardCode, SuitCode, TrickView
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -61,6 +61,32 @@ class GermanWhistDealResult(TypedDict):
     tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
     points: Annotated[list[int], "What the deal added to each score (one entry per seat, in seat order)"]
     winners: Annotated[list[int], "The seats that won the deal; empty for a tie"]
+
+
+class GermanWhistDealEvent(TypedDict):
+    """A deal of German Whist begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode, "The first face-up stock card"]
+    stock_size: Annotated[int, "Cards in the stock"]
+
+
+class TurnUpEvent(TypedDict):
+    """The next stock card was turned face up."""
+
+    type: Literal["turn_up"]
+    card: CardCode
+    stock_size: Annotated[int, "Cards left in the stock"]
+
+
+class GermanWhistDealResultEvent(GermanWhistDealResult):
+    """A deal of German Whist ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
 
 
 class GermanWhistView(BaseView):
@@ -123,6 +149,7 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
 class GermanWhist(TrickTaking[GermanWhistState]):
     deal_result_type = GermanWhistDealResult
     view_type = GermanWhistView
+    event_types = (*COMMON_EVENTS, GermanWhistDealEvent, TakeEvent, DrawEvent, TurnUpEvent, GermanWhistDealResultEvent)
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

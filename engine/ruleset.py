@@ -125,6 +125,8 @@ class Ruleset(ABC, Generic[S]):
     deal_result_type: ClassVar[type]
     #: the shape of a view (a TypedDict extending :class:`~engine.shapes.BaseView`)
     view_type: ClassVar[type]
+    #: the shapes of the events the game gives, each a TypedDict with its ``type`` as a Literal
+    event_types: ClassVar[tuple[type, ...]]
     #: bumped whenever the serialized form of this ruleset's state changes
     state_format: ClassVar[int] = 1
     #: the human seats of a game created without a seat list: the standard table against the

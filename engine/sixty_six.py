@@ -50,7 +50,7 @@ from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
 from .ruleset import Match, TrickTaking
-from .shapes import BaseView, CardCode, SuitCode, TrickView
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -295,6 +295,58 @@ class MarriageShown(TypedDict):
     pending: Annotated[bool, "Not counted until the announcer wins a trick"]
 
 
+class SixtySixDealEvent(TypedDict):
+    """A deal of Sixty-Six begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[CardCode | None, "The face-up trump card under the talon; null without a talon"]
+    talon_size: Annotated[int, "Face-down cards in the talon"]
+
+
+class ExchangeEvent(TypedDict):
+    """A seat exchanged the trump card under the talon."""
+
+    type: Literal["exchange"]
+    seat: int
+    gave: Annotated[CardCode, "The card put under the talon"]
+    took: Annotated[CardCode, "The trump card taken"]
+
+
+class CloseEvent(TypedDict):
+    """A seat closed the talon."""
+
+    type: Literal["close"]
+    seat: int
+
+
+class MarriageEvent(TypedDict):
+    """A seat announced a marriage."""
+
+    type: Literal["marriage"]
+    seat: int
+    card: Annotated[CardCode, "The king or queen led or named"]
+    suit: SuitCode
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    value: Annotated[int, "20, or 40 in trump"]
+
+
+class DeclareEvent(TypedDict):
+    """A seat claimed 66."""
+
+    type: Literal["declare"]
+    seat: int
+
+
+class SixtySixDealResultEvent(SixtySixDealResult):
+    """A deal of Sixty-Six ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
 class SixtySixView(BaseView):
     """A game of Sixty-Six as one seat (or a spectator) sees it."""
 
@@ -425,6 +477,17 @@ EXHAUSTED_TALON = Option(
 class SixtySix(TrickTaking[SixtySixState]):
     deal_result_type = SixtySixDealResult
     view_type = SixtySixView
+    event_types = (
+        *COMMON_EVENTS,
+        SixtySixDealEvent,
+        TakeEvent,
+        DrawEvent,
+        ExchangeEvent,
+        CloseEvent,
+        MarriageEvent,
+        DeclareEvent,
+        SixtySixDealResultEvent,
+    )
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

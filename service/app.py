@@ -23,6 +23,7 @@ from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts, document_views
+from .resources.history import document_events
 from .schemas import document_actions, document_options
 from .shapes import document_deal_results
 from .store import GameStore
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     document_options(api.spec)
     document_deal_results(api.spec)
     document_views(api.spec)
+    document_events(api.spec)
     document_seat_counts(api.spec)
     limits.install(app, settings, redis)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import types
 import typing
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, is_typeddict
+from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, is_typeddict
 
 import marshmallow as ma
 from apispec import APISpec
@@ -23,8 +23,11 @@ def schema_of(shape: type) -> type[ma.Schema]:
     """The schema of a TypedDict: each key typed and described, the required ones required,
     nothing else allowed. Documented under the TypedDict's name."""
     hints = typing.get_type_hints(shape, include_extras=True)
-    required: frozenset[str] = getattr(shape, "__required_keys__", frozenset())
-    attributes: dict[str, Any] = {name: field_of(hint, required=name in required) for name, hint in hints.items()}
+    # ``NotRequired[...]`` read from the hint: with postponed annotations ``__required_keys__`` misses it
+    attributes: dict[str, Any] = {
+        name: field_of(get_args(hint)[0], required=False) if get_origin(hint) is NotRequired else field_of(hint, required=True)
+        for name, hint in hints.items()
+    }
     attributes["Meta"] = type("Meta", (), {"ordered": True})
     schema = type(f"{shape.__name__}Schema", (ma.Schema,), attributes)
     schema.__doc__ = shape.__doc__

@@ -7,14 +7,14 @@ deal). It has no computer strategies, so its computer seats play at the ``random
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
 from engine.errors import RuleError, illegal
 from engine.rules import DealRecord, Event, Trick, deal_opened
 from engine.ruleset import Match
-from engine.shapes import BaseView, CardCode, SuitCode, TrickView
+from engine.shapes import COMMON_EVENTS, BaseView, CardCode, SuitCode, TrickView
 from engine.shuffle import shuffled_deck
 
 DECK = STANDARD
@@ -41,6 +41,17 @@ class PlainWhistDealResult(TypedDict):
     winners: Annotated[list[int], "The seat with more tricks"]
 
 
+class PlainWhistDealEvent(TypedDict):
+    type: Literal["deal"]
+    deal: int
+    dealer: int
+
+
+class PlainWhistDealResultEvent(PlainWhistDealResult):
+    type: Literal["deal_result"]
+    scores: list[int]
+
+
 class PlainWhistView(BaseView):
     last_deal: PlainWhistDealResult | None
     hand: list[CardCode] | None
@@ -58,6 +69,7 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     options = ()
     deal_result_type = PlainWhistDealResult
     view_type = PlainWhistView
+    event_types = (*COMMON_EVENTS, PlainWhistDealEvent, PlainWhistDealResultEvent)
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}

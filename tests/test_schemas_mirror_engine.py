@@ -15,7 +15,6 @@ import pytest
 from engine import registry
 from service.cli import openapi_document
 from service.resources.games import GameViewSchema
-from service.resources.history import HistoryEventSchema
 from tests.support import random_playout
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
@@ -45,7 +44,7 @@ def errors(validate, document):
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_every_view_event_and_deal_result_validates_against_the_schemas(ruleset_id):
     ruleset = registry.get(ruleset_id)
-    views, events = GameViewSchema(), HistoryEventSchema()
+    views = GameViewSchema()
     view_document, event_document, action_document = validator("GameView"), validator("HistoryEvent"), validator("Action")
     own_results = validator(ruleset.deal_result_type.__name__)
     results = 0
@@ -64,7 +63,6 @@ def test_every_view_event_and_deal_result_validates_against_the_schemas(ruleset_
                     seen = event.for_viewer(seat)
                     if seen is not None:
                         entry = {"version": 1, **seen}
-                        assert events.validate(entry) == {}, seen
                         assert errors(event_document, entry) == [], seen
     assert results, "no deal finished: the deal results went unchecked"
 

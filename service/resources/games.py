@@ -118,11 +118,6 @@ class GameCreatedSchema(Schema):
 # --- seeing ------------------------------------------------------------------------------------
 
 
-class AtCloseSchema(Schema):
-    points = fields.Integer(required=True)
-    tricks = fields.Integer(required=True)
-
-
 class ViewFrameSchema(Schema):
     """The service's part of every view: the game, its version, its status and its seats."""
 
