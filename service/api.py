@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from engine import RuleError
 
+from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
 
 log = logging.getLogger(__name__)
@@ -90,19 +91,42 @@ class ArgumentsParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """A Blueprint that can document, per endpoint, the problem codes each status may carry."""
+    """A Blueprint whose operations are named, say who may call them, and list their refusals."""
 
     ARGUMENTS_PARSER = ArgumentsParser()
 
+    def route(self, rule, *, operation_id: str, tags=None, **options):
+        """Register an operation under a stable ``operationId`` (generated clients name their
+        methods after it). Every operation takes an ``X-Request-ID``; one that does not document a
+        seat token needs none (``security: []``)."""
+
+        def decorator(function):
+            documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
+            function = self.doc(operationId=operation_id, security=documented.get("security", []))(function)
+            # flask-smorest lets an operation's own `parameters` replace the query parameters it
+            # documents from the arguments schema (`wait`, `after`): headers go on the path instead
+            headers = function._apidoc["manual_doc"].pop("parameters", [])
+            register = super(Blueprint, self).route(rule, parameters=[*headers, REQUEST_ID], tags=tags, **options)
+            return register(function)
+
+        return decorator
+
     def problems(self, codes: Mapping[int, Iterable[str]]):
-        """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``."""
+        """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``; each
+        status lists its codes as an enum, so a client can switch over them."""
 
         def decorator(function):
             for status, status_codes in sorted(codes.items()):
+                status_codes = list(status_codes)
                 listed = ", ".join(f"`{code}`" for code in status_codes)
                 function = self.alt_response(
                     status,
-                    schema=ProblemSchema,
+                    schema={
+                        "allOf": [
+                            ProblemSchema,
+                            {"type": "object", "properties": {"code": {"type": "string", "enum": status_codes}}},
+                        ]
+                    },
                     content_type=PROBLEM_CONTENT_TYPE,
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
                 )(function)
@@ -154,6 +178,13 @@ def header_parameter(name: str, description: str, **schema) -> dict:
     """The OpenAPI description of an optional request header."""
     return {"in": "header", "name": name, "required": False, "schema": {"type": "string", **schema}, "description": description}
 
+
+#: echoed on every answer and written in its log line, to find one request again
+REQUEST_ID = header_parameter(
+    "X-Request-ID",
+    f"An id for this request, echoed in the answer and the logs: visible ASCII, at most {MAX_REQUEST_ID_LENGTH} characters;"
+    " any other value is replaced by a new id, as an absent one is",
+)
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]

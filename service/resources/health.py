@@ -16,7 +16,7 @@ class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
 
 
-@blp.route("/healthz")
+@blp.route("/healthz", operation_id="checkHealth")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_failed"]})
 def healthz():
@@ -28,7 +28,7 @@ def healthz():
     return {"status": "ok"}
 
 
-@blp.route("/readyz")
+@blp.route("/readyz", operation_id="checkReadiness")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
