@@ -73,6 +73,9 @@ class Api(flask_smorest.Api):
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
 
+    def _register_pagination_header(self) -> None:
+        """Koz pages the history by version, not with flask-smorest's pagination: no unused schema."""
+
     def _register_responses(self) -> None:
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
         for status in HTTPStatus:
@@ -97,8 +100,8 @@ class Blueprint(flask_smorest.Blueprint):
 
     def route(self, rule, *, operation_id: str, tags=None, **options):
         """Register an operation under a stable ``operationId`` (generated clients name their
-        methods after it). Every operation takes an ``X-Request-ID``; one that does not document a
-        seat token needs none (``security: []``)."""
+        methods after it). Every operation takes an ``X-Request-ID`` and may meet the server's own
+        refusals (414, 431); one that does not document a seat token needs none (``security: []``)."""
 
         def decorator(function):
             documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
@@ -106,6 +109,7 @@ class Blueprint(flask_smorest.Blueprint):
             # flask-smorest lets an operation's own `parameters` replace the query parameters it
             # documents from the arguments schema (`wait`, `after`): headers go on the path instead
             headers = function._apidoc["manual_doc"].pop("parameters", [])
+            function = self.problems(SERVER_REFUSALS)(function)
             register = super(Blueprint, self).route(rule, parameters=[*headers, REQUEST_ID], tags=tags, **options)
             return register(function)
 
@@ -185,6 +189,10 @@ REQUEST_ID = header_parameter(
     f"An id for this request, echoed in the answer and the logs: visible ASCII, at most {MAX_REQUEST_ID_LENGTH} characters;"
     " any other value is replaced by a new id, as an absent one is",
 )
+
+#: what `koz serve` (gunicorn) itself refuses on any operation, before the app sees the request
+#: (the codes of ``service.http_server.SERVER_REFUSALS``, which needs the server extra)
+SERVER_REFUSALS = {414: ["uri_too_long"], 431: ["headers_too_large"]}
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]

@@ -129,3 +129,14 @@ def test_the_refusal_codes_of_an_operation_are_an_enum(client):
     answer = client.post("/v1/games/no-such-game/actions", json={"type": "play", "card": "QS"}, headers={"Authorization": "Bearer x"})
     assert answer.status_code == 404
     assert answer.get_json()["code"] in _documented_codes(post_action, "404")
+
+
+def test_the_server_refusals_documented_on_every_operation_are_the_servers_own():
+    from service.api import SERVER_REFUSALS
+    from service.http_server import SERVER_REFUSALS as GUNICORN_REFUSALS
+
+    assert {status: [GUNICORN_REFUSALS[status][0]] for status in SERVER_REFUSALS} == SERVER_REFUSALS
+    document = json.loads(COMMITTED.read_text())
+    for _, _, operation, _ in _operations(document):
+        for status, codes in SERVER_REFUSALS.items():
+            assert _documented_codes(operation, str(status)) == set(codes), operation["operationId"]
