@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from http import HTTPStatus
+from pathlib import Path
 from typing import Iterable, Mapping
 
 import flask_smorest
@@ -73,6 +75,10 @@ class Api(flask_smorest.Api):
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
 
+    def register_blueprint(self, blp, *, parameters=None, **options) -> None:
+        super().register_blueprint(blp, parameters=parameters, **options)
+        _add_examples(self.spec._paths, EXAMPLES)
+
     def _register_pagination_header(self) -> None:
         """Koz pages the history by version, not with flask-smorest's pagination: no unused schema."""
 
@@ -137,6 +143,25 @@ class Blueprint(flask_smorest.Blueprint):
             return function
 
         return decorator
+
+
+#: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)
+EXAMPLES: dict[str, dict] = json.loads((Path(__file__).parent / "examples.json").read_text())
+
+
+def _add_examples(paths: dict, examples: Mapping[str, dict]) -> None:
+    """Show each operation's captured request and answers as the examples of its media types."""
+    for operations in paths.values():
+        for operation in operations.values():
+            captured = examples.get(operation.get("operationId", "")) if isinstance(operation, dict) else None
+            if captured is None:
+                continue
+            if "request" in captured:
+                for media in operation["requestBody"]["content"].values():
+                    media["example"] = captured["request"]
+            for status, body in captured["responses"].items():
+                for media in operation["responses"][status]["content"].values():
+                    media["example"] = body
 
 
 def _flatten(messages) -> dict[str, object]:

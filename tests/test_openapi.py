@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import fakeredis
+import jsonschema_rs
 import schemathesis
 from hypothesis import HealthCheck, settings
 
@@ -140,3 +141,28 @@ def test_the_server_refusals_documented_on_every_operation_are_the_servers_own()
     for _, _, operation, _ in _operations(document):
         for status, codes in SERVER_REFUSALS.items():
             assert _documented_codes(operation, str(status)) == set(codes), operation["operationId"]
+
+
+def _media_examples(document):
+    for _, _, operation, _ in _operations(document):
+        for media_type, media in operation.get("requestBody", {}).get("content", {}).items():
+            yield operation["operationId"], "request", media_type, media
+        for status, response in operation["responses"].items():
+            for media_type, media in response.get("content", {}).items():
+                yield operation["operationId"], status, media_type, media
+
+
+def test_every_example_fits_its_schema():
+    document = json.loads(COMMITTED.read_text())
+    examples = [(where, media) for *where, media in _media_examples(document) if "example" in media]
+    assert len(examples) >= 30
+    for where, media in examples:
+        validator = jsonschema_rs.Draft202012Validator({"components": document["components"], **media["schema"]})
+        errors = [f"{error.instance_path}: {error.message}" for error in validator.iter_errors(media["example"])]
+        assert errors == [], where
+
+
+def test_every_request_body_and_success_answer_has_an_example():
+    document = json.loads(COMMITTED.read_text())
+    missing = [where for *where, media in _media_examples(document) if "example" not in media and not where[1].startswith(("4", "5", "d"))]
+    assert missing == []
