@@ -166,3 +166,19 @@ def test_every_request_body_and_success_answer_has_an_example():
     document = json.loads(COMMITTED.read_text())
     missing = [where for *where, media in _media_examples(document) if "example" not in media and not where[1].startswith(("4", "5", "d"))]
     assert missing == []
+
+
+def test_the_committed_examples_are_what_a_capture_answers_today():
+    from service.api import EXAMPLES
+    from tests.capture_examples import capture
+
+    def shape(examples):
+        # ids and tokens are drawn anew by each run; the statuses, codes and fields are not
+        return {
+            operation: {status: sorted(body) if isinstance(body, dict) else body for status, body in captured["responses"].items()}
+            for operation, captured in examples.items()
+        }
+
+    captured = capture()
+    assert shape(captured) == shape(EXAMPLES), "service/examples.json is stale: run `python -m tests.capture_examples`"
+    assert captured["postAction"]["responses"]["422"]["code"] == EXAMPLES["postAction"]["responses"]["422"]["code"]
