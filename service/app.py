@@ -25,7 +25,6 @@ from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts, document_views
 from .resources.history import document_events
 from .schemas import document_actions, document_options
-from .shapes import document_deal_results
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -85,7 +84,11 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={
+            "info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}},
+            # Koz is self-hosted: the document describes the server that serves it
+            "servers": [{"url": "/", "description": "The server this document was fetched from"}],
+        },
     )
     registry.check_all()  # a game unfit to serve stops the start, not a player
     assert isinstance(app.json, DefaultJSONProvider)
@@ -112,7 +115,6 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         api.register_blueprint(blueprint)
     document_actions(api.spec)
     document_options(api.spec)
-    document_deal_results(api.spec)
     document_views(api.spec)
     document_events(api.spec)
     document_seat_counts(api.spec)

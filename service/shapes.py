@@ -9,10 +9,8 @@ from functools import cache
 from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, is_typeddict
 
 import marshmallow as ma
-from apispec import APISpec
 from marshmallow import fields, validate
 
-from engine import registry
 from engine.shapes import Code
 
 from .schemas import ActionSchema, NamesSchema, StrictBoolean, card_field, suit_field
@@ -68,13 +66,3 @@ def field_of(hint: Any, description: str | None = None, code: str | None = None,
 
 #: the service's own schemas of the engine's coded objects
 NESTED: dict[str, type[ma.Schema]] = {"action": ActionSchema, "names": NamesSchema}
-
-
-def document_deal_results(spec: APISpec) -> None:
-    """Document ``DealResult`` as one of each ruleset's own deal results."""
-    refs = []
-    for ruleset in registry.all_rulesets():
-        name = ruleset.deal_result_type.__name__
-        spec.components.schema(name, schema=schema_of(ruleset.deal_result_type))
-        refs.append({"$ref": f"#/components/schemas/{name}"})
-    spec.components.schemas["DealResult"] = {"description": "How a deal ended, in its ruleset's terms", "oneOf": refs}

@@ -92,9 +92,10 @@ def test_a_deal_result_is_its_rulesets_own(ruleset_id):
         for state, *_ in random_playout(ruleset, {}, f"result-{seed}", rng)
         if (view := ruleset.view(state, None))["last_deal"] is not None
     )
-    assert errors(validator("DealResult"), result) == []
+    own = validator(ruleset.deal_result_type.__name__)
+    assert errors(own, result) == []
     for name in result:
-        assert errors(validator("DealResult"), {key: value for key, value in result.items() if key != name}), name
+        assert errors(own, {key: value for key, value in result.items() if key != name}), name
     others = [other for other in RULESETS if other != ruleset_id]
     for other in others:
         assert errors(validator(registry.get(other).deal_result_type.__name__), result), other

@@ -138,7 +138,7 @@ def ruleset_view_schema(ruleset: Ruleset) -> type[Schema]:
     attributes: dict[str, Any] = {
         "ruleset": fields.String(required=True, validate=validate.Equal(ruleset.id), metadata={"enum": [ruleset.id]}),
         # options as the server filled them in, all of them: the ruleset's options schema
-        "options": fields.Raw(required=True, metadata={"allOf": [{"$ref": f"#/components/schemas/{options_component(ruleset)}"}]}),
+        "options": fields.Raw(required=True),  # documented as the ruleset's options (see document_views)
         **ViewFrameSchema._declared_fields,
     }
     return type(f"{view_component(ruleset)}Schema", (schema_of(ruleset.view_type),), attributes)
@@ -171,6 +171,10 @@ def document_views(spec) -> None:
     mapping = {}
     for ruleset in registry.all_rulesets():
         spec.components.schema(view_component(ruleset), schema=ruleset_view_schema(ruleset))
+        # options as the server filled them in, all of them: the ruleset's options schema
+        spec.components.schemas[view_component(ruleset)]["properties"]["options"] = {
+            "$ref": f"#/components/schemas/{options_component(ruleset)}"
+        }
         mapping[ruleset.id] = f"#/components/schemas/{view_component(ruleset)}"
     spec.components.schemas["GameView"] = {
         "description": " ".join((GameViewSchema.__doc__ or "").split("Documented as")[0].split()),
@@ -218,7 +222,7 @@ def tables():
     return current_app.extensions["koz"]
 
 
-@blp.route("", methods=["POST"])
+@blp.route("", methods=["POST"], operation_id="createGame")
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
 @blp.problems(
@@ -260,7 +264,7 @@ def create_game(body: dict[str, Any]):
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
 
 
-@blp.route("/<game_id>")
+@blp.route("/<game_id>", operation_id="getGame")
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
