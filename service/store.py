@@ -224,6 +224,33 @@ class GameStore:
         args = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
         return bool(self._migrate(keys=keys, args=args))
 
+    # --- the lobby --------------------------------------------------------------------------
+    #
+    # Public games with open seats are indexed in sorted sets by creation time: one of all games
+    # (``<prefix>:lobby``) and one per ruleset (``<prefix>:lobby:<ruleset>``). They are keys of
+    # their own, apart from any game's slot, so on a Redis Cluster each lives on one node and is
+    # written beside the game's compare-and-set, not inside it: an entry may outlive its game's
+    # last open seat (or the game), and whoever lists it drops it then.
+
+    def _lobby_keys(self, ruleset: str | None) -> list[str]:
+        return [f"{self.prefix}:lobby"] + ([f"{self.prefix}:lobby:{ruleset}"] if ruleset else [])
+
+    def list_waiting(self, ruleset: str, game_id: str) -> None:
+        created = time.time()
+        for key in self._lobby_keys(ruleset):
+            self.redis.zadd(key, {game_id: created})
+            self.redis.expire(key, self.ttl_seconds)
+
+    def unlist_waiting(self, ruleset: str | None, game_id: str) -> None:
+        for key in self._lobby_keys(ruleset):
+            self.redis.zrem(key, game_id)
+
+    def waiting(self, ruleset: str | None, count: int, before: float | None) -> list[tuple[str, float]]:
+        """Up to ``count`` listed games, newest first, created before ``before`` (None: any)."""
+        key = self._lobby_keys(ruleset)[-1]
+        entries = self.redis.zrevrangebyscore(key, f"({before!r}" if before is not None else "+inf", "-inf", start=0, num=count, withscores=True)
+        return [(game_id.decode(), score) for game_id, score in entries]
+
     # --- waiting ----------------------------------------------------------------------------
 
     def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:

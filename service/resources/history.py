@@ -26,7 +26,10 @@ class HistoryEventSchema(Schema):
     Sixty-Six: `exchange`, `close`, `marriage`, `draw` (`card` only for the drawer), `take` (the
     trump card), `declare`. Batak: `contract` (the auction's outcome), `trump`, `open_hand` (the
     dummy's `hand`, public once trump is named). The service adds `abandoned` (`reason`, `deal`,
-    `max_deals`, `max_versions`): the match ran past its cap on length and ended with no winner."""
+    `max_deals`, `max_versions`): the match ran past its cap on length and ended with no winner;
+    `seat_taken` (`seat`, `name`): an open seat was taken; `left` (`seat`, `level`): the seat's
+    player left it to a computer of that level; `rejoined` (`seat`): the seat's token took it
+    back; `rematch` (`game`): the next match was made. Each of these is a version of its own."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
     type = fields.String(required=True)
@@ -76,6 +79,9 @@ class HistoryEventSchema(Schema):
     team_points = fields.List(fields.Integer())
     max_deals = fields.Integer(metadata={"description": "abandoned: the cap on deals"})
     max_versions = fields.Integer(metadata={"description": "abandoned: the cap on versions"})
+    name = fields.String(metadata={"description": "seat_taken: the name of who took the seat"})
+    level = fields.String(metadata={"description": "left: the computer level playing the seat from now on"})
+    game = fields.String(metadata={"description": "rematch: the next match's id"})
 
 
 class DealtSchema(Schema):
@@ -97,6 +103,9 @@ class RevealSchema(Schema):
 
 class HistorySchema(Schema):
     id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Dict(required=True, metadata={"description": "The game's options"})
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed, as every view showed it from the start"})
     version = fields.Integer(required=True, metadata={"description": "The game's current version"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     events = fields.List(fields.Nested(HistoryEventSchema), required=True)
@@ -138,6 +147,9 @@ def get_history(query: dict[str, Any], game_id: str):
             events.append({"version": version, **seen})
     history = {
         "id": table.id,
+        "ruleset": table.ruleset.id,
+        "options": table.options,
+        "seed_commitment": table.seed_commitment,
         "version": table.version,
         "status": table.status,
         "events": events,
