@@ -85,6 +85,17 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def verify_history(args: argparse.Namespace) -> None:
+    from .verify import verify  # the engine's replay, loaded only for this command
+
+    problems = verify(json.loads(args.history.read_text()))
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if problems:
+        sys.exit(1)
+    print("OK: the seed matches its commitment, and every deal and event replays from it")
+
+
 def main(argv: list[str] | None = None) -> None:
     logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
@@ -98,6 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
+    verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
+    verify_parser.set_defaults(run=verify_history)
     args = parser.parse_args(argv)
     args.run(args)
 

@@ -118,13 +118,18 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
-def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
+@pytest.mark.parametrize("computer_by", ["creation", "leaving"])
+def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, computer_by, monkeypatch):
+    """Whether a seat was a computer's from the start or its player left it to one."""
     monkeypatch.setattr("service.tables.player", lambda level: Spy())
     Spy.seen = []
     api = FlaskClient(create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client())
     ruleset = registry.get(ruleset_id)
-    created = api.create(ruleset=ruleset_id, seats=[{"bot": "random"}] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy")
-    assert created.body["status"] == "finished"
+    seat = {"bot": "random"} if computer_by == "creation" else {}
+    created = api.create(ruleset=ruleset_id, seats=[seat] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy")
+    for entry in created.body["tokens"]:
+        api.request("POST", f"/v1/games/{created.body['id']}/leave", json_body={"level": "random"}, token=entry["token"])
+    assert api.view(created.body["id"]).body["status"] == "finished"
     history = api.whole_history(created.body["id"])
     # replay the match to know, at each decision, what the deciding seat could not see
     state = ruleset.new_game(ruleset.parse_options(created.body["options"]), history["reveal"]["seed"])[0]
