@@ -403,7 +403,7 @@ class LobbyQuerySchema(Schema):
         validate=validate.OneOf(["waiting"]),
         metadata={"description": "`waiting`: games with an open seat (the only listing there is)"},
     )
-    ruleset = fields.String(metadata={"description": "Only games of this ruleset", "enum": [ruleset.id for ruleset in registry.all_rulesets()]})
+    ruleset = fields.String(validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100), metadata={"description": "Games per page"})
     before = fields.Float(metadata={"description": "The `next_before` of the page before"})
 
