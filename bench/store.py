@@ -86,7 +86,8 @@ class Bench:
         return response.get_json()
 
     def create(self, seed: str, options: dict) -> tuple[str, str]:
-        created = self.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "bench"}, {"bot": "random"}], "options": options, "seed": seed})
+        body = {"ruleset": "german-whist", "seats": [{"name": "bench"}, {"bot": "random"}], "options": options, "seed": seed}
+        created = self.call("POST", "/v1/games", body)
         return created["id"], created["tokens"][0]["token"]
 
     def step(self, game_id: str, token: str, rng: random.Random) -> tuple[dict, float | None]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
+
+from engine import registry
 
 from . import edge, limits, logs, metrics
 from .api import Api
@@ -23,7 +28,7 @@ from .tables import Tables
 from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
-Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
+Koz hosts trick-taking card games: GAMES.
 
 Create a game (`POST /v1/games`), keep the seat tokens it returns, see the game as a seat
 (`GET /v1/games/{id}` with `Authorization: Bearer <token>`) or as a spectator (no token), act
@@ -35,6 +40,11 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 (also its ETag); `If-Match` on an action guards against acting on a stale view, and
 `Idempotency-Key` makes retries safe.
 """
+
+
+def api_description() -> str:
+    names = [ruleset.names["en"] for ruleset in registry.all_rulesets()]
+    return API_DESCRIPTION.replace("GAMES", " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names))
 
 
 #: seconds /readyz waits for Redis
@@ -52,8 +62,9 @@ def redis_client(
     from it. The cluster client keeps its own retries: they follow a slot that moved to another
     node, and a repeated compare-and-set cannot apply twice."""
     if cluster:
+        assert url is not None, "a cluster is named by the URL of one of its nodes"
         return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
-    options = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
+    options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
     if url is not None:
         return InstrumentedRedis.from_url(url, **options)
     return InstrumentedRedis(unix_socket_path=unix_socket_path, **options)
@@ -71,8 +82,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
     )
+    registry.check_all()  # a game unfit to serve stops the start, not a player
+    assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
     readiness = redis

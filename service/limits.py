@@ -9,6 +9,8 @@ every limited answer carries the IETF RateLimit headers (draft-ietf-httpapi-rate
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import hashlib
 import math
 import time
@@ -60,7 +62,7 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
         if getattr(settings, setting):
             parse(getattr(settings, setting))  # a malformed limit fails at start, not per request
             limit = limiter.limit(getattr(settings, setting), key_func=key_func)
-            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+            app.view_functions[endpoint] = cast(Any, limit(app.view_functions[endpoint]))
 
     @app.after_request
     def rate_limit_headers(response):

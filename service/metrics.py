@@ -42,7 +42,7 @@ class Instrumented:
     def execute_command(self, *args: Any, **options: Any) -> Any:
         started = time.perf_counter()
         try:
-            return super().execute_command(*args, **options)
+            return super().execute_command(*args, **options)  # type: ignore[misc]  # the Redis client it is mixed into
         except RedisError as error:
             REDIS_ERRORS.labels(type(error).__name__).inc()
             raise

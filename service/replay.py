@@ -68,7 +68,9 @@ class ReplayCache:
         self._replays: OrderedDict[tuple[str, str], Replay] = OrderedDict()
         self._lock = threading.Lock()
 
-    def events(self, key: tuple[str, str], ruleset: Ruleset, options: Mapping[str, Any], seed: str, log: bytes, after: int, up_to: int) -> list[tuple[int, Event]]:
+    def events(
+        self, key: tuple[str, str], ruleset: Ruleset, options: Mapping[str, Any], seed: str, log: bytes, after: int, up_to: int
+    ) -> list[tuple[int, Event]]:
         """The events of versions ``after < version <= up_to`` of the game whose log is ``log``."""
         with self._lock:  # one replay at a time: they are CPU-bound, and a Replay is not thread-safe
             replay = self._replays.pop(key, None) or Replay(ruleset, options, seed)

@@ -26,7 +26,7 @@ import json
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from redis import Redis
 from redis.cluster import RedisCluster
@@ -83,7 +83,7 @@ return 1
 def ready(redis: Redis | RedisCluster) -> bool:
     """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
     if isinstance(redis, RedisCluster):
-        answers = redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+        answers: Any = redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
         # one answer per primary, by node name; a single primary's answer comes unwrapped
         infos = [answers] if "cluster_state" in answers else list(answers.values())
         return all(info.get("cluster_state") == "ok" for info in infos)
@@ -127,11 +127,13 @@ class Commit:
 
 class GameStore:
     def __init__(self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz") -> None:
-        self.redis = redis
+        # redis-py types its replies as sync-or-async unions and its cluster client apart; this
+        # store uses the sync clients only, whose replies it reads as they come
+        self.redis: Any = cast(Any, redis)
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
-        self._commit = redis.register_script(COMMIT_SCRIPT)
-        self._migrate = redis.register_script(MIGRATE_SCRIPT)
+        self._commit = self.redis.register_script(COMMIT_SCRIPT)
+        self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class GameStore:
 
     def legacy_history(self, game_id: str) -> list[tuple[int, dict[str, Any]]]:
         """A legacy game's history entries in order, as (version, entry)."""
-        members: list[tuple[bytes, float]] = self.redis.zrangebyscore(  # type: ignore[assignment]
+        members: list[tuple[bytes, float]] = self.redis.zrangebyscore(
             self._key(game_id, "history"), "-inf", "+inf", withscores=True
         )
         return [(int(score), json.loads(member.split(b"|", 1)[1])) for member, score in members]
@@ -221,7 +223,7 @@ class GameStore:
     def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
         """Rewrite a legacy game in this format, if it is still at ``version``."""
         keys = [self._key(game_id, "game"), self._key(game_id, "history"), self._key(game_id, "log")]
-        args = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
+        args: list[Any] = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
         return bool(self._migrate(keys=keys, args=args))
 
     # --- the lobby --------------------------------------------------------------------------

@@ -16,13 +16,13 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from redis.exceptions import ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, registry
+from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
 from engine.shuffle import first_dealer
-from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
 
 from . import action_log
 from .config import Settings
@@ -34,8 +34,6 @@ from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
-#: the level whose decision a hint gives
-HINT_LEVEL = "expert"
 #: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
 #: the games already running, which Redis would refuse to write to once it is full
 CREATION_MEMORY_SHARE = 0.9
@@ -56,7 +54,7 @@ class SeatRecord:
 
     def to_json(self) -> dict[str, Any]:
         """As the setup keeps it: the fields every seat has, the others only when set."""
-        record = {"name": self.name, "bot": self.bot, "token_hash": self.token_hash}
+        record: dict[str, Any] = {"name": self.name, "bot": self.bot, "token_hash": self.token_hash}
         if self.open:
             record.update(open=True, code_hash=self.code_hash)
         return record
@@ -308,13 +306,15 @@ class Table:
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
         return token
 
-    def leave(self, seat: int, level: str) -> None:
-        """Hand ``seat`` to a computer of ``level`` for the rest of the match (its token may take it back)."""
+    def leave(self, seat: int, level: str | None) -> None:
+        """Hand ``seat`` to a computer of ``level`` (None: the ruleset's standard one) for the rest
+        of the match (its token may take it back)."""
         if self.over:
             raise Problem(409, "game_over", "the match is over")
         if self.seats[seat].bot is not None:
             raise Problem(409, "seat_left", f"seat {seat} has already left to a computer")
-        player(level)  # refuses an unknown level
+        level = level or standard_level(self.ruleset.id)
+        player(level, self.ruleset.id)  # refuses a level the ruleset does not have
         self.seat_event({"type": "left", "seat": seat, "level": level})
 
     def rejoin(self, seat: int) -> None:
@@ -394,7 +394,7 @@ class Table:
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         with DECISION_SECONDS.labels(self.ruleset.id, level).time():
-            return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+            return player(level, self.ruleset.id).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -523,7 +523,7 @@ class Tables:
         now = time.monotonic()
         if now - self._memory_read_at > MEMORY_READING_SECONDS:
             try:
-                memory = self.store.redis.info("memory")
+                memory = cast(dict[str, Any], self.store.redis.info("memory"))
             except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
                 memory = {}
             limit = int(memory.get("maxmemory") or 0)
@@ -595,7 +595,8 @@ class Tables:
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
-            seats = [{} if index in ruleset.standard_human_seats else {"bot": STANDARD_LEVEL} for index in range(ruleset.seat_count)]
+            computer = {"bot": standard_level(ruleset.id)}
+            seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
         if len(seats) != ruleset.seat_count:
             raise Problem(
                 400,
@@ -611,7 +612,7 @@ class Tables:
             if level is not None and seat.get("open"):
                 raise Problem(400, "invalid_seats", f"seat {index} is open and a computer: a seat is one or the other")
             if level is not None:
-                player(level)  # refuses an unknown level
+                player(level, ruleset.id)  # refuses a level the ruleset does not have
             elif seat.get("open"):
                 codes[index] = new_join_code() if private else ""
             else:
@@ -676,7 +677,7 @@ class Tables:
             self.store.unlist_waiting(table.ruleset.id, table.id)
         return table, seat, new
 
-    def leave(self, game_id: str, token: str | None, level: str) -> Table:
+    def leave(self, game_id: str, token: str | None, level: str | None) -> Table:
         token = require_token(token)
         return self.change(game_id, lambda table: table.leave(table.authenticate(token), level))[0]
 
@@ -696,7 +697,7 @@ class Tables:
                 if table is not None and table.waiting:
                     page.append(table)
                 else:
-                    self.store.unlist_waiting(stored.setup["ruleset"] if table else ruleset, game_id)
+                    self.store.unlist_waiting(table.ruleset.id if table is not None else ruleset, game_id)
                 cursor = created
             if len(entries) < limit:
                 return page, None
@@ -813,7 +814,7 @@ class Tables:
             raise Problem(409, "game_over", "the match is over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL)
+        return table, seat, table.decide(self.store, self.settings, seat, strongest_level(table.ruleset.id))
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""

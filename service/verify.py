@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from engine import Action, RuleError, registry
+from engine import RuleError, registry
 
 from . import action_log
 from .replay import Replay
@@ -33,7 +33,9 @@ def verify(history: Mapping[str, Any]) -> list[str]:
     if hashlib.sha256(seed.encode("utf-8")).hexdigest() != history["seed_commitment"]:
         problems.append("the revealed seed does not hash to the seed commitment")
     ruleset = registry.get(history["ruleset"])
-    recorded = [{key: value for key, value in event.items() if key != "version"} for event in history["events"] if event["type"] not in SERVICE_EVENTS]
+    recorded = [
+        {key: value for key, value in event.items() if key != "version"} for event in history["events"] if event["type"] not in SERVICE_EVENTS
+    ]
     log = b"".join(action_log.encode(event["seat"], event["action"]) for event in recorded if event["type"] == "action")
     replay = Replay(ruleset, ruleset.parse_options(history["options"]), seed)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import registry
-from engine.rules import Action
+from engine import Action
 from engine.ruleset import replay
 from service.resources.history import HistorySchema
 from tests.api import FlaskClient

@@ -256,7 +256,12 @@ def first_dealer(api, game_id):
 
 
 def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(api):
-    created = api.create(ruleset="partnership-batak", options={"target": 21}, seats=[{"name": "Ayşe"}, {"bot": "basic"}, {"name": "Cem"}, {"bot": "random"}], seed="rematch")
+    created = api.create(
+        ruleset="partnership-batak",
+        options={"target": 21},
+        seats=[{"name": "Ayşe"}, {"bot": "basic"}, {"name": "Cem"}, {"bot": "random"}],
+        seed="rematch",
+    )
     game_id, tokens = created.body["id"], {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
     for token in tokens.values():
         api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=token)

@@ -176,7 +176,8 @@ def test_a_long_poll_wakes_when_a_move_is_made_through_another_node(app, cluster
     (seat,) = api.view(created["id"]).body["to_act"]
     action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
     # another instance, started from another node of the cluster
-    other = FlaskClient(create_app(make_settings(key_prefix=app.extensions["koz"].store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True)).test_client())
+    settings = make_settings(key_prefix=app.extensions["koz"].store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True)
+    other = FlaskClient(create_app(settings).test_client())
 
     def move_soon():
         time.sleep(0.3)

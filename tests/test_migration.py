@@ -10,7 +10,7 @@ import random
 import fakeredis
 import pytest
 
-from engine import Action, Event, registry
+from engine import Event, registry
 from service import create_app
 from service.tokens import new_token, token_hash
 from tests.api import FlaskClient

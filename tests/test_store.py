@@ -67,7 +67,10 @@ def test_racing_moves_with_if_match_exactly_one_wins(any_app):
     legal = api.view(game_id, tokens[seat]).body["legal_actions"]
     clients = [FlaskClient(any_app.test_client()) for _ in range(4)]
     answers = race(
-        [lambda client=client, action=legal[i % len(legal)]: client.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'}) for i, client in enumerate(clients)]
+        [
+            lambda client=client, action=legal[i % len(legal)]: client.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'})
+            for i, client in enumerate(clients)
+        ]
     )
     assert sorted(answer.status for answer in answers)[0] == 200
     assert [answer.status for answer in answers].count(200) == 1

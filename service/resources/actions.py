@@ -30,7 +30,11 @@ IDEMPOTENCY_KEY = header_parameter(
 
 @blp.route("/<game_id>/actions", methods=["POST"])
 @blp.arguments(ActionSchema)
-@blp.response(200, GameViewSchema, headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}})
+@blp.response(
+    200,
+    GameViewSchema,
+    headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}},
+)
 @blp.problems(
     {
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
+from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
 from engine.players import level_names
@@ -103,7 +104,10 @@ class SeatTokenSchema(Schema):
 
 class JoinCodeSchema(Schema):
     seat = fields.Integer(required=True)
-    code = fields.String(required=True, metadata={"description": "Pass it on with the invitation: `POST /v1/games/{id}/seats/{seat}` with `{\"code\": ...}`"})
+    code = fields.String(
+        required=True,
+        metadata={"description": "Pass it on with the invitation: `POST /v1/games/{id}/seats/{seat}` with `{\"code\": ...}`"},
+    )
 
 
 class GameCreatedSchema(Schema):
@@ -151,11 +155,13 @@ class AtCloseSchema(Schema):
 
 
 class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal` and `winners` are always present; the other fields
-    depend on the ruleset."""
+    """How the last finished deal ended. `deal` is always present; the other fields depend on the
+    ruleset."""
 
     deal = fields.Integer(required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that won the deal; empty for a tie"})
+    winners = fields.List(
+        fields.Integer(), metadata={"description": "German Whist, Sixty-Six: the seats that won the deal; empty for a tie (Batak has none)"}
+    )
     points = _per_seat(
         fields.Integer(),
         "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
@@ -236,27 +242,36 @@ class GameViewSchema(Schema):
     seed_source = fields.String(
         required=True,
         validate=validate.OneOf(["server", "client", "unknown"]),
-        metadata={"description": "`server`: drawn by the server, secret until the end; `client`: chosen by the game's creator, who could know every hand; `unknown`: a game stored before this was kept"},
+        metadata={
+            "description": "`server`: drawn by the server, secret until the end; `client`: chosen by the game's creator, "
+            "who could know every hand; `unknown`: a game stored before this was kept"
+        },
     )
     rematch = fields.String(required=True, allow_none=True, metadata={"description": "The id of the next match, once a seat asked for one"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"})
+    to_act = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"}
+    )
     legal_actions = fields.List(
         fields.Nested(ActionSchema),
         required=True,
         metadata={"description": "Exactly what the viewer may post now; empty when it must wait"},
     )
     scores = _per_seat(fields.Integer(), "Match totals", required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"})
+    winners = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"}
+    )
     deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
     dealer = fields.Integer(required=True)
     last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
     hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
     hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
     trump = suit_field(required=True, allow_none=True)
-    trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"})
+    trick = fields.Nested(
+        TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"}
+    )
     last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
     tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
     known_cards = _per_seat(
@@ -325,7 +340,7 @@ IF_NONE_MATCH = header_parameter("If-None-Match", "An ETag from an earlier view:
 VIEW_SCHEMA = GameViewSchema()
 
 
-def view_response(view: dict[str, Any]) -> Response:
+def view_response(view: dict[str, Any]) -> BaseResponse:
     """A view as JSON with its ETag, marked private: what it shows depends on the token."""
     return private(current_app.json.response(VIEW_SCHEMA.dump(view)), view["version"])
 
@@ -335,7 +350,7 @@ def private_headers(version: int) -> dict[str, str]:
     return {"ETag": f'W/"{version}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
 
 
-def private(response: Response, version: int) -> Response:
+def private(response: BaseResponse, version: int) -> BaseResponse:
     response.headers.update(private_headers(version))
     return response
 
@@ -347,7 +362,24 @@ def tables():
 @blp.route("", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
-@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"], 429: ["rate_limited"], 503: ["capacity", "storage_unavailable"]})
+@blp.problems(
+    {
+        400: [
+            "invalid_request",
+            "malformed_json",
+            "json_too_deep",
+            "number_too_large",
+            "invalid_text",
+            "unknown_ruleset",
+            "unknown_option",
+            "invalid_option",
+            "invalid_seats",
+            "unknown_level",
+        ],
+        429: ["rate_limited"],
+        503: ["capacity", "storage_unavailable"],
+    }
+)
 def create_game(body: dict[str, Any]):
     """Create a game.
 
@@ -403,7 +435,9 @@ class LobbyQuerySchema(Schema):
         validate=validate.OneOf(["waiting"]),
         metadata={"description": "`waiting`: games with an open seat (the only listing there is)"},
     )
-    ruleset = fields.String(validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"})
+    ruleset = fields.String(
+        validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"}
+    )
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100), metadata={"description": "Games per page"})
     before = fields.Float(metadata={"description": "The `next_before` of the page before"})
 

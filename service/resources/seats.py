@@ -7,7 +7,7 @@ from typing import Any
 from flask import url_for
 from marshmallow import Schema, fields, validate
 
-from engine.players import STANDARD_LEVEL, level_names
+from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..edge import Name
@@ -27,16 +27,18 @@ class SeatTakenSchema(Schema):
     token = fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "The seat's secret (`Authorization: Bearer <token>`), shown only here, once; null when a token took back its own seat"},
+        metadata={
+            "description": "The seat's secret (`Authorization: Bearer <token>`), shown only here, once; null when a token took back its own seat"
+        },
     )
     view = fields.Nested(GameViewSchema, required=True, metadata={"description": "The game as the seat sees it now"})
 
 
 class LeaveSchema(Schema):
     level = fields.String(
-        load_default=STANDARD_LEVEL,
+        load_default=None,
         validate=validate.OneOf(level_names()),
-        metadata={"description": "The computer level that plays the seat from now on"},
+        metadata={"description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level"},
     )
 
 
@@ -47,7 +49,16 @@ def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
 @blp.route("/<game_id>/seats/<int:seat>", methods=["POST"])
 @blp.arguments(TakeSeatSchema)
 @blp.response(200, SeatTakenSchema)
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 403: ["invalid_join_code", "not_your_seat"], 404: ["unknown_game", "unknown_seat"], 409: ["seat_taken", "game_over", "busy"], 429: ["rate_limited"]})
+@blp.problems(
+    {
+        400: ["invalid_request"],
+        401: ["invalid_token"],
+        403: ["invalid_join_code", "not_your_seat"],
+        404: ["unknown_game", "unknown_seat"],
+        409: ["seat_taken", "game_over", "busy"],
+        429: ["rate_limited"],
+    }
+)
 @blp.doc(security=SEAT_TOKEN_OPTIONAL)
 def take_seat(body: dict[str, Any], game_id: str, seat: int):
     """Take a seat.
@@ -64,7 +75,15 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
 @blp.route("/<game_id>/leave", methods=["POST"])
 @blp.arguments(LeaveSchema)
 @blp.response(200, GameViewSchema)
-@blp.problems({400: ["invalid_request"], 401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 409: ["seat_left", "game_over", "busy"], 429: ["rate_limited"]})
+@blp.problems(
+    {
+        400: ["invalid_request"],
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        409: ["seat_left", "game_over", "busy"],
+        429: ["rate_limited"],
+    }
+)
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
 def leave(body: dict[str, Any], game_id: str):
     """Leave a game.
@@ -79,7 +98,15 @@ def leave(body: dict[str, Any], game_id: str):
 
 @blp.route("/<game_id>/rematch", methods=["POST"])
 @blp.response(201, SeatTakenSchema, headers={"Location": {"description": "The new game's URL", "schema": {"type": "string"}}})
-@blp.problems({401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 409: ["game_not_finished", "seat_taken", "busy"], 429: ["rate_limited"], 503: ["capacity", "storage_unavailable"]})
+@blp.problems(
+    {
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        409: ["game_not_finished", "seat_taken", "busy"],
+        429: ["rate_limited"],
+        503: ["capacity", "storage_unavailable"],
+    }
+)
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
 def rematch(game_id: str):
     """Play again.
