@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,11 @@ from gunicorn.app.base import BaseApplication
 from redis import Redis
 
 from . import logs
+from .clocks import run as run_clocks
 from .app import create_app
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
+from .verify import verify
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
@@ -85,9 +89,16 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def verify_history(args: argparse.Namespace) -> None:
-    from .verify import verify  # the engine's replay, loaded only for this command
+def enforce_clocks(args: argparse.Namespace) -> None:
+    app = create_app(Settings.from_env())
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    logging.getLogger("koz").info("enforcing turn clocks every %.1f s", args.interval)
+    run_clocks(app.extensions["koz"], stop, args.interval)
 
+
+def verify_history(args: argparse.Namespace) -> None:
     problems = verify(json.loads(args.history.read_text()))
     for problem in problems:
         print(f"FAIL: {problem}")
@@ -109,6 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    clocks_parser = commands.add_parser("clocks", help="enforce turn clocks: time out the seats whose deadline passed (run one beside the service)")
+    clocks_parser.add_argument("--interval", type=float, default=0.5, help="seconds between checks (default 0.5)")
+    clocks_parser.set_defaults(run=enforce_clocks)
     verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
     verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
     verify_parser.set_defaults(run=verify_history)

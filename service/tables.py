@@ -16,12 +16,12 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from redis.exceptions import ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, registry
-from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
+from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
 from engine.shuffle import first_dealer
 
 from . import action_log
@@ -62,7 +62,9 @@ class SeatRecord:
 
 #: history events the service adds beside the engine's (stored in the snapshot, each with the
 #: version it produced): a seat taken, left to a computer, taken back, a rematch made
-SEAT_EVENTS = ("seat_taken", "left", "rejoined", "rematch")
+SEAT_EVENTS = ("seat_taken", "left", "rejoined", "rematch", "timeout")
+#: the level that plays a timed-out seat's one action under ``on_timeout: "computer"``
+TIMEOUT_LEVEL = "basic"
 
 
 @dataclass
@@ -94,6 +96,8 @@ class Table:
         abandonment: dict[str, Any] | None = None,
         seat_events: list[dict[str, Any]] | None = None,
         seed_source: str = "server",
+        clock: dict[str, Any] | None = None,
+        turn: dict[str, Any] | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -102,6 +106,13 @@ class Table:
         self.initial_seats = [SeatRecord(**asdict(seat)) for seat in seats]
         self.seats = seats
         self.seed_source = seed_source
+        #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
+        self.clock = clock
+        #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
+        #: the epoch; ``banks``: each seat's bank left; ``seat`` None while no human is to act)
+        self.turn = turn
+        #: the time of this request, set by :class:`Tables` (from its clock, injectable)
+        self.now = time.time()
         #: the service's own events, in the stored form ``{"version": v, "event": {...}}`` (a
         #: taken seat's also ``"token_hash"``); each is a version of its own
         self.seat_events: list[dict[str, Any]] = []
@@ -144,6 +155,8 @@ class Table:
             abandonment=snapshot.get("abandoned"),
             seat_events=snapshot.get("seats"),
             seed_source=setup.get("seed_source", "unknown"),
+            clock=setup.get("clock"),
+            turn=snapshot.get("turn"),
         )
 
     @classmethod
@@ -163,6 +176,7 @@ class Table:
             "seed": self.seed,
             "seed_source": self.seed_source,
             "created_at": self.created_at,
+            **({"clock": self.clock} if self.clock else {}),
         }
 
     def snapshot(self) -> dict[str, Any]:
@@ -173,6 +187,8 @@ class Table:
             snapshot["abandoned"] = self.abandonment
         if self.seat_events:
             snapshot["seats"] = self.seat_events
+        if self.turn is not None and not self.over:
+            snapshot["turn"] = self.turn
         if not self.over:
             snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
         return snapshot
@@ -214,9 +230,14 @@ class Table:
         return self.abandonment is not None
 
     @property
+    def forfeit(self) -> dict[str, Any] | None:
+        """The timeout event that ended the match by forfeit, if one did."""
+        return next((stored["event"] for stored in self.seat_events if stored["event"].get("on_timeout") == "forfeit"), None)
+
+    @property
     def over(self) -> bool:
-        """The match ended, by its rules or abandoned."""
-        return self.abandoned or self.finished
+        """The match ended, by its rules, by a forfeit or abandoned."""
+        return self.abandoned or self.finished or self.forfeit is not None
 
     @property
     def waiting(self) -> bool:
@@ -227,6 +248,8 @@ class Table:
     def status(self) -> str:
         if self.abandoned:
             return "abandoned"
+        if self.forfeit is not None:
+            return "forfeited"
         if self.finished:
             return "finished"
         return "waiting" if self.waiting else "active"
@@ -253,10 +276,69 @@ class Table:
         }
         if self.abandoned:
             view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
+        elif (forfeit := self.forfeit) is not None:
+            view.update(status="forfeited", to_act=[], legal_actions=[], winners=forfeit["winners"])
         elif self.waiting:
             view.update(status="waiting", to_act=[], legal_actions=[])
-        view.update(seed_commitment=self.seed_commitment, seed_source=self.seed_source, rematch=self.rematch)
+        view.update(seed_commitment=self.seed_commitment, seed_source=self.seed_source, rematch=self.rematch, clock=self.clock_view())
         return view
+
+    # --- the turn clock ---------------------------------------------------------------------
+
+    def clock_view(self) -> dict[str, Any] | None:
+        if self.clock is None:
+            return None
+        deadline = self.deadline()
+        deadlines: list[str | None] = [None] * len(self.seats)
+        if deadline is not None and self.turn is not None:
+            moment = datetime.fromtimestamp(deadline, timezone.utc).isoformat(timespec="milliseconds")
+            deadlines[self.turn["seat"]] = moment.replace("+00:00", "Z")
+        return {**self.clock, "deadlines": deadlines, "banks": self._banks()}
+
+    def _banks(self) -> list[float]:
+        if self.clock is None:
+            return []
+        return list(self.turn["banks"]) if self.turn is not None else [float(self.clock["bank"])] * len(self.seats)
+
+    def deadline(self) -> float | None:
+        """When the seat to act times out (seconds of the epoch); None when no clock runs."""
+        if self.clock is None or self.turn is None or self.turn["seat"] is None or self.over:
+            return None
+        return float(self.turn["since"] + self.clock["seconds_per_action"] + self.turn["banks"][self.turn["seat"]])
+
+    def start_turn(self) -> None:
+        """Start the clock of a human seat that has just come to act (each action is a turn of
+        its own); it does not run while a computer acts or the game waits."""
+        if self.clock is None:
+            return
+        banks = self._banks()
+        to_act = [] if self.over or self.waiting else self.ruleset.to_act(self.state)
+        if not to_act or self.seats[to_act[0]].bot is not None:
+            self.turn = {"seat": None, "version": self.version, "since": self.now, "banks": banks}
+        elif self.turn is None or self.turn["seat"] != to_act[0] or self.turn["version"] != self.version:
+            self.turn = {"seat": to_act[0], "version": self.version, "since": self.now, "banks": banks}
+
+    def _spend_bank(self, seat: int) -> None:
+        """What an action took past ``seconds_per_action`` comes off the seat's bank."""
+        if self.clock is None or self.turn is None or self.turn["seat"] != seat:
+            return
+        overtime = max(0.0, self.now - self.turn["since"] - self.clock["seconds_per_action"])
+        self.turn["banks"][seat] = max(0.0, self.turn["banks"][seat] - overtime)
+
+    def time_out(self, store: GameStore, settings: Settings) -> None:
+        """The seat to act let its deadline pass: the table's ``on_timeout`` decides."""
+        assert self.clock is not None and self.turn is not None
+        seat = self.turn["seat"]
+        self.turn["banks"][seat] = 0.0
+        if self.clock["on_timeout"] == "forfeit":
+            view = self.ruleset.view(self.state, None)
+            sides = view.get("teams") or [[index] for index in range(len(self.seats))]
+            winners = sorted(other for side in sides if seat not in side for other in side)
+            self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": winners})
+            return
+        self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "computer"})
+        level = TIMEOUT_LEVEL if TIMEOUT_LEVEL in level_names(self.ruleset.id) else standard_level(self.ruleset.id)
+        self.act(seat, self.decide(store, settings, seat, level))
 
     def seat_list(self) -> list[dict[str, Any]]:
         return [
@@ -338,8 +420,11 @@ class Table:
             raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
         if self.waiting:
             raise Problem(409, "waiting_for_players", "the game starts once every open seat is taken")
+        if self.forfeit is not None:
+            raise Problem(409, "game_over", "the match was lost by forfeit: a seat let its clock run out")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
+        self._spend_bank(seat)
         entry = action_log.encode(seat, action.to_json())
         if any(event.data["type"] == "deal" for event in events):
             self.deal_base = DealBase(self.log_length, self.ruleset.dump(before))
@@ -372,7 +457,7 @@ class Table:
 
     def computer_to_act(self) -> int | None:
         """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
-        if self.abandoned or self.waiting:
+        if self.over or self.waiting:
             return None
         to_act = self.ruleset.to_act(self.state)
         return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
@@ -511,9 +596,11 @@ def version_matches(header: str, version: int) -> bool:
 class Tables:
     """Every change to a game goes through here, as one compare-and-set on the store."""
 
-    def __init__(self, store: GameStore, settings: Settings) -> None:
+    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
+        #: the time now, in seconds of the epoch: what turn clocks are read against (tests inject one)
+        self.clock = clock
         self._memory_read_at = float("-inf")
         self._memory_full = False
         self.replays = ReplayCache()
@@ -535,6 +622,7 @@ class Tables:
     def load(self, game_id: str) -> Table:
         table = self._read(game_id)
         table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        table.now = self.clock()
         return table
 
     def _read(self, game_id: str) -> Table:
@@ -560,10 +648,17 @@ class Tables:
         """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
         one compare-and-set: the new actions' log entries and the snapshot."""
         setup = table.setup() if expected_version is None else None
-        return self.store.commit(
+        table.start_turn()
+        commit = self.store.commit(
             table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
             setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table),
         )
+        deadline = table.deadline()
+        if commit.written and deadline is not None:
+            # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
+            # process did not get to schedule is caught by the next change of the game
+            self.store.schedule_clock(table.id, deadline)
+        return commit
 
     def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by
@@ -588,6 +683,7 @@ class Tables:
         seed: str | None,
         *,
         private: bool = False,
+        clock: Mapping[str, Any] | None = None,
     ) -> tuple[Table, dict[int, str], dict[int, str]]:
         """A new game, the tokens of its human seats and the join codes of its open seats (a
         private game's); both returned once, never stored."""
@@ -627,14 +723,18 @@ class Tables:
                     code_hash=token_hash(codes[index]) if codes.get(index) else None,
                 )
             )
-        table = self._store_new(ruleset, parsed, records, seed or secrets.token_hex(16), "client" if seed else "server")
+        table = self._store_new(ruleset, parsed, records, seed or secrets.token_hex(16), "client" if seed else "server", clock)
         if codes and not private and seed is None:
             self.store.list_waiting(ruleset.id, table.id)
         return table, tokens, {index: code for index, code in codes.items() if code}
 
-    def _store_new(self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str) -> Table:
+    def _store_new(
+        self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str, clock: Mapping[str, Any] | None
+    ) -> Table:
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source)
+            table.clock = dict(clock) if clock else None
+            table.now = self.clock()
             table.length_cap = (self.settings.max_deals, self.settings.max_versions)
             table.play_computers(self.store, self.settings)
             _check_presentable(table)
@@ -710,7 +810,7 @@ class Tables:
         token = require_token(token)
         old = self.load(game_id)
         seat = old.authenticate(token)
-        if not old.finished:
+        if not (old.finished or old.forfeit is not None):
             raise Problem(409, "game_not_finished", "a rematch is made once the match is over")
         if old.rematch is None:
             # a human seat is kept for its token, open until that token asks (a seat that left to
@@ -721,7 +821,7 @@ class Tables:
                 else SeatRecord(record.name, record.bot, None)
                 for record in old.seats
             ]
-            made = self._store_new(old.ruleset, old.options, records, next_dealer_seed(old), "server")
+            made = self._store_new(old.ruleset, old.options, records, next_dealer_seed(old), "server", old.clock)
             # two seats asking at once: the first link stands, the other's new game is never used
             old, _ = self.change(game_id, lambda table: table.rematch or table.seat_event({"type": "rematch", "game": made.id}))
         rematch_id = old.rematch
@@ -791,6 +891,35 @@ class Tables:
                 "this Idempotency-Key was used for a different action; use a new key for a new action",
             )
         return earlier["view"]
+
+    def expire(self, game_id: str) -> bool:
+        """Enforce the clock of a game whose deadline is scheduled as due: if the seat to act has
+        let it pass, the table's ``on_timeout`` acts (one compare-and-set; an action that came
+        first wins, and the clock restarts). Whether a timeout was applied."""
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                table = self.load(game_id)
+            except Problem as problem:
+                if problem.status not in (404, 410):
+                    raise
+                self.store.unschedule_clock(game_id, self.clock())
+                return False
+            deadline = table.deadline()
+            if deadline is None or deadline > table.now:
+                if deadline is None:
+                    self.store.unschedule_clock(game_id, table.now)
+                else:
+                    self.store.schedule_clock(game_id, deadline)
+                return False
+            start = table.version
+            table.time_out(self.store, self.settings)
+            table.play_computers(self.store, self.settings)
+            if self.commit(table, start).written:
+                table.committed()
+                if table.deadline() is None:
+                    self.store.unschedule_clock(game_id, table.now)
+                return True
+        return False
 
     def advance(self, table: Table) -> Table:
         """The game after any computer moves that are due now (committed), else as it was."""

@@ -27,7 +27,8 @@ def playout(ruleset, seed):
 
 def frame(view):
     """The service's own part of a view, so a bare engine view can be dumped as the API would."""
-    service = {"id": "g", "ruleset": "r", "options": {}, "version": 0, "seats": [], "seed_commitment": "0" * 64, "seed_source": "server", "rematch": None}
+    service = {"id": "g", "ruleset": "r", "options": {}, "version": 0, "seats": []}
+    service.update(seed_commitment="0" * 64, seed_source="server", rematch=None, clock=None)
     return {**service, **view}
 
 

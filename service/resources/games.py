@@ -20,10 +20,11 @@ from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
 
-STATUSES = ["waiting", "active", "finished", "abandoned"]
+STATUSES = ["waiting", "active", "finished", "forfeited", "abandoned"]
 STATUS_DESCRIPTION = (
     "`waiting` while a seat is open (nobody acts until every seat is taken); "
-    "`finished` when the match ended by its rules; `abandoned` when it ran past the service's cap on a "
+    "`finished` when the match ended by its rules; `forfeited` when a seat let its turn clock run out "
+    "under `on_timeout: \"forfeit\"` (its side lost: `winners` are the others); `abandoned` when it ran past the service's cap on a "
     "match's length (deals or versions): it ends with no winner"
 )
 
@@ -59,6 +60,34 @@ class SeatSpecSchema(Schema):
     )
 
 
+class ClockSchema(Schema):
+    seconds_per_action = fields.Integer(
+        required=True, validate=validate.Range(min=1, max=86400), metadata={"description": "Seconds each action may take"}
+    )
+    bank = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=86400),
+        metadata={"description": "Seconds each seat may spend beyond `seconds_per_action`, over the whole match"},
+    )
+    on_timeout = fields.String(
+        load_default="computer",
+        validate=validate.OneOf(["computer", "forfeit"]),
+        metadata={
+            "description": "When a seat's deadline passes: `computer` (the basic computer plays that one action) "
+            "or `forfeit` (the seat's side loses the match)"
+        },
+    )
+
+
+class ClockViewSchema(ClockSchema):
+    deadlines = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "When each seat to act times out (ISO 8601, UTC), null for the others (one entry per seat)"},
+    )
+    banks = fields.List(fields.Float(), required=True, metadata={"description": "Each seat's bank left, in seconds"})
+
+
 class GameCreateSchema(Schema):
     ruleset = fields.String(
         required=True,
@@ -82,6 +111,7 @@ class GameCreateSchema(Schema):
             "`seed_source: \"client\"` (its creator could know every hand) and is never listed in the lobby",
         }
     )
+    clock = fields.Nested(ClockSchema, metadata={"description": "A turn clock for the human seats; absent: untimed"})
     private = fields.Boolean(
         load_default=False,
         metadata={"description": "Open seats are taken with a join code (one per open seat, returned once); the game is not listed in the lobby"},
@@ -248,6 +278,7 @@ class GameViewSchema(Schema):
         },
     )
     rematch = fields.String(required=True, allow_none=True, metadata={"description": "The id of the next match, once a seat asked for one"})
+    clock = fields.Nested(ClockViewSchema, required=True, allow_none=True, metadata={"description": "The turn clock; null for an untimed game"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
@@ -390,7 +421,9 @@ def create_game(body: dict[str, Any]):
     catalog) against computer players. Computer seats move at once when it is their turn; a
     game of computer seats only plays itself to the end.
     """
-    table, tokens, codes = tables().create(body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"])
+    table, tokens, codes = tables().create(
+        body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"], clock=body.get("clock")
+    )
     created = {
         "id": table.id,
         "ruleset": table.ruleset.id,

@@ -29,7 +29,8 @@ class HistoryEventSchema(Schema):
     `max_deals`, `max_versions`): the match ran past its cap on length and ended with no winner;
     `seat_taken` (`seat`, `name`): an open seat was taken; `left` (`seat`, `level`): the seat's
     player left it to a computer of that level; `rejoined` (`seat`): the seat's token took it
-    back; `rematch` (`game`): the next match was made. Each of these is a version of its own."""
+    back; `rematch` (`game`): the next match was made; `timeout` (`seat`, `on_timeout`, and
+    `winners` for a forfeit): the seat let its turn clock run out. Each of these is a version of its own."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
     type = fields.String(required=True)
@@ -82,6 +83,7 @@ class HistoryEventSchema(Schema):
     name = fields.String(metadata={"description": "seat_taken: the name of who took the seat"})
     level = fields.String(metadata={"description": "left: the computer level playing the seat from now on"})
     game = fields.String(metadata={"description": "rematch: the next match's id"})
+    on_timeout = fields.String(metadata={"description": "timeout: `computer` (it played the seat's action, the next event) or `forfeit`"})
 
 
 class DealtSchema(Schema):
