@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -52,9 +54,14 @@ def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     app = create_app(settings)
     embedded = app.extensions.get("koz_embedded")
+    # the turn clocks are enforced by a process of their own beside the web workers
+    redis_url = f"unix://{embedded.socket_file}" if embedded is not None else settings.redis_url
+    checker = subprocess.Popen([sys.executable, "-m", "service.cli", "clocks"], env={**os.environ, "REDIS_URL": redis_url or ""})
 
     def on_exit(_server) -> None:
         # also on SIGTERM and SIGINT: gunicorn's master stops the workers, then calls this
+        checker.terminate()
+        checker.wait(timeout=10)
         if embedded is not None:
             embedded.stop()
 
