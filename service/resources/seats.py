@@ -77,7 +77,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
 @blp.response(200, GameViewSchema)
 @blp.problems(
     {
-        400: ["invalid_request"],
+        400: ["invalid_request", "unknown_level"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["seat_left", "game_over", "busy"],
