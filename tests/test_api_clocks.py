@@ -178,3 +178,35 @@ def test_the_clock_check_runs_on_its_own_until_stopped(api, tables, clock):
         stop.set()
         checker.join()
     assert api.view(game_id).body["status"] == "forfeited"
+
+
+def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, monkeypatch):
+    """The timeout commits while the leave is being applied: the leave's compare-and-set fails,
+    its retry leaves the seat after the timed-out action, and no deadline runs for a computer."""
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 31
+    commit, raced = tables.commit, []
+
+    def commit_after_the_timeout(table, expected, idempotency=None):
+        if not raced:
+            raced.append("timeout")
+            raced.append(enforce(tables))
+        return commit(table, expected, idempotency)
+
+    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[seat])
+    assert raced == ["timeout", 1] and left.status == 200
+    kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("timeout", "action", "left")]
+    assert kinds[:3] == [("timeout", seat), ("action", seat), ("left", seat)]
+    assert api.view(game_id).body["clock"]["deadlines"][seat] is None
+
+
+def test_the_clock_starts_when_the_last_open_seat_is_taken(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, {"open": True}])
+    assert api.view(game_id).body["clock"]["deadlines"] == [None, None]
+    clock.now += 100
+    assert enforce(tables) == 0
+    api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"})
+    view = api.view(game_id).body
+    assert view["clock"]["deadlines"][view["to_act"][0]] == iso(clock.now + 30)
