@@ -47,7 +47,7 @@ def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/seats/<int:seat>", methods=["POST"])
-@blp.arguments(TakeSeatSchema)
+@blp.arguments(TakeSeatSchema, required=False)
 @blp.response(200, SeatTakenSchema)
 @blp.problems(
     {
@@ -73,7 +73,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
 
 
 @blp.route("/<game_id>/leave", methods=["POST"])
-@blp.arguments(LeaveSchema)
+@blp.arguments(LeaveSchema, required=False)
 @blp.response(200, GameViewSchema)
 @blp.problems(
     {
@@ -92,7 +92,7 @@ def leave(body: dict[str, Any], game_id: str):
     so); the seat's token can take it back with `POST /v1/games/{id}/seats/{seat}`.
     """
     token = bearer_token()
-    table = tables().leave(game_id, token, body["level"])
+    table = tables().leave(game_id, token, body.get("level"))
     return view_response(table.view(table.authenticate(token)))
 
 
