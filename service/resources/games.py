@@ -15,7 +15,7 @@ from engine.players import level_names
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
+from ..schemas import ActionSchema, GameOptionsSchema, StrictBoolean, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -54,7 +54,7 @@ class SeatSpecSchema(Schema):
         allow_none=True,
         metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
     )
-    open = fields.Boolean(
+    open = StrictBoolean(
         load_default=False,
         metadata={"description": "A human seat left for someone to take with `POST /v1/games/{id}/seats/{seat}`; the game waits until it is taken"},
     )
@@ -62,9 +62,11 @@ class SeatSpecSchema(Schema):
 
 class ClockSchema(Schema):
     seconds_per_action = fields.Integer(
+        strict=True,
         required=True, validate=validate.Range(min=1, max=86400), metadata={"description": "Seconds each action may take"}
     )
     bank = fields.Integer(
+        strict=True,
         load_default=0,
         validate=validate.Range(min=0, max=86400),
         metadata={"description": "Seconds each seat may spend beyond `seconds_per_action`, over the whole match"},
@@ -112,7 +114,7 @@ class GameCreateSchema(Schema):
         }
     )
     clock = fields.Nested(ClockSchema, metadata={"description": "A turn clock for the human seats; absent: untimed"})
-    private = fields.Boolean(
+    private = StrictBoolean(
         load_default=False,
         metadata={"description": "Open seats are taken with a join code (one per open seat, returned once); the game is not listed in the lobby"},
     )
@@ -390,7 +392,7 @@ def tables():
     return current_app.extensions["koz"]
 
 
-@blp.route("", methods=["POST"])
+@blp.route("", methods=["POST"], operation_id="createGame")
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
 @blp.problems(
@@ -439,7 +441,7 @@ def create_game(body: dict[str, Any]):
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
 
 
-@blp.route("/<game_id>")
+@blp.route("/<game_id>", operation_id="getGame")
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
@@ -492,7 +494,7 @@ class LobbySchema(Schema):
     next_before = fields.Float(required=True, allow_none=True, metadata={"description": "Pass as `before` for the next page; null on the last"})
 
 
-@blp.route("", methods=["GET"])
+@blp.route("", methods=["GET"], operation_id="listWaitingGames")
 @blp.arguments(LobbyQuerySchema, location="query")
 @blp.response(200, LobbySchema)
 @blp.problems({400: ["invalid_request", "unknown_ruleset"]})

@@ -46,16 +46,17 @@ def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
     return {"id": table.id, "seat": seat, "token": token, "view": table.view(seat)}
 
 
-@blp.route("/<game_id>/seats/<int:seat>", methods=["POST"])
+@blp.route("/<game_id>/seats/<int(signed=True):seat>", methods=["POST"], operation_id="takeSeat")
 @blp.arguments(TakeSeatSchema, required=False)
 @blp.response(200, SeatTakenSchema)
 @blp.problems(
     {
-        400: ["invalid_request"],
+        400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["invalid_token"],
         403: ["invalid_join_code", "not_your_seat"],
-        404: ["unknown_game", "unknown_seat"],
+        404: ["unknown_game", "unknown_seat", "not_found"],
         409: ["seat_taken", "game_over", "busy"],
+        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )
@@ -72,15 +73,16 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
     return seat_taken(table, seat, token)
 
 
-@blp.route("/<game_id>/leave", methods=["POST"])
+@blp.route("/<game_id>/leave", methods=["POST"], operation_id="leaveGame")
 @blp.arguments(LeaveSchema, required=False)
 @blp.response(200, GameViewSchema)
 @blp.problems(
     {
-        400: ["invalid_request", "unknown_level"],
+        400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_level"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["seat_left", "game_over", "busy"],
+        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )
@@ -96,7 +98,7 @@ def leave(body: dict[str, Any], game_id: str):
     return view_response(table.view(table.authenticate(token)))
 
 
-@blp.route("/<game_id>/rematch", methods=["POST"])
+@blp.route("/<game_id>/rematch", methods=["POST"], operation_id="makeRematch")
 @blp.response(201, SeatTakenSchema, headers={"Location": {"description": "The new game's URL", "schema": {"type": "string"}}})
 @blp.problems(
     {
