@@ -76,7 +76,8 @@ def capture() -> dict:
     keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={"level": "expert"}, headers=bearer(taken["token"])), {"level": "expert"})
     keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={}, headers=bearer(taken["token"])))
     keep("makeRematch", client.post(f"/v1/games/{table['id']}/rematch", headers=bearer(table["tokens"][0]["token"])))
-    both_left = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "Ayşe"}, {"name": "Can"}], "seed": "example-9"}).get_json()
+    two_humans = {"ruleset": "german-whist", "seats": [{"name": "Ayşe"}, {"name": "Can"}], "seed": "example-9"}
+    both_left = client.post("/v1/games", json=two_humans).get_json()
     for entry in both_left["tokens"]:
         client.post(f"/v1/games/{both_left['id']}/leave", json={"level": "random"}, headers=bearer(entry["token"]))
     keep("makeRematch", client.post(f"/v1/games/{both_left['id']}/rematch", headers=bearer(both_left["tokens"][0]["token"])))
