@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
+import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +20,11 @@ from redis import Redis
 from engine.players import level_names
 
 from . import bot, logs
+from .clocks import run as run_clocks
 from .app import create_app
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
+from .verify import verify
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
@@ -50,9 +56,14 @@ def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     app = create_app(settings)
     embedded = app.extensions.get("koz_embedded")
+    # the turn clocks are enforced by a process of their own beside the web workers
+    redis_url = f"unix://{embedded.socket_file}" if embedded is not None else settings.redis_url
+    checker = subprocess.Popen([sys.executable, "-m", "service.cli", "clocks"], env={**os.environ, "REDIS_URL": redis_url or ""})
 
     def on_exit(_server) -> None:
         # also on SIGTERM and SIGINT: gunicorn's master stops the workers, then calls this
+        checker.terminate()
+        checker.wait(timeout=10)
         if embedded is not None:
             embedded.stop()
 
@@ -91,6 +102,24 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def enforce_clocks(args: argparse.Namespace) -> None:
+    app = create_app(Settings.from_env())
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    logging.getLogger("koz").info("enforcing turn clocks every %.1f s", args.interval)
+    run_clocks(app.extensions["koz"], stop, args.interval)
+
+
+def verify_history(args: argparse.Namespace) -> None:
+    problems = verify(json.loads(args.history.read_text()))
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if problems:
+        sys.exit(1)
+    print("OK: the seed matches its commitment, and every deal and event replays from it")
+
+
 def main(argv: list[str] | None = None) -> None:
     logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
@@ -104,6 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    clocks_parser = commands.add_parser("clocks", help="enforce turn clocks: time out the seats whose deadline passed (run one beside the service)")
+    clocks_parser.add_argument("--interval", type=float, default=0.5, help="seconds between checks (default 0.5)")
+    clocks_parser.set_defaults(run=enforce_clocks)
+    verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
+    verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
+    verify_parser.set_defaults(run=verify_history)
     bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
     bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
     bot_parser.add_argument("game_id")

@@ -138,7 +138,9 @@ class SeatSchema(ma.Schema):
     label = fields.Nested(NamesSchema, required=True, metadata={"description": "The seat's label, e.g. South / Güney"})
     name = fields.String(required=True, allow_none=True)
     bot = fields.String(required=True, allow_none=True, metadata={"description": "The computer level, or null for a human"})
-    human = fields.Boolean(required=True)
+    human = fields.Boolean(required=True, metadata={"description": "Played by a person now (false for a computer, and for a seat that left)"})
+    open = fields.Boolean(required=True, metadata={"description": "Waiting for someone to take it"})
+    left = fields.Boolean(required=True, metadata={"description": "Its player left it to the computer `bot`; the seat's token can take it back"})
 
 
 def _option_property(option: Any) -> dict[str, Any]:

@@ -34,7 +34,9 @@ def playout(ruleset, seed):
 
 def frame(ruleset, view):
     """The service's own part of a view around a bare engine view, as the API sends it."""
-    return {"id": "g", "ruleset": ruleset.id, "options": ruleset.parse_options({}), "version": 0, "status": "active", "seats": [], **view}
+    service = {"id": "g", "ruleset": ruleset.id, "options": ruleset.parse_options({}), "version": 0, "status": "active", "seats": []}
+    service.update(seed_commitment="0" * 64, seed_source="server", rematch=None, clock=None)
+    return {**service, **view}
 
 
 def errors(validate, document):

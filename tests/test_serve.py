@@ -126,11 +126,18 @@ def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_
     service = Service(data_dir)
     try:
         api = SocketClient(service.url)
+        timed = {"ruleset": "german-whist", "seats": [{}, {}], "clock": {"seconds_per_action": 1, "on_timeout": "forfeit"}}
+        timed_id = api.create(**timed).body["id"]
         games = [play_and_check(api, "german-whist", options, f"serve-{n}") for n, options in enumerate(WHIST_OPTIONS)]
         games.append(play_and_check(api, "german-whist", {"target": 15}, "serve-target"))
         games.append(play_and_check(api, "sixty-six", {"variant": "schnapsen", "open_scores": True}, "serve-66"))
         games.append(play_and_check(api, "partnership-batak", {"target": 21}, "serve-batak"))
         assert api.request("GET", "/docs/").status == 200
+        # nobody acted in the timed game: the clock check beside the web workers ended it
+        deadline = time.monotonic() + 10
+        while api.view(timed_id).body["status"] != "forfeited" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert api.view(timed_id).body["status"] == "forfeited"
         api.close()
         redis_pid = service.redis_pid
         assert alive(redis_pid)

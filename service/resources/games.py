@@ -17,15 +17,17 @@ from engine.ruleset import Ruleset
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import GameOptionsSchema, SeatSchema, options_component
+from ..schemas import GameOptionsSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
 from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
 
-STATUSES = ["active", "finished", "abandoned"]
+STATUSES = ["waiting", "active", "finished", "forfeited", "abandoned"]
 STATUS_DESCRIPTION = (
-    "`finished` when the match ended by its rules; `abandoned` when it ran past the service's cap on a "
+    "`waiting` while a seat is open (nobody acts until every seat is taken); "
+    "`finished` when the match ended by its rules; `forfeited` when a seat let its turn clock run out "
+    "under `on_timeout: \"forfeit\"` (its side lost: `winners` are the others); `abandoned` when it ran past the service's cap on a "
     "match's length (deals or versions): it ends with no winner"
 )
 
@@ -55,6 +57,40 @@ class SeatSpecSchema(Schema):
         allow_none=True,
         metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
     )
+    open = StrictBoolean(
+        load_default=False,
+        metadata={"description": "A human seat left for someone to take with `POST /v1/games/{id}/seats/{seat}`; the game waits until it is taken"},
+    )
+
+
+class ClockSchema(Schema):
+    seconds_per_action = fields.Integer(
+        strict=True,
+        required=True, validate=validate.Range(min=1, max=86400), metadata={"description": "Seconds each action may take"}
+    )
+    bank = fields.Integer(
+        strict=True,
+        load_default=0,
+        validate=validate.Range(min=0, max=86400),
+        metadata={"description": "Seconds each seat may spend beyond `seconds_per_action`, over the whole match"},
+    )
+    on_timeout = fields.String(
+        load_default="computer",
+        validate=validate.OneOf(["computer", "forfeit"]),
+        metadata={
+            "description": "When a seat's deadline passes: `computer` (the basic computer plays that one action) "
+            "or `forfeit` (the seat's side loses the match)"
+        },
+    )
+
+
+class ClockViewSchema(ClockSchema):
+    deadlines = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "When each seat to act times out (ISO 8601, UTC), null for the others (one entry per seat)"},
+    )
+    banks = fields.List(fields.Float(), required=True, metadata={"description": "Each seat's bank left, in seconds"})
 
 
 class GameCreateSchema(Schema):
@@ -76,8 +112,14 @@ class GameCreateSchema(Schema):
         metadata={
             "oneOf": [{"type": "string", "minLength": 1, "maxLength": 128}, {"type": "integer"}],
             "description": "A seed for a reproducible deal; absent, one is drawn from a secure source "
-            "and revealed only when the match is over",
+            "and revealed only when the match is over. A game with a seed of the client's is marked "
+            "`seed_source: \"client\"` (its creator could know every hand) and is never listed in the lobby",
         }
+    )
+    clock = fields.Nested(ClockSchema, metadata={"description": "A turn clock for the human seats; absent: untimed"})
+    private = StrictBoolean(
+        load_default=False,
+        metadata={"description": "Open seats are taken with a join code (one per open seat, returned once); the game is not listed in the lobby"},
     )
 
 
@@ -101,6 +143,14 @@ class SeatTokenSchema(Schema):
     token = fields.String(required=True, metadata={"description": "The seat's secret: `Authorization: Bearer <token>`"})
 
 
+class JoinCodeSchema(Schema):
+    seat = fields.Integer(required=True)
+    code = fields.String(
+        required=True,
+        metadata={"description": "Pass it on with the invitation: `POST /v1/games/{id}/seats/{seat}` with `{\"code\": ...}`"},
+    )
+
+
 class GameCreatedSchema(Schema):
     id = fields.String(required=True)
     ruleset = fields.String(required=True)
@@ -111,8 +161,15 @@ class GameCreatedSchema(Schema):
     tokens = fields.List(
         fields.Nested(SeatTokenSchema),
         required=True,
-        metadata={"description": "The tokens of the human seats. Shown only here, once: keep them"},
+        metadata={"description": "The tokens of the human seats (not the open ones). Shown only here, once: keep them"},
     )
+    join_codes = fields.List(
+        fields.Nested(JoinCodeSchema),
+        required=True,
+        metadata={"description": "A private game's join codes, one per open seat (empty otherwise). Shown only here, once"},
+    )
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed"})
+    seed_source = fields.String(required=True, validate=validate.OneOf(["server", "client"]))
 
 
 # --- seeing ------------------------------------------------------------------------------------
@@ -122,7 +179,21 @@ class ViewFrameSchema(Schema):
     """The service's part of every view: the game, its version, its status and its seats."""
 
     id = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "Increments with every applied action; also the ETag"})
+    version = fields.Integer(required=True, metadata={"description": "Increments with every change (an action, a seat taken or left); also the ETag"})
+    seed_commitment = fields.String(
+        required=True,
+        metadata={"description": "SHA-256 (hex) of the seed, shown from the start; the history's `reveal` shows the seed once the match is over"},
+    )
+    seed_source = fields.String(
+        required=True,
+        validate=validate.OneOf(["server", "client", "unknown"]),
+        metadata={
+            "description": "`server`: drawn by the server, secret until the end; `client`: chosen by the game's creator, "
+            "who could know every hand; `unknown`: a game stored before this was kept"
+        },
+    )
+    rematch = fields.String(required=True, allow_none=True, metadata={"description": "The id of the next match, once a seat asked for one"})
+    clock = fields.Nested(ClockViewSchema, required=True, allow_none=True, metadata={"description": "The turn clock; null for an untimed game"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
 
@@ -246,12 +317,16 @@ def tables():
 def create_game(body: dict[str, Any]):
     """Create a game.
 
-    Each seat is a human (a token is issued for it, returned once, here) or a computer player
-    of a named level. Without `seats`, the standard table: the ruleset's human seats (see the
+    Each seat is a human (a token is issued for it, returned once, here), an open seat
+    (`{"open": true}`: the game waits until someone takes it; an invitation is the game's URL
+    and the seat, plus its join code in a `private` game) or a computer player of a named
+    level. Without `seats`, the standard table: the ruleset's human seats (see the
     catalog) against computer players. Computer seats move at once when it is their turn; a
     game of computer seats only plays itself to the end.
     """
-    table, tokens = tables().create(body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"))
+    table, tokens, codes = tables().create(
+        body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"], clock=body.get("clock")
+    )
     created = {
         "id": table.id,
         "ruleset": table.ruleset.id,
@@ -260,6 +335,9 @@ def create_game(body: dict[str, Any]):
         "status": table.status,
         "seats": table.seat_list(),
         "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
+        "join_codes": [{"seat": seat, "code": code} for seat, code in sorted(codes.items())],
+        "seed_commitment": table.seed_commitment,
+        "seed_source": table.seed_source,
     }
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
 
@@ -282,3 +360,64 @@ def get_game(query: dict[str, Any], game_id: str):
     if condition is not None and version_matches(condition, table.version):
         return private(Response(status=304), table.version)
     return view_response(table.view(seat))
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+class LobbyQuerySchema(Schema):
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["waiting"]),
+        metadata={"description": "`waiting`: games with an open seat (the only listing there is)"},
+    )
+    ruleset = fields.String(
+        validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"}
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100), metadata={"description": "Games per page"})
+    before = fields.Float(metadata={"description": "The `next_before` of the page before"})
+
+
+class LobbyGameSchema(Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Nested(GameOptionsSchema, required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    open_seats = fields.List(fields.Integer(), required=True, metadata={"description": "Take one with `POST /v1/games/{id}/seats/{seat}`"})
+    seed_commitment = fields.String(required=True)
+    seed_source = fields.String(required=True, metadata={"description": "Always `server`: a game with a client's seed is never listed"})
+    created_at = fields.String(required=True)
+
+
+class LobbySchema(Schema):
+    games = fields.List(fields.Nested(LobbyGameSchema), required=True)
+    next_before = fields.Float(required=True, allow_none=True, metadata={"description": "Pass as `before` for the next page; null on the last"})
+
+
+@blp.route("", methods=["GET"], operation_id="listWaitingGames")
+@blp.arguments(LobbyQuerySchema, location="query")
+@blp.response(200, LobbySchema)
+@blp.problems({400: ["invalid_request", "unknown_ruleset"]})
+def list_games(query: dict[str, Any]):
+    """Find a game to join.
+
+    Public games with an open seat, newest first, paged: public information only. Private
+    games and games whose seed was chosen by their creator are never listed.
+    """
+    page, next_before = tables().lobby(query.get("ruleset"), query["limit"], query.get("before"))
+    games = [
+        {
+            "id": table.id,
+            "url": url_for("games.get_game", game_id=table.id),
+            "ruleset": table.ruleset.id,
+            "options": table.options,
+            "seats": table.seat_list(),
+            "open_seats": [index for index, seat in enumerate(table.seats) if seat.open],
+            "seed_commitment": table.seed_commitment,
+            "seed_source": table.seed_source,
+            "created_at": table.created_at,
+        }
+        for table in page
+    ]
+    return {"games": games, "next_before": next_before}

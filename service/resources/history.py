@@ -42,6 +42,56 @@ class AbandonedEventSchema(Schema):
     max_versions = fields.Integer(required=True, metadata={"description": "The cap on versions"})
 
 
+class SeatTakenEventSchema(Schema):
+    """An open seat was taken."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["seat_taken"]})
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={"description": "The name of who took the seat"})
+
+
+class LeftEventSchema(Schema):
+    """The seat's player left it to a computer of that level."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["left"]})
+    seat = fields.Integer(required=True)
+    level = fields.String(required=True, metadata={"description": "The computer level playing the seat from now on"})
+
+
+class RejoinedEventSchema(Schema):
+    """The seat's token took the seat back."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["rejoined"]})
+    seat = fields.Integer(required=True)
+
+
+class RematchEventSchema(Schema):
+    """The next match was made."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["rematch"]})
+    game = fields.String(required=True, metadata={"description": "The next match's id"})
+
+
+class TimeoutEventSchema(Schema):
+    """The seat let its turn clock run out."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["timeout"]})
+    seat = fields.Integer(required=True)
+    on_timeout = fields.String(
+        required=True,
+        metadata={
+            "enum": ["computer", "forfeit"],
+            "description": "`computer`: it played the seat's action, the next event; `forfeit`: the match is lost",
+        },
+    )
+    winners = fields.List(fields.Integer(), metadata={"description": "For a forfeit: the winning seats"})
+
+
 class HistoryEventSchema(Schema):
     """One event, with the version it produced; its `type` says which fields it has: the
     service's `action` and `abandoned`, and the events each ruleset declares.
@@ -64,6 +114,11 @@ def document_events(spec) -> None:
     by_type: dict[str, dict[str, type[Schema]]] = {
         "action": {"ActionEvent": ActionEventSchema},
         "abandoned": {"AbandonedEvent": AbandonedEventSchema},
+        "seat_taken": {"SeatTakenEvent": SeatTakenEventSchema},
+        "left": {"LeftEvent": LeftEventSchema},
+        "rejoined": {"RejoinedEvent": RejoinedEventSchema},
+        "rematch": {"RematchEvent": RematchEventSchema},
+        "timeout": {"TimeoutEvent": TimeoutEventSchema},
     }
     for ruleset in registry.all_rulesets():
         for shape in ruleset.event_types:
@@ -106,6 +161,9 @@ class RevealSchema(Schema):
 
 class HistorySchema(Schema):
     id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Dict(required=True, metadata={"description": "The game's options"})
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed, as every view showed it from the start"})
     version = fields.Integer(required=True, metadata={"description": "The game's current version"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     events = fields.List(fields.Nested(HistoryEventSchema), required=True)
@@ -147,6 +205,9 @@ def get_history(query: dict[str, Any], game_id: str):
             events.append({"version": version, **seen})
     history = {
         "id": table.id,
+        "ruleset": table.ruleset.id,
+        "options": table.options,
+        "seed_commitment": table.seed_commitment,
         "version": table.version,
         "status": table.status,
         "events": events,
