@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 from engine import RuleError
 
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
+from .texts import DETAILS
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +49,20 @@ class Api(flask_smorest.Api):
         data = getattr(error, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
         if error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
-            problem = Problem(400, "malformed_json", "the request body is not valid JSON")
+            problem = Problem(400, "malformed_json", "malformed_json")
         elif error.code == 400 and messages is not None:
             # webargs refuses a body or query that does not fit its schema
-            problem = Problem(400, "invalid_request", _describe(messages), errors=_flatten(messages))
+            detail, params = _describe(messages)
+            problem = Problem(400, "invalid_request", detail, params=params, errors=_flatten(messages))
         else:
             if error.code == 500:
                 log.error("unhandled error on %s %s", request.method, request.path, exc_info=getattr(error, "original_exception", error))
             code = HTTP_ERROR_CODES.get(error.code or 500, HTTPStatus(error.code or 500).phrase.lower().replace(" ", "_"))
-            detail = error.description or "" if error.code != 500 else "the server failed to answer this request"
-            problem = Problem(error.code or 500, code, detail)
+            if error.code == 500:
+                problem = Problem(500, code, "server_failed")
+            else:
+                detail = code if code in DETAILS else "http_error"
+                problem = Problem(error.code or 500, code, detail, params={"description": error.description or ""})
         response = problem.response()
         allowed = getattr(error, "valid_methods", None)
         if error.code == 405 and allowed:
@@ -68,9 +73,9 @@ class Api(flask_smorest.Api):
         # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
         if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
-            return Problem(503, "capacity", "the game store is full; try again later", headers={"Retry-After": "60"}).response()
+            return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
-        return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
+        return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 
     def _register_responses(self) -> None:
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
@@ -121,17 +126,19 @@ def _flatten(messages) -> dict[str, object]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
-def _describe(messages) -> str:
+def _describe(messages) -> tuple[str, dict[str, object]]:
+    """The detail of an invalid request: its first field and that field's first message (the
+    messages, from marshmallow, are English: a Turkish detail names the field only)."""
     fields = _flatten(messages)
     first = next(iter(fields.items()), None)
     if first is None:
-        return "the request is not valid"
+        return "invalid_request", {}
     name, problem = first
     while isinstance(problem, (list, dict)) and problem:
         problem = problem[0] if isinstance(problem, list) else next(iter(problem.values()))
-    where = "the request" if name == "_schema" else f"'{name}'"
-    more = f" (and {len(fields) - 1} more)" if len(fields) > 1 else ""
-    return f"{where}: {problem}{more}"
+    where = {"en": "the request", "tr": "istek"} if name == "_schema" else {"en": f"'{name}'", "tr": f"'{name}'"}
+    params = {"field": where, "problem": problem, "others": len(fields) - 1}
+    return ("invalid_fields" if len(fields) > 1 else "invalid_field"), params
 
 
 def bearer_token() -> str | None:
@@ -144,7 +151,7 @@ def bearer_token() -> str | None:
         raise Problem(
             401,
             "invalid_token",
-            "the Authorization header must be 'Bearer <seat token>'",
+            "bearer",
             headers={"WWW-Authenticate": 'Bearer error="invalid_request"'},
         )
     return token.strip()

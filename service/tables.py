@@ -163,7 +163,7 @@ class Table:
             raise Problem(
                 401,
                 "invalid_token",
-                "the token does not belong to a seat of this game",
+                "invalid_token",
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         return seat
@@ -218,7 +218,7 @@ class Table:
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
         if self.abandoned:
-            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
+            raise Problem(409, "game_over", "abandoned")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
         entry = action_log.encode(seat, action.to_json())
@@ -312,7 +312,8 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     unreadable = Problem(
         410,
         "game_unreadable",
-        f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
+        "game_unreadable",
+        params={"game": repr(game_id)},
     )
     try:
         for version, entry in history:
@@ -332,7 +333,7 @@ def require_token(token: str | None) -> str:
         raise Problem(
             401,
             "missing_token",
-            "this needs the seat's token: Authorization: Bearer <token>",
+            "missing_token",
             headers={"WWW-Authenticate": "Bearer"},
         )
     return token
@@ -345,7 +346,7 @@ def _check_presentable(table: Table) -> None:
         for seat in [None, *range(len(table.seats))]:
             json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
-        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
+        raise Problem(400, "invalid_request", "not_shown") from error
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -387,7 +388,7 @@ class Tables:
             self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
             self._memory_read_at = now
         if self._memory_full:
-            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
+            raise Problem(503, "capacity", "nearly_full", headers={"Retry-After": "60"})
 
     def load(self, game_id: str) -> Table:
         table = self._read(game_id)
@@ -398,14 +399,14 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             stored = self.store.load(game_id)
             if stored is None:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if isinstance(stored, Stored):
                 return Table.from_stored(game_id, stored)
             table = upgrade(game_id, stored, self.store.legacy_history(game_id))
             if self.store.replace_legacy(game_id, stored.version, table.setup(), table.snapshot(), bytes(table.appended)):
                 table.committed()
                 return table
-        raise Problem(503, "storage_unavailable", "could not read the game; try again")
+        raise Problem(503, "storage_unavailable", "read_failed")
 
     def ttl(self, table: Table) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -446,7 +447,8 @@ class Tables:
             raise Problem(
                 400,
                 "invalid_seats",
-                f"{ruleset.id} has {ruleset.seat_count} seats, but {len(seats)} were given",
+                "invalid_seats",
+                params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
                 allowed=f"a list of {ruleset.seat_count} seats",
             )
         tokens: dict[int, str] = {}
@@ -467,7 +469,7 @@ class Tables:
             if self.commit(table, None).written:
                 table.committed()
                 return table, tokens
-        raise Problem(503, "storage_unavailable", "could not store the new game; try again")
+        raise Problem(503, "storage_unavailable", "store_failed")
 
     def act(
         self,
@@ -497,7 +499,8 @@ class Tables:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game is at version {table.version}, not the one in If-Match",
+                    "stale_version",
+                    params={"version": table.version},
                     current_version=table.version,
                 )
             start = table.version
@@ -512,15 +515,16 @@ class Tables:
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if if_match is not None:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game moved on to version {commit.version} meanwhile",
+                    "moved_on",
+                    params={"version": commit.version},
                     current_version=commit.version,
                 )
-        raise Problem(409, "busy", "the game kept changing while this action was applied; try again")
+        raise Problem(409, "busy", "busy")
 
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
@@ -528,7 +532,7 @@ class Tables:
             raise Problem(
                 422,
                 "idempotency_key_reused",
-                "this Idempotency-Key was used for a different action; use a new key for a new action",
+                "idempotency_key_reused",
             )
         return earlier["view"]
 
@@ -551,7 +555,7 @@ class Tables:
         table = self.advance(self.load(game_id))
         seat = table.authenticate(require_token(token))
         if table.over:
-            raise Problem(409, "game_over", "the match is over")
+            raise Problem(409, "game_over", "game_over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
         return table, seat, table.decide(self.store, self.settings, seat, strongest_level(table.ruleset.id))

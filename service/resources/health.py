@@ -24,7 +24,7 @@ def healthz():
     not be restarted: restart the service)."""
     embedded = current_app.extensions.get("koz_embedded")
     if embedded is not None and embedded.failed:
-        raise Problem(503, "storage_failed", "the embedded Redis died and could not be restarted; restart the service")
+        raise Problem(503, "storage_failed", "storage_failed")
     return {"status": "ok"}
 
 
@@ -34,5 +34,5 @@ def healthz():
 def readyz():
     """The process is up and its Redis answers (on a cluster: every primary reports the cluster ok)."""
     if not ready(current_app.extensions["koz_readiness"]):
-        raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
+        raise Problem(503, "storage_unavailable", "cluster_not_ready")
     return {"status": "ok"}
