@@ -233,7 +233,10 @@ class PartnershipBatak(TrickTaking[BatakState]):
         "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
         "auction_over": {"en": "the auction is over: no more bids or passes", "tr": "ihale bitti: artık söylenemez, pas geçilemez"},
         "bid_out_of_range": {"en": "a bid is a number from 8 to 13", "tr": "ihale 8 ile 13 arasında bir sayıdır"},
-        "bid_too_low": {"en": "a bid must be higher than the highest bid so far", "tr": "ihale şimdiye dek söylenenlerin en yükseğinden büyük olmalı"},
+        "bid_too_low": {
+            "en": "a bid must be higher than the highest bid so far",
+            "tr": "ihale şimdiye dek söylenenlerin en yükseğinden büyük olmalı",
+        },
         "trump_not_named": {"en": "the declarer names trump before the first card is played", "tr": "ilk kart oynanmadan önce ihaleci kozu söyler"},
         "trump_already_named": {"en": "trump is named once", "tr": "koz bir kez söylenir"},
         "illegal_action": {"en": "an action of a kind this phase does not have", "tr": "bu aşamada bu tür hamle yapılmaz"},

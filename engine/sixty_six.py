@@ -392,7 +392,10 @@ class SixtySix(TrickTaking[SixtySixState]):
             "en": "only the leader may exchange, close or announce a marriage, before leading",
             "tr": "koz değişimini, kapatmayı ve evlilik ilanını yalnızca ilk oynayan, kart oynamadan önce yapar",
         },
-        "not_a_marriage_card": {"en": "a marriage is announced by leading its king or queen", "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir"},
+        "not_a_marriage_card": {
+            "en": "a marriage is announced by leading its king or queen",
+            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
+        },
         "marriage_not_held": {"en": "a marriage needs both the king and the queen", "tr": "evlilik için aynı rengin papazı ve kızı gerekir"},
         "talon_closed": {"en": "the talon is closed", "tr": "talon kapalı"},
         "talon_exhausted": {"en": "the talon is exhausted", "tr": "talon bitti"},
@@ -452,7 +455,10 @@ class SixtySix(TrickTaking[SixtySixState]):
             "en": "you may exchange only after winning a trick in this deal",
             "tr": "koz kartını ancak bu elde bir löve aldıktan sonra değiştirebilirsiniz",
         },
-        "not_a_marriage_card": {"en": "a marriage is announced by leading its king or queen", "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir"},
+        "not_a_marriage_card": {
+            "en": "a marriage is announced by leading its king or queen",
+            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
+        },
         "marriage_not_held": {
             "en": "you do not hold both the king and the queen of {marriage_suit}",
             "tr": "elinizde {marriage_suit} papazı ile kızı birlikte yok",

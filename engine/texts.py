@@ -23,6 +23,7 @@ DEFAULT_LANGUAGE = "en"
 
 Text = Mapping[str, str]
 
+
 def card_name(code: str, language: str) -> str:
     return Card.parse(code).names()[language]
 

@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from engine import RuleError
 
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
-from .texts import DETAILS
+from .texts import CONTENT_LANGUAGE, DETAILS
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +81,10 @@ class Api(flask_smorest.Api):
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
         for status in HTTPStatus:
             if status >= 400:
-                response = {"description": status.phrase, "schema": ProblemSchema}
+                response = {"description": status.phrase, "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
                 prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
                 self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema}
+        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
@@ -110,6 +110,7 @@ class Blueprint(flask_smorest.Blueprint):
                     schema=ProblemSchema,
                     content_type=PROBLEM_CONTENT_TYPE,
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
+                    headers={"Content-Language": CONTENT_LANGUAGE},
                 )(function)
             return function
 

@@ -108,6 +108,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     document_seat_counts(api.spec)
+    texts.document_languages(api.spec)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

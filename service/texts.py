@@ -25,6 +25,45 @@ def language() -> str:
     return g.language
 
 
+#: the header that says which language a problem or the catalog is written in
+CONTENT_LANGUAGE = {
+    "description": "The language of the texts in the body (`en` or `tr`)",
+    "schema": {"type": "string", "enum": list(LANGUAGES)},
+}
+
+
+def document_languages(spec) -> None:
+    """Every operation takes ``Accept-Language`` (and ``lang``, which wins over it); the answers
+    with texts say their language in ``Content-Language``."""
+    spec.components.parameter(
+        "AcceptLanguage",
+        "header",
+        {
+            "name": "Accept-Language",
+            "required": False,
+            "schema": {"type": "string", "example": "tr"},
+            "description": "The language of problems' `title` and `detail` and of the catalog's "
+            f"descriptions: {', '.join(LANGUAGES)} (default {DEFAULT_LANGUAGE}). Codes never change with the language.",
+        },
+    )
+    spec.components.parameter(
+        "Lang",
+        "query",
+        {
+            "name": "lang",
+            "required": False,
+            "schema": {"type": "string", "enum": list(LANGUAGES)},
+            "description": "The language, for clients that cannot set `Accept-Language` (an EventSource, a link); wins over it",
+        },
+    )
+    for operations in spec._paths.values():  # apispec keeps the registered paths here
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation.setdefault("parameters", []).extend(
+                    [{"$ref": "#/components/parameters/AcceptLanguage"}, {"$ref": "#/components/parameters/Lang"}]
+                )
+
+
 def install(app: Flask) -> None:
     @app.after_request
     def say_which_language(response):

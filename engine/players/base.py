@@ -165,5 +165,6 @@ def player(level: str, ruleset_id: str | None = None) -> Player:
     ``RuleError(code="unknown_level")`` for any other."""
     allowed = level_names(ruleset_id)
     if not isinstance(level, str) or level not in allowed:
-        raise RuleError("unknown_level", UNKNOWN_LEVEL, Refusal.BAD_SETUP, params={"level": repr(level), "allowed": allowed}, details={"allowed": allowed})
+        params = {"level": repr(level), "allowed": allowed}
+        raise RuleError("unknown_level", UNKNOWN_LEVEL, Refusal.BAD_SETUP, params=params, details={"allowed": allowed})
     return _LEVELS[level]

@@ -10,7 +10,7 @@ from engine.players import level_names, player
 
 from ..api import Blueprint
 from ..schemas import NamesSchema
-from ..texts import language
+from ..texts import CONTENT_LANGUAGE, language
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="The games Koz hosts, with their options")
 
@@ -110,7 +110,7 @@ def catalog() -> dict:
 
 
 @blp.route("")
-@blp.response(200, CatalogSchema)
+@blp.response(200, CatalogSchema, headers={"Content-Language": CONTENT_LANGUAGE})
 def list_rulesets():
     """The catalog of rulesets.
 
