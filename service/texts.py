@@ -52,8 +52,9 @@ def document_languages(spec) -> None:
         {
             "name": "lang",
             "required": False,
-            "schema": {"type": "string", "enum": list(LANGUAGES)},
-            "description": "The language, for clients that cannot set `Accept-Language` (an EventSource, a link); wins over it",
+            "schema": {"type": "string", "example": "tr"},
+            "description": f"The language ({', '.join(LANGUAGES)}), for clients that cannot set `Accept-Language` "
+            "(an EventSource, a link); wins over it, and any other value is ignored",
         },
     )
     for operations in spec._paths.values():  # apispec keeps the registered paths here

@@ -191,6 +191,8 @@ def test_the_lang_parameter_wins_over_accept_language(api, whist):
 def test_a_language_koz_does_not_speak_gets_english(api):
     answer = api.request("GET", "/v1/games/nope", headers={"Accept-Language": "de"})
     assert answer.headers["Content-Language"] == "en" and answer.body["detail"] == "there is no game 'nope' (it may have expired)"
+    answer = api.request("GET", "/v1/games/nope?lang=de", headers={"Accept-Language": "tr"})
+    assert answer.headers["Content-Language"] == "tr"  # an unknown lang is ignored
 
 
 DEEP = [[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]

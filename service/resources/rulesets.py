@@ -89,7 +89,7 @@ class CatalogSchema(Schema):
     cards = fields.List(
         fields.Nested(CardNameSchema),
         required=True,
-        metadata={"description": "Every card's code and name (Turkish in the possessive: `Maça Kızı`)"},
+        metadata={"description": "Every card's code and names (the Turkish one in the possessive)"},
     )
 
 
