@@ -228,7 +228,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
             "en": "the seat passed and is out of the auction for this deal",
             "tr": "pas geçen koltuk bu elin ihalesinden çıkmıştır",
         },
-        "dummy_cannot_act": {"en": "the dummy's cards are played by the declarer", "tr": "yardımcının kartlarını ihaleci oynar"},
+        "dummy_cannot_act": {"en": "the dummy's cards are played by the declarer", "tr": "açık elin kartlarını ihaleci oynar"},
         "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
         "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
         "auction_over": {"en": "the auction is over: no more bids or passes", "tr": "ihale bitti: artık söylenemez, pas geçilemez"},
@@ -263,7 +263,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         },
         "dummy_cannot_act": {
             "en": "you are the dummy: your hand is played by the declarer in this deal",
-            "tr": "bu elde yardımcısınız: elinizi ihaleci oynar",
+            "tr": "bu elde eliniz açık: kartlarınızı ortağınız ihaleci oynar",
         },
         "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
         "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},

@@ -351,7 +351,7 @@ EXHAUSTED_TALON = Option(
         "more points wins as for a claim and equal points are a drawn deal. Schnapsen allows only last-trick.",
         "tr": "Talon bitmiş, kimse 66 ilan etmemişken son löve oynanınca: son löveyi alan kazanır seçilirse "
         "son löveyi alan eli kazanır ve 1 puan alır; son löveye 10 puan seçilirse son löveyi alan 10 sayı "
-        "ekler, sayısı çok olan ilan etmiş gibi kazanır, sayılar eşitse el berabere biter. Şnapsen'de "
+        "ekler, sayısı çok olan ilan etmiş gibi kazanır, sayılar eşitse el berabere biter. Schnapsen'de "
         "yalnızca ilki seçilebilir.",
     },
     allowed=("last-trick", "last-trick-ten"),
@@ -402,8 +402,8 @@ class SixtySix(TrickTaking[SixtySixState]):
         "exchange_not_allowed": {
             "en": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
             "after winning a trick (in Schnapsen at any time), while the talon is open",
-            "tr": "koz kartını yalnızca kozun dokuzlusu (valesi) elinde olan ilk oynayan, talon açıkken ve bir "
-            "löve aldıktan sonra (Şnapsen'de her zaman) değiştirebilir",
+            "tr": "koz kartını yalnızca koz 9'lusu (valesi) elinde olan ilk oynayan, talon açıkken ve bir "
+            "löve aldıktan sonra (Schnapsen'de her zaman) değiştirebilir",
         },
         "close_not_allowed": {"en": "there is no talon to close", "tr": "kapatılacak talon yok"},
         "invalid_option": {
@@ -491,13 +491,13 @@ class SixtySix(TrickTaking[SixtySixState]):
             {
                 "en": "sixty-six: 24 cards, 6 each; schnapsen: 20 cards (no nines), 5 each, exchange with the "
                 "trump jack without a trick won, marriages after closing too, stiffer penalties.",
-                "tr": "Altmışaltı: 24 kart, kişi başı 6; Şnapsen: 20 kart (dokuzlular yok), kişi başı 5, löve "
+                "tr": "Altmışaltı: 24 kart, kişi başı 6; Schnapsen: 20 kart (dokuzlular yok), kişi başı 5, löve "
                 "almadan koz valesiyle değişim, kapattıktan sonra da evlilik, ağır cezalar.",
             },
             allowed=tuple(VARIANTS),
             labels={
                 "sixty-six": {"en": "Sixty-Six (24 cards)", "tr": "Altmışaltı (24 kart)"},
-                "schnapsen": {"en": "Schnapsen (20 cards)", "tr": "Şnapsen (20 kart)"},
+                "schnapsen": {"en": "Schnapsen (20 cards)", "tr": "Schnapsen (20 kart)"},
             },
         ),
         Option(
@@ -520,7 +520,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             {
                 "en": "While the talon is open, the leader holding the trump nine (jack in Schnapsen) may swap "
                 "it for the face-up trump card.",
-                "tr": "Talon açıkken kozun dokuzlusu (Şnapsen'de valesi) elinde olan ilk oynayan, onu açık koz "
+                "tr": "Talon açıkken koz 9'lusu (Schnapsen'de valesi) elinde olan ilk oynayan, onu açık koz "
                 "kartıyla değiştirebilir.",
             },
         ),

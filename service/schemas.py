@@ -87,7 +87,7 @@ def _option_field(rulesets_options: list[tuple[str, Any]]) -> fields.Raw:
     metadata: dict[str, Any] = {
         "type": types.pop() if len(types) == 1 else sorted(types),
         "description": " ".join(
-            f"{ruleset_id}: {option.description} Default {json.dumps(option.default)}"
+            f"{ruleset_id}: {option.description['en']} Default {json.dumps(option.default)}"
             + (f", one of {json.dumps(list(option.allowed))}." if option.allowed else ".")
             for ruleset_id, option in rulesets_options
         ),

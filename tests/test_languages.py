@@ -62,7 +62,7 @@ ENGLISH_WORDS = {
     "for",
 }
 #: words Turkish and English share: names, protocols and the game words Turkish players use
-SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "application"}
+SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "schnapsen", "application"}
 #: the codes of the protocol a text may name: headers, fields, values
 SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "declare", "true", "false"}
 
@@ -88,7 +88,8 @@ def every_text():
 
 def words(text: str) -> set[str]:
     """The words of a text, without its placeholders and quoted codes."""
-    text = re.sub(r"\{[^}]*\}|\"[^\"]*\"|'[^']*'|<[^>]*>", " ", text)
+    # a quote opens after a non-letter (a Turkish suffix follows an apostrophe: "66'yı")
+    text = re.sub(r"\{[^}]*\}|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|<[^>]*>", " ", text)
     return {word.lower() for word in re.findall(r"[^\W\d_][\w-]*", text) if word.isascii()}
 
 
