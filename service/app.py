@@ -82,7 +82,11 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={
+            "info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}},
+            # Koz is self-hosted: the document describes the server that serves it
+            "servers": [{"url": "/", "description": "The server this document was fetched from"}],
+        },
     )
     registry.check_all()  # a game unfit to serve stops the start, not a player
     assert isinstance(app.json, DefaultJSONProvider)
@@ -108,7 +112,6 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     document_seat_counts(api.spec)
-    texts.document_languages(api.spec)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

@@ -13,7 +13,9 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication
 from redis import Redis
 
-from . import logs
+from engine.players import level_names
+
+from . import bot, logs
 from .app import create_app
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
@@ -70,6 +72,10 @@ def serve(args: argparse.Namespace) -> None:
     ).run()
 
 
+def play_seat(args: argparse.Namespace) -> None:
+    sys.exit(bot.run(args.url, args.game_id, args.token, args.level))
+
+
 def write_openapi(args: argparse.Namespace) -> None:
     logging.getLogger("koz.requests").setLevel(logging.WARNING)  # the document is fetched in-process, not served
     document = openapi_document()
@@ -98,6 +104,12 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
+    bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    bot_parser.add_argument("game_id")
+    bot_parser.add_argument("token", help="the seat's token")
+    bot_parser.add_argument("--level", choices=level_names(), help="the computer level (default: the game's standard level)")
+    bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
     args.run(args)
 

@@ -32,37 +32,24 @@ CONTENT_LANGUAGE = {
 }
 
 
-def document_languages(spec) -> None:
-    """Every operation takes ``Accept-Language`` (and ``lang``, which wins over it); the answers
-    with texts say their language in ``Content-Language``."""
-    spec.components.parameter(
-        "AcceptLanguage",
-        "header",
-        {
-            "name": "Accept-Language",
-            "required": False,
-            "schema": {"type": "string", "example": "tr"},
-            "description": "The language of problems' `title` and `detail` and of the catalog's "
-            f"descriptions: {', '.join(LANGUAGES)} (default {DEFAULT_LANGUAGE}). Codes never change with the language.",
-        },
-    )
-    spec.components.parameter(
-        "Lang",
-        "query",
-        {
-            "name": "lang",
-            "required": False,
-            "schema": {"type": "string", "example": "tr"},
-            "description": f"The language ({', '.join(LANGUAGES)}), for clients that cannot set `Accept-Language` "
-            "(an EventSource, a link); wins over it, and any other value is ignored",
-        },
-    )
-    for operations in spec._paths.values():  # apispec keeps the registered paths here
-        for operation in operations.values():
-            if isinstance(operation, dict) and "responses" in operation:
-                operation.setdefault("parameters", []).extend(
-                    [{"$ref": "#/components/parameters/AcceptLanguage"}, {"$ref": "#/components/parameters/Lang"}]
-                )
+#: every operation takes the language of its texts in ``Accept-Language``...
+ACCEPT_LANGUAGE = {
+    "in": "header",
+    "name": "Accept-Language",
+    "required": False,
+    "schema": {"type": "string", "example": "tr"},
+    "description": "The language of problems' `title` and `detail` and of the catalog's descriptions: "
+    f"{', '.join(LANGUAGES)} (default {DEFAULT_LANGUAGE}). Codes never change with the language.",
+}
+#: ... or, for a client that cannot set headers, in ``lang``
+LANG = {
+    "in": "query",
+    "name": "lang",
+    "required": False,
+    "schema": {"type": "string", "example": "tr"},
+    "description": f"The language ({', '.join(LANGUAGES)}), for clients that cannot set `Accept-Language` "
+    "(an EventSource, a link); wins over it, and any other value is ignored",
+}
 
 
 def install(app: Flask) -> None:

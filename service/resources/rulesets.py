@@ -109,7 +109,7 @@ def catalog() -> dict:
     }
 
 
-@blp.route("")
+@blp.route("", operation_id="listRulesets")
 @blp.response(200, CatalogSchema, headers={"Content-Language": CONTENT_LANGUAGE})
 def list_rulesets():
     """The catalog of rulesets.
