@@ -7,7 +7,7 @@ not (its ``verify_<kind>`` method), so its legal actions and its refusals come f
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from .cards import Card, Suit
@@ -23,11 +23,11 @@ class Action:
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"type": self.type}
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if value is None or value is False and field.default is False:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if value is None or value is False and spec.default is False:
                 continue  # an optional flag left out reads as false
-            doc[field.name] = value.code if isinstance(value, Card) else value.value if isinstance(value, Suit) else value
+            doc[spec.name] = value.code if isinstance(value, Card) else value.value if isinstance(value, Suit) else value
         return doc
 
     @staticmethod
@@ -39,8 +39,8 @@ class Action:
         kind = KINDS.get(given_type) if isinstance(given_type, str) else None
         if kind is None:
             raise _malformed("unknown_type", type=repr(doc.get("type")), types=list(KINDS))
-        wanted = {field.name for field in fields(kind)}
-        required = {field.name for field in fields(kind) if field.default is MISSING}
+        wanted = {spec.name for spec in fields(kind)}
+        required = {spec.name for spec in fields(kind) if spec.default is MISSING}
         given = set(doc) - {"type"}
         if not required <= given <= wanted:
             raise _malformed("fields", type=kind.type, wanted=sorted(wanted) or "-", given=sorted(given) or "-")
@@ -52,18 +52,24 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class Play(Action):
+    """Playing a card to the trick."""
+
     type: ClassVar[str] = "play"
-    card: Card
+    card: Card = field(metadata={"description": "The card played"})
 
 
 @dataclass(frozen=True, slots=True)
 class Bid(Action):
+    """A bid in the auction."""
+
     type: ClassVar[str] = "bid"
-    value: int
+    value: int = field(metadata={"description": "The number of tricks bid"})
 
 
 @dataclass(frozen=True, slots=True)
 class Pass(Action):
+    """Passing in the auction."""
+
     type: ClassVar[str] = "pass"
 
 
@@ -72,7 +78,7 @@ class Trump(Action):
     """Naming the trump suit."""
 
     type: ClassVar[str] = "trump"
-    suit: Suit
+    suit: Suit = field(metadata={"description": "The suit named trump"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +100,11 @@ class Marriage(Action):
     """Announcing a marriage by leading its king or queen; ``declare`` claims 66 at once."""
 
     type: ClassVar[str] = "marriage"
-    card: Card
-    declare: bool = False
+    card: Card = field(metadata={"description": "The king or queen led (or, with `declare`, named)"})
+    declare: bool = field(
+        default=False,
+        metadata={"description": "`true` announces the marriage and claims 66 in one action: it counts at once, no card is led"},
+    )
 
 
 @dataclass(frozen=True, slots=True)

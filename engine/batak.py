@@ -34,13 +34,14 @@ card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the sco
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -134,6 +135,109 @@ class Auction:
         }
 
 
+class BatakDealResult(TypedDict):
+    """How a deal of Partnership Batak ended (it names no winners: the match totals decide)."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    declarer: Annotated[int, "The declarer"]
+    dummy: Annotated[int, "The declarer's partner, whose hand was open"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    trump: Annotated[SuitCode, "The trump named"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West"]
+    made: Annotated[bool, "The declaring team took at least its bid"]
+    sweep: Annotated[int | None, "The team (0 North-South, 1 East-West) that took all 13 tricks"]
+    points: Annotated[list[int], "What the deal added to each score; partners score the same (one entry per seat, in seat order)"]
+    team_points: Annotated[list[int], "Points of North-South and of East-West"]
+
+
+class BidShown(TypedDict):
+    seat: int
+    bid: Annotated[int | None, "null for a pass"]
+
+
+class AuctionShown(TypedDict):
+    bids: Annotated[list[BidShown], "Every call, in order"]
+    high_bid: int | None
+    high_bidder: int | None
+    passed: Annotated[list[int], "Seats out of the auction"]
+    open: Annotated[bool, "The auction is still going on"]
+
+
+class OpenHand(TypedDict):
+    seat: int
+    label: Annotated[NamesObject, "The seat's label, shown with the open hand"]
+    cards: list[CardCode]
+
+
+class BatakDealEvent(TypedDict):
+    """A deal of Partnership Batak begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    first_bidder: Annotated[int, "The seat that opens the auction"]
+
+
+class ContractEvent(TypedDict):
+    """The auction is over."""
+
+    type: Literal["contract"]
+    declarer: int
+    dummy: Annotated[int, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    all_passed: bool
+
+
+class TrumpEvent(TypedDict):
+    """The declarer named trump."""
+
+    type: Literal["trump"]
+    seat: int
+    suit: SuitCode
+
+
+class OpenHandEvent(TypedDict):
+    """The dummy's hand, face up from now on."""
+
+    type: Literal["open_hand"]
+    seat: int
+    hand: list[CardCode]
+
+
+class BatakDealResultEvent(BatakDealResult):
+    """A deal of Partnership Batak ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class BatakView(BaseView):
+    """A game of Partnership Batak as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[BatakDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    teams: Annotated[list[list[int]], "The teams, [[0, 2], [1, 3]] (North-South, East-West)"]
+    auction: Annotated[AuctionShown, "The auction of this deal"]
+    declarer: Annotated[int | None, "The declarer, once the auction is over"]
+    dummy: Annotated[int | None, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int | None, "The winning bid (7 when all passed)"]
+    role: Annotated[
+        Literal["declarer", "dummy", "defender"] | None,
+        "The viewer's role once the auction is over; the dummy acts in nothing this deal",
+    ]
+    trump: Annotated[SuitCode | None, "The trump suit, once named"]
+    trump_broken: Annotated[bool, "A trump was played to an earlier trick"]
+    open_hand: Annotated[OpenHand | None, "The dummy's hand, face up once trump is named"]
+    turn: Annotated[int | None, "The seat whose card is next (the dummy's, in its turn, while `to_act` is the declarer)"]
+    trick_number: Annotated[int | None, "The trick being played, from 1"]
+    trick: Annotated[TrickView | None, "The trick on the table; null before trump is named"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West this deal"]
+
+
 class BatakState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
@@ -213,6 +317,9 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
 
 
 class PartnershipBatak(TrickTaking[BatakState]):
+    deal_result_type = BatakDealResult
+    view_type = BatakView
+    event_types = (*COMMON_EVENTS, BatakDealEvent, ContractEvent, TrumpEvent, OpenHandEvent, BatakDealResultEvent)
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (
@@ -533,13 +640,13 @@ class PartnershipBatak(TrickTaking[BatakState]):
         least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
         ``points`` (per seat; partners score the same) and ``team_points``.
         """
-        assert state.declarer is not None and state.contract is not None and state.trump is not None
+        assert state.declarer is not None and state.dummy is not None and state.contract is not None and state.trump is not None
         declaring = state.declarer % 2
         team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
         declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
         team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
         points = [team_points[seat % 2] for seat in range(SEATS)]
-        result = {
+        result: BatakDealResult = {
             "deal": state.match.deal_number,
             "declarer": state.declarer,
             "dummy": state.dummy,

@@ -149,6 +149,9 @@ for _suit in Suit:
         _CARDS[(_rank, _suit)] = Card._make(_rank, _suit, len(_CARDS))
 _BY_CODE = {card.code: card for card in _CARDS.values()}
 
+#: what a card code looks like, for schemas that check one before the engine does
+CARD_PATTERN = f"^[{''.join(RANK_CODES[rank] for rank in Rank)}][{''.join(suit.value for suit in Suit)}]$"
+
 #: The 52 cards, clubs first, each suit from two to ace.
 FULL_DECK: tuple[Card, ...] = tuple(_CARDS.values())
 

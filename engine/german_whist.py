@@ -13,13 +13,14 @@ players call them too.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -50,6 +51,62 @@ def leader_wins(lead: int, reply: int, trump: int) -> bool:
     if lead // 13 == reply // 13:
         return lead > reply
     return reply // 13 != trump
+
+
+class GermanWhistDealResult(TypedDict):
+    """How a deal of German Whist ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Counted tricks won (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    points: Annotated[list[int], "What the deal added to each score (one entry per seat, in seat order)"]
+    winners: Annotated[list[int], "The seats that won the deal; empty for a tie"]
+
+
+class GermanWhistDealEvent(TypedDict):
+    """A deal of German Whist begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode, "The first face-up stock card"]
+    stock_size: Annotated[int, "Cards in the stock"]
+
+
+class TurnUpEvent(TypedDict):
+    """The next stock card was turned face up."""
+
+    type: Literal["turn_up"]
+    card: CardCode
+    stock_size: Annotated[int, "Cards left in the stock"]
+
+
+class GermanWhistDealResultEvent(GermanWhistDealResult):
+    """A deal of German Whist ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class GermanWhistView(BaseView):
+    """A game of German Whist as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[GermanWhistDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode | None, "The face-up stock card, the prize of the trick"]
+    stock_size: Annotated[int, "Cards left in the stock"]
+    phase: Annotated[int, "1 while drawing from the stock, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]], "Cards publicly known to be in each hand (taken face up), until played (one entry per seat, in seat order)"
+    ]
 
 
 class GermanWhistState(NamedTuple):
@@ -90,6 +147,9 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
 
 
 class GermanWhist(TrickTaking[GermanWhistState]):
+    deal_result_type = GermanWhistDealResult
+    view_type = GermanWhistView
+    event_types = (*COMMON_EVENTS, GermanWhistDealEvent, TakeEvent, DrawEvent, TurnUpEvent, GermanWhistDealResultEvent)
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
@@ -266,7 +326,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         if hands[0] or hands[1]:
             return state, tuple(events)
         counted, points, winners = deal_scores(state.won, state.match.options)
-        result = {
+        result: GermanWhistDealResult = {
             "deal": state.match.deal_number,
             "tricks": counted,
             "tricks_by_phase": [list(seat) for seat in state.won],

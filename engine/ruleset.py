@@ -138,6 +138,12 @@ class Ruleset(ABC, Generic[S]):
     names: ClassVar[Names]
     seat_names: ClassVar[tuple[Names, ...]]  # seat labels, in play order
     options: ClassVar[tuple[Option, ...]]
+    #: the shape of the game's deal results (a TypedDict): the view's ``last_deal``, the ``deal_result`` event
+    deal_result_type: ClassVar[type]
+    #: the shape of a view (a TypedDict extending :class:`~engine.shapes.BaseView`)
+    view_type: ClassVar[type]
+    #: the shapes of the events the game gives, each a TypedDict with its ``type`` as a Literal
+    event_types: ClassVar[tuple[type, ...]]
     #: bumped whenever the serialized form of this ruleset's state changes
     state_format: ClassVar[int] = 1
     #: the human seats of a game created without a seat list: the standard table against the

@@ -43,13 +43,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -173,12 +174,16 @@ class Closing:
     tricks: int
 
 
+#: how a deal ends
+DealEnd = Literal["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"]
+
+
 class Outcome(NamedTuple):
     """How a deal that ends now is decided."""
 
     winner: int | None
     game_points: int
-    reason: str  # claim, false_claim, closer_failed, last_trick, more_points, drawn
+    reason: DealEnd
     claimant: int | None  # the seat that claimed, or was deemed to
     deemed: bool
     points: tuple[int, int]  # counted points, the last-trick 10 included
@@ -208,6 +213,7 @@ def deal_outcome(
     deemed = played_out and claimant is not None
 
     winner: int | None
+    reason: DealEnd
     if claimant is not None and scored[claimant] >= CLAIM:
         winner, reason = claimant, "claim"
         if closing is not None and closing.seat != claimant:
@@ -251,6 +257,122 @@ class Announcement:
 
     def points(self, trump: int) -> int:
         return marriage_value(self.card, trump)
+
+
+class TalonAtClose(TypedDict):
+    """The closer's opponent's points and tricks when the talon was closed."""
+
+    points: int
+    tricks: int
+
+
+class SixtySixDealResult(TypedDict):
+    """How a deal of Sixty-Six ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    winners: Annotated[list[int], "The seat that won the deal; empty for a drawn deal"]
+    game_points: Annotated[list[int], "Game points the deal added to each score (one entry per seat, in seat order)"]
+    reason: Annotated[DealEnd, "How the deal ended"]
+    claimed_by: Annotated[int | None, "The seat that claimed 66, or was deemed to"]
+    deemed_claim: Annotated[
+        bool,
+        "All tricks were played and the claim is deemed: the closer's, with 66 or more on a closed talon, else the last "
+        "trick's winner's",
+    ]
+    points: Annotated[list[int], "Each player's points in the deal: cards, counted marriages, the last-trick 10"]
+    marriage_points: Annotated[list[int], "Counted marriage points (one entry per seat, in seat order)"]
+    last_trick_ten: Annotated[int | None, "The seat given 10 for the last trick"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    at_close: Annotated[TalonAtClose | None, "The closer's opponent's points and tricks when the talon was closed"]
+
+
+class MarriageShown(TypedDict):
+    seat: int
+    suit: SuitCode
+    points: Annotated[int, "20, or 40 in trump"]
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    pending: Annotated[bool, "Not counted until the announcer wins a trick"]
+
+
+class SixtySixDealEvent(TypedDict):
+    """A deal of Sixty-Six begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[CardCode | None, "The face-up trump card under the talon; null without a talon"]
+    talon_size: Annotated[int, "Face-down cards in the talon"]
+
+
+class ExchangeEvent(TypedDict):
+    """A seat exchanged the trump card under the talon."""
+
+    type: Literal["exchange"]
+    seat: int
+    gave: Annotated[CardCode, "The card put under the talon"]
+    took: Annotated[CardCode, "The trump card taken"]
+
+
+class CloseEvent(TypedDict):
+    """A seat closed the talon."""
+
+    type: Literal["close"]
+    seat: int
+
+
+class MarriageEvent(TypedDict):
+    """A seat announced a marriage."""
+
+    type: Literal["marriage"]
+    seat: int
+    card: Annotated[CardCode, "The king or queen led or named"]
+    suit: SuitCode
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    value: Annotated[int, "20, or 40 in trump"]
+
+
+class DeclareEvent(TypedDict):
+    """A seat claimed 66."""
+
+    type: Literal["declare"]
+    seat: int
+
+
+class SixtySixDealResultEvent(SixtySixDealResult):
+    """A deal of Sixty-Six ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class SixtySixView(BaseView):
+    """A game of Sixty-Six as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[SixtySixDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[
+        CardCode | None, "The face-up trump card under the talon; null once taken, when closed, or without a talon"
+    ]
+    talon_size: Annotated[int, "Face-down cards left in the talon"]
+    talon_closed: Annotated[bool, "The talon has been closed"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    phase: Annotated[int, "1 while drawing from the talon, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]],
+        "Cards both players know to be in each hand (a trump card taken, a marriage partner) (one entry per seat, in seat order)",
+    ]
+    marriages: Annotated[list[MarriageShown], "Marriages announced this deal"]
+    pending_marriage: Annotated[list[bool], "Marriage points waiting for a trick won (one entry per seat, in seat order)"]
+    points: Annotated[list[int] | None, "Points so far (cards and counted marriages); null unless `open_scores`"]
+    won_cards: Annotated[list[list[CardCode]] | None, "The cards of the tricks won; null unless `open_scores`"]
 
 
 class SixtySixState(NamedTuple):
@@ -299,7 +421,7 @@ class SixtySixState(NamedTuple):
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
 
 
-def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
+def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResult:
     """The result of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks played.
 
     Keys: ``deal``; ``winners`` (the winning seat, or empty for a drawn deal); ``game_points``
@@ -363,6 +485,19 @@ EXHAUSTED_TALON = Option(
 
 
 class SixtySix(TrickTaking[SixtySixState]):
+    deal_result_type = SixtySixDealResult
+    view_type = SixtySixView
+    event_types = (
+        *COMMON_EVENTS,
+        SixtySixDealEvent,
+        TakeEvent,
+        DrawEvent,
+        ExchangeEvent,
+        CloseEvent,
+        MarriageEvent,
+        DeclareEvent,
+        SixtySixDealResultEvent,
+    )
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})

@@ -22,7 +22,9 @@ from .embedded import EmbeddedRedis
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
-from .resources.games import document_seat_counts
+from .resources.games import document_seat_counts, document_views
+from .resources.history import document_events
+from .schemas import document_actions, document_options
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -111,6 +113,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_actions(api.spec)
+    document_options(api.spec)
+    document_views(api.spec)
+    document_events(api.spec)
     document_seat_counts(api.spec)
     limits.install(app, settings, redis)
 

@@ -118,13 +118,17 @@ class ProblemSchema(ma.Schema):
         metadata={
             "description": "For a bad option, ruleset or level (400): the allowed values (a list), "
             "or a sentence describing them",
-            "type": ["array", "string"],
-            "items": {},
+            "oneOf": [{"type": "array", "items": {}}, {"type": "string"}],
         }
     )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),
-        values=ma.fields.Raw(metadata={"type": ["array", "object"], "description": "Messages, or messages per nested field"}),
+        values=ma.fields.Raw(
+            metadata={
+                "description": "The messages of the field, or of its nested fields by name",
+                "oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "object", "additionalProperties": True}],
+            }
+        ),
         metadata={"description": "For an invalid request (400): the messages per field"},
     )
     current_version = ma.fields.Integer(metadata={"description": "For a stale version (412): the game's version now"})

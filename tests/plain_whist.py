@@ -7,13 +7,14 @@ deal). It has no computer strategies, so its computer seats play at the ``random
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
 from engine.errors import RuleError, illegal
 from engine.rules import DealRecord, Event, Trick, deal_opened
 from engine.ruleset import Match
+from engine.shapes import COMMON_EVENTS, BaseView, CardCode, SuitCode, TrickView
 from engine.shuffle import shuffled_deck
 
 DECK = STANDARD
@@ -34,11 +35,41 @@ def legal_cards(hand: int, led: int) -> int:
     return following or hand
 
 
+class PlainWhistDealResult(TypedDict):
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Tricks won by each seat"]
+    winners: Annotated[list[int], "The seat with more tricks"]
+
+
+class PlainWhistDealEvent(TypedDict):
+    type: Literal["deal"]
+    deal: int
+    dealer: int
+
+
+class PlainWhistDealResultEvent(PlainWhistDealResult):
+    type: Literal["deal_result"]
+    scores: list[int]
+
+
+class PlainWhistView(BaseView):
+    last_deal: PlainWhistDealResult | None
+    hand: list[CardCode] | None
+    hand_sizes: list[int]
+    trump: Annotated[SuitCode | None, "Always null: no trump"]
+    trick: TrickView
+    last_trick: TrickView | None
+    tricks_won: list[int]
+
+
 class PlainWhist(TrickTaking[PlainWhistState]):
     id = "plain-whist"
     names = {"en": "Plain Whist", "tr": "Düz Whist"}
     seat_names = ({"en": "North", "tr": "Kuzey"}, {"en": "South", "tr": "Güney"})
     options = ()
+    deal_result_type = PlainWhistDealResult
+    view_type = PlainWhistView
+    event_types = (*COMMON_EVENTS, PlainWhistDealEvent, PlainWhistDealResultEvent)
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {
