@@ -68,6 +68,22 @@ RANK_NAMES = {
     Rank.KING: {"en": "King", "tr": "Papaz"},
     Rank.ACE: {"en": "Ace", "tr": "As"},
 }
+#: a rank's name as the possessed noun of a Turkish card name: "Maça Kızı", "Karo Onlusu"
+TURKISH_POSSESSIVE = {
+    Rank.TWO: "İkilisi",
+    Rank.THREE: "Üçlüsü",
+    Rank.FOUR: "Dörtlüsü",
+    Rank.FIVE: "Beşlisi",
+    Rank.SIX: "Altılısı",
+    Rank.SEVEN: "Yedilisi",
+    Rank.EIGHT: "Sekizlisi",
+    Rank.NINE: "Dokuzlusu",
+    Rank.TEN: "Onlusu",
+    Rank.JACK: "Valesi",
+    Rank.QUEEN: "Kızı",
+    Rank.KING: "Papazı",
+    Rank.ACE: "Ası",
+}
 SUIT_NAMES = {
     Suit.CLUBS: {"en": "Clubs", "tr": "Sinek"},
     Suit.DIAMONDS: {"en": "Diamonds", "tr": "Karo"},
@@ -114,9 +130,9 @@ class Card:
         return self.index < other.index
 
     def names(self) -> dict[str, str]:
-        """Display names, e.g. ``{"en": "Queen of Spades", "tr": "Maça Kız"}``."""
-        rank, suit = self.rank.names, self.suit.names
-        return {"en": f"{rank['en']} of {suit['en']}", "tr": f"{suit['tr']} {rank['tr']}"}
+        """Display names, e.g. ``{"en": "Queen of Spades", "tr": "Maça Kızı"}`` (Turkish names a
+        card in the possessive: the suit's queen)."""
+        return {"en": f"{self.rank.names['en']} of {self.suit.names['en']}", "tr": f"{self.suit.names['tr']} {TURKISH_POSSESSIVE[self.rank]}"}
 
     @staticmethod
     def parse(code: str) -> "Card":

@@ -156,9 +156,16 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {
-        "illegal_action": "German Whist has only play actions",
-        "card_not_in_hand": "the card is not in the player's hand",
-        "must_follow_suit": "a player holding the suit led must follow it",
+        "illegal_action": {"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"},
+        "card_not_in_hand": {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
+        "must_follow_suit": {"en": "a player holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
+    }
+    messages = {
+        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "must_follow_suit": {
+            "en": "you hold {led_suit} and must follow suit",
+            "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız",
+        },
     }
     options = (
         Option(
@@ -166,38 +173,59 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "string",
             "tricks",
             {"en": "Scoring", "tr": "Puanlama"},
-            "tricks: each player scores the counted tricks they won; over-six: only the deal's winner "
-            "scores, the tricks won above 6 (above 13 when all tricks count).",
+            {
+                "en": "tricks: each player scores the counted tricks they won; over-six: only the deal's winner "
+                "scores, the tricks won above 6 (above 13 when all tricks count).",
+                "tr": "Alınan löve: her oyuncu aldığı sayılan löveler kadar puan alır; 6 üstü fark: yalnızca eli "
+                "kazanan, 6'nın (bütün löveler sayılırsa 13'ün) üstünde aldığı löveler kadar puan alır.",
+            },
             allowed=("tricks", "over-six"),
+            labels={
+                "tricks": {"en": "Tricks won", "tr": "Alınan löve"},
+                "over-six": {"en": "Over six", "tr": "6 üstü fark"},
+            },
         ),
         Option(
             "count_all_tricks",
             "boolean",
             False,
             {"en": "Count all 26 tricks", "tr": "26 el sayılır"},
-            "Phase-1 tricks count too; a 13-13 deal is then a tie.",
+            {
+                "en": "Phase-1 tricks count too; a 13-13 deal is then a tie.",
+                "tr": "İlk aşamanın löveleri de sayılır; 13-13 biten el berabere olur.",
+            },
         ),
         Option(
             "no_trump",
             "boolean",
             False,
             {"en": "No trump", "tr": "Kozsuz"},
-            "No trump suit; the face-up card only shows what the trick's winner gets.",
+            {
+                "en": "No trump suit; the face-up card only shows what the trick's winner gets.",
+                "tr": "Koz rengi yok; açık kart yalnızca löveyi alanın ne kazanacağını gösterir.",
+            },
         ),
         Option(
             "misere",
             "boolean",
             False,
             {"en": "Misère (fewest tricks win)", "tr": "Düşük el"},
-            "The player with fewer counted tricks wins the deal, and the two scores are swapped.",
+            {
+                "en": "Fewest tricks win: the player with fewer counted tricks wins the deal, and the two scores are swapped.",
+                "tr": "Az el alan kazanır: sayılan lövelerden daha azını alan oyuncu eli kazanır, iki oyuncunun puanları yer değiştirir.",
+            },
         ),
         Option(
             "target",
             "integer",
             0,
             {"en": "Target score", "tr": "Hedef puan"},
-            "0 plays a single deal; otherwise deals are played until a total reaches the target, "
-            "the higher total winning and equal totals playing another deal.",
+            {
+                "en": "0 plays a single deal; otherwise deals are played until a total reaches the target, "
+                "the higher total winning and equal totals playing another deal.",
+                "tr": "0 tek el oynatır; yoksa toplamlardan biri hedefe ulaşana dek el oynanır, yüksek toplam "
+                "kazanır, toplamlar eşitse bir el daha oynanır.",
+            },
             minimum=0,
             maximum=1000,
         ),
@@ -254,12 +282,11 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         card = action.card.index
         hand = state.hands[seat]
         if not hand >> card & 1:
-            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
         cards = state.trick.cards
         if legal_cards(hand, cards[0] if cards else -1) >> card & 1:
             return None
-        led = SUITS[cards[0] // 13]
-        return illegal("must_follow_suit", f"you hold {led.names['en'].lower()} and must follow suit")
+        return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
     def perform_play(self, state: GermanWhistState, seat: int, action: Play) -> tuple[GermanWhistState, tuple[Event, ...]]:
         card = action.card.index

@@ -15,7 +15,7 @@ from redis.retry import Retry
 
 from engine import registry
 
-from . import edge, limits, logs, metrics
+from . import edge, limits, logs, metrics, texts
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
@@ -145,9 +145,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     @app.before_request
     def bodies_are_json():
         if request.method == "POST" and request.content_length and not request.is_json:
-            raise Problem(415, "unsupported_media_type", "send the body as application/json")
+            raise Problem(415, "unsupported_media_type", "unsupported_media_type")
 
     edge.install(app)
+    texts.install(app)
     metrics.install(app)
     logs.install(app)
 

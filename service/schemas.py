@@ -148,7 +148,7 @@ def _option_property(option: Any) -> dict[str, Any]:
     absent option, so a generated client need not send one)."""
     prop: dict[str, Any] = {
         "type": option.type,
-        "description": f"{option.description} Absent: {json.dumps(option.default)}.",
+        "description": f"{option.description['en']} Absent: {json.dumps(option.default)}.",
     }
     if option.allowed is not None:
         prop["enum"] = list(option.allowed)

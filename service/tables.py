@@ -213,7 +213,7 @@ class Table:
             raise Problem(
                 401,
                 "invalid_token",
-                "the token does not belong to a seat of this game",
+                "invalid_token",
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         return seat
@@ -380,9 +380,9 @@ class Table:
         """Take an open seat (with its join code if it has one); its new token."""
         record = self._seat(seat)
         if not record.open:
-            raise Problem(409, "seat_taken", f"seat {seat} is not open: someone took it")
+            raise Problem(409, "seat_taken", "seat_not_open", params={"seat": seat})
         if record.code_hash is not None and (code is None or not seat_of(code, [record.code_hash]) == 0):
-            raise Problem(403, "invalid_join_code", "this seat is taken with the join code the game's creator received")
+            raise Problem(403, "invalid_join_code", "invalid_join_code")
         token = new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
@@ -392,9 +392,9 @@ class Table:
         """Hand ``seat`` to a computer of ``level`` (None: the ruleset's standard one) for the rest
         of the match (its token may take it back)."""
         if self.over:
-            raise Problem(409, "game_over", "the match is over")
+            raise Problem(409, "game_over", "game_over")
         if self.seats[seat].bot is not None:
-            raise Problem(409, "seat_left", f"seat {seat} has already left to a computer")
+            raise Problem(409, "seat_left", "seat_left", params={"seat": seat})
         level = level or standard_level(self.ruleset.id)
         player(level, self.ruleset.id)  # refuses a level the ruleset does not have
         self.seat_event({"type": "left", "seat": seat, "level": level})
@@ -402,14 +402,14 @@ class Table:
     def rejoin(self, seat: int) -> None:
         """The seat's token takes back a seat it left to a computer."""
         if self.over:
-            raise Problem(409, "game_over", "the match is over")
+            raise Problem(409, "game_over", "game_over")
         if self.seats[seat].bot is None:
-            raise Problem(409, "seat_taken", f"seat {seat} is already played by its token")
+            raise Problem(409, "seat_taken", "seat_played_by_token", params={"seat": seat})
         self.seat_event({"type": "rejoined", "seat": seat})
 
     def _seat(self, seat: int) -> SeatRecord:
         if not 0 <= seat < len(self.seats):
-            raise Problem(404, "unknown_seat", f"{self.ruleset.id} has seats 0 to {len(self.seats) - 1}")
+            raise Problem(404, "unknown_seat", "unknown_seat", params={"last": len(self.seats) - 1})
         return self.seats[seat]
 
     # --- changes ----------------------------------------------------------------------------
@@ -417,11 +417,11 @@ class Table:
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
         if self.abandoned:
-            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
+            raise Problem(409, "game_over", "abandoned")
         if self.waiting:
-            raise Problem(409, "waiting_for_players", "the game starts once every open seat is taken")
+            raise Problem(409, "waiting_for_players", "waiting_for_players")
         if self.forfeit is not None:
-            raise Problem(409, "game_over", "the match was lost by forfeit: a seat let its clock run out")
+            raise Problem(409, "game_over", "forfeited")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
         self._spend_bank(seat)
@@ -516,7 +516,8 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     unreadable = Problem(
         410,
         "game_unreadable",
-        f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
+        "game_unreadable",
+        params={"game": repr(game_id)},
     )
     try:
         for version, entry in history:
@@ -560,7 +561,7 @@ def require_token(token: str | None) -> str:
         raise Problem(
             401,
             "missing_token",
-            "this needs the seat's token: Authorization: Bearer <token>",
+            "missing_token",
             headers={"WWW-Authenticate": "Bearer"},
         )
     return token
@@ -573,7 +574,7 @@ def _check_presentable(table: Table) -> None:
         for seat in [None, *range(len(table.seats))]:
             json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
-        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
+        raise Problem(400, "invalid_request", "not_shown") from error
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -617,7 +618,7 @@ class Tables:
             self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
             self._memory_read_at = now
         if self._memory_full:
-            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
+            raise Problem(503, "capacity", "nearly_full", headers={"Retry-After": "60"})
 
     def load(self, game_id: str) -> Table:
         table = self._read(game_id)
@@ -629,14 +630,14 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             stored = self.store.load(game_id)
             if stored is None:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if isinstance(stored, Stored):
                 return Table.from_stored(game_id, stored)
             table = upgrade(game_id, stored, self.store.legacy_history(game_id))
             if self.store.replace_legacy(game_id, stored.version, table.setup(), table.snapshot(), bytes(table.appended)):
                 table.committed()
                 return table
-        raise Problem(503, "storage_unavailable", "could not read the game; try again")
+        raise Problem(503, "storage_unavailable", "read_failed")
 
     def ttl(self, table: Table) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -697,7 +698,8 @@ class Tables:
             raise Problem(
                 400,
                 "invalid_seats",
-                f"{ruleset.id} has {ruleset.seat_count} seats, but {len(seats)} were given",
+                "invalid_seats",
+                params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
                 allowed=f"a list of {ruleset.seat_count} seats",
             )
         tokens: dict[int, str] = {}
@@ -706,7 +708,7 @@ class Tables:
         for index, seat in enumerate(seats):
             level = seat.get("bot")
             if level is not None and seat.get("open"):
-                raise Problem(400, "invalid_seats", f"seat {index} is open and a computer: a seat is one or the other")
+                raise Problem(400, "invalid_seats", "open_and_computer", params={"seat": index})
             if level is not None:
                 player(level, ruleset.id)  # refuses a level the ruleset does not have
             elif seat.get("open"):
@@ -741,7 +743,7 @@ class Tables:
             if self.commit(table, None).written:
                 table.committed()
                 return table
-        raise Problem(503, "storage_unavailable", "could not store the new game; try again")
+        raise Problem(503, "storage_unavailable", "store_failed")
 
     def change(self, game_id: str, change) -> tuple[Table, Any]:
         """Apply ``change(table)`` (which may raise a Problem) and the computer moves it brings
@@ -757,8 +759,8 @@ class Tables:
                 table.committed()
                 return table, outcome
             if commit.missing:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
-        raise Problem(409, "busy", "the game kept changing meanwhile; try again")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+        raise Problem(409, "busy", "busy")
 
     def take_seat(self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None) -> tuple[Table, int, str | None]:
         """Take an open seat (its new token), or with the seat's own token take back a seat it
@@ -767,7 +769,7 @@ class Tables:
         def take(table: Table) -> str | None:
             if token is not None:
                 if table.authenticate(token) != seat:
-                    raise Problem(403, "not_your_seat", f"the token belongs to another seat than {seat}")
+                    raise Problem(403, "not_your_seat", "not_your_seat", params={"seat": seat})
                 table.rejoin(seat)
                 return None
             return table.take_seat(seat, name, code)
@@ -811,7 +813,7 @@ class Tables:
         old = self.load(game_id)
         seat = old.authenticate(token)
         if not (old.finished or old.forfeit is not None):
-            raise Problem(409, "game_not_finished", "a rematch is made once the match is over")
+            raise Problem(409, "game_not_finished", "rematch_too_soon")
         if old.rematch is None:
             # a human seat is kept for its token, open until that token asks (a seat that left to
             # a computer included); a computer seat stays the same computer
@@ -857,7 +859,8 @@ class Tables:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game is at version {table.version}, not the one in If-Match",
+                    "stale_version",
+                    params={"version": table.version},
                     current_version=table.version,
                 )
             start = table.version
@@ -872,15 +875,16 @@ class Tables:
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if if_match is not None:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game moved on to version {commit.version} meanwhile",
+                    "moved_on",
+                    params={"version": commit.version},
                     current_version=commit.version,
                 )
-        raise Problem(409, "busy", "the game kept changing while this action was applied; try again")
+        raise Problem(409, "busy", "busy")
 
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
@@ -888,7 +892,7 @@ class Tables:
             raise Problem(
                 422,
                 "idempotency_key_reused",
-                "this Idempotency-Key was used for a different action; use a new key for a new action",
+                "idempotency_key_reused",
             )
         return earlier["view"]
 
@@ -940,7 +944,7 @@ class Tables:
         table = self.advance(self.load(game_id))
         seat = table.authenticate(require_token(token))
         if table.over:
-            raise Problem(409, "game_over", "the match is over")
+            raise Problem(409, "game_over", "game_over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
         return table, seat, table.decide(self.store, self.settings, seat, strongest_level(table.ruleset.id))

@@ -72,7 +72,14 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     event_types = (*COMMON_EVENTS, PlainWhistDealEvent, PlainWhistDealResultEvent)
     deck = DECK
     action_kinds = (Play,)
-    refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}
+    refusal_codes = {
+        "card_not_in_hand": {"en": "the card is not in the hand", "tr": "kart elde yok"},
+        "must_follow_suit": {"en": "the suit led must be followed", "tr": "yerdeki renk oynanmalı"},
+    }
+    messages = {
+        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "must_follow_suit": {"en": "follow the suit led", "tr": "yerdeki rengi oynayın"},
+    }
 
     def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
         cards = shuffled_deck(match.seed, deal_number, DECK.cards)
@@ -98,9 +105,9 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     def verify_play(self, state: PlainWhistState, seat: int, action: Play) -> RuleError | None:
         card, cards = action.card.index, state.trick.cards
         if not state.hands[seat] >> card & 1:
-            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
         if not legal_cards(state.hands[seat], cards[0] if cards else -1) >> card & 1:
-            return illegal("must_follow_suit", "follow the suit led")
+            return illegal("must_follow_suit", self.messages["must_follow_suit"])
         return None
 
     def perform_play(self, state: PlainWhistState, seat: int, action: Play) -> tuple[PlainWhistState, tuple[Event, ...]]:

@@ -88,7 +88,8 @@ def post_action(action: dict[str, Any], game_id: str):
         raise Problem(
             400,
             "invalid_request",
-            f"an Idempotency-Key has 1 to {MAX_KEY_LENGTH} characters",
+            "idempotency_key_length",
+            params={"limit": MAX_KEY_LENGTH},
             errors={"Idempotency-Key": [f"1 to {MAX_KEY_LENGTH} characters"]},
         )
     token = require_token(bearer_token())
