@@ -330,6 +330,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
     )
     deck = DECK
     action_kinds = (Bid, Pass, Trump, Play)
+    turn_refusal_codes = ("not_in_auction", "dummy_cannot_act", "not_declarer")
     refusal_codes = {
         "not_in_auction": {
             "en": "the seat passed and is out of the auction for this deal",

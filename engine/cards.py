@@ -152,6 +152,9 @@ _BY_CODE = {card.code: card for card in _CARDS.values()}
 #: what a card code looks like, for schemas that check one before the engine does
 CARD_PATTERN = f"^[{''.join(RANK_CODES[rank] for rank in Rank)}][{''.join(suit.value for suit in Suit)}]$"
 
+#: two codes that show what a card code looks like, for documentation
+EXAMPLE_CODES = ("QS", "TD")
+
 #: The 52 cards, clubs first, each suit from two to ace.
 FULL_DECK: tuple[Card, ...] = tuple(_CARDS.values())
 

@@ -154,6 +154,9 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
+    stock_order = (
+        "the stock in drawing order (stock[0] the first face-up card, then the loser's face-down card and the next face-up card in turn)"
+    )
     action_kinds = (Play,)
     refusal_codes = {
         "illegal_action": {"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"},

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
+from .shapes import Dealt
 from .texts import DEFAULT_LANGUAGE, Text, render
 
 #: Display names of a thing in English and Turkish: ``{"en": ..., "tr": ...}``.
@@ -190,7 +191,7 @@ class DealRecord:
     stock: tuple[Card, ...] = ()
     trump_card: Card | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Dealt:
         return {
             "dealer": self.dealer,
             "hands": [[card.code for card in hand] for hand in self.hands],

@@ -104,6 +104,18 @@ COMMON_REFUSALS: Mapping[str, Text] = {
     "illegal_action": {"en": "an action of a kind the ruleset does not have, or not now", "tr": "oyunda bu tür hamle yok ya da şimdi yapılamaz"},
 }
 
+#: the kind of each refusal every ruleset may give (a ruleset's own codes are illegal actions,
+#: unless it lists them among its ``turn_refusal_codes``)
+COMMON_KINDS: Mapping[str, Refusal] = {
+    "unknown_option": Refusal.BAD_SETUP,
+    "invalid_option": Refusal.BAD_SETUP,
+    "malformed_action": Refusal.MALFORMED,
+    "game_over": Refusal.NOT_YOUR_TURN,
+    "unknown_seat": Refusal.NOT_YOUR_TURN,
+    "not_your_turn": Refusal.NOT_YOUR_TURN,
+    "illegal_action": Refusal.ILLEGAL,
+}
+
 #: the messages of the refusals every ruleset may give
 COMMON_MESSAGES: Mapping[str, Text] = {
     "unknown_option": {
@@ -154,6 +166,10 @@ class Ruleset(ABC, Generic[S]):
     action_kinds: ClassVar[tuple[type[Action], ...]]
     #: every code the ruleset refuses an action or a setup with, and what it means, per language
     refusal_codes: ClassVar[Mapping[str, Text]]
+    #: the codes of ``refusal_codes`` that refuse a seat which may not act now, not its action
+    turn_refusal_codes: ClassVar[tuple[str, ...]] = ()
+    #: what a revealed deal's ``stock`` holds, in what order (empty in a game without a stock)
+    stock_order: ClassVar[str] = "empty"
     #: the messages of the ruleset's refusals, per language, by name
     messages: ClassVar[Mapping[str, Text]] = {}
     #: what a table shows of the game besides its options (such as Batak's open hand), per language
@@ -254,6 +270,8 @@ class Ruleset(ABC, Generic[S]):
             raise fault("needs seats, and standard human seats among them")
         if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
             raise fault("needs action kinds and a catalogue of refusal codes")
+        if not set(self.turn_refusal_codes) <= set(self.refusal_codes):
+            raise fault("its turn refusals are in its catalogue")
         texts = [*self.refusals().values(), *self.messages.values(), *(option.names for option in self.options)]
         texts += [text for option in self.options for text in (option.description, *option.labels.values())]
         texts += self.table_labels.values()
@@ -276,6 +294,12 @@ class Ruleset(ABC, Generic[S]):
     def refusals(self) -> dict[str, Text]:
         """The catalogue of every refusal code this ruleset may give, and what it means."""
         return {**COMMON_REFUSALS, **self.refusal_codes}
+
+    def refusal_kind(self, code: str) -> Refusal:
+        """What kind of refusal ``code`` (one of :meth:`refusals`) is."""
+        if code in self.turn_refusal_codes:
+            return Refusal.NOT_YOUR_TURN
+        return COMMON_KINDS.get(code, Refusal.ILLEGAL)
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
@@ -411,6 +435,9 @@ class TrickTaking(Ruleset[S]):
             return finished, tuple(events)
         next_state, deal_events = self.deal(match.next_deal())
         return next_state, tuple(events) + deal_events
+
+    def describe(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        return {**super().describe(language), "ranks": [rank.code for rank in reversed(self.deck.ranks)]}
 
     def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
         """The public event of a complete trick."""

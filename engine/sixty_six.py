@@ -502,6 +502,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
+    stock_order = "the talon in drawing order, the face-up trump card last"
     action_kinds = (Play, Marriage, Exchange, Close, Declare)
     refusal_codes = {
         "illegal_action": {"en": "Sixty-Six has no actions of this kind", "tr": "Altmışaltı'da bu tür hamle yok"},
