@@ -54,6 +54,7 @@ DECK = STANDARD
 RANKS = 13
 SUIT_MASKS = DECK.suit_masks
 ABOVE = DECK.above
+BEATERS = DECK.beaters
 SUITS = tuple(Suit)
 
 # Every action this game can offer, built once: legal_actions runs on every move.
@@ -267,10 +268,9 @@ class BatakState(NamedTuple):
 
 
 def beats(card: int, win: int, trump: int) -> bool:
-    """Whether ``card`` takes the trick from ``win``, the card winning it so far."""
-    if card // RANKS == win // RANKS:
-        return card > win
-    return card // RANKS == trump
+    """Whether ``card`` takes the trick from ``win``, the card winning it so far
+    (:attr:`~engine.cards.Deck.beaters`)."""
+    return bool(BEATERS[trump][win] >> card & 1)
 
 
 def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
@@ -314,6 +314,17 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
     declaring = declaring_tricks if declaring_tricks >= contract else -contract
     defending = defending_tricks if defending_tricks >= 2 else -contract
     return declaring, defending
+
+
+def match_winning_team(totals: tuple[int, int], contract: int, made: bool, declaring_team: int, target: int) -> int | None:
+    """The team that wins the match once a deal's points are in the teams' ``totals``: the
+    declaring team at once with a made bid of 13, else the higher total once one reaches the
+    target; None: another deal."""
+    if contract == MAX_BID and made:
+        return declaring_team
+    if max(totals) >= target and totals[0] != totals[1]:
+        return 0 if totals[0] > totals[1] else 1
+    return None
 
 
 class PartnershipBatak(TrickTaking[BatakState]):
@@ -667,11 +678,8 @@ class PartnershipBatak(TrickTaking[BatakState]):
         last = match.last_deal
         assert last is not None
         totals = (match.scores[0], match.scores[1])
-        if last["contract"] == MAX_BID and last["made"]:
-            return list(TEAMS[last["declarer"] % 2])
-        if max(totals) >= match.options["target"] and totals[0] != totals[1]:
-            return list(TEAMS[0 if totals[0] > totals[1] else 1])
-        return None
+        team = match_winning_team(totals, last["contract"], last["made"], last["declarer"] % 2, match.options["target"])
+        return None if team is None else list(TEAMS[team])
 
     # --- views ------------------------------------------------------------------------------
 

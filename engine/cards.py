@@ -227,6 +227,13 @@ class Deck:
         self.above = tuple(self.suit_masks[card // size] & -(2 << card) for card in range(len(self.cards)))
         #: the weaker cards of each card's suit
         self.below = tuple(self.suit_masks[card // size] & ((1 << card) - 1) for card in range(len(self.cards)))
+        #: the trick-taking rule of every game here: ``beaters[trump][card]`` are the cards that
+        #: take a trick from ``card`` (its winning card so far), a stronger card of its suit or,
+        #: when it is not a trump, any trump; ``trump`` is a suit number, -1 for none
+        self.beaters: tuple[tuple[int, ...], ...] = tuple(
+            tuple(self.above[card] | (self.suit_masks[trump] if trump >= 0 and card // size != trump else 0) for card in range(len(self.cards)))
+            for trump in (0, 1, 2, 3, -1)
+        )
         # the canonical order of Card (rank by rank, two to ace) may differ from strength order
         canonical = sorted(range(len(self.cards)), key=lambda number: self.cards[number].index)
         self._numbered_canonically = canonical == list(range(len(self.cards)))

@@ -13,12 +13,12 @@ players call them too.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
+from .rules import DealRecord, Event, Option, Trick, deal_opened, draw_after_trick, private, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -27,6 +27,7 @@ SEATS = 2
 HAND_SIZE = 13
 DECK = STANDARD
 SUIT_MASKS = DECK.suit_masks
+BEATERS = DECK.beaters
 NO_TRUMP = -1
 SUITS = tuple(Suit)
 
@@ -46,11 +47,9 @@ def legal_cards(hand: int, led: int) -> int:
 
 
 def leader_wins(lead: int, reply: int, trump: int) -> bool:
-    """Whether the card led takes the trick from the reply: the higher card of the suit led,
-    unless the reply is a trump (``trump`` is a suit number, or -1 without trump)."""
-    if lead // 13 == reply // 13:
-        return lead > reply
-    return reply // 13 != trump
+    """Whether the card led takes the trick from the reply (:attr:`~engine.cards.Deck.beaters`;
+    ``trump`` is a suit number, or -1 without trump)."""
+    return not BEATERS[trump][lead] >> reply & 1
 
 
 class GermanWhistDealResult(TypedDict):
@@ -128,9 +127,14 @@ class GermanWhistState(NamedTuple):
         return sum(sum(seat) for seat in self.won) + 1
 
 
+def counted_tricks(won: Sequence[Sequence[int]], count_all_tricks: bool) -> list[int]:
+    """The tricks that count for each seat, from its (phase-1, phase-2) tricks won."""
+    return [phase1 * count_all_tricks + phase2 for phase1, phase2 in won]
+
+
 def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) -> tuple[list[int], list[int], list[int]]:
     """The counted tricks, the points and the winners of a finished deal under ``options``."""
-    counted = [phase1 * options["count_all_tricks"] + phase2 for phase1, phase2 in won]
+    counted = counted_tricks(won, options["count_all_tricks"])
     base = sum(counted) // 2  # 6 of 13, or 13 of 26: the "over" line
     if counted[0] == counted[1]:
         winners: list[int] = []
@@ -315,12 +319,11 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         events: list[Event] = [self.trick_event(done, state.trick_number, phase=phase)]
         stock = state.stock
         if stock:
-            taken, drawn, stock = stock[0], stock[1], stock[2:]
-            new_hands, new_shown = list(hands), list(shown)
-            new_hands[winner] |= 1 << taken
-            new_shown[winner] |= 1 << taken
-            new_hands[loser] |= 1 << drawn
-            hands, shown = tuple(new_hands), tuple(new_shown)
+            new_hands = list(hands)
+            taken, drawn = draw_after_trick(new_hands, stock, 0, winner)
+            stock = stock[2:]
+            hands = tuple(new_hands)
+            shown = (shown[0] | 1 << taken, shown[1]) if winner == 0 else (shown[0], shown[1] | 1 << taken)
             events.append(public("take", seat=winner, card=DECK.codes_table[taken]))
             events.append(private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]))
             if stock:

@@ -6,7 +6,7 @@ Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
@@ -226,6 +226,16 @@ class Trick(NamedTuple):
         """The inverse of :meth:`dump`."""
         leader, cards, winner = doc
         return Trick(leader, tuple(deck.number[Card.parse(code)] for code in cards), winner)
+
+
+def draw_after_trick(hands: list[int], stock: Sequence[int], at: int, winner: int) -> tuple[int, int]:
+    """The draw after a trick of a two-hand game with a stock: the trick's winner takes
+    ``stock[at]``, the loser ``stock[at + 1]`` (``hands``, masks, change in place). Returns the
+    two cards, the winner's first."""
+    taken, drawn = stock[at], stock[at + 1]
+    hands[winner] |= 1 << taken
+    hands[1 - winner] |= 1 << drawn
+    return taken, drawn
 
 
 def replace_at(items: tuple, index: int, value: Any) -> tuple:

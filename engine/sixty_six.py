@@ -43,12 +43,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
+from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, draw_after_trick, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -64,6 +64,7 @@ NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 SUIT_MASKS = DECK.suit_masks
 BY_INDEX = DECK.by_index
 ABOVE = DECK.above
+BEATERS = DECK.beaters
 NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
 QUEENS = NINES << QUEEN
 SUITS = tuple(Suit)
@@ -124,10 +125,23 @@ def follower_cards(hand: int, lead: int, trump: int, talon_open: bool) -> int:
 
 
 def reply_wins(lead: int, reply: int, trump: int) -> bool:
-    """Whether the reply takes the trick: a higher card of the suit led, or a trump to a side suit."""
-    if reply // 6 == lead // 6:
-        return reply > lead
-    return reply // 6 == trump
+    """Whether the reply takes the trick (:attr:`~engine.cards.Deck.beaters`): a higher card of
+    the suit led, or a trump to a side suit."""
+    return bool(BEATERS[trump][lead] >> reply & 1)
+
+
+def denied_by_reply(lead: int, reply: int, trump: int) -> int:
+    """The cards a follower shows it does not hold by replying ``reply`` to ``lead`` once the
+    talon is closed or exhausted (:func:`follower_cards`): the suit led if it did not follow, and
+    trumps too if it did not trump; the cards that would have won if it followed without winning."""
+    if reply // 6 != lead // 6:
+        return SUIT_MASKS[lead // 6] | (SUIT_MASKS[trump] if reply // 6 != trump else 0)
+    return 0 if reply > lead else ABOVE[lead]
+
+
+def counted_points(card_points: int, marriage_points: int, tricks: int) -> int:
+    """A seat's points in a deal: its cards' and its marriages', counted once it has won a trick."""
+    return card_points + marriage_points if tricks else 0
 
 
 def marriage_cards(hand: int) -> int:
@@ -172,6 +186,11 @@ class Closing:
     seat: int
     points: int
     tricks: int
+
+    @staticmethod
+    def by(seat: int, points: Sequence[int], tricks: Sequence[int]) -> "Closing":
+        """``seat`` closes when the seats have these points and tricks: its opponent's are kept."""
+        return Closing(seat, points[1 - seat], tricks[1 - seat])
 
 
 #: how a deal ends
@@ -410,9 +429,8 @@ class SixtySixState(NamedTuple):
 
     def points(self, seat: int) -> int:
         """Card points won plus counted marriages (a marriage counts once its announcer won a trick)."""
-        if not self.won[seat]:
-            return 0
-        return points_of(self.won[seat]) + self.marriage_points(seat)
+        won = self.won[seat]
+        return counted_points(points_of(won), self.marriage_points(seat), won.bit_count() // SEATS)
 
     def marriage_points(self, seat: int) -> int:
         """The seat's counted marriage points: 0 while they are pending."""
@@ -884,8 +902,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return self._finish_deal(state, [public("declare", seat=seat)], claimant=seat)
 
     def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
-        opponent = 1 - seat
-        closing = Closing(seat, state.points(opponent), state.tricks[opponent])
+        closing = Closing.by(seat, (state.points(0), state.points(1)), state.tricks)
         return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
@@ -958,18 +975,18 @@ class SixtySix(TrickTaking[SixtySixState]):
         ]  # the trick event of TrickTaking.trick_event, built in place: every trick makes one
         hands, shown = list(hands_after), list(shown_after)
         if talon_open:
-            hands[winner] |= 1 << talon[0]
-            events.append(_draw(winner, codes[talon[0]], len(talon) - 1))
             if len(talon) > 1:
-                hands[loser] |= 1 << talon[1]
-                events.append(_draw(loser, codes[talon[1]], len(talon) - 2))
+                taken, drawn = draw_after_trick(hands, talon, 0, winner)
+                events.append(_draw(winner, codes[taken], len(talon) - 1))
+                events.append(_draw(loser, codes[drawn], len(talon) - 2))
                 talon = talon[2:]
             else:
-                # the last face-down card went to the winner: the loser takes the trump card, in view
+                # the last face-down card goes to the winner: the loser takes the trump card, in view
                 assert trump_card is not None
-                hands[loser] |= 1 << trump_card
-                shown[loser] |= 1 << trump_card
-                events.append(public("take", seat=loser, card=codes[trump_card]))
+                taken, drawn = draw_after_trick(hands, (talon[0], trump_card), 0, winner)
+                shown[loser] |= 1 << drawn
+                events.append(_draw(winner, codes[taken], 0))
+                events.append(public("take", seat=loser, card=codes[drawn]))
                 talon, trump_card = (), None
         state = SixtySixState(
             state.match, tuple(hands), talon, trump_card, state.trump, Trick(winner), tuple(won), state.marriages,

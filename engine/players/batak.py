@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..actions import Action, Play
 from ..batak import (
     ABOVE,
+    BEATERS,
     BIDS,
     DECK,
     MAX_BID,
@@ -43,6 +44,7 @@ from ..batak import (
     beats,
     deal_points,
     legal_mask,
+    match_winning_team,
     winning,
 )
 from ..batak import SUIT_MASKS as SUIT_MASK
@@ -81,7 +83,7 @@ def pick_card(
     others = unplayed & ~hand
     if trick_size == 0:
         return _lead(hand, legal, partner_hand, others, trump, declaring)
-    beating = ABOVE[win] if win // RANKS == trump else ABOVE[win] | SUIT_MASK[trump]
+    beating = BEATERS[trump][win]
     if winner == (seat + 2) % SEATS:
         # Partner is winning: never overtake without need (the rules may force it).
         return _cheapest(legal & ~beating or legal, others, trump)
@@ -297,12 +299,11 @@ class Standing:
         points minus the other team's."""
         declaring_points, defending_points = deal_points(contract, declaring_tricks)
         ours, theirs = (declaring_points, defending_points) if declaring else (defending_points, declaring_points)
-        if contract == MAX_BID and declaring_tricks == TRICKS:
-            return MATCH_WIN if declaring else -MATCH_WIN
-        total, other = self.ours + ours, self.theirs + theirs
-        if max(total, other) >= self.target and total != other:
-            return MATCH_WIN if total > other else -MATCH_WIN
-        return ours - theirs
+        totals = (self.ours + ours, self.theirs + theirs)
+        winner = match_winning_team(totals, contract, declaring_tricks >= contract, 0 if declaring else 1, self.target)
+        if winner is None:
+            return ours - theirs
+        return MATCH_WIN if winner == 0 else -MATCH_WIN
 
 
 # --- what a seat knows -------------------------------------------------------------------------
