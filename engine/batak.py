@@ -23,12 +23,14 @@ Events (``type`` and fields; every one is public except ``dealt``):
 - ``open_hand``: ``seat``, ``hand``: the dummy's hand, face up from now on.
 - ``trick``: ``number``, ``leader``, ``cards`` ([{``seat``, ``card``}]), ``winner``: a trick is
   complete.
-- ``deal_result``: the deal result (see :meth:`PartnershipBatak._finish_deal`) and ``scores``.
+- ``deal_result``: the deal result (see :meth:`PartnershipBatak.score_deal`) and ``scores``.
 - ``match_result``: ``winners``, ``scores``.
 
 Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules of
-card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the scoring
-:func:`deal_points`; the computer players call them too.
+card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, the scoring
+:func:`deal_points` and the match's end :func:`match_winning_team`; the computer players call
+them too. Leading, following and finishing a trick, and the deal's events, are
+:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, deal_opened, public
+from .rules import DealRecord, Event, Option, Trick, public, replace_at
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
@@ -275,11 +277,8 @@ def beats(card: int, win: int, trump: int) -> bool:
 
 def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
     """The card winning a trick so far and its seat; (-1, -1) before the lead."""
-    win = winner = -1
-    for offset, card in enumerate(trick):
-        if offset == 0 or beats(card, win, trump):
-            win, winner = card, (leader + offset) % SEATS
-    return win, winner
+    win, place = DECK.winning(trick, trump)
+    return win, (leader + place) % SEATS if place >= 0 else -1
 
 
 def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
@@ -477,7 +476,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         opener = (dealer + 1) % SEATS
         hands = tuple(mask_of(hand) for hand in self._dealt(match, match.deal_number, dealer))
         state = BatakState(match=match, hands=hands, auction=Auction(opener))
-        return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK, first_bidder=opener))
+        return state, self.deal_events(match, hands, first_bidder=opener)
 
     # --- play -------------------------------------------------------------------------------
 
@@ -611,42 +610,28 @@ class PartnershipBatak(TrickTaking[BatakState]):
         )
         return state, events
 
-    def perform_play(self, state: BatakState, seat: int, action: Play) -> tuple[BatakState, tuple[Event, ...]]:
-        trick = state.trick
-        assert trick is not None
-        turn = (trick.leader + len(trick.cards)) % SEATS
-        card = action.card.index
-        hands = list(state.hands)
-        hands[turn] &= ~(1 << card)
-        trick = Trick(trick.leader, trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return BatakState(
-                state.match, tuple(hands), state.auction, state.declarer, state.contract, state.trump, trick,
-                state.won, state.trump_broken, state.last_trick,
-            ), ()
-        return self._finish_trick(state, tuple(hands), trick)
+    def trump_of(self, state: BatakState) -> int:
+        assert state.trump is not None
+        return state.trump
 
-    def _finish_trick(self, state: BatakState, hands: tuple[int, ...], trick: Trick) -> tuple[BatakState, tuple[Event, ...]]:
-        trump = state.trump
-        assert trump is not None
-        _, winner = winning(trick.leader, trick.cards, trump)
-        done = Trick(trick.leader, trick.cards, winner)
-        events: list[Event] = [self.trick_event(done, state.trick_number)]
-        won = list(state.won)
-        won[winner] += 1
-        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
-        state = BatakState(
-            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(winner),
-            tuple(won), broken, done,
+    def card_played(self, state: BatakState, hands: tuple[int, ...], trick: Trick, card: int) -> BatakState:
+        return BatakState(
+            state.match, hands, state.auction, state.declarer, state.contract, state.trump, trick, state.won, state.trump_broken,
+            state.last_trick,
         )
-        if any(hands):
-            return state, tuple(events)
-        return self._finish_deal(state, events)
 
-    def _finish_deal(self, state: BatakState, events: list[Event]) -> tuple[BatakState, tuple[Event, ...]]:
-        """Score the deal and end the match or deal the next one.
+    def trick_taken(self, state: BatakState, hands: tuple[int, ...], done: Trick, card: int) -> tuple[BatakState, tuple[Event, ...]]:
+        """The winner counts a trick; a trump in it breaks trump."""
+        trump = state.trump
+        assert trump is not None and done.winner is not None
+        won = replace_at(state.won, done.winner, state.won[done.winner] + 1)
+        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
+        return BatakState(
+            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(done.winner), won, broken, done
+        ), ()
 
-        The deal result (``Match.last_deal`` and the ``deal_result`` event) has the keys
+    def score_deal(self, state: BatakState) -> tuple[BatakDealResult, list[int]]:
+        """The deal result (``Match.last_deal`` and the ``deal_result`` event) has the keys
         ``deal``, ``declarer``, ``dummy``, ``contract``, ``trump`` (suit code), ``tricks`` (per
         seat), ``team_tricks`` ([North–South, East–West]), ``made`` (the declaring team took at
         least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
@@ -671,7 +656,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
             "points": points,
             "team_points": team_points,
         }
-        return self.end_deal(state, events, result, points)
+        return result, points
 
     def match_winners(self, match: Match) -> list[int] | None:
         """A made bid of 13 ends the match at once; else the higher total once one reaches the target."""

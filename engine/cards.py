@@ -249,6 +249,16 @@ class Deck:
             )
         self._codes_of = self.selector(self.codes_table)
 
+    def winning(self, cards: Sequence[int], trump: int) -> tuple[int, int]:
+        """The card winning a trick of ``cards`` (in play order) so far, and its place in the
+        trick; (-1, -1) before the lead."""
+        beaters = self.beaters[trump]
+        win = place = -1
+        for offset, card in enumerate(cards):
+            if offset == 0 or beaters[win] >> card & 1:
+                win, place = card, offset
+        return win, place
+
     def suit(self, card: int) -> int:
         """The suit number (0 clubs .. 3 spades) of a card number."""
         return card // self.suit_size

@@ -7,8 +7,10 @@ is turned up; in phase 2 (tricks 14-26) the hands are played out. Only phase-2 t
 unless ``count_all_tricks``.
 
 Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules are
-the functions :func:`legal_cards`, :func:`leader_wins` and :func:`deal_scores`; the computer
-players call them too.
+the functions :func:`legal_cards`, :func:`leader_wins`, :func:`counted_tricks` and
+:func:`deal_scores`, and the draw after a trick :func:`~engine.rules.draw_after_trick`; the
+computer players call them too. Leading, following and finishing a trick, and the deal's events,
+are :class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, deal_opened, draw_after_trick, private, public
+from .rules import DealRecord, Event, Option, Trick, draw_after_trick, private, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -260,23 +262,10 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         face_up = DECK.cards[stock[0]]
         trump = NO_TRUMP if match.options["no_trump"] else SUITS.index(face_up.suit)
         state = GermanWhistState(match, hands, stock, trump, Trick(1 - dealer), ((0, 0), (0, 0)), (0, 0))
-        events = deal_opened(
-            match.deal_number,
-            dealer,
-            hands,
-            DECK,
-            trump=face_up.suit.value if trump != NO_TRUMP else None,
-            face_up=face_up.code,
-            stock_size=len(stock),
-        )
-        return state, tuple(events)
+        events = self.deal_events(match, hands, trump=face_up.suit.value if trump != NO_TRUMP else None, face_up=face_up.code, stock_size=len(stock))
+        return state, events
 
     # --- play -------------------------------------------------------------------------------
-
-    def to_act(self, state: GermanWhistState) -> tuple[int, ...]:
-        if state.match.result is not None:
-            return ()
-        return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
         trick = state.trick
@@ -295,42 +284,45 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             return None
         return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
-    def perform_play(self, state: GermanWhistState, seat: int, action: Play) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        card = action.card.index
-        bit = 1 << card
-        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
-        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return GermanWhistState(state.match, hands, state.stock, state.trump, trick, state.won, shown, state.last_trick), ()
-        return self._finish_trick(state, hands, shown, trick)
+    def trump_of(self, state: GermanWhistState) -> int:
+        return state.trump
 
-    def _finish_trick(
-        self, state: GermanWhistState, hands: tuple[int, ...], shown: tuple[int, ...], trick: Trick
+    def trick_details(self, state: GermanWhistState) -> dict[str, Any]:
+        return {"phase": state.phase}
+
+    def card_played(self, state: GermanWhistState, hands: tuple[int, ...], trick: Trick, card: int) -> GermanWhistState:
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
+        return GermanWhistState(state.match, hands, state.stock, state.trump, trick, state.won, shown, state.last_trick)
+
+    def trick_taken(
+        self, state: GermanWhistState, hands: tuple[int, ...], done: Trick, card: int
     ) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        lead, reply = trick.cards
-        winner = trick.leader if leader_wins(lead, reply, state.trump) else 1 - trick.leader
+        """The winner scores a trick of the phase; in phase 1 it takes the face-up card, the
+        loser draws the next one face down, and the next is turned up."""
+        winner = done.winner
+        assert winner is not None
         loser = 1 - winner
-        done = Trick(trick.leader, trick.cards, winner)
-        phase = state.phase
         scored = state.won[winner]
-        scored = (scored[0] + 1, scored[1]) if phase == 1 else (scored[0], scored[1] + 1)
+        scored = (scored[0] + 1, scored[1]) if state.stock else (scored[0], scored[1] + 1)
         won = (scored, state.won[1]) if winner == 0 else (state.won[0], scored)
-        events: list[Event] = [self.trick_event(done, state.trick_number, phase=phase)]
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
         stock = state.stock
+        events: tuple[Event, ...] = ()
         if stock:
             new_hands = list(hands)
             taken, drawn = draw_after_trick(new_hands, stock, 0, winner)
             stock = stock[2:]
             hands = tuple(new_hands)
             shown = (shown[0] | 1 << taken, shown[1]) if winner == 0 else (shown[0], shown[1] | 1 << taken)
-            events.append(public("take", seat=winner, card=DECK.codes_table[taken]))
-            events.append(private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]))
+            events = (
+                public("take", seat=winner, card=DECK.codes_table[taken]),
+                private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]),
+            )
             if stock:
-                events.append(public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)))
-        state = GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done)
-        if hands[0] or hands[1]:
-            return state, tuple(events)
+                events += (public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)),)
+        return GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done), events
+
+    def score_deal(self, state: GermanWhistState) -> tuple[GermanWhistDealResult, list[int]]:
         counted, points, winners = deal_scores(state.won, state.match.options)
         result: GermanWhistDealResult = {
             "deal": state.match.deal_number,
@@ -339,7 +331,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "points": points,
             "winners": winners,
         }
-        return self.end_deal(state, events, result, points)
+        return result, points
 
     def match_winners(self, match: Match) -> list[int] | None:
         """A single deal without a target; else the one highest total once it reaches the target."""

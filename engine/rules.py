@@ -69,18 +69,6 @@ def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event
     return Event(full, ONLY[viewer], others)
 
 
-def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **details: Any) -> list[Event]:
-    """The events that open a deal, by the convention every ruleset keeps: a public ``deal``
-    event (with the ruleset's ``details``), then each seat's cards (masks of ``deck``) as a
-    private ``dealt`` event."""
-    events = [Event({"type": "deal", "deal": deal, "dealer": dealer, **details})]
-    for seat, hand in enumerate(hands):
-        count = hand.bit_count()
-        seen = {"type": "dealt", "seat": seat, "count": count}
-        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
-    return events
-
-
 # --- options ---------------------------------------------------------------------------------
 
 

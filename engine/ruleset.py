@@ -30,12 +30,12 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
 
-from .actions import Action
+from .actions import Action, Play
 from .cards import Deck
 from .errors import Refusal, RuleError, illegal
-from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
+from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
 from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -397,28 +397,145 @@ def replay(ruleset: Ruleset[S], options: Mapping[str, Any], seed: str, moves: It
     return state
 
 
-class TrickTaking(Ruleset[S]):
-    """What the trick-taking games share: a match of deals, each opened by a public ``deal`` and
-    private ``dealt`` events (:func:`~engine.rules.deal_opened`), played out in tricks, scored,
-    and followed by the next deal until the match is won."""
+class DealState(HasMatch, Protocol):
+    """A trick-taking game's state: a named tuple with the match, the hands (masks of the
+    game's deck, in seat order) and the trick being played (None while there is none yet, as in
+    an auction)."""
+
+    @property
+    def hands(self) -> tuple[int, ...]: ...
+
+    @property
+    def trick(self) -> Trick | None: ...
+
+    @property
+    def trick_number(self) -> int: ...
+
+
+D = TypeVar("D", bound=DealState)
+
+
+class TrickTaking(Ruleset[D]):
+    """What the trick-taking games share: the life cycle of a match of deals, read top to bottom.
+
+    A deal opens with a public ``deal`` event and a private ``dealt`` event per seat
+    (:meth:`deal_events`). Cards are led and followed in turn (:meth:`play_card`); the last card
+    of a trick finishes it (:meth:`finish_trick`): its winner is the strongest card by the
+    game's trump (:meth:`trick_winner`), a public ``trick`` event says so, and the game takes
+    the trick (:meth:`trick_taken`: counting it, drawing from a stock). Once every hand is
+    empty the deal is scored (:meth:`score_deal`, :meth:`end_deal`) and the match ends or the
+    next deal is dealt. A game module holds only its own part: the deal, legality, what a
+    trick brings, scoring, and its view.
+    """
 
     #: the game's cards as numbers; states hold masks of them
     deck: ClassVar[Deck]
 
-    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
+    # --- deal ---------------------------------------------------------------------------------
+
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[D, tuple[Event, ...]]:
         return self.deal(Match.start(options, seed, self.seat_count))
 
     @abstractmethod
-    def deal(self, match: Match) -> tuple[S, tuple[Event, ...]]:
-        """The state at the start of ``match``'s current deal, and the events that open it."""
+    def deal(self, match: Match) -> tuple[D, tuple[Event, ...]]:
+        """The state at the start of ``match``'s current deal, and the events that open it
+        (:meth:`deal_events`)."""
+
+    def deal_events(self, match: Match, hands: Iterable[int], **details: Any) -> tuple[Event, ...]:
+        """The events that open ``match``'s current deal: a public ``deal`` event (with the
+        game's ``details``), then each seat's cards (masks) as a private ``dealt`` event."""
+        deck = self.deck
+        events = [Event({"type": "deal", "deal": match.deal_number, "dealer": match.dealer(self.seat_count), **details})]
+        for seat, hand in enumerate(hands):
+            count = hand.bit_count()
+            seen = {"type": "dealt", "seat": seat, "count": count}
+            events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
+        return tuple(events)
+
+    # --- lead and follow ----------------------------------------------------------------------
+
+    def to_act(self, state: D) -> tuple[int, ...]:
+        """The seat whose card is next (a game with other moves, or a seat playing another's
+        cards, says otherwise)."""
+        trick = state.trick
+        if state.match.result is not None or trick is None:
+            return ()
+        return ((trick.leader + len(trick.cards)) % self.seat_count,)
+
+    def perform_play(self, state: D, seat: int, action: Play) -> tuple[D, tuple[Event, ...]]:
+        return self.play_card(state, self.deck.by_index[action.card.index])
+
+    def play_card(self, state: D, card: int, events: tuple[Event, ...] = ()) -> tuple[D, tuple[Event, ...]]:
+        """Lead or follow with ``card`` from the hand whose turn it is (after the game's
+        ``events`` of the move, such as a marriage announced with the lead); the last card of
+        the trick finishes it."""
+        trick = state.trick
+        assert trick is not None
+        turn = (trick.leader + len(trick.cards)) % self.seat_count
+        hands = state.hands
+        hands = hands[:turn] + (hands[turn] & ~(1 << card),) + hands[turn + 1 :]
+        cards = trick.cards + (card,)
+        if len(cards) < self.seat_count:
+            return self.card_played(state, hands, Trick(trick.leader, cards), card), events
+        winner = self.trick_winner(trick.leader, cards, self.trump_of(state))
+        return self.finish_trick(state, hands, Trick(trick.leader, cards, winner), card, events)
+
+    def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
+        """The state once ``card`` is led or followed and the trick goes on."""
+        return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+
+    @abstractmethod
+    def trump_of(self, state: D) -> int:
+        """The trump suit of the trick being played (a suit number; -1 for none)."""
+
+    def trick_winner(self, leader: int, cards: Sequence[int], trump: int) -> int:
+        """The seat that wins a trick ``leader`` led with ``cards``: the highest trump in it,
+        else the highest card of the suit led (:attr:`~engine.cards.Deck.beaters`)."""
+        _, place = self.deck.winning(cards, trump)
+        return (leader + place) % self.seat_count
+
+    # --- finish the trick ---------------------------------------------------------------------
+
+    def finish_trick(
+        self, state: D, hands: tuple[int, ...], done: Trick, card: int, events: tuple[Event, ...]
+    ) -> tuple[D, tuple[Event, ...]]:
+        """Complete the trick ``done`` (``hands`` after its last card, ``card``): its public event,
+        then what taking it brings; once every hand is empty, the deal is scored."""
+        trick_event = self.trick_event(done, state.trick_number, **self.trick_details(state))
+        state, taken = self.trick_taken(state, hands, done, card)
+        events = events + (trick_event,) + taken
+        if any(state.hands):
+            return state, events
+        result, points = self.score_deal(state)
+        return self.end_deal(state, list(events), result, points)
+
+    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
+        """The public event of a complete trick."""
+        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})
+
+    def trick_details(self, state: D) -> dict[str, Any]:
+        """What the game adds to a trick's event, from the state it was played in (none by default)."""
+        return {}
+
+    @abstractmethod
+    def trick_taken(self, state: D, hands: tuple[int, ...], done: Trick, card: int) -> tuple[D, tuple[Event, ...]]:
+        """The state once the trick ``done`` is taken by its winner, who leads the next (``hands``
+        are those after its last card, ``card``), and the events that brings beyond the trick's."""
+
+    # --- finish the deal, next deal, match end --------------------------------------------------
+
+    @abstractmethod
+    def score_deal(self, state: D) -> tuple[Mapping[str, Any], Sequence[int]]:
+        """The result of a deal whose cards are all played (the view's ``last_deal``, the
+        ``deal_result`` event), and the points it adds to each seat's total."""
 
     @abstractmethod
     def match_winners(self, match: Match) -> list[int] | None:
         """The winners once a finished deal's points are in ``match`` (None: play another deal)."""
 
     def end_deal(
-        self, state: S, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
-    ) -> tuple[S, tuple[Event, ...]]:
+        self, state: D, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
+    ) -> tuple[D, tuple[Event, ...]]:
         """Score a finished deal, then end the match or deal the next one.
 
         The next deal starts without a last trick: a card of the old deal shown in the new
@@ -431,14 +548,12 @@ class TrickTaking(Ruleset[S]):
         if winners is not None:
             match = match.finish(winners)
             events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
-            finished: S = cast(Any, state)._replace(match=match)  # every state is a named tuple
+            finished: D = cast(Any, state)._replace(match=match)  # every state is a named tuple
             return finished, tuple(events)
         next_state, deal_events = self.deal(match.next_deal())
         return next_state, tuple(events) + deal_events
 
+    # --- catalog ------------------------------------------------------------------------------
+
     def describe(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         return {**super().describe(language), "ranks": [rank.code for rank in reversed(self.deck.ranks)]}
-
-    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
-        """The public event of a complete trick."""
-        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})

@@ -14,7 +14,10 @@ is pending while its announcer has won nothing.
 Cards are numbers of :data:`DECK` (``6 * suit + strength``, strength 0 to 5 for 9 J Q K 10 A,
 so a higher card of a suit has a higher number) and sets of cards are masks of them. The rules
 are the functions :func:`follower_cards`, :func:`reply_wins`, :func:`marriage_cards`,
-:func:`points_of` and :func:`deal_outcome`; the computer players call them too.
+:func:`points_of`, :func:`counted_points`, :func:`denied_by_reply` and :func:`deal_outcome`, and
+the draw after a trick :func:`~engine.rules.draw_after_trick`; the computer players call them
+too. Leading, following and finishing a trick, and the deal's events, are
+:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 
 Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 
@@ -48,7 +51,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, draw_after_trick, public
+from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -760,23 +763,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         state = SixtySixState(
             match, hands, talon, None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), (shown[0], shown[1])
         )
-        events = deal_opened(
-            match.deal_number,
-            dealer,
-            hands,
-            DECK,
-            trump=SUITS[trump_card // 6].value,
-            trump_card=DECK.code(trump_card),
-            talon_size=len(talon),
-        )
-        return state, tuple(events)
+        events = self.deal_events(match, hands, trump=SUITS[trump_card // 6].value, trump_card=DECK.code(trump_card), talon_size=len(talon))
+        return state, events
 
     # --- play -------------------------------------------------------------------------------
-
-    def to_act(self, state: SixtySixState) -> tuple[int, ...]:
-        if state.match.result is not None:
-            return ()
-        return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
@@ -895,11 +885,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             return illegal("must_win_trick", self.messages["must_win_trick"], led_suit=suit)
         return illegal("must_trump", self.messages["must_trump"], led_suit=suit)
 
-    def perform_play(self, state: SixtySixState, seat: int, action: Play) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._play(state, seat, BY_INDEX[action.card.index], ())
-
     def perform_declare(self, state: SixtySixState, seat: int, action: Declare) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._finish_deal(state, [public("declare", seat=seat)], claimant=seat)
+        return self._claim(state, [public("declare", seat=seat)], seat)
 
     def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
         closing = Closing.by(seat, (state.points(0), state.points(1)), state.tricks)
@@ -930,75 +917,64 @@ class SixtySix(TrickTaking[SixtySixState]):
             card=DECK.code(card),
         )
         if action.declare:
-            return self._finish_deal(state, [event, public("declare", seat=seat)], claimant=seat)
-        return self._play(state, seat, card, (event,))
+            return self._claim(state, [event, public("declare", seat=seat)], seat)
+        return self.play_card(state, card, (event,))
 
-    def _play(
-        self, state: SixtySixState, seat: int, card: int, events: tuple[Event, ...]
-    ) -> tuple[SixtySixState, tuple[Event, ...]]:
-        bit = 1 << card
-        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
-        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return SixtySixState(
-                state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown,
-                state.closing, state.last_trick,
-            ), events
-        return self._finish_trick(state, hands, shown, trick)
+    def trump_of(self, state: SixtySixState) -> int:
+        return state.trump
 
-    def _finish_trick(
-        self, state: SixtySixState, hands_after: tuple[int, ...], shown_after: tuple[int, ...], trick: Trick
+    def trick_details(self, state: SixtySixState) -> dict[str, Any]:
+        return {"phase": state.phase}
+
+    def card_played(self, state: SixtySixState, hands: tuple[int, ...], trick: Trick, card: int) -> SixtySixState:
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
+        return SixtySixState(
+            state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown, state.closing,
+            state.last_trick,
+        )
+
+    def trick_taken(
+        self, state: SixtySixState, hands_after: tuple[int, ...], done: Trick, card: int
     ) -> tuple[SixtySixState, tuple[Event, ...]]:
-        """Complete ``trick`` (the hands and the shown cards are those after its last card)."""
-        lead, reply = trick.cards
-        winner = 1 - trick.leader if reply_wins(lead, reply, state.trump) else trick.leader
+        """The winner takes the trick's cards; while the talon is open it draws, then the loser
+        (the last face-down card drawn, the loser takes the trump card)."""
+        winner = done.winner
+        assert winner is not None
         loser = 1 - winner
-        done = Trick(trick.leader, trick.cards, winner)
+        lead, reply = done.cards
         won = list(state.won)
         won[winner] |= 1 << lead | 1 << reply
         talon, trump_card = state.talon, state.trump_card
-        talon_open = bool(talon) and state.closing is None
         codes = DECK.codes_table
-        leader = trick.leader
-        events: list[Event] = [
-            Event(
-                {
-                    "type": "trick",
-                    "number": (state.won[0].bit_count() + state.won[1].bit_count()) // SEATS + 1,
-                    "phase": 1 if talon_open else 2,
-                    "leader": leader,
-                    "cards": [{"seat": leader, "card": codes[lead]}, {"seat": 1 - leader, "card": codes[reply]}],
-                    "winner": winner,
-                }
-            )
-        ]  # the trick event of TrickTaking.trick_event, built in place: every trick makes one
-        hands, shown = list(hands_after), list(shown_after)
-        if talon_open:
+        hands = list(hands_after)
+        shown = [state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card)]
+        events: tuple[Event, ...] = ()
+        if talon and state.closing is None:  # the talon is open
             if len(talon) > 1:
                 taken, drawn = draw_after_trick(hands, talon, 0, winner)
-                events.append(_draw(winner, codes[taken], len(talon) - 1))
-                events.append(_draw(loser, codes[drawn], len(talon) - 2))
+                events = (_draw(winner, codes[taken], len(talon) - 1), _draw(loser, codes[drawn], len(talon) - 2))
                 talon = talon[2:]
             else:
                 # the last face-down card goes to the winner: the loser takes the trump card, in view
                 assert trump_card is not None
                 taken, drawn = draw_after_trick(hands, (talon[0], trump_card), 0, winner)
                 shown[loser] |= 1 << drawn
-                events.append(_draw(winner, codes[taken], 0))
-                events.append(public("take", seat=loser, card=codes[drawn]))
+                events = (_draw(winner, codes[taken], 0), public("take", seat=loser, card=codes[drawn]))
                 talon, trump_card = (), None
         state = SixtySixState(
             state.match, tuple(hands), talon, trump_card, state.trump, Trick(winner), tuple(won), state.marriages,
             tuple(shown), state.closing, done,
         )
-        if hands[winner]:
-            return state, tuple(events)
-        return self._finish_deal(state, events, claimant=None)
+        return state, events
 
-    def _finish_deal(
-        self, state: SixtySixState, events: list[Event], claimant: int | None
-    ) -> tuple[SixtySixState, tuple[Event, ...]]:
+    def score_deal(self, state: SixtySixState) -> tuple[SixtySixDealResult, list[int]]:
+        """All tricks played: the closer with 66 or more is deemed to claim, else the last
+        trick's winner with 66 or more (:func:`deal_result`)."""
+        result = deal_result(state, None)
+        return result, result["game_points"]
+
+    def _claim(self, state: SixtySixState, events: list[Event], claimant: int) -> tuple[SixtySixState, tuple[Event, ...]]:
+        """``claimant`` claims 66: the deal ends now, judged by the claim."""
         result = deal_result(state, claimant)
         return self.end_deal(state, events, result, result["game_points"])
 
