@@ -610,10 +610,6 @@ class PartnershipBatak(TrickTaking[BatakState]):
         )
         return state, events
 
-    def trump_of(self, state: BatakState) -> int:
-        assert state.trump is not None
-        return state.trump
-
     def card_played(self, state: BatakState, hands: tuple[int, ...], trick: Trick, card: int) -> BatakState:
         return BatakState(
             state.match, hands, state.auction, state.declarer, state.contract, state.trump, trick, state.won, state.trump_broken,

@@ -284,9 +284,6 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             return None
         return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
-    def trump_of(self, state: GermanWhistState) -> int:
-        return state.trump
-
     def trick_details(self, state: GermanWhistState) -> dict[str, Any]:
         return {"phase": state.phase}
 

@@ -484,9 +484,11 @@ class TrickTaking(Ruleset[D]):
         """The state once ``card`` is led or followed and the trick goes on."""
         return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
 
-    @abstractmethod
     def trump_of(self, state: D) -> int:
-        """The trump suit of the trick being played (a suit number; -1 for none)."""
+        """The trump suit of the trick being played (a suit number; -1 for none): the state's
+        ``trump`` unless the game says otherwise."""
+        trump: int = cast(Any, state).trump
+        return trump
 
     def trick_winner(self, leader: int, cards: Sequence[int], trump: int) -> int:
         """The seat that wins a trick ``leader`` led with ``cards``: the highest trump in it,

@@ -920,9 +920,6 @@ class SixtySix(TrickTaking[SixtySixState]):
             return self._claim(state, [event, public("declare", seat=seat)], seat)
         return self.play_card(state, card, (event,))
 
-    def trump_of(self, state: SixtySixState) -> int:
-        return state.trump
-
     def trick_details(self, state: SixtySixState) -> dict[str, Any]:
         return {"phase": state.phase}
 
