@@ -302,6 +302,22 @@ def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) 
     return hand
 
 
+def denied_by_card(card: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
+    """The cards a seat shows it does not hold by playing ``card``, which :func:`legal_mask`
+    allowed it (same arguments): only trumps held when trump is led before it may be; no card
+    of the suit led that beats ``win`` when it follows below it; no card of the suit led when it
+    does not follow, and no trump when it does not trump (none beating a winning trump when it
+    trumps below it)."""
+    suit = card // RANKS
+    if led < 0:
+        return DECK.full & ~SUIT_MASKS[trump] if suit == trump and not may_lead_trump else 0
+    if suit == led:
+        return ABOVE[win] if win // RANKS == led and card < win else 0
+    if suit != trump:
+        return SUIT_MASKS[led] | SUIT_MASKS[trump]
+    return SUIT_MASKS[led] | (ABOVE[win] if win // RANKS == trump and card < win else 0)
+
+
 def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
     """The points of the declaring team and of the defending team for a finished deal."""
     defending_tricks = TRICKS - declaring_tricks

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.cards import STANDARD, Deck, Rank, cards, highest, lowest, mask_of, members
+from engine import batak
 from engine.sixty_six import DECK as SIXTY_SIX_DECK
 from engine.sixty_six import denied_by_reply, follower_cards
 
@@ -50,3 +51,14 @@ def test_a_sixty_six_reply_denies_only_cards_its_follower_could_not_hold(hand, l
     hand &= ~(1 << lead)
     for reply in members(follower_cards(hand, lead, trump, talon_open=False)):
         assert not hand & denied_by_reply(lead, reply, trump), reply
+
+
+@given(st.integers(0, (1 << 52) - 1), st.lists(st.integers(0, 51), min_size=1, max_size=3, unique=True), st.integers(0, 3), st.booleans())
+def test_a_batak_card_denies_only_cards_its_player_could_not_hold(hand, trick, trump, may_lead_trump):
+    """Whatever a seat plays by the rules, the cards it is then known not to hold are none of its hand's."""
+    hand &= ~mask_of(trick)
+    led, (win, _) = trick[0] // 13, batak.winning(0, trick, trump)
+    for card in members(batak.legal_mask(hand, led, win, trump, may_lead_trump)):
+        assert not hand & batak.denied_by_card(card, led, win, trump, may_lead_trump), card
+    for card in members(batak.legal_mask(hand, -1, -1, trump, may_lead_trump)):
+        assert not hand & batak.denied_by_card(card, -1, -1, trump, may_lead_trump), card

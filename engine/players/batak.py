@@ -43,6 +43,7 @@ from ..batak import (
     Auction,
     beats,
     deal_points,
+    denied_by_card,
     legal_mask,
     match_winning_team,
     winning,
@@ -406,26 +407,12 @@ def _learn_from_trick(
     leader: int, cards: Sequence[int], trump: int, may_lead_trump: bool, excluded: list[int], played: list[int]
 ) -> None:
     """Record who played what, and what the rules say each player could not hold."""
-    trump_mask = SUIT_MASK[trump]
-    led = cards[0] // RANKS
-    if led == trump and not may_lead_trump:
-        excluded[leader] |= ALL_CARDS & ~trump_mask  # trump led before broken: the leader held only trumps
-    win = cards[0]
-    played[leader] |= 1 << cards[0]
-    for offset, card in enumerate(cards[1:], 1):
+    led, win = cards[0] // RANKS, -1
+    for offset, card in enumerate(cards):
         seat = (leader + offset) % SEATS
         played[seat] |= 1 << card
-        suit = card // RANKS
-        if suit == led:
-            if win // RANKS == led and card < win:
-                excluded[seat] |= ABOVE[win]  # held no card of the suit led able to beat
-        else:
-            excluded[seat] |= SUIT_MASK[led]
-            if suit != trump:
-                excluded[seat] |= trump_mask
-            elif win // RANKS == trump and card < win:
-                excluded[seat] |= ABOVE[win]  # held no trump able to overtrump
-        if beats(card, win, trump):
+        excluded[seat] |= denied_by_card(card, led if offset else -1, win, trump, may_lead_trump)
+        if offset == 0 or beats(card, win, trump):
             win = card
 
 
