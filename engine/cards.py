@@ -252,11 +252,13 @@ class Deck:
     def winning(self, cards: Sequence[int], trump: int) -> tuple[int, int]:
         """The card winning a trick of ``cards`` (in play order) so far, and its place in the
         trick; (-1, -1) before the lead."""
+        if not cards:
+            return -1, -1
         beaters = self.beaters[trump]
-        win = place = -1
-        for offset, card in enumerate(cards):
-            if offset == 0 or beaters[win] >> card & 1:
-                win, place = card, offset
+        win, place = cards[0], 0
+        for offset in range(1, len(cards)):
+            if beaters[win] >> cards[offset] & 1:
+                win, place = cards[offset], offset
         return win, place
 
     def suit(self, card: int) -> int:

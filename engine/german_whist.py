@@ -284,7 +284,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             return None
         return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
-    def trick_details(self, state: GermanWhistState) -> dict[str, Any]:
+    def trick_details(self, state: GermanWhistState) -> Mapping[str, Any]:
         return {"phase": state.phase}
 
     def card_played(self, state: GermanWhistState, hands: tuple[int, ...], trick: Trick, card: int) -> GermanWhistState:

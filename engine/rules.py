@@ -197,13 +197,11 @@ class Trick(NamedTuple):
     winner: int | None = None
 
     def to_json(self, seat_count: int, deck: Deck) -> dict[str, Any]:
-        codes = deck.codes_table
-        leader = self.leader
-        return {
-            "leader": leader,
-            "cards": [{"seat": (leader + i) % seat_count, "card": codes[card]} for i, card in enumerate(self.cards)],
-            "winner": self.winner,
-        }
+        codes, seat, cards = deck.codes_table, self.leader, []
+        for card in self.cards:  # a loop, not a comprehension: every trick event is built here
+            cards.append({"seat": seat, "card": codes[card]})
+            seat = seat + 1 if seat + 1 < seat_count else 0
+        return {"leader": self.leader, "cards": cards, "winner": self.winner}
 
     def dump(self, deck: Deck) -> list[Any]:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""

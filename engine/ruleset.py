@@ -178,10 +178,8 @@ class Ruleset(ABC, Generic[S]):
     def __init__(self) -> None:
         self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
         self._performers = {kind: getattr(self, f"perform_{kind.type}") for kind in self.action_kinds}
-
-    @property
-    def seat_count(self) -> int:
-        return len(self.seat_names)
+        #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
+        self.seat_count = len(self.seat_names)
 
     # --- creation ---------------------------------------------------------------------------
 
@@ -409,10 +407,18 @@ class DealState(HasMatch, Protocol):
     def trick(self) -> Trick | None: ...
 
     @property
+    def trump(self) -> int | None:
+        """The trump suit (a suit number, -1 for none; None while it is not named yet)."""
+
+    @property
     def trick_number(self) -> int: ...
 
 
 D = TypeVar("D", bound=DealState)
+
+
+#: a trick event's details in a game that adds none
+NO_DETAILS: Mapping[str, Any] = {}
 
 
 class TrickTaking(Ruleset[D]):
@@ -421,7 +427,7 @@ class TrickTaking(Ruleset[D]):
     A deal opens with a public ``deal`` event and a private ``dealt`` event per seat
     (:meth:`deal_events`). Cards are led and followed in turn (:meth:`play_card`); the last card
     of a trick finishes it (:meth:`finish_trick`): its winner is the strongest card by the
-    game's trump (:meth:`trick_winner`), a public ``trick`` event says so, and the game takes
+    game's trump, a public ``trick`` event says so, and the game takes
     the trick (:meth:`trick_taken`: counting it, drawing from a stock). Once every hand is
     empty the deal is scored (:meth:`score_deal`, :meth:`end_deal`) and the match ends or the
     next deal is dealt. A game module holds only its own part: the deal, legality, what a
@@ -468,33 +474,25 @@ class TrickTaking(Ruleset[D]):
     def play_card(self, state: D, card: int, events: tuple[Event, ...] = ()) -> tuple[D, tuple[Event, ...]]:
         """Lead or follow with ``card`` from the hand whose turn it is (after the game's
         ``events`` of the move, such as a marriage announced with the lead); the last card of
-        the trick finishes it."""
+        the trick finishes it, won by the highest trump in it, else the highest card of the suit
+        led (:attr:`~engine.cards.Deck.beaters`)."""
         trick = state.trick
         assert trick is not None
-        turn = (trick.leader + len(trick.cards)) % self.seat_count
+        seat_count = self.seat_count
+        leader, cards = trick.leader, trick.cards + (card,)
+        turn = (leader + len(trick.cards)) % seat_count
         hands = state.hands
         hands = hands[:turn] + (hands[turn] & ~(1 << card),) + hands[turn + 1 :]
-        cards = trick.cards + (card,)
-        if len(cards) < self.seat_count:
-            return self.card_played(state, hands, Trick(trick.leader, cards), card), events
-        winner = self.trick_winner(trick.leader, cards, self.trump_of(state))
-        return self.finish_trick(state, hands, Trick(trick.leader, cards, winner), card, events)
+        if len(cards) < seat_count:
+            return self.card_played(state, hands, Trick(leader, cards), card), events
+        trump = state.trump
+        assert trump is not None
+        _, place = self.deck.winning(cards, trump)
+        return self.finish_trick(state, hands, Trick(leader, cards, (leader + place) % seat_count), card, events)
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""
         return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
-
-    def trump_of(self, state: D) -> int:
-        """The trump suit of the trick being played (a suit number; -1 for none): the state's
-        ``trump`` unless the game says otherwise."""
-        trump: int = cast(Any, state).trump
-        return trump
-
-    def trick_winner(self, leader: int, cards: Sequence[int], trump: int) -> int:
-        """The seat that wins a trick ``leader`` led with ``cards``: the highest trump in it,
-        else the highest card of the suit led (:attr:`~engine.cards.Deck.beaters`)."""
-        _, place = self.deck.winning(cards, trump)
-        return (leader + place) % self.seat_count
 
     # --- finish the trick ---------------------------------------------------------------------
 
@@ -503,21 +501,18 @@ class TrickTaking(Ruleset[D]):
     ) -> tuple[D, tuple[Event, ...]]:
         """Complete the trick ``done`` (``hands`` after its last card, ``card``): its public event,
         then what taking it brings; once every hand is empty, the deal is scored."""
-        trick_event = self.trick_event(done, state.trick_number, **self.trick_details(state))
+        trick_event = Event(
+            {"type": "trick", "number": state.trick_number, **self.trick_details(state), **done.to_json(self.seat_count, self.deck)}
+        )
         state, taken = self.trick_taken(state, hands, done, card)
-        events = events + (trick_event,) + taken
         if any(state.hands):
-            return state, events
+            return state, (*events, trick_event, *taken)
         result, points = self.score_deal(state)
-        return self.end_deal(state, list(events), result, points)
+        return self.end_deal(state, [*events, trick_event, *taken], result, points)
 
-    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
-        """The public event of a complete trick."""
-        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})
-
-    def trick_details(self, state: D) -> dict[str, Any]:
+    def trick_details(self, state: D) -> Mapping[str, Any]:
         """What the game adds to a trick's event, from the state it was played in (none by default)."""
-        return {}
+        return NO_DETAILS
 
     @abstractmethod
     def trick_taken(self, state: D, hands: tuple[int, ...], done: Trick, card: int) -> tuple[D, tuple[Event, ...]]:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
+from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
@@ -191,9 +191,10 @@ class Closing:
     tricks: int
 
     @staticmethod
-    def by(seat: int, points: Sequence[int], tricks: Sequence[int]) -> "Closing":
-        """``seat`` closes when the seats have these points and tricks: its opponent's are kept."""
-        return Closing(seat, points[1 - seat], tricks[1 - seat])
+    def by(seat: int, points: Callable[[int], int], tricks: Sequence[int]) -> "Closing":
+        """``seat`` closes when each seat has ``points(seat)`` and ``tricks[seat]``: its
+        opponent's are kept."""
+        return Closing(seat, points(1 - seat), tricks[1 - seat])
 
 
 #: how a deal ends
@@ -419,7 +420,7 @@ class SixtySixState(NamedTuple):
 
     @property
     def phase(self) -> int:
-        return 1 if self.talon_open else 2
+        return 1 if self.talon and self.closing is None else 2
 
     @property
     def tricks(self) -> tuple[int, ...]:
@@ -889,7 +890,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return self._claim(state, [public("declare", seat=seat)], seat)
 
     def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
-        closing = Closing.by(seat, (state.points(0), state.points(1)), state.tricks)
+        closing = Closing.by(seat, state.points, state.tricks)
         return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
@@ -920,7 +921,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             return self._claim(state, [event, public("declare", seat=seat)], seat)
         return self.play_card(state, card, (event,))
 
-    def trick_details(self, state: SixtySixState) -> dict[str, Any]:
+    def trick_details(self, state: SixtySixState) -> Mapping[str, Any]:
         return {"phase": state.phase}
 
     def card_played(self, state: SixtySixState, hands: tuple[int, ...], trick: Trick, card: int) -> SixtySixState:

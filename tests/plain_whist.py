@@ -28,6 +28,7 @@ class PlainWhistState(NamedTuple):
     trick: Trick
     won: tuple[int, ...]
     last_trick: Trick | None = None
+    trump: int = -1  # none
 
     @property
     def trick_number(self) -> int:
@@ -108,9 +109,6 @@ class PlainWhist(TrickTaking[PlainWhistState]):
         if not legal_cards(state.hands[seat], cards[0] if cards else -1) >> card & 1:
             return illegal("must_follow_suit", self.messages["must_follow_suit"])
         return None
-
-    def trump_of(self, state: PlainWhistState) -> int:
-        return -1
 
     def trick_taken(self, state: PlainWhistState, hands: tuple[int, ...], done: Trick, card: int) -> tuple[PlainWhistState, tuple[Event, ...]]:
         winner = done.winner

@@ -195,8 +195,7 @@ def read(info: SeatInfo) -> Knowledge:
         elif kind == "marriage":
             marriage[event["seat"]] += event["value"]
         elif kind == "close":
-            points = [counted_points(won[each], marriage[each], tricks[each]) for each in range(2)]
-            closing = Closing.by(event["seat"], points, tricks)
+            closing = Closing.by(event["seat"], lambda each: counted_points(won[each], marriage[each], tricks[each]), tricks)
         elif kind == "trick":
             first, second = event["cards"]
             lead, reply = ID[Card.parse(first["card"])], ID[Card.parse(second["card"])]
@@ -323,7 +322,7 @@ class Position:
 
     def close(self, seat: int) -> None:
         """``seat`` closes the talon."""
-        self.closing = Closing.by(seat, (self.points(0), self.points(1)), self.tricks)
+        self.closing = Closing.by(seat, self.points, self.tricks)
 
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
