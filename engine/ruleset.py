@@ -426,12 +426,12 @@ class TrickTaking(Ruleset[D]):
 
     A deal opens with a public ``deal`` event and a private ``dealt`` event per seat
     (:meth:`deal_events`). Cards are led and followed in turn (:meth:`play_card`); the last card
-    of a trick finishes it (:meth:`finish_trick`): its winner is the strongest card by the
-    game's trump, a public ``trick`` event says so, and the game takes
-    the trick (:meth:`trick_taken`: counting it, drawing from a stock). Once every hand is
-    empty the deal is scored (:meth:`score_deal`, :meth:`end_deal`) and the match ends or the
-    next deal is dealt. A game module holds only its own part: the deal, legality, what a
-    trick brings, scoring, and its view.
+    of a trick finishes it (:meth:`finish_trick`): its winner is the strongest card under the
+    state's trump, a public ``trick`` event says so, and the game takes the trick
+    (:meth:`trick_taken`: counting it, drawing from a stock). Once every hand is empty the deal
+    is scored (:meth:`score_deal`, :meth:`end_deal`) and the match ends or the next deal is
+    dealt. A game module holds only its own part: the deal, legality, what a trick brings,
+    scoring, and its view.
     """
 
     #: the game's cards as numbers; states hold masks of them
