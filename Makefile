@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,server]'
+	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         origins="*",
         send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"],
         expose_headers=["ETag", "Location", "Idempotent-Replayed"],
         max_age=600,
     )

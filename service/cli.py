@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
+import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +19,17 @@ from redis import Redis
 
 from .app import create_app
 from .config import Settings
+from .store import GameStore
+from .tables import Tables
+from .worker import Worker
+
+log = logging.getLogger("koz")
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
 
 class Server(BaseApplication):
-    """gunicorn, run in-process: threaded workers forked from a master that owns the app."""
+    """gunicorn, run in-process: gevent workers forked from a master that owns the app."""
 
     def __init__(self, app: Flask, options: dict[str, Any]) -> None:
         self.application = app
@@ -35,33 +44,85 @@ class Server(BaseApplication):
         return self.application
 
 
+class WorkerProcesses:
+    """``koz worker`` processes beside the web server, started again if one stops."""
+
+    def __init__(self, count: int, redis_url: str) -> None:
+        self.count = count
+        self.environment = {**os.environ, "REDIS_URL": redis_url}
+        self.processes: list[subprocess.Popen] = []
+        self.stopping = threading.Event()
+
+    def start(self) -> None:
+        for number in range(self.count):
+            threading.Thread(target=self._keep_running, args=(number,), name=f"koz-worker-{number}", daemon=True).start()
+
+    def _keep_running(self, number: int) -> None:
+        while not self.stopping.is_set():
+            process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.environment)
+            self.processes.append(process)
+            process.wait()
+            self.processes.remove(process)
+            if not self.stopping.is_set():
+                log.warning("koz worker %s stopped (%s); starting it again", process.pid, process.returncode)
+                self.stopping.wait(1.0)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for process in list(self.processes):
+            process.terminate()
+        for process in list(self.processes):
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     app = create_app(settings)
     embedded = app.extensions.get("koz_embedded")
+    workers = WorkerProcesses(args.workers, settings.redis_url or f"unix://{embedded.client.socket_file}")
+
+    def when_ready(_server) -> None:
+        workers.start()
 
     def on_exit(_server) -> None:
-        # also on SIGTERM and SIGINT: gunicorn's master stops the workers, then calls this
+        # also on SIGTERM and SIGINT: gunicorn's master stops the web processes, then calls this;
+        # the embedded Redis stops last, once no process uses it
+        workers.stop()
         if embedded is not None:
             embedded.stop()
 
     where = f"Redis at {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
-    logging.getLogger("koz").info("Koz on http://%s:%s with %s", args.host, args.port, where)
+    log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
     Server(
         app,
         {
             "bind": f"{args.host}:{args.port}",
-            "workers": args.workers,
-            "worker_class": "gthread",
-            "threads": args.threads,
-            # views may be held for a long-poll, and computer players may think
-            "timeout": int(settings.max_wait_seconds + settings.bot_time_per_request + 30),
+            "workers": args.processes,
+            # gevent: a waiting request (long-poll, event stream) is a greenlet, not a thread
+            "worker_class": "gevent",
+            "worker_connections": args.connections,
+            "timeout": 30,
+            "when_ready": when_ready,
             "on_exit": on_exit,
-            "accesslog": "-",
+            "accesslog": "-" if args.access_log else None,
             # one control socket per user would clash between two services on one machine
             "control_socket_disable": True,
         },
     ).run()
+
+
+def work(_args: argparse.Namespace) -> None:
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
+    tables = Tables(GameStore(Redis.from_url(settings.redis_url), ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    stop = threading.Event()
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
+    Worker(tables).run(stop)
 
 
 def write_openapi(args: argparse.Namespace) -> None:
@@ -82,12 +143,18 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve_parser = commands.add_parser("serve", help="run the HTTP service (embedded Redis unless REDIS_URL is set)")
+    serve_parser = commands.add_parser(
+        "serve", help="run the HTTP service and a worker beside it (embedded Redis unless REDIS_URL is set)"
+    )
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000)
-    serve_parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    serve_parser.add_argument("--threads", type=int, default=16, help="threads per worker (default 16)")
+    serve_parser.add_argument("--processes", type=int, default=1, help="web processes (default 1)")
+    serve_parser.add_argument("--connections", type=int, default=10000, help="open connections per web process (default 10000)")
+    serve_parser.add_argument("--workers", type=int, default=1, help="koz worker processes beside the web server (default 1; 0 for none)")
+    serve_parser.add_argument("--access-log", action="store_true", help="log every request")
     serve_parser.set_defaults(run=serve)
+    worker_parser = commands.add_parser("worker", help="make the computer players' moves (needs REDIS_URL)")
+    worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)

@@ -6,6 +6,9 @@ Keys of a game share the hash tag ``{<game id>}`` so a Redis Cluster keeps them 
 - ``<prefix>:{<id>}:history``: a sorted set of history entries scored by version
 - ``<prefix>:{<id>}:idem:<seat>:<key hash>``: the first answer to an idempotent action
 
+and one key for the whole service: ``<prefix>:computers``, the stream of computer moves to make
+(a Redis Streams consumer group, read by the workers; see ``service/worker.py``).
+
 Every change is one call of :data:`COMMIT_SCRIPT`: it checks the version, writes the record,
 appends the history, stores the idempotent answer, renews the expiry and announces the new
 version, all or nothing.
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -130,12 +132,15 @@ class GameStore:
         entries: Sequence[tuple[int, int, dict[str, Any]]],
         *,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        schedule: bool = False,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
         ``expected_version`` None creates the game. ``entries`` are (version, sequence number,
         entry); the sequence number orders entries of one version. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets.
+        answer): the answer a retry with that key gets. ``schedule`` queues a computer move for
+        the game in the same transaction, so that no commit leaving a computer to act is without
+        its job.
         """
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
@@ -148,7 +153,11 @@ class GameStore:
         ]
         for entry_version, sequence, entry in entries:
             args += [entry_version, f"{sequence:010d}|" + json.dumps(entry, separators=(",", ":"))]
-        status, value = self._commit(keys=[self._key(game_id, "game"), self._key(game_id, "history"), answer_key], args=args)
+        keys = [self._key(game_id, "game"), self._key(game_id, "history"), answer_key]
+        if schedule:
+            status, value = self._commit_and_schedule(game_id, keys, args)
+        else:
+            status, value = self._commit(keys=keys, args=args)
         if status == 1:
             return Commit(True, int(value))
         if status == 2:
@@ -157,23 +166,36 @@ class GameStore:
             return Commit(False, missing=True)
         return Commit(False, int(value))
 
-    # --- waiting ----------------------------------------------------------------------------
+    def _commit_and_schedule(self, game_id: str, keys: list[str], args: list[Any]) -> tuple[int, Any]:
+        # MULTI/EXEC: the job is queued even when the script writes nothing; the worker then
+        # finds nothing due at the game's version and lets it go
+        with self.redis.pipeline(transaction=True) as pipe:
+            self._commit(keys=keys, args=args, client=pipe)
+            pipe.xadd(self.jobs_key, {"game": game_id})
+            result, _ = pipe.execute()
+        return result
 
-    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
-        """The game's version once it passes ``after``, or when ``timeout`` seconds have passed."""
-        deadline = time.monotonic() + timeout
-        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(self.channel(game_id))
-            version = self.version(game_id)  # read after subscribing: no announcement is missed
-            while version is not None and version <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                # re-read at least every second in case an announcement was lost
-                pubsub.get_message(timeout=min(remaining, 1.0))
-                version = self.version(game_id)
-            return version
-        finally:
-            pubsub.close()
+    # --- computer moves: a stream read by a consumer group ----------------------------------
 
+    @property
+    def jobs_key(self) -> str:
+        return f"{self.prefix}:computers"
+
+    def schedule(self, game_id: str) -> None:
+        """Queue a look at the game by a worker, which makes any computer move due in it."""
+        self.redis.xadd(self.jobs_key, {"game": game_id})
+
+    # --- announcements ----------------------------------------------------------------------
+
+    @property
+    def channel_pattern(self) -> str:
+        """The pattern of every game's channel: one subscription hears every game."""
+        escaped = "".join("\\" + char if char in "*?[]\\" else char for char in self.prefix)
+        return f"{escaped}:{{*}}:versions"
+
+    def game_of_channel(self, channel: str) -> str | None:
+        """The game id of a channel named by :meth:`channel`, None for another channel."""
+        head, tail = f"{self.prefix}:{{", "}:versions"
+        if channel.startswith(head) and channel.endswith(tail):
+            return channel[len(head) : -len(tail)]
+        return None

@@ -14,13 +14,15 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from engine import Action, Event, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
 
+from .announcements import Announcements
 from .config import Settings
 from .errors import Problem
+from .offload import off_the_loop
 from .store import GameStore, Stored
 from .tokens import new_token, seat_of, token_hash
 
@@ -243,32 +245,31 @@ class Table:
             asked.append((seat, may_decline or (seat == self.last_actor and len(order) > 1)))
         return asked
 
-    def play_computers(self, store: GameStore, settings: Settings) -> None:
-        """Let computer seats move while it is their turn, within this request's time budget (at
-        least one move a request, so the game always progresses)."""
-        started = time.monotonic()
-        while (move := self._computer_move(store, settings)) is not None:
-            self.act(*move)
-            if time.monotonic() - started > settings.bot_time_per_request:
-                return
-
-    def _computer_move(self, store: GameStore, settings: Settings) -> tuple[int, Action] | None:
-        for seat, may_decline in self._computers_to_ask(settings.bot_grace_seconds):
-            level = self.seats[seat].bot
-            assert level is not None  # only computer seats are asked
-            action = self.decide(store, settings, seat, level, may_decline)
-            if action is not None:
-                return seat, action
-            self._current_moment().declined.append(seat)
-            self.declined_now = True
+    def computer_to_move(self) -> int | None:
+        """The computer seat that moves next, or None when it is no computer's turn."""
+        to_act = self.ruleset.to_act(self.state)
+        for seat in asking_order(to_act, self.last_actor):
+            if self.seats[seat].bot is not None:
+                return seat
         return None
+
+    @property
+    def has_human(self) -> bool:
+        return any(seat.bot is None for seat in self.seats)
 
     def decide(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Action | None:
         """What a computer player of ``level`` would do for ``seat``, from that seat's information only."""
+        return self.decision(store, settings, seat, level, may_decline)()
+
+    def decision(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Callable[[], Action | None]:
+        """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
+        calling its answer thinks, with no I/O, within the decision ceiling."""
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat), may_decline)
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        return player(level).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+        chooser = player(level)
+        seed = f"{self.seed}:{self.version}:{seat}"
+        return lambda: chooser.choose(info, seed, budget)
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -309,11 +310,17 @@ def version_matches(header: str, version: int) -> bool:
 
 
 class Tables:
-    """Every change to a game goes through here, as one compare-and-set on the store."""
+    """Every change to a game goes through here, as one compare-and-set on the store.
+
+    Computer players never think in a web request: a commit that leaves a computer to move
+    queues a job in the same transaction, and a worker (``service/worker.py``) makes the move
+    through :meth:`play_computer`. Reads never write.
+    """
 
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.announcements = Announcements(store)
 
     def load(self, game_id: str) -> Table:
         stored = self.store.load(game_id)
@@ -352,10 +359,10 @@ class Tables:
             records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
-            table.play_computers(self.store, self.settings)
-            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries).written:
+            schedule = table.computer_to_move() is not None
+            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, schedule=schedule).written:
                 table.committed()
-                return table, tokens
+                return self._after_computers(table), tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
 
     def act(
@@ -391,13 +398,17 @@ class Tables:
                 )
             start = table.version
             table.act(seat, action)
-            table.play_computers(self.store, self.settings)
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            commit = self.store.commit(game_id, start, table.version, table.record(), table.new_entries, idempotency=answer)
+            schedule = table.computer_to_move() is not None
+            commit = self.store.commit(
+                game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
+            )
             if commit.written:
                 table.committed()
-                return view, False
+                if not schedule:
+                    return view, False
+                return self._after_computers(table).view(seat), False
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
@@ -421,53 +432,79 @@ class Tables:
             )
         return earlier["view"]
 
-    def advance(self, table: Table) -> Table:
-        """The game after any computer moves that are due now (committed), else as it was."""
-        for _ in range(MAX_ATTEMPTS):
-            due = table.computers_due_at(self.settings.bot_grace_seconds)
-            if due is None or due > time.time():
-                return table
-            start = table.version
-            table.play_computers(self.store, self.settings)
-            if table.version == start and not table.declined_now:
-                return table
-            commit = self.store.commit(table.id, start, table.version, table.record(), table.new_entries)
-            if commit.written:
-                table.committed()
-                return table
-            table = self.load(table.id)
+    def _after_computers(self, table: Table) -> Table:
+        """The game once the computers have replied, if they do within the reply wait (and a
+        human is there to answer), else as committed: a simple client sees the replies at once,
+        and no request waits long for the computers' thinking."""
+        if not table.has_human:
+            return table
+        deadline = time.monotonic() + self.settings.reply_wait_seconds
+        while table.computer_to_move() is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.wait_for_version(table.id, table.version, remaining) in (None, table.version):
+                break
+            stored = self.store.load(table.id)
+            if stored is None:
+                break
+            table = Table.from_stored(table.id, stored)
         return table
+
+    def play_computer(self, game_id: str) -> bool:
+        """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
+        a move was committed. Another worker making the same move first makes this one's commit
+        fail: a move is never applied twice."""
+        stored = self.store.load(game_id)
+        if stored is None:
+            return False
+        table = Table.from_stored(game_id, stored)
+        seat = table.computer_to_move()
+        if seat is None:
+            return False
+        level = table.seats[seat].bot
+        assert level is not None  # computer_to_move names only computer seats
+        action = table.decide(self.store, self.settings, seat, level, may_decline=False)
+        if action is None:
+            return False
+        start = table.version
+        table.act(seat, action)
+        schedule = table.computer_to_move() is not None
+        return self.store.commit(game_id, start, table.version, table.record(), table.new_entries, schedule=schedule).written
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action | None]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
 
         None suggests leaving the moment to another seat that may act too (in Sixty-Six: not
-        claiming right after a marriage)."""
-        table = self.advance(self.load(game_id))
+        claiming right after a marriage). The thinking runs off the request loop, so that other
+        requests go on meanwhile."""
+        table = self.load(game_id)
         seat = table.authenticate(require_token(token))
         if table.finished:
             raise Problem(409, "game_over", "the match is over")
         to_act = table.ruleset.to_act(table.state)
         if seat not in to_act:
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, table.decide(self.store, self.settings, seat, HINT_LEVEL, may_decline=len(to_act) > 1)
+        decision = table.decision(self.store, self.settings, seat, HINT_LEVEL, may_decline=len(to_act) > 1)
+        return table, seat, off_the_loop(decision)
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
         table = self.load(game_id)
         seat = table.viewer(token)
-        table = self.advance(table)
-        if after is None or wait <= 0:
+        if after is None or wait <= 0 or table.version > after:
             return table, seat
-        deadline = time.monotonic() + min(wait, self.settings.max_wait_seconds)
-        while table.version <= after:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            due = table.computers_due_at(self.settings.bot_grace_seconds)
-            if due is not None:
-                remaining = min(remaining, max(0.0, due - time.time()))
-            self.store.wait_for_version(game_id, after, remaining)
-            table = self.advance(self.load(game_id))
-        return table, seat
+        version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds))
+        return (table if version in (None, table.version) else self.load(game_id)), seat
 
+    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
+        """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
+        (None if the game is gone). Waits on the process's one subscription."""
+        deadline = time.monotonic() + timeout
+        with self.announcements.waiting(game_id, after) as waiter:
+            version = self.store.version(game_id)  # read after registering: no announcement is missed
+            while version is not None and version <= after:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                waiter.wait(remaining)
+                version = waiter.announced if waiter.announced is not None and waiter.announced > after else self.store.version(game_id)
+            return version

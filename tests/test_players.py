@@ -20,7 +20,7 @@ from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
 from service import create_app
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 from tests.support import card_codes_in, concealed_cards, swap_hidden_cards
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
@@ -126,10 +126,12 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
     monkeypatch.setattr("service.tables.player", lambda level: Spy())
     Spy.seen = []
-    api = FlaskClient(create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client())
+    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
     ruleset = registry.get(ruleset_id)
     created = api.create(ruleset=ruleset_id, seats=[{"bot": "random"}] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy")
-    assert created.body["status"] == "finished"
+    drain(app)  # the worker makes every computer move
+    assert api.view(created.body["id"]).body["status"] == "finished"
     history = api.whole_history(created.body["id"])
     # replay the match to know, at each decision, what the deciding seat could not see
     state = ruleset.new_game(ruleset.parse_options(created.body["options"]), history["reveal"]["seed"])[0]

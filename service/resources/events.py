@@ -1,0 +1,144 @@
+"""``/v1/games/{id}/events``: a game as it happens, pushed as Server-Sent Events.
+
+The stream is made of these messages, each with ``id`` the version it belongs to:
+
+- ``history``: ``{"version": v, "events": [...]}``, the history events of version ``v`` as the
+  viewer may see them (the same events as ``GET /history``), one message per version, in order;
+- ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
+  of ``v``;
+- ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
+  the stream ends after it.
+
+On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
+the current view; then, at each new version, that version's history and the new view. A
+comment line (``: heartbeat``) comes every few seconds while nothing happens, so that proxies
+keep the connection open. Waiting costs no thread: the stream waits on the process's one Redis
+subscription (``service/announcements.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from flask import Response
+from marshmallow import EXCLUDE, Schema, fields, validate
+
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..tables import Table, Tables
+from .games import VIEW_SCHEMA, tables
+from .history import HistoryEventSchema
+
+blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
+
+EVENTS_SCHEMA = HistoryEventSchema(many=True)
+
+EXAMPLE = """\
+retry: 2000
+
+id: 4
+event: history
+data: {"version":4,"events":[{"version":4,"type":"action","seat":1,"action":{"type":"play","card":"2C"}}]}
+
+id: 4
+event: view
+data: {"id":"711156e32947e1d4","ruleset":"german-whist","version":4,"status":"active","seat":0,"...":"..."}
+
+: heartbeat
+
+"""
+
+STREAM_DESCRIPTION = """\
+A `text/event-stream`. Messages, each with `id` = the version it belongs to:
+
+- `event: history`, data `{"version": v, "events": [HistoryEvent, ...]}`: what version `v` did,
+  as the viewer may see it;
+- `event: view`, data `GameView`: the viewer's view at version `v`;
+- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
+
+Comment lines (`: heartbeat`) keep an idle stream open."""
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(
+        validate=validate.Range(min=-1),
+        metadata={"description": "Resume after this version: its history is not sent again (`-1`: the whole history)"},
+    )
+
+
+class ResumeHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    last_event_id = fields.Integer(
+        data_key="Last-Event-ID",
+        validate=validate.Range(min=-1),
+        metadata={
+            "description": "The `id` of the last message received (a version): the stream resumes after it. "
+            "EventSource sends it when it reconnects; it takes precedence over `after`"
+        },
+    )
+
+
+def message(kind: str, version: int, data: Any) -> str:
+    return f"id: {version}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n"
+
+
+@blp.route("/<game_id>/events")
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(ResumeHeadersSchema, location="headers")
+@blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.doc(
+    security=SEAT_TOKEN_OPTIONAL,
+    responses={"200": {"content": {"text/event-stream": {"schema": {"type": "string"}, "example": EXAMPLE}}}},
+)
+def get_game_events(query: dict[str, Any], resume: dict[str, Any], game_id: str):
+    """Follow a game (Server-Sent Events).
+
+    With a seat's token, that seat's views and the events it may see; without one, a
+    spectator's. On connect: the history after `Last-Event-ID` (or `after`) if given, then the
+    current view; then each new version's history and view as it is committed. Once the match
+    is over: the final events, the view, the `reveal`, and the end of the stream.
+    """
+    after = resume.get("last_event_id", query.get("after"))
+    koz = tables()
+    table = koz.load(game_id)
+    seat = table.viewer(bearer_token())
+    stream = follow(koz, table, seat, after)
+    headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
+    return Response(stream, mimetype="text/event-stream", headers=headers)
+
+
+def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> Iterator[str]:
+    """The messages for ``seat`` from ``table`` on: the history after ``after`` (None: none), the
+    view, then the same at each new version, until the match is over."""
+    heartbeat = koz.settings.stream_heartbeat_seconds
+    yield "retry: 2000\n\n"
+    while True:
+        if after is not None and after < table.version:
+            yield from history_messages(koz, table, seat, after)
+        yield message("view", table.version, VIEW_SCHEMA.dump(table.view(seat)))
+        if table.finished:
+            yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+            return
+        after = table.version
+        while (version := koz.wait_for_version(table.id, after, heartbeat)) == after:
+            yield ": heartbeat\n\n"
+        if version is None:  # the game expired
+            return
+        stored = koz.store.load(table.id)
+        if stored is None:
+            return
+        table = Table.from_stored(table.id, stored)
+
+
+def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
+    finished = table.finished  # once over, everything is shown, as in the history
+    by_version: dict[int, list[dict[str, Any]]] = {}
+    for version, event in koz.events(table.id, after, table.version):
+        seen = event.for_viewer(seat, revealed=finished)
+        if seen is not None:
+            by_version.setdefault(version, []).append({"version": version, **seen})
+    for version, events in by_version.items():
+        yield message("history", version, {"version": version, "events": EVENTS_SCHEMA.dump(events)})
