@@ -98,7 +98,7 @@ class Announcements:
                 # (re)subscribed: whatever was announced while not listening, the waiters re-read
                 self._wake_all()
                 while not self._stopped:
-                    message = pubsub.get_message(timeout=5.0)
+                    message = pubsub.get_message(timeout=2.0)  # within the client's socket timeout
                     if message is not None:
                         self._announce(message)
             except (RedisError, OSError) as error:

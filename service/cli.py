@@ -105,6 +105,8 @@ def serve(args: argparse.Namespace) -> None:
             "worker_class": "gevent",
             "worker_connections": args.connections,
             "timeout": 30,
+            # event streams never end by themselves: on a stop, give the requests under way 5 s
+            "graceful_timeout": 5,
             "when_ready": when_ready,
             "on_exit": on_exit,
             "accesslog": "-" if args.access_log else None,

@@ -34,7 +34,7 @@ BATCH = 16
 
 
 class Worker:
-    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = 5.0) -> None:
+    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = 2.0) -> None:
         self.tables = tables
         self.store = tables.store
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
@@ -67,7 +67,8 @@ class Worker:
 
     def work(self, block: bool = False) -> int:
         """Take entries (first any a dead worker left pending too long, then new ones) and do
-        them; how many were done. ``block`` waits up to a few seconds for a new entry."""
+        them; how many were done. ``block`` waits up to ``block_seconds`` for a new entry (less
+        than the Redis client's socket timeout)."""
         entries = self._claim_abandoned()
         if not entries:
             read = self.store.redis.xreadgroup(

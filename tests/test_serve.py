@@ -8,7 +8,9 @@ and the games must still be there when it starts again on the same data.
 
 from __future__ import annotations
 
+import http.client
 import itertools
+import json
 import os
 import random
 import re
@@ -149,3 +151,51 @@ def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_
         api.close()
     finally:
         assert again.stop() == 0
+
+
+def read_stream_messages(response, count: int) -> list[tuple[str, int, dict]]:
+    """The next ``count`` messages (event, id, data) of an open event stream; comments skipped."""
+    messages: list[tuple[str, int, dict]] = []
+    fields: dict[str, str] = {}
+    while len(messages) < count:
+        line = response.readline().decode().rstrip("\n")
+        if line == "":
+            if "event" in fields:
+                messages.append((fields["event"], int(fields["id"]), json.loads(fields["data"])))
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            fields[name] = value
+    return messages
+
+
+def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(data_dir):
+    service = Service(data_dir)
+    try:
+        api = SocketClient(service.url)
+        for seed in range(40):  # a deal where the human leads, so that the computer replies
+            created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"beside-{seed}").body
+            token = created["tokens"][0]["token"]
+            view = api.view(created["id"], token).body
+            if not view["trick"]["cards"]:
+                break
+        hint = api.request("GET", f"/v1/games/{created['id']}/hint", token=token)  # thought off the event loop
+        assert hint.status == 200 and hint.body["action"] in view["legal_actions"]
+        stream = http.client.HTTPConnection("127.0.0.1", service.port, timeout=30)
+        stream.request("GET", f"/v1/games/{created['id']}/events", headers={"Authorization": f"Bearer {token}"})
+        response = stream.getresponse()
+        assert response.status == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+        assert read_stream_messages(response, 1)[0][:2] == ("view", view["version"])
+        answer = api.act(created["id"], view["legal_actions"][0], token)
+        assert answer.status == 200 and answer.body["version"] >= view["version"] + 2  # the worker's reply came within the wait
+        pushed = read_stream_messages(response, 3)
+        assert [(kind, version) for kind, version, _ in pushed[:2]] == [("history", view["version"] + 1), ("history", view["version"] + 2)] or [
+            (kind, version) for kind, version, _ in pushed
+        ] == [("history", view["version"] + 1), ("view", view["version"] + 1), ("history", view["version"] + 2)]
+        stream.close()
+        api.close()
+        worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", service.log.read_text()).group(1))
+        assert alive(worker_pid)
+    finally:
+        assert service.stop() == 0
+    assert not alive(worker_pid), "koz serve left its worker running"
