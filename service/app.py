@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
-from redis import Redis
+from redis import BlockingConnectionPool, Redis
 
 from .api import Api
 from .config import Settings
@@ -30,6 +30,17 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 """
 
 
+#: Redis connections of one process at most; more requests in flight wait for one
+MAX_CONNECTIONS = 64
+
+
+def shared_client(url: str) -> Redis:
+    """A client for every request of a process. Under gevent thousands of requests may be in
+    flight at once: past ``MAX_CONNECTIONS`` a request waits for a free connection rather than
+    failing. (Waiting requests hold none: they wait on the process's one subscription.)"""
+    return Redis(connection_pool=BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=20))
+
+
 def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
@@ -48,11 +59,11 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     app.json.ensure_ascii = False  # names are often Turkish
     if redis is None:
         if settings.redis_url:
-            redis = Redis.from_url(settings.redis_url)
+            redis = shared_client(settings.redis_url)
         else:
             embedded = EmbeddedRedis(settings.data_dir)
             app.extensions["koz_embedded"] = embedded
-            redis = embedded.client
+            redis = shared_client(f"unix://{embedded.client.socket_file}")
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)

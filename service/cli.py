@@ -59,7 +59,7 @@ class WorkerProcesses:
 
     def _keep_running(self, number: int) -> None:
         while not self.stopping.is_set():
-            process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.environment)
+            process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--with-parent"], env=self.environment)
             self.processes.append(process)
             process.wait()
             self.processes.remove(process)
@@ -116,7 +116,7 @@ def serve(args: argparse.Namespace) -> None:
     ).run()
 
 
-def work(_args: argparse.Namespace) -> None:
+def work(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
@@ -124,7 +124,17 @@ def work(_args: argparse.Namespace) -> None:
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
+    if args.with_parent:
+        threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     Worker(tables).run(stop)
+
+
+def stop_with_parent(parent: int, stop: threading.Event) -> None:
+    """Set ``stop`` once the process that started this one is gone, however it ended."""
+    while not stop.wait(1.0):
+        if os.getppid() != parent:
+            log.warning("the process that started this worker stopped; stopping")
+            stop.set()
 
 
 def write_openapi(args: argparse.Namespace) -> None:
@@ -156,6 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser.add_argument("--access-log", action="store_true", help="log every request")
     serve_parser.set_defaults(run=serve)
     worker_parser = commands.add_parser("worker", help="make the computer players' moves (needs REDIS_URL)")
+    worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")
     worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 from engine import Action, Event, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
 
-from .announcements import Announcements
+from .announcements import Announcements, Waiter
 from .config import Settings
 from .errors import Problem
 from .offload import off_the_loop
@@ -360,9 +360,10 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
             schedule = table.computer_to_move() is not None
-            if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, schedule=schedule).written:
-                table.committed()
-                return self._after_computers(table), tokens
+            with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
+                if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, schedule=schedule).written:
+                    table.committed()
+                    return (self._after_computers(table, replies) if schedule else table), tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
 
     def act(
@@ -401,14 +402,13 @@ class Tables:
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             schedule = table.computer_to_move() is not None
-            commit = self.store.commit(
-                game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
-            )
-            if commit.written:
-                table.committed()
-                if not schedule:
-                    return view, False
-                return self._after_computers(table).view(seat), False
+            with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
+                commit = self.store.commit(
+                    game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
+                )
+                if commit.written:
+                    table.committed()
+                    return (self._after_computers(table, replies).view(seat) if schedule else view), False
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
@@ -432,21 +432,29 @@ class Tables:
             )
         return earlier["view"]
 
-    def _after_computers(self, table: Table) -> Table:
+    def _after_computers(self, table: Table, replies: Waiter) -> Table:
         """The game once the computers have replied, if they do within the reply wait (and a
         human is there to answer), else as committed: a simple client sees the replies at once,
-        and no request waits long for the computers' thinking."""
+        and no request waits long for the computers' thinking. ``replies`` was waiting on the
+        game since before ``table`` was committed."""
         if not table.has_human:
             return table
         deadline = time.monotonic() + self.settings.reply_wait_seconds
         while table.computer_to_move() is not None:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.wait_for_version(table.id, table.version, remaining) in (None, table.version):
+            if remaining <= 0:
                 break
+            if replies.announced is None or replies.announced <= table.version:
+                replies.wait(remaining)
+                if replies.announced is None or replies.announced <= table.version:
+                    # the wait ended, or the subscription was renewed: the store says
+                    if (self.store.version(table.id) or 0) <= table.version:
+                        continue
             stored = self.store.load(table.id)
             if stored is None:
                 break
             table = Table.from_stored(table.id, stored)
+            replies.after = table.version
         return table
 
     def play_computer(self, game_id: str) -> bool:

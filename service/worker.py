@@ -7,7 +7,8 @@ lets the computer whose turn it is decide from its seat's information only, and 
 the same compare-and-set as a human's action. That commit queues the next entry if another
 computer is to move, so games take turns on the workers instead of one match holding one.
 
-An entry is acknowledged (and deleted) only once it is done. A worker that dies with entries in
+An entry is acknowledged (and deleted) only once it is done (with the worker's next read, to
+save a round trip: an entry done again finds its move made). A worker that dies with entries in
 hand leaves them pending in the group; another worker claims every entry pending longer than
 ``job_claim_seconds`` (XAUTOCLAIM) and does it. Doing an entry twice cannot apply a move twice:
 the second commit finds the version moved on and writes nothing.
@@ -41,6 +42,8 @@ class Worker:
         self.block_ms = int(block_seconds * 1000)
         self.claim_ms = int(tables.settings.job_claim_seconds * 1000)
         self._next_claim = 0.0
+        #: entries done and not yet acknowledged: acknowledged with the next read
+        self._done: list[bytes] = []
 
     def join_group(self) -> None:
         """Create the stream and its consumer group unless they exist."""
@@ -61,9 +64,22 @@ class Worker:
                     joined = True
                 self.work(block=True)
             except RedisError as error:
+                self._done = []  # left pending: done again, harmlessly, once claimed
                 log.warning("worker %s: Redis unavailable (%s); trying again", self.name, type(error).__name__)
                 joined = False
                 stop.wait(1.0)
+        try:
+            self._acknowledge()
+        except RedisError:
+            pass  # left pending: done again, harmlessly, once claimed
+
+    def _acknowledge(self) -> None:
+        if self._done:
+            with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.xack(self.store.jobs_key, GROUP, *self._done)
+                pipe.xdel(self.store.jobs_key, *self._done)
+                pipe.execute()
+            self._done = []
 
     def work(self, block: bool = False) -> int:
         """Take entries (first any a dead worker left pending too long, then new ones) and do
@@ -71,13 +87,21 @@ class Worker:
         than the Redis client's socket timeout)."""
         entries = self._claim_abandoned()
         if not entries:
-            read = self.store.redis.xreadgroup(
-                GROUP, self.name, {self.store.jobs_key: ">"}, count=BATCH, block=self.block_ms if block else None
-            )
-            entries = read[0][1] if read else []
+            entries = self._acknowledge_and_read(block)
         for entry_id, fields in entries:
             self._do(entry_id, fields)
         return len(entries)
+
+    def _acknowledge_and_read(self, block: bool) -> list:
+        """One round trip: acknowledge (and delete) the entries done, and read new ones."""
+        with self.store.redis.pipeline(transaction=False) as pipe:
+            if self._done:
+                pipe.xack(self.store.jobs_key, GROUP, *self._done)
+                pipe.xdel(self.store.jobs_key, *self._done)
+            pipe.xreadgroup(GROUP, self.name, {self.store.jobs_key: ">"}, count=BATCH, block=self.block_ms if block else None)
+            read = pipe.execute()[-1]
+        self._done = []
+        return read[0][1] if read else []
 
     def drain(self) -> int:
         """Do entries until none is left (tests, and a worker asked to finish what is queued)."""
@@ -108,10 +132,7 @@ class Worker:
             except Exception:
                 # a move that cannot be made would fail on every worker: log it, do not loop on it
                 log.exception("worker %s: the computer move in game %s failed", self.name, game_id.decode())
-        with self.store.redis.pipeline(transaction=False) as pipe:
-            pipe.xack(self.store.jobs_key, GROUP, entry_id)
-            pipe.xdel(self.store.jobs_key, entry_id)
-            pipe.execute()
+        self._done.append(entry_id)
 
 
 class WorkerThread:

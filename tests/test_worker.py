@@ -120,7 +120,7 @@ def test_a_job_left_by_a_dead_worker_is_taken_over_and_done_once(backend):
     assert api.view(game_id).body["version"] == 0
     time.sleep(0.3)
     worker._next_claim = 0  # its next look for abandoned entries is due now
-    assert worker.work() == 1
+    assert worker.drain() == 1
     assert api.view(game_id).body["version"] == 1
     assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
     assert action_versions(api, game_id) == [1]
