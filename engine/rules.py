@@ -69,6 +69,8 @@ ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "marriage": ("card",),
     "declare": (),
 }
+#: Fields an action type may carry or leave out: a marriage may claim 66 with it (``declare``).
+OPTIONAL_ACTION_FIELDS: dict[str, tuple[str, ...]] = {"marriage": ("declare",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,7 @@ class Action:
     card: Card | None = None
     value: int | None = None
     suit: Suit | None = None
+    declare: bool = False  # a marriage that claims 66 with its announcement
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"type": self.type}
@@ -88,6 +91,8 @@ class Action:
             doc["value"] = self.value
         if self.suit is not None:
             doc["suit"] = self.suit.value
+        if self.declare:
+            doc["declare"] = True
         return doc
 
     @classmethod
@@ -103,11 +108,11 @@ class Action:
         if kind not in ACTION_FIELDS:
             raise malformed(f"unknown action type {kind!r}; types are {', '.join(ACTION_FIELDS)}")
         wanted = set(ACTION_FIELDS[kind])
+        optional = set(OPTIONAL_ACTION_FIELDS.get(kind, ()))
         given = set(doc) - {"type"}
-        if given != wanted:
-            raise malformed(
-                f"a {kind!r} action takes exactly the fields {sorted(wanted) or 'none'}, got {sorted(given) or 'none'}"
-            )
+        if not wanted <= given <= wanted | optional:
+            fields = f"the fields {sorted(wanted) or 'none'}" + (f", optionally {sorted(optional)}" if optional else "")
+            raise malformed(f"a {kind!r} action takes exactly {fields}, got {sorted(given) or 'none'}")
         values: dict[str, Any] = {}
         if "card" in wanted:
             try:
@@ -124,10 +129,15 @@ class Action:
                 values["suit"] = Suit(doc["suit"])
             except ValueError:
                 raise malformed(f"{doc['suit']!r} is not a suit; suits are C, D, H, S") from None
+        if "declare" in given:
+            if not isinstance(doc["declare"], bool):
+                raise malformed("a marriage's declare is true (claim 66 with it) or false")
+            values["declare"] = doc["declare"]
         return cls(kind, **values)
 
     def __str__(self) -> str:
-        return " ".join(str(part) for part in (self.type, self.card, self.value, self.suit and self.suit.value) if part)
+        parts = (self.type, self.card, self.value, self.suit and self.suit.value, self.declare and "declare")
+        return " ".join(str(part) for part in parts if part)
 
 
 def play(card: Card | str) -> Action:

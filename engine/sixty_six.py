@@ -5,7 +5,8 @@ Schnapsen), the next card face up under the talon fixes trump and is drawn last.
 is open the follower plays any card and both players draw after each trick, winner first; once
 it is exhausted or closed the follower must follow suit, win if able, else trump. The leader
 may exchange the trump nine (jack), close the talon, announce a marriage with the lead, and
-claim 66 (``declare``); a claim, or the last trick, ends the deal.
+claim 66 (``declare``), on its own or together with a marriage; a claim, or the last trick, ends
+the deal. Exactly one seat may act at any moment.
 
 The state keeps only what cannot be derived: tricks won are ``len(won) // 2`` and a marriage is
 pending while its announcer has won nothing.
@@ -20,7 +21,8 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
   trump card, now known in that hand).
 - ``close``: ``seat``.
 - ``marriage``: ``seat``, ``suit``, ``value`` (20 or 40), ``pair`` (king, queen), ``card``
-  (the one led; the other is now known in that hand).
+  (the one led, or named with a claim; the other is now known in that hand). A marriage that
+  claims 66 is followed by ``declare`` and the deal's result, with no card led.
 - ``trick``: ``number``, ``phase`` (1 talon open, 2 otherwise), ``leader``, ``cards``
   (``[{"seat", "card"}]`` in play order), ``winner``.
 - ``draw`` (private to ``seat``): ``seat``, ``card``, ``talon_size`` (left after it); others see
@@ -87,6 +89,8 @@ VARIANTS = {
 # Actions are immutable: legal_actions hands out these instead of building new ones every call.
 PLAYS = {card: play(card) for card in VARIANTS["sixty-six"].deck}
 MARRIAGES = {card: Action("marriage", card=card) for card in PLAYS if card.rank in (Rank.KING, Rank.QUEEN)}
+#: a marriage announced together with a claim of 66
+MARRIAGE_CLAIMS = {card: replace(action, declare=True) for card, action in MARRIAGES.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +152,6 @@ class SixtySixState:
     def trick_number(self) -> int:
         return sum(self.tricks) + 1
 
-    @property
-    def claim_window(self) -> bool:
-        """A marriage was just announced with the lead: the announcer may claim before the reply."""
-        return len(self.trick.cards) == 1 and bool(self.marriages) and self.marriages[-1].card is self.trick.cards[0]
-
     def points(self, seat: int) -> int:
         """Card points won plus counted marriages (a marriage counts once its announcer won a trick)."""
         if not self.won[seat]:
@@ -190,8 +189,9 @@ def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
     Keys: ``deal``; ``winners`` (the winning seat, or empty for a drawn deal); ``game_points``
     per seat; ``reason`` (``claim``, ``false_claim``, ``closer_failed``, ``last_trick``,
     ``more_points``, ``drawn``); ``claimed_by`` (the seat that claimed, or was deemed to, else
-    null); ``deemed_claim``; ``points`` per seat (cards, counted marriages and the last-trick
-    10); ``marriage_points`` per seat (counted); ``last_trick_ten`` (the seat given the 10, or
+    null); ``deemed_claim`` (all tricks played: on a closed talon the closer with 66 or more is
+    deemed to claim, else the last trick's winner with 66 or more); ``points`` per seat (cards,
+    counted marriages and the last-trick 10); ``marriage_points`` per seat (counted); ``last_trick_ten`` (the seat given the 10, or
     null); ``tricks`` per seat; ``closed_by`` and ``at_close`` (the closer's opponent's
     ``points`` and ``tricks`` when the talon was closed), both null without a close.
     """
@@ -203,9 +203,11 @@ def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
     played_out = claimant is None
     ten = last_winner if played_out and closing is None and options["exhausted_talon"] == "last-trick-ten" else None
     points = [state.points(seat) + (LAST_TRICK_TEN if seat == ten else 0) for seat in range(SEATS)]
-    deemed = played_out and points[last_winner] >= CLAIM
-    if deemed:
+    if played_out and closing is not None and points[closing.seat] >= CLAIM:
+        claimant = closing.seat  # seed 004: the penalty is for a closer who fails to reach 66
+    elif played_out and points[last_winner] >= CLAIM:
         claimant = last_winner
+    deemed = played_out and claimant is not None
 
     winner: int | None
     if claimant is not None and points[claimant] >= CLAIM:
@@ -385,17 +387,12 @@ class SixtySix(Ruleset[SixtySixState]):
     def to_act(self, state: SixtySixState) -> tuple[int, ...]:
         if state.match.result is not None:
             return ()
-        if state.claim_window:
-            return (0, 1)  # the announcer may claim, the opponent may reply: first come decides
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         if seat not in self.to_act(state):
             return ()
-        trick = state.trick
-        if trick.cards:
-            if seat == trick.leader:
-                return (DECLARE,)
+        if state.trick.cards:
             return tuple(PLAYS[card] for card in sorted(self._legal_cards(state, seat)))
         actions: list[Action] = []
         if state.talon_open:
@@ -407,7 +404,11 @@ class SixtySix(Ruleset[SixtySixState]):
         hand = state.hands[seat]
         ordered = sorted(hand)
         if self._marriage_time(state):
-            actions.extend(MARRIAGES[card] for card in ordered if card in MARRIAGES and _partner(card) in hand)
+            for card in ordered:
+                if card in MARRIAGES and _partner(card) in hand:
+                    actions.append(MARRIAGES[card])
+                    if state.won[seat]:  # the claim goes with the announcement, once a trick is won
+                        actions.append(MARRIAGE_CLAIMS[card])
         actions.extend(PLAYS[card] for card in ordered)
         return tuple(actions)
 
@@ -445,8 +446,6 @@ class SixtySix(Ruleset[SixtySixState]):
             if trick.cards:
                 return illegal("declare_not_allowed", "you may claim 66 only when on lead, not in reply")
             return illegal("declare_not_allowed", "you may not claim 66 at the first lead of a deal")
-        if trick.cards and seat == trick.leader:
-            return illegal("already_led", "you have led; you may only claim 66 now, or wait for the reply")
         if action.type == "play":
             return self._explain_card(state, seat, action.card)
         if action.type not in ("exchange", "close", "marriage"):
@@ -458,6 +457,9 @@ class SixtySix(Ruleset[SixtySixState]):
         if not leading:
             return illegal("not_on_lead", f"only the leader may {_verb(action)}, before leading a card")
         if action.type == "marriage":
+            plain = replace(action, declare=False)
+            if action.declare and plain in self.legal_actions(state, seat):
+                return illegal("declare_not_allowed", "you may claim 66 with a marriage only once you have won a trick in this deal")
             return self._explain_marriage(state, seat, action.card)
         if options["no_talon"]:
             return illegal(f"{action.type}_not_allowed", f"there is no talon: you may not {_verb(action)}")
@@ -499,7 +501,7 @@ class SixtySix(Ruleset[SixtySixState]):
             return self._play(state, seat, card, ())
         if kind == "marriage":
             assert card is not None
-            return self._marry(state, seat, card)
+            return self._marry(state, seat, card, action.declare)
         if kind == "exchange":
             return self._exchange(state, seat)
         if kind == "close":
@@ -520,13 +522,13 @@ class SixtySix(Ruleset[SixtySixState]):
         )
         return state, (public("exchange", seat=seat, gave=given.code, took=taken.code),)
 
-    def _marry(self, state: SixtySixState, seat: int, card: Card) -> tuple[SixtySixState, tuple[Event, ...]]:
+    def _marry(self, state: SixtySixState, seat: int, card: Card, declare: bool) -> tuple[SixtySixState, tuple[Event, ...]]:
+        """Announce the marriage of ``card``, then lead it, or (``declare``) claim 66 with it instead."""
         marriage = Marriage(seat, card)
-        partner = _partner(card)
         state = replace(
             state,
             marriages=state.marriages + (marriage,),
-            shown=replace_at(state.shown, seat, state.shown[seat] | {partner}),
+            shown=replace_at(state.shown, seat, state.shown[seat] | set(marriage.cards)),  # the card led leaves them
         )
         event = public(
             "marriage",
@@ -536,6 +538,8 @@ class SixtySix(Ruleset[SixtySixState]):
             pair=codes(marriage.cards),
             card=card.code,
         )
+        if declare:
+            return self._finish_deal(state, [event, public("declare", seat=seat)], claimant=seat)
         return self._play(state, seat, card, (event,))
 
     def _play(

@@ -26,7 +26,6 @@ class Settings:
     #: a computer move a worker took and did not finish in this time is taken over by another
     job_claim_seconds: float = 10.0
     #: when a human may act in the same moment as a computer player, the computer waits this long
-    bot_grace_seconds: float = 3.0
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
     #: prefix of every Redis key
@@ -58,7 +57,6 @@ class Settings:
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
             or defaults.stream_heartbeat_seconds,
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
-            bot_grace_seconds=number("KOZ_BOT_GRACE_SECONDS", defaults.bot_grace_seconds),
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
         )

@@ -43,15 +43,31 @@ class NamesSchema(ma.Schema):
     tr = fields.String(required=True)
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false``, and nothing that merely looks like one (``"yes"``, ``1``)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class ActionSchema(ma.Schema):
     """One action. `play` and `marriage` take `card`, `bid` takes `value`, `trump` takes `suit`;
-    `pass`, `exchange`, `close` and `declare` take nothing else. A client may post back any
-    member of its view's `legal_actions` verbatim."""
+    a `marriage` may add `declare`; `pass`, `exchange`, `close` and `declare` take nothing else.
+    A client may post back any member of its view's `legal_actions` verbatim."""
 
     type = fields.String(required=True, validate=validate.OneOf(list(ACTION_FIELDS)))
-    card = card_field(metadata={"description": "For `play` and `marriage` (the king or queen led)"})
+    card = card_field(metadata={"description": "For `play` and `marriage` (the king or queen led, or named with a claim)"})
     value = fields.Integer(metadata={"description": "For `bid`"})
     suit = suit_field()
+    declare = StrictBoolean(
+        metadata={
+            "description": "For `marriage` (Sixty-Six): `true` announces it and claims 66 in one action; the "
+            "marriage counts at once, no card is led and the deal ends. Offered beside the plain marriage "
+            "once the announcer has won a trick in the deal"
+        }
+    )
 
     class Meta:
         ordered = True

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
 
 from engine import Action, Event, Ruleset, registry
-from engine.players import STANDARD_LEVEL, Budget, SeatInfo, asking_order, player
+from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
 
 from .announcements import Announcements, Waiter
 from .config import Settings
@@ -39,16 +39,6 @@ class SeatRecord:
     token_hash: str | None
 
 
-@dataclass
-class Moment:
-    """A moment in which several seats may act: its version, since when, and which computer
-    seats declined to act in it."""
-
-    version: int
-    since: float
-    declined: list[int]
-
-
 class Table:
     """One game: what the store keeps of it, and the changes made since it was read."""
 
@@ -66,8 +56,6 @@ class Table:
         created_at: str | None = None,
         history_length: int = 0,
         deal_start: int = 0,
-        last_actor: int | None = None,
-        moment: Moment | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -80,10 +68,6 @@ class Table:
         self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         self.history_length = history_length
         self.deal_start = deal_start
-        self.last_actor = last_actor
-        self.moment = moment
-        #: a computer declined to act since the game was read: worth storing, though no version passed
-        self.declined_now = False
         self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
         self._deal_events: list[Event] | None = None
 
@@ -103,8 +87,6 @@ class Table:
             created_at=record["created_at"],
             history_length=record["history_length"],
             deal_start=record["deal_start"],
-            last_actor=record["last_actor"],
-            moment=Moment(**record["moment"]) if record["moment"] else None,
         )
 
     @classmethod
@@ -125,15 +107,12 @@ class Table:
             "created_at": self.created_at,
             "history_length": self.history_length,
             "deal_start": self.deal_start,
-            "last_actor": self.last_actor,
-            "moment": asdict(self.moment) if self.moment else None,
         }
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
         self.stored_version = self.version
         self.new_entries = []
-        self.declined_now = False
 
     # --- who is asking ----------------------------------------------------------------------
 
@@ -188,7 +167,6 @@ class Table:
         state, events = self.ruleset.apply(self.state, seat, action)
         self.state = state
         self.version += 1
-        self.last_actor = seat
         self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
 
     def _record(self, events: Sequence[Event]) -> None:
@@ -201,71 +179,24 @@ class Table:
             self.new_entries.append((self.version, self.history_length, event.to_json()))
             self.history_length += 1
 
-    def _current_moment(self) -> Moment:
-        if self.moment is None or self.moment.version != self.version:
-            self.moment = Moment(self.version, time.time(), [])
-        return self.moment
-
-    def _computers_pending(self) -> tuple[list[int], list[int]]:
-        """The seats that may act now, in asking order, less the computers that declined; and the
-        computer seats among them."""
+    def computer_to_act(self) -> int | None:
+        """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
         to_act = self.ruleset.to_act(self.state)
-        declined = self.moment.declined if self.moment and self.moment.version == self.version else []
-        order = [seat for seat in asking_order(to_act, self.last_actor) if seat not in declined]
-        return order, [seat for seat in order if self.seats[seat].bot is not None]
-
-    def computers_due_at(self, grace: float) -> float | None:
-        """When a computer seat may move (a ``time.time()`` value; 0 for now), or None if none may.
-
-        A computer moves at once when it alone may act, or when it acted last and may follow up
-        (a claim right after its own marriage). When a human may act in the same moment, other
-        computers give the human ``grace`` seconds first.
-        """
-        order, bots = self._computers_pending()
-        if not bots:
-            return None
-        if len(bots) == len(order) or bots[0] == self.last_actor or grace <= 0:
-            return 0.0
-        return self._current_moment().since + grace
-
-    def _computers_to_ask(self, grace: float) -> list[tuple[int, bool]]:
-        """The computer seats to ask now, in order, each with whether it may decline."""
-        due = self.computers_due_at(grace)
-        if due is None:
-            return []
-        order, bots = self._computers_pending()
-        humans_have_the_grace = due > time.time()
-        if humans_have_the_grace:  # only the seat that acted last may follow up at once
-            bots = [seat for seat in bots if seat == self.last_actor]
-        asked = []
-        for seat in bots:
-            later = order[order.index(seat) + 1 :]
-            # a computer may leave the moment to another computer, or to a human within the grace
-            may_decline = any(self.seats[other].bot is not None or humans_have_the_grace for other in later)
-            asked.append((seat, may_decline or (seat == self.last_actor and len(order) > 1)))
-        return asked
-
-    def computer_to_move(self) -> int | None:
-        """The computer seat that moves next, or None when it is no computer's turn."""
-        to_act = self.ruleset.to_act(self.state)
-        for seat in asking_order(to_act, self.last_actor):
-            if self.seats[seat].bot is not None:
-                return seat
-        return None
+        return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
 
     @property
     def has_human(self) -> bool:
         return any(seat.bot is None for seat in self.seats)
 
-    def decide(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Action | None:
+    def decide(self, store: GameStore, settings: Settings, seat: int, level: str) -> Action:
         """What a computer player of ``level`` would do for ``seat``, from that seat's information only."""
-        return self.decision(store, settings, seat, level, may_decline)()
+        return self.decision(store, settings, seat, level)()
 
-    def decision(self, store: GameStore, settings: Settings, seat: int, level: str, may_decline: bool) -> Callable[[], Action | None]:
+    def decision(self, store: GameStore, settings: Settings, seat: int, level: str) -> Callable[[], Action]:
         """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
         calling its answer thinks, with no I/O, within the decision ceiling."""
         view = self.ruleset.view(self.state, seat)
-        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat), may_decline)
+        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         chooser = player(level)
         seed = f"{self.seed}:{self.version}:{seat}"
@@ -359,7 +290,7 @@ class Tables:
             records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
-            schedule = table.computer_to_move() is not None
+            schedule = table.computer_to_act() is not None
             with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
                 if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, schedule=schedule).written:
                     table.committed()
@@ -401,7 +332,7 @@ class Tables:
             table.act(seat, action)
             view = table.view(seat)
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            schedule = table.computer_to_move() is not None
+            schedule = table.computer_to_act() is not None
             with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
                 commit = self.store.commit(
                     game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
@@ -440,7 +371,7 @@ class Tables:
         if not table.has_human:
             return table
         deadline = time.monotonic() + self.settings.reply_wait_seconds
-        while table.computer_to_move() is not None:
+        while table.computer_to_act() is not None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
@@ -465,34 +396,27 @@ class Tables:
         if stored is None:
             return False
         table = Table.from_stored(game_id, stored)
-        seat = table.computer_to_move()
+        seat = table.computer_to_act()
         if seat is None:
             return False
         level = table.seats[seat].bot
-        assert level is not None  # computer_to_move names only computer seats
-        action = table.decide(self.store, self.settings, seat, level, may_decline=False)
-        if action is None:
-            return False
+        assert level is not None  # computer_to_act names only computer seats
+        action = table.decide(self.store, self.settings, seat, level)
         start = table.version
         table.act(seat, action)
-        schedule = table.computer_to_move() is not None
+        schedule = table.computer_to_act() is not None
         return self.store.commit(game_id, start, table.version, table.record(), table.new_entries, schedule=schedule).written
 
-    def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action | None]:
+    def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
-
-        None suggests leaving the moment to another seat that may act too (in Sixty-Six: not
-        claiming right after a marriage). The thinking runs off the request loop, so that other
-        requests go on meanwhile."""
+        The thinking runs off the request loop, so that other requests go on meanwhile."""
         table = self.load(game_id)
         seat = table.authenticate(require_token(token))
         if table.finished:
             raise Problem(409, "game_over", "the match is over")
-        to_act = table.ruleset.to_act(table.state)
-        if seat not in to_act:
+        if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        decision = table.decision(self.store, self.settings, seat, HINT_LEVEL, may_decline=len(to_act) > 1)
-        return table, seat, off_the_loop(decision)
+        return table, seat, off_the_loop(table.decision(self.store, self.settings, seat, HINT_LEVEL))
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""

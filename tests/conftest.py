@@ -58,7 +58,7 @@ def redis_server_url():
 
 def make_settings(**overrides) -> Settings:
     # a unique prefix per app keeps tests on a shared real server apart
-    return Settings(**{"key_prefix": f"test-{uuid.uuid4().hex[:8]}", "bot_grace_seconds": 0, **overrides})
+    return Settings(**{"key_prefix": f"test-{uuid.uuid4().hex[:8]}", **overrides})
 
 
 @pytest.fixture

@@ -55,7 +55,13 @@ PROBE_ACTIONS = [
     {"type": "declare"},
     {"type": "marriage", "card": "KH"},
     {"type": "marriage", "card": "QS"},
+    {"type": "marriage", "card": "KH", "declare": True},
 ]
+#: Sixty-Six: a marriage that claims 66 is taken whenever offered, so that every match under
+#: marriages posts some; a claim alone or a close only with this chance, as random ones mostly
+#: end a deal early or rule marriages out
+SELDOM_CHANCE = 0.2
+SELDOM = ({"type": "declare"}, {"type": "close"})
 
 
 class Match:
@@ -72,6 +78,7 @@ class Match:
         self.options = created.body["options"]
         self.tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
         self.rng = random.Random(seed)
+        self.claims_offered = self.claims_made = 0  # marriages with declare: true (Sixty-Six)
 
     def state(self):
         return self.tables.load(self.id).state
@@ -117,9 +124,15 @@ class Match:
         self.refused(answer, 412, {"stale_version"}, version)
 
     def pick(self, legal):
-        """A random legal action (passing more often than not, where passing is legal)."""
+        """A random legal action (passing more often than not, where passing is legal; claiming
+        66 with a marriage where that is offered; claiming alone or closing seldom)."""
         if {"type": "pass"} in legal and self.rng.random() < PASS_CHANCE:
             return {"type": "pass"}
+        marriage_claims = [action for action in legal if action.get("declare")]
+        if marriage_claims:
+            return self.rng.choice(marriage_claims)
+        if self.rng.random() >= SELDOM_CHANCE:
+            legal = [action for action in legal if action not in SELDOM] or legal
         return self.rng.choice(legal)
 
     def check_histories(self):
@@ -143,11 +156,19 @@ class Match:
                 self.probe(view, seat)
             if step % 40 == 20:
                 self.check_histories()
-            answer = self.api.act(self.id, self.pick(view["legal_actions"]), self.tokens[seat])
+            action = self.pick(view["legal_actions"])
+            answer = self.api.act(self.id, action, self.tokens[seat])
             assert answer.status == 200, answer.body
             self.check_no_leak(answer.body, seat)
+            self.claims_offered += any(offered.get("declare") for offered in view["legal_actions"])
+            if action.get("declare"):  # the marriage and the claim in one action end the deal
+                self.claims_made += 1
+                result = answer.body["last_deal"]
+                assert result["claimed_by"] == seat and not result["deemed_claim"] and result["marriage_points"][seat] > 0
             step += 1
         self.check_finished()
+        if self.ruleset.id == "sixty-six":
+            assert self.claims_made > 0 if self.options["marriages"] else self.claims_offered == 0
 
     def check_finished(self):
         view = self.api.view(self.id).body

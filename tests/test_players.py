@@ -39,9 +39,8 @@ def decision_points(ruleset_id: str, options: dict, seed: str, limit: int = 120)
     for _ in range(limit):
         if ruleset.result(state) is not None:
             return
-        to_act = ruleset.to_act(state)
-        seat = rng.choice(to_act)
-        yield state, logs.info(ruleset, options, state, seat, may_decline=len(to_act) > 1)
+        (seat,) = ruleset.to_act(state)
+        yield state, logs.info(ruleset, options, state, seat)
         legal = ruleset.legal_actions(state, seat)
         passes = [action for action in legal if action.type == "pass"]
         action = passes[0] if passes and rng.random() < 0.8 else rng.choice(legal)
@@ -60,7 +59,7 @@ def test_deals_that_differ_only_in_hidden_cards_give_the_same_information_and_de
             if other is None:
                 continue
             assert other != state
-            other_info = SeatInfo(info.ruleset, info.seat, info.options, ruleset.view(other, info.seat), info.events, info.may_decline)
+            other_info = SeatInfo(info.ruleset, info.seat, info.options, ruleset.view(other, info.seat), info.events)
             assert other_info == info
             for level in LEVELS:
                 chosen = player(level)
@@ -84,11 +83,7 @@ def test_every_level_chooses_only_legal_actions(ruleset_id, level):
     chosen = player(level)
     for number in range(3):
         for state, info in decision_points(ruleset_id, {}, f"legal-{level}-{number}", limit=200):
-            action = chosen.choose(info, f"legal-{number}", SMALL)
-            if action is None:
-                assert info.may_decline
-            else:
-                assert action in info.legal_actions()
+            assert chosen.choose(info, f"legal-{number}", SMALL) in info.legal_actions()
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
@@ -101,7 +96,7 @@ def test_a_decision_past_its_ceiling_still_returns_a_legal_action_at_once(rulese
         started = time.perf_counter()
         action = chosen.choose(info, "ceiling", jumping)
         assert time.perf_counter() - started < 2.0
-        assert action in info.legal_actions() or (action is None and info.may_decline)
+        assert action in info.legal_actions()
 
 
 class Spy(Player):
@@ -140,8 +135,7 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
         if event["type"] != "action":
             continue
         info = next(decisions)
-        while info.seat != event["seat"]:  # a seat that declined before another acted
-            info = next(decisions)
+        assert info.seat == event["seat"]
         hidden = concealed_cards(ruleset_id, state, info.seat)
         assert not card_codes_in(info.view) & hidden
         assert not card_codes_in(list(info.events)) & hidden

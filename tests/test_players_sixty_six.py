@@ -83,7 +83,7 @@ def trick_event(leader: int, lead: str, reply: str, winner: int, phase: int = 1)
     return {"type": "trick", "number": 0, "phase": phase, "leader": leader, "cards": entries, "winner": winner}
 
 
-def seat_info(state: SixtySixState, seat: int, *, played: tuple[dict, ...] = (), may_decline: bool = False) -> SeatInfo:
+def seat_info(state: SixtySixState, seat: int, *, played: tuple[dict, ...] = ()) -> SeatInfo:
     """What ``seat`` knows of ``state``: its view, and events for the cards won (in pairs, as
     phase-1 tricks, unless they are in the ``played`` trick events that follow), the marriages
     and a close."""
@@ -98,14 +98,14 @@ def seat_info(state: SixtySixState, seat: int, *, played: tuple[dict, ...] = (),
     events += [{"type": "marriage", "seat": m.seat, "value": m.points(state.trump), "card": m.card.code} for m in state.marriages]
     if state.closing:
         events.append({"type": "close", "seat": state.closing.seat})
-    return SeatInfo("sixty-six", seat, state.match.options, GAME.view(state, seat), (*events, *played), may_decline)
+    return SeatInfo("sixty-six", seat, state.match.options, GAME.view(state, seat), (*events, *played))
 
 
-def basic(state: SixtySixState, seat: int = 0, **given) -> Action | None:
+def basic(state: SixtySixState, seat: int = 0, **given) -> Action:
     return BasicPlayer().choose(seat_info(state, seat, **given), "seed")
 
 
-def expert(state: SixtySixState, seat: int = 0, **given) -> Action | None:
+def expert(state: SixtySixState, seat: int = 0, **given) -> Action:
     return ExpertPlayer().choose(seat_info(state, seat, **given), "seed", Budget(work=3000))
 
 
@@ -151,6 +151,14 @@ def test_the_unseen_cards_are_the_opponents_hidden_cards_and_the_talon_and_bars_
             seat = rng.choice(GAME.to_act(state))
             state, events = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
             logs.record(events)
+
+
+def test_deal_value_gives_a_closed_deal_played_out_to_the_closer_who_reached_66():
+    rules = Table(0)
+    # seat 0 closed and has 67; seat 1 won the last trick and has 38 (72 with a marriage)
+    assert deal_value(rules, Closing(0, 10, 1), (67, 38), (4, 4), None, 1) == 1
+    assert deal_value(rules, Closing(0, 10, 1), (67, 72), (4, 4), None, 1) == 1
+    assert deal_value(rules, Closing(0, 10, 1), (65, 38), (4, 4), None, 1) == -2
 
 
 def test_deal_value_scores_every_ending_as_the_engine_does():
@@ -226,11 +234,12 @@ def test_basic_does_not_claim_short_of_66():
     assert basic(state) != DECLARE
 
 
-def test_in_the_claim_window_basic_claims_when_its_marriage_makes_66_and_else_lets_the_reply_come():
-    reaching = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS AC TC KS QS", ""), announced=((0, "QD"),))
-    short = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),))
-    assert basic(reaching, may_decline=True) == DECLARE
-    assert basic(short, may_decline=True) is None
+def test_basic_claims_with_its_marriage_when_it_counts_66_with_it_and_else_announces_it_plainly():
+    # 49 won and the diamond marriage 20: 69; with 21 won, 41
+    reaching = table("KD QD 9C", "9S", "JC QC", trump_card="AH", won=("AS TS AC TC KS QS", "9D JD"))
+    short = table("KD QD 9C", "9S", "JC QC", trump_card="AH", won=("AS TS", "9D JD"))
+    assert basic(reaching) == Action("marriage", card=Card.parse("QD"), declare=True)
+    assert basic(short) == Action("marriage", card=Card.parse("QD"))
 
 
 def test_basic_announces_a_marriage_leading_the_queen_and_the_trump_marriage_first():
@@ -269,12 +278,7 @@ def outcome(state: SixtySixState, seat: int, actor: int, action: Action) -> int:
 
 def best_game_points(state: SixtySixState, seat: int) -> int:
     """The game points ``seat`` makes from here with perfect play by both, trying every legal
-    action on the engine; in the claim window the announcer claims or lets the reply come."""
-    if state.claim_window:
-        announcer, follower = state.trick.leader, 1 - state.trick.leader
-        replies = [outcome(state, seat, follower, action) for action in GAME.legal_actions(state, follower)]
-        choices = [outcome(state, seat, announcer, DECLARE), max(replies) if follower == seat else min(replies)]
-        return max(choices) if announcer == seat else min(choices)
+    action on the engine."""
     (actor,) = GAME.to_act(state)
     outcomes = [outcome(state, seat, actor, action) for action in GAME.legal_actions(state, actor)]
     return max(outcomes) if actor == seat else min(outcomes)
@@ -289,9 +293,9 @@ def exhausted_positions(variant: str, count: int) -> list[tuple[SixtySixState, S
         logs = SeatLogs(2)
         logs.record(events)
         while state.match.deal_number == 1:
-            seat = 1 - state.trick.leader if state.claim_window else GAME.to_act(state)[0]  # no claim in the window
+            (seat,) = GAME.to_act(state)
             legal = GAME.legal_actions(state, seat)
-            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1 and not state.claim_window:
+            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1:
                 found.append((state, logs.info(GAME, state.match.options, state, seat)))
                 if len(found) == count:
                     return found
@@ -341,14 +345,17 @@ def test_both_levels_exchange_the_trump_jack_in_schnapsen_before_winning_a_trick
 
 
 @pytest.mark.parametrize("level", [BasicPlayer(), ExpertPlayer()], ids=["basic", "expert"])
-def test_both_levels_claim_at_66_and_wait_in_the_claim_window_short_of_it(level):
-    reaching = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS AC TC KS QS", ""), announced=((0, "QD"),))
-    short = table("KD 9C", "9S", "JC QC", trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),))
-    assert level.choose(seat_info(reaching, 0, may_decline=True), "seed", SMALL) == DECLARE
-    assert level.choose(seat_info(short, 0, may_decline=True), "seed", SMALL) is None
+def test_both_levels_claim_with_their_marriage_when_it_makes_66_and_never_short_of_it(level):
+    hands = ("KD QD 9C JH 9H JD", "9S JS QS KS JC QC")
+    reaching = whole(table(*hands, "QH KH TH TD AD", trump_card="AH", won=("AS TS AC TC KC 9D", "")))  # 46 + 20
+    short = whole(table(*hands, "QH KH TH TD AD", trump_card="AH", won=("AS TS", "AC TC KC 9D")))  # 21 + 20
+    chosen = level.choose(seat_info(reaching, 0), "seed", SMALL)
+    assert chosen.type == "marriage" and chosen.declare
+    chosen = level.choose(seat_info(short, 0), "seed", SMALL)
+    assert chosen != DECLARE and not chosen.declare
 
 
-def test_the_opponent_in_the_claim_window_plays_a_card():
+def test_after_a_marriage_without_the_claim_both_levels_reply_with_a_card():
     hands = ("KD 9C JD 9H JH", "9S JS QS KS JC QC")
     talon = "QH KH TH KC TC AC 9D TD AD"
     state = whole(table(*hands, talon, trump_card="AH", trick="QD", won=("AS TS", ""), announced=((0, "QD"),), shown=("KD", "")))

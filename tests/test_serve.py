@@ -47,7 +47,7 @@ class Service:
     def __init__(self, data_dir: Path) -> None:
         self.port = free_port()
         self.log = data_dir.parent / f"koz-{self.port}.log"
-        environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir), "KOZ_BOT_GRACE_SECONDS": "0"}
+        environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir)}
         environment.pop("REDIS_URL", None)
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(

@@ -59,8 +59,8 @@ def table(
     )
 
 
-def marriage(code: str) -> Action:
-    return Action("marriage", card=Card.parse(code))
+def marriage(code: str, declare: bool = False) -> Action:
+    return Action("marriage", card=Card.parse(code), declare=declare)
 
 
 def act(state, *moves):
@@ -556,15 +556,6 @@ def test_declare_is_not_allowed_at_the_first_lead_of_a_deal():
     assert refusal(state, 0, DECLARE).code == "declare_not_allowed"
 
 
-def test_a_claim_right_after_a_marriage_at_the_first_lead_is_offered_and_false_as_the_marriage_is_pending():
-    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH")
-    state, _ = act(state, (0, marriage("KH")))
-    assert legal(state, 0) == [{"type": "declare"}]
-    state, _ = act(state, (0, DECLARE))
-    result = state.match.last_deal
-    assert result["points"] == [0, 0] and result["reason"] == "false_claim" and result["claimed_by"] == 0
-
-
 def test_declare_is_not_allowed_in_reply():
     state = table("9D JS", "TD", won=("", "AS 9S"), leader=1, trick="JD")
     assert refusal(state, 0, DECLARE).code == "declare_not_allowed"
@@ -577,44 +568,59 @@ def test_declare_is_offered_by_timing_not_by_points_and_a_false_claim_loses():
     assert state.match.last_deal["reason"] == "false_claim"
 
 
-def test_right_after_a_marriage_both_seats_may_act_the_announcer_to_declare_the_opponent_to_play():
+def test_a_marriage_may_claim_66_beside_the_plain_marriage_once_the_announcer_has_won_a_trick():
     state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS", ""))
-    state, _ = act(state, (0, marriage("KH")))
-    assert GAME.to_act(state) == (0, 1)
-    assert legal(state, 0) == [{"type": "declare"}]
-    assert legal(state, 1) == [{"type": "play", "card": c} for c in ("TC", "JC", "AC")]
-    assert GAME.view(state, 0)["legal_actions"] == [{"type": "declare"}]
-    assert GAME.view(state, 1)["legal_actions"] == legal(state, 1)
+    assert [a for a in legal(state, 0) if a["type"] == "marriage"] == [
+        {"type": "marriage", "card": "QH"},
+        {"type": "marriage", "card": "QH", "declare": True},
+        {"type": "marriage", "card": "KH"},
+        {"type": "marriage", "card": "KH", "declare": True},
+    ]
 
 
-def test_a_claim_right_after_a_marriage_counts_it_and_the_led_card_counts_for_no_one():
-    # 21 from AS TS plus the trump marriage 40 = 61; the led KH (4) would make 65: still false
-    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS", "9S JS"))
-    state, events = act(state, (0, marriage("KH")), (0, DECLARE))
-    result = state.match.last_deal
-    assert result["points"] == [61, 2] and result["marriage_points"] == [40, 0]
-    assert result["reason"] == "false_claim" and result["claimed_by"] == 0
+def test_a_marriage_may_not_claim_66_before_the_announcer_has_won_a_trick():
+    # seat 0 leads first, or the opponent won every trick so far
+    for won in (("", ""), ("", "AS TS")):
+        state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=won)
+        assert marriage("KH") in GAME.legal_actions(state, 0)
+        assert marriage("KH", declare=True) not in GAME.legal_actions(state, 0)
+        assert refusal(state, 0, marriage("KH", declare=True)).code == "declare_not_allowed"
 
 
-def test_a_correct_claim_right_after_a_marriage_wins_the_deal():
+def test_a_marriage_claiming_66_is_refused_for_the_marriages_own_reasons_first():
+    state = table("KS 9S 9D", "AC JC QS", "JD QD TD", trump_card="AH", won=("AH TH", ""))
+    assert refusal(state, 0, marriage("KS", declare=True)).code == "marriage_not_held"
+
+
+def test_a_marriage_with_the_claim_counts_at_once_no_card_is_led_and_the_deal_ends():
     # 32 card points and the trump marriage 40: 72; seat 1 has 3 points and a trick
     state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
-    state, _ = act(state, (0, marriage("KH")), (0, DECLARE))
+    state, events = act(state, (0, marriage("KH", declare=True)))
+    assert [event.data["type"] for event in events][:3] == ["marriage", "declare", "deal_result"]
+    assert events[0].data == {"type": "marriage", "seat": 0, "suit": "H", "value": 40, "pair": ["KH", "QH"], "card": "KH"}
+    result = of_type(events, "deal_result")[0].data
+    assert result["points"] == [72, 3] and result["marriage_points"] == [40, 0]
+    assert result["reason"] == "claim" and result["claimed_by"] == 0 and result["deemed_claim"] is False
+    assert result["winners"] == [0] and result["game_points"] == [2, 0]
+    assert state.match.deal_number == 2  # the next deal is dealt
+
+
+def test_a_false_claim_with_a_marriage_loses_the_deal():
+    # 21 from AS TS plus the trump marriage 40 = 61
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS", "9S JS"))
+    state, _ = act(state, (0, marriage("KH", declare=True)))
     result = state.match.last_deal
-    assert result["points"] == [72, 3]
-    assert result["reason"] == "claim" and result["winners"] == [0] and result["game_points"] == [2, 0]
+    assert result["points"] == [61, 2] and result["reason"] == "false_claim"
+    assert result["winners"] == [1] and result["game_points"] == [0, 2]
 
 
-def test_once_the_opponent_replies_to_a_marriage_lead_the_claim_is_gone():
-    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS", ""))
-    state, _ = act(state, (0, marriage("KH")), (1, play("AC")))
-    assert state.trick == Trick(0) and GAME.to_act(state) == (0,)
-
-
-def test_right_after_a_marriage_the_announcer_may_only_declare():
-    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS", ""))
+def test_after_a_marriage_without_the_claim_the_opponent_plays_as_after_any_lead():
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
     state, _ = act(state, (0, marriage("KH")))
-    assert refusal(state, 0, play("QH")).code == "already_led"
+    assert GAME.to_act(state) == (1,)
+    assert legal(state, 0) == [] and GAME.view(state, 0)["legal_actions"] == []
+    assert legal(state, 1) == [{"type": "play", "card": c} for c in ("TC", "JC", "AC")]
+    assert refusal(state, 0, DECLARE).code == "not_your_turn"
     assert refusal(state, 1, DECLARE).code == "declare_not_allowed"
 
 
@@ -719,6 +725,24 @@ def test_closed_talon_last_trick_won_by_the_opponent_with_66_is_the_opponent_cla
     # the opponent had won no trick at closing
     result = last_trick(WON_32, "TS AH TH AD TD KC", lead="JS", reply="AS", closing=(0, 0, 0), variant=variant)
     assert result["winners"] == [1] and result["game_points"] == expected and result["deemed_claim"] is True
+
+
+@pytest.mark.parametrize(
+    "variant, closing, expected",
+    [("sixty-six", (0, 10, 1), [1, 0]), ("schnapsen", (0, 10, 1), [2, 0]), ("schnapsen", (0, 0, 0), [3, 0])],
+)
+def test_closed_talon_played_out_the_closer_with_66_wins_as_for_a_correct_claim(variant, closing, expected):
+    # the closer (seat 0) has 67 and loses the last trick; the opponent ends with 32 + 6 = 38
+    result = last_trick(WON_67, WON_32, lead="JS", reply="KS", closing=closing, variant=variant)
+    assert result["points"] == [67, 38] and result["winners"] == [0] and result["game_points"] == expected
+    assert result["reason"] == "claim" and result["claimed_by"] == 0 and result["deemed_claim"] is True
+
+
+def test_closed_talon_the_closer_with_66_is_decided_before_the_last_trick_winners_claim():
+    # the opponent wins the last trick with 26 + 6 card points and its trump marriage 40: 72
+    result = last_trick(WON_67, "AC TC JC QC", lead="JS", reply="KS", closing=(0, 0, 0), announced=((1, "QH"),))
+    assert result["points"] == [67, 72] and result["claimed_by"] == 0
+    assert result["winners"] == [0] and result["game_points"] == [1, 0]
 
 
 def test_closed_talon_gives_no_last_trick_ten():

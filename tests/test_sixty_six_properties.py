@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine import Action, Event, registry, replay
 from engine.cards import Card
-from engine.sixty_six import VARIANTS, SixtySixState
+from engine.sixty_six import VARIANTS, Marriage, SixtySixState
 from support import card_codes_in
 
 GAME = registry.get("sixty-six")
@@ -33,17 +33,31 @@ ALL_OPTIONS = [
     if not (options["variant"] == "schnapsen" and options["exhausted_talon"] == "last-trick-ten")
 ]
 
-#: How the random players claim: uniformly like any other action, never, or exactly at 66.
+#: How the random players claim (alone or with a marriage): uniformly like any other action,
+#: never, or exactly at 66.
 CLAIMING = ("random", "never", "at-66")
 
 
+def points_claimed(state: SixtySixState, seat: int, action: Action) -> int | None:
+    """The points ``action`` would claim with, or None if it is no claim."""
+    if action.type == "declare":
+        return state.points(seat)
+    if action.declare:
+        assert action.card is not None
+        return state.points(seat) + Marriage(seat, action.card).points(state.trump)
+    return None
+
+
 def choose(state: SixtySixState, rng: random.Random, claiming: str) -> tuple[int, Action]:
-    seat = rng.choice(GAME.to_act(state))
+    (seat,) = GAME.to_act(state)
     actions = GAME.legal_actions(state, seat)
-    if claiming != "random" and Action("declare") in actions:
-        if claiming == "at-66" and state.points(seat) >= 66:
-            return seat, Action("declare")
-        actions = tuple(action for action in actions if action.type != "declare") or actions
+    if claiming != "random":
+        claims = {action: points_claimed(state, seat, action) for action in actions}
+        if claiming == "at-66":
+            for action, points in claims.items():
+                if points is not None and points >= 66:
+                    return seat, action
+        actions = tuple(action for action in actions if claims[action] is None) or actions
     return seat, rng.choice(actions)
 
 
@@ -87,7 +101,7 @@ def learn(known: list[set[Card]], event: Event) -> None:
     elif kind in ("take", "exchange"):
         known[data["seat"]].add(Card.parse(data["card"] if kind == "take" else data["took"]))
     elif kind == "marriage":
-        known[data["seat"]] |= {Card.parse(code) for code in data["pair"] if code != data["card"]}
+        known[data["seat"]] |= {Card.parse(code) for code in data["pair"]}  # the card led leaves the hand
 
 
 def check_events(events, known, before: SixtySixState | None, action: Action | None, after: SixtySixState) -> None:
@@ -130,8 +144,10 @@ def test_random_matches_keep_every_invariant(options, seed, rng_seed, claiming):
         # no view shows a concealed card
         for viewer in (0, 1, None):
             assert not card_codes_in(GAME.view(state, viewer)) & concealed(state, known, viewer)
-        # every seat that may act has something to do
-        for acting in GAME.to_act(state):
+        # exactly one seat may act while the match goes on, and it has something to do
+        to_act = GAME.to_act(state)
+        assert len(to_act) == (0 if GAME.result(state) else 1)
+        for acting in to_act:
             assert GAME.legal_actions(state, acting)
         # serialization round trip
         assert GAME.load(GAME.dump(state)) == state

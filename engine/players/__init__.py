@@ -11,7 +11,7 @@ Levels: ``random`` (uniform among legal actions), ``basic`` (rules of thumb) and
 
 from __future__ import annotations
 
-from .arena import SeatLogs, asking_order, play_match
+from .arena import SeatLogs, play_match
 from .base import (
     STANDARD_LEVEL,
     BasicPlayer,
@@ -40,7 +40,6 @@ __all__ = [
     "SeatInfo",
     "SeatLogs",
     "Strategy",
-    "asking_order",
     "level_names",
     "play_match",
     "player",

@@ -9,19 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..rules import Action, Event, MatchResult
+from ..rules import Event, MatchResult
 from ..ruleset import Ruleset
 from .base import Budget, Player, SeatInfo
-
-
-def asking_order(to_act: Sequence[int], last_actor: int | None) -> list[int]:
-    """The order in which seats that may act in one moment are asked.
-
-    The seat that acted last comes first (a claim right after its own announcement is its to
-    make), then the others in turn.
-    """
-    first = [last_actor] if last_actor is not None and last_actor in to_act else []
-    return first + [seat for seat in to_act if seat != last_actor]
 
 
 class SeatLogs:
@@ -40,8 +30,8 @@ class SeatLogs:
                 if seen is not None:
                     log.append(seen)
 
-    def info(self, ruleset: Ruleset, options: Mapping[str, Any], state: Any, seat: int, may_decline: bool = False) -> SeatInfo:
-        return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]), may_decline)
+    def info(self, ruleset: Ruleset, options: Mapping[str, Any], state: Any, seat: int) -> SeatInfo:
+        return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]))
 
 
 @dataclass
@@ -73,26 +63,18 @@ def play_match(
     logs = SeatLogs(ruleset.seat_count)
     logs.record(events)
     record = MatchRecord(result=MatchResult((), ()))
-    last_actor: int | None = None
     version = 0
     while ruleset.result(state) is None:
-        order = asking_order(ruleset.to_act(state), last_actor)
-        for position, seat in enumerate(order):
-            chosen = players[seat]
-            given = (budgets or {}).get(chosen.level, Budget())
-            budget = Budget(given.work, given.ceiling, clock)
-            info = logs.info(ruleset, options, state, seat, may_decline=position < len(order) - 1)
-            started = clock()
-            action: Action | None = chosen.choose(info, f"{seed}:{version}:{seat}", budget)
-            record.decisions.append(Decision(seat, chosen.level, clock() - started))
-            if action is not None:
-                break
-        else:
-            raise AssertionError("every seat declined to act")
+        (seat,) = ruleset.to_act(state)
+        chosen = players[seat]
+        given = (budgets or {}).get(chosen.level, Budget())
+        budget = Budget(given.work, given.ceiling, clock)
+        started = clock()
+        action = chosen.choose(logs.info(ruleset, options, state, seat), f"{seed}:{version}:{seat}", budget)
+        record.decisions.append(Decision(seat, chosen.level, clock() - started))
         state, events = ruleset.apply(state, seat, action)
         logs.record(events)
         record.deal_results += [event.data for event in events if event.data["type"] == "deal_result"]
-        last_actor = seat
         version += 1
     record.result = ruleset.result(state) or record.result
     return record

@@ -21,8 +21,6 @@ class SeatInfo:
     view: Mapping[str, Any]
     #: the events of the current deal, from its ``deal`` event on, as this seat saw them
     events: tuple[Mapping[str, Any], ...] = ()
-    #: another seat may act in this moment too, so this one may decline to act now
-    may_decline: bool = False
 
     def legal_actions(self) -> list[Action]:
         return [Action.from_json(action) for action in self.view["legal_actions"]]
@@ -61,11 +59,8 @@ class Player(ABC):
     names: ClassVar[Mapping[str, str]]
 
     @abstractmethod
-    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
-        """One of ``info``'s legal actions; the same info, seed and budget give the same action.
-
-        None declines to act now, which is allowed only when ``info.may_decline``.
-        """
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
+        """One of ``info``'s legal actions; the same info, seed and budget give the same action."""
 
 
 class Strategy(ABC):
@@ -75,11 +70,11 @@ class Strategy(ABC):
     expert_work: ClassVar[int] = 1
 
     @abstractmethod
-    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action | None:
+    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
         """A rule-of-thumb decision."""
 
     @abstractmethod
-    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action | None:
+    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action:
         """A decision by search over the hidden cards, within ``budget``."""
 
 
@@ -111,7 +106,7 @@ class BasicPlayer(Player):
     level = "basic"
     names = {"en": "Basic", "tr": "Orta"}
 
-    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         return strategy(info.ruleset).basic(info, SeededRandom(seed, "basic-player"))
 
 
@@ -121,7 +116,7 @@ class ExpertPlayer(Player):
     level = "expert"
     names = {"en": "Expert", "tr": "Usta"}
 
-    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action | None:
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         chosen = strategy(info.ruleset)
         budget = budget or Budget()
         if budget.work is None:

@@ -10,7 +10,7 @@ in phase 2.
 the trick is worth it, throws its cheapest card otherwise, keeps its trumps, pulls the
 opponent's trumps in phase 2 while it holds the top one, announces marriages, exchanges the
 trump nine (jack), closes when its points and sure tricks come to 66, and claims as soon as it
-counts 66.
+counts 66, on lead or with the marriage it announces.
 
 ``expert`` decides by perfect-information Monte Carlo. Each sample deals the unseen cards into
 the opponent's hand and the talon, consistently with the knowledge. Once the talon is closed or
@@ -250,13 +250,16 @@ def deal_value(
     """The game points of a deal that ends now, for seat 0 (negative when seat 1 wins them).
 
     ``points`` are counted points without the last-trick 10; ``claimant`` is None when the last
-    trick has been played, whose winner is ``last_winner``. The rules of ``deal_result``.
+    trick has been played, whose winner is ``last_winner`` (then the closer with 66 or more is
+    deemed to claim, else that winner with 66 or more). The rules of ``deal_result``.
     """
     scored = list(points)
     if claimant is None:
         if closing is None and table.last_trick_ten:
             scored[last_winner] += LAST_TRICK_TEN
-        if scored[last_winner] >= CLAIM:
+        if closing is not None and scored[closing.seat] >= CLAIM:
+            claimant = closing.seat
+        elif scored[last_winner] >= CLAIM:
             claimant = last_winner
     if claimant is not None:
         if scored[claimant] >= CLAIM:
@@ -584,8 +587,9 @@ class Spent(Exception):
 class Solver:
     """Alpha-beta search of a deal in phase 2, every card placed: values are game points for seat 0.
 
-    The leader claims as soon as it counts 66 (claiming later never scores more) and announces
-    a marriage whenever it leads one of its cards (announcing never scores less). Searches
+    The leader claims as soon as it counts 66 (claiming later never scores more), with the
+    marriage that makes it if need be, and announces a marriage whenever it leads one of its
+    cards (announcing never scores less). Searches
     deeper than ``depth`` tricks end in an estimate from the points; positions are remembered
     with their bounds.
     """
@@ -774,7 +778,7 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
     for action in legal:
         if action.type == "play" and action.card not in announced:
             found.append(Candidate(action, card_of(action)))
-        elif action.type == "marriage":
+        elif action.type == "marriage" and not action.declare:  # a claim is decided without search
             found.append(Candidate(action, card_of(action), married=True))
         elif action.type == "close":
             found.append(Candidate(action))
@@ -867,15 +871,16 @@ def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, bu
 # --- the strategy -----------------------------------------------------------------------------
 
 
-def claim(knowledge: Knowledge, legal: list[Action], may_decline: bool) -> tuple[bool, Action | None]:
-    """The claim both levels make alike, as (decided, action): claim on counting 66; in the
-    claim window after one's own marriage, short of 66, let the reply come (or claim, if asked
-    last)."""
-    if DECLARE in legal and knowledge.points(knowledge.seat) >= CLAIM:
-        return True, DECLARE
-    if legal == [DECLARE]:
-        return True, None if may_decline else DECLARE
-    return False, None
+def claim(knowledge: Knowledge, legal: list[Action]) -> Action | None:
+    """The claim both levels make alike, on counting 66: on lead, or with a marriage whose points
+    make it (announced and claimed in one action); None when no claim is right."""
+    points = knowledge.points(knowledge.seat)
+    if DECLARE in legal and points >= CLAIM:
+        return DECLARE
+    for action in legal:
+        if action.declare and points + knowledge.table.marriage_points(card_of(action)) >= CLAIM:
+            return action
+    return None
 
 
 def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
@@ -899,20 +904,17 @@ class SixtySixStrategy(Strategy):
 
     expert_work = 16000
 
-    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action | None:
+    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
         legal = info.legal_actions()
         knowledge = read(info)
-        decided, action = claim(knowledge, legal, info.may_decline)
-        if decided:
-            return action
-        return basic_action(knowledge, legal)
+        return claim(knowledge, legal) or basic_action(knowledge, legal)
 
-    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action | None:
+    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action:
         legal = info.legal_actions()
         knowledge = read(info)
-        decided, action = claim(knowledge, legal, info.may_decline)
-        if decided:
-            return action
+        claimed = claim(knowledge, legal)
+        if claimed is not None:
+            return claimed
         if EXCHANGE in legal:
             return EXCHANGE  # a higher trump for the lowest, never worse
         options = candidates(knowledge, legal)

@@ -126,7 +126,12 @@ class DealResultSchema(Schema):
         }
     )
     claimed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that claimed 66, or was deemed to"})
-    deemed_claim = fields.Boolean(metadata={"description": "Sixty-Six: the claim was the last trick's winner's, deemed"})
+    deemed_claim = fields.Boolean(
+        metadata={
+            "description": "Sixty-Six: all tricks were played and the claim is deemed: the closer's, with 66 or more "
+            "on a closed talon, else the last trick's winner's"
+        }
+    )
     marriage_points = _per_seat(fields.Integer(), "Sixty-Six: counted marriage points")
     last_trick_ten = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat given 10 for the last trick"})
     closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
@@ -182,7 +187,7 @@ class GameViewSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that may act now"})
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"})
     legal_actions = fields.List(
         fields.Nested(ActionSchema),
         required=True,

@@ -15,15 +15,7 @@ class HintSchema(Schema):
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True, metadata={"description": "The version the hint was worked out for"})
     level = fields.String(required=True, metadata={"description": "The computer level that decided"})
-    action = fields.Nested(
-        ActionSchema,
-        required=True,
-        allow_none=True,
-        metadata={
-            "description": "One of the seat's legal actions, to post as it is; null advises leaving the "
-            "moment to the other seat that may act (Sixty-Six: not claiming right after a marriage)"
-        },
-    )
+    action = fields.Nested(ActionSchema, required=True, metadata={"description": "One of the seat's legal actions, to post as it is"})
 
 
 @blp.route("/<game_id>/hint")
@@ -38,5 +30,5 @@ def get_hint(game_id: str):
     computer seat's move. Only for a seat that may act now.
     """
     table, seat, action = tables().hint(game_id, bearer_token())
-    hint = {"seat": seat, "version": table.version, "level": "expert", "action": action.to_json() if action else None}
+    hint = {"seat": seat, "version": table.version, "level": "expert", "action": action.to_json()}
     return hint, 200, private_headers(table.version)
