@@ -47,9 +47,11 @@ class Waiter:
 class Announcements:
     """The process's subscription to every game's channel, and the requests waiting on it."""
 
-    def __init__(self, store: GameStore, *, retry_seconds: float = 1.0) -> None:
+    def __init__(self, store: GameStore, *, retry_seconds: float = 1.0, idle_seconds: float = 30.0) -> None:
         self.store = store
         self.retry_seconds = retry_seconds
+        #: the subscription ends after this long without waiters or announcements
+        self.idle_seconds = idle_seconds
         self._waiters: dict[str, set[Waiter]] = {}
         # held only for dictionary updates, never across I/O: safe between greenlets too
         self._lock = threading.Lock()
@@ -60,10 +62,14 @@ class Announcements:
     def waiting(self, game_id: str, after: int) -> Iterator[Waiter]:
         """A waiter for ``game_id``, registered before the caller reads the store, so that no
         announcement falls between that read and the wait."""
-        self._listen()
         waiter = Waiter(after)
+        pid = os.getpid()
         with self._lock:
             self._waiters.setdefault(game_id, set()).add(waiter)
+            start = self._listening_in != pid
+            self._listening_in = pid
+        if start:
+            threading.Thread(target=self._run, name="koz-announcements", daemon=True).start()
         try:
             yield waiter
         finally:
@@ -80,27 +86,25 @@ class Announcements:
             return sum(len(waiters) for waiters in self._waiters.values())
 
     def stop(self) -> None:
+        """End the subscription (within two seconds); for the tests, which make many apps."""
         self._stopped = True
-
-    def _listen(self) -> None:
-        pid = os.getpid()
-        with self._lock:
-            if self._listening_in == pid:
-                return
-            self._listening_in = pid
-        threading.Thread(target=self._run, name="koz-announcements", daemon=True).start()
 
     def _run(self) -> None:
         while not self._stopped:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self.store.redis.pubsub()
             try:
                 pubsub.psubscribe(self.store.channel_pattern)
-                # (re)subscribed: whatever was announced while not listening, the waiters re-read
-                self._wake_all()
+                idle_since = time.monotonic()
                 while not self._stopped:
                     message = pubsub.get_message(timeout=2.0)  # within the client's socket timeout
-                    if message is not None:
+                    if message is not None and message["type"] == "psubscribe":
+                        # (re)subscribed: whatever was announced before, the waiters re-read
+                        self._wake_all()
+                    elif message is not None:
                         self._announce(message)
+                        idle_since = time.monotonic()
+                    elif time.monotonic() - idle_since > self.idle_seconds and self._no_waiters_left():
+                        return  # the next waiter subscribes again
             except (RedisError, OSError) as error:
                 log.warning("announcements: subscription lost (%s); subscribing again", type(error).__name__)
                 time.sleep(self.retry_seconds)
@@ -109,6 +113,15 @@ class Announcements:
                     pubsub.close()
                 except (RedisError, OSError):
                     pass
+
+    def _no_waiters_left(self) -> bool:
+        """True (and the listener marked as gone) when nobody waits, under the lock that a new
+        waiter takes to register: a waiter either finds the listener gone or is heard by it."""
+        with self._lock:
+            if self._waiters:
+                return False
+            self._listening_in = None
+            return True
 
     def _announce(self, message: dict) -> None:
         channel = message["channel"]

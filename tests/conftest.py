@@ -76,6 +76,7 @@ def app(fake_redis):
     app = create_app(make_settings(), redis=fake_redis)
     with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
         yield app
+    app.extensions["koz"].announcements.stop()
 
 
 @pytest.fixture
@@ -96,3 +97,4 @@ def any_app(backend):
     app = create_app(make_settings(), redis=backend)
     with WorkerThread(app.extensions["koz"]):
         yield app
+    app.extensions["koz"].announcements.stop()
