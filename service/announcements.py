@@ -106,6 +106,8 @@ class Announcements:
                     elif time.monotonic() - idle_since > self.idle_seconds and self._no_waiters_left():
                         return  # the next waiter subscribes again
             except (RedisError, OSError) as error:
+                if self._no_waiters_left():
+                    return  # nobody to wake: the next waiter subscribes again
                 log.warning("announcements: subscription lost (%s); subscribing again", type(error).__name__)
                 time.sleep(self.retry_seconds)
             finally:
