@@ -181,10 +181,6 @@ class GameStore:
     def jobs_key(self) -> str:
         return f"{self.prefix}:computers"
 
-    def schedule(self, game_id: str) -> None:
-        """Queue a look at the game by a worker, which makes any computer move due in it."""
-        self.redis.xadd(self.jobs_key, {"game": game_id})
-
     # --- announcements ----------------------------------------------------------------------
 
     @property

@@ -330,16 +330,20 @@ class Tables:
                 )
             start = table.version
             table.act(seat, action)
-            view = table.view(seat)
-            answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             schedule = table.computer_to_act() is not None
+            # the committed view: the answer when no computer replies, and a retry's answer
+            view = table.view(seat) if idempotency_key or not schedule else None
+            answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
                 commit = self.store.commit(
                     game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
                 )
                 if commit.written:
                     table.committed()
-                    return (self._after_computers(table, replies).view(seat) if schedule else view), False
+                    if schedule:
+                        return self._after_computers(table, replies).view(seat), False
+                    assert view is not None  # computed above whenever no computer replies
+                    return view, False
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:

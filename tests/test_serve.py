@@ -199,3 +199,25 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
     finally:
         assert service.stop() == 0
     assert not alive(worker_pid), "koz serve left its worker running"
+
+
+def test_the_worker_beside_koz_serve_stops_even_when_koz_serve_is_killed(data_dir):
+    service = Service(data_dir)
+    log = service.log.read_text
+    deadline = time.monotonic() + 30
+    while not re.search(r"worker \S+-(\d+) takes computer moves", log()):
+        assert time.monotonic() < deadline, "no worker started beside koz serve"
+        time.sleep(0.1)
+    worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", log()).group(1))
+    redis_pid = service.redis_pid
+    try:
+        service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
+        service.process.wait(10)
+        deadline = time.monotonic() + 15
+        while alive(worker_pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(worker_pid), "the worker outlived koz serve"
+    finally:
+        for pid in (worker_pid, redis_pid):  # a killed koz serve cannot stop its Redis: the test does
+            if alive(pid):
+                os.kill(pid, signal.SIGTERM)
