@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
@@ -28,6 +30,8 @@ from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
+#: games whose last announced version a process keeps, for the requests waiting on them
+ANNOUNCED_KEPT = 1024
 #: the level whose decision a hint gives
 HINT_LEVEL = "expert"
 
@@ -252,6 +256,35 @@ class Tables:
         self.store = store
         self.settings = settings
         self.announcements = Announcements(store)
+        #: the last version read after an announcement, per game (insertion order: oldest first)
+        self._announced: OrderedDict[str, Stored] = OrderedDict()
+        #: the reads of the store under way after an announcement, per game
+        self._reading: dict[str, threading.Event] = {}
+
+    def load_announced(self, game_id: str, version: int) -> Table | None:
+        """The game at ``version`` or later, for the requests an announcement of ``version``
+        woke: they share one read of the store (a spectator's stream, a table's long-polls), so
+        that a commit costs one read per process, not one per waiter. None if the game is gone."""
+        for _ in range(2):
+            stored = self._announced.get(game_id)
+            if stored is not None and stored.version >= version:
+                return Table.from_stored(game_id, stored)
+            reading = self._reading.get(game_id)
+            if reading is None:
+                break
+            reading.wait(5.0)  # another request is reading it
+        reading = self._reading[game_id] = threading.Event()
+        try:
+            stored = self.store.load(game_id)
+            if stored is None:
+                return None
+            self._announced[game_id] = stored
+            while len(self._announced) > ANNOUNCED_KEPT:
+                self._announced.popitem(last=False)  # the oldest first
+        finally:
+            self._reading.pop(game_id, None)
+            reading.set()
+        return Table.from_stored(game_id, stored)
 
     def load(self, game_id: str) -> Table:
         stored = self.store.load(game_id)
@@ -429,7 +462,9 @@ class Tables:
         if after is None or wait <= 0 or table.version > after:
             return table, seat
         version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds))
-        return (table if version in (None, table.version) else self.load(game_id)), seat
+        if version is None or version == table.version:
+            return table, seat
+        return (self.load_announced(game_id, version) or table), seat
 
     def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed

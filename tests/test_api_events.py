@@ -299,3 +299,28 @@ def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):
         headers={"Origin": "https://table.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization, last-event-id"},
     )
     assert "last-event-id" in preflight.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, monkeypatch):
+    game_id, tokens = two_humans(api)
+    streams = [Stream(app.test_client(), game_id) for _ in range(5)]
+    try:
+        for stream in streams:
+            stream.next()
+        store = app.extensions["koz"].store
+        reads_by_streams = []
+        original = store.load
+
+        def counted(game):
+            if threading.current_thread() is not threading.main_thread():  # each stream is read on its own thread
+                reads_by_streams.append(game)
+            return original(game)
+
+        monkeypatch.setattr(store, "load", counted)
+        play(api, game_id, tokens, random.Random(4), count=1)
+        for stream in streams:
+            assert stream.until_view(1)[-1].id == 1
+        assert reads_by_streams == [game_id]
+    finally:
+        for stream in streams:
+            stream.close()

@@ -127,10 +127,10 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
             yield ": heartbeat\n\n"
         if version is None:  # the game expired
             return
-        stored = koz.store.load(table.id)
-        if stored is None:
+        newer = koz.load_announced(table.id, version)
+        if newer is None:
             return
-        table = Table.from_stored(table.id, stored)
+        table = newer
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
