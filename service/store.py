@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from redis import Redis
+from redis.exceptions import NoScriptError
 
 #: ARGV: expected version ("new" to create), new version, record, ttl, idempotent answer ("" for
 #: none), channel, then score/member pairs of history entries.
@@ -168,12 +169,19 @@ class GameStore:
 
     def _commit_and_schedule(self, game_id: str, keys: list[str], args: list[Any]) -> tuple[int, Any]:
         # MULTI/EXEC: the job is queued even when the script writes nothing; the worker then
-        # finds nothing due at the game's version and lets it go
-        with self.redis.pipeline(transaction=True) as pipe:
-            self._commit(keys=keys, args=args, client=pipe)
-            pipe.xadd(self.jobs_key, {"game": game_id})
-            result, _ = pipe.execute()
-        return result
+        # finds nothing due at the game's version and lets it go. EVALSHA by hand: a pipeline
+        # running a Script object asks SCRIPT EXISTS first, one more round trip every time.
+        for _ in range(2):
+            with self.redis.pipeline(transaction=True) as pipe:
+                pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+                pipe.xadd(self.jobs_key, {"game": game_id})
+                result, _ = pipe.execute(raise_on_error=False)
+            if not isinstance(result, NoScriptError):
+                if isinstance(result, Exception):
+                    raise result
+                return result
+            self.redis.script_load(COMMIT_SCRIPT)  # the server lost its scripts (a restart)
+        raise NoScriptError("the commit script could not be loaded")
 
     # --- computer moves: a stream read by a consumer group ----------------------------------
 
