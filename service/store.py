@@ -171,17 +171,15 @@ class GameStore:
         # MULTI/EXEC: the job is queued even when the script writes nothing; the worker then
         # finds nothing due at the game's version and lets it go. EVALSHA by hand: a pipeline
         # running a Script object asks SCRIPT EXISTS first, one more round trip every time.
-        for _ in range(2):
-            with self.redis.pipeline(transaction=True) as pipe:
-                pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-                pipe.xadd(self.jobs_key, {"game": game_id})
-                result, _ = pipe.execute(raise_on_error=False)
-            if not isinstance(result, NoScriptError):
-                if isinstance(result, Exception):
-                    raise result
-                return result
-            self.redis.script_load(COMMIT_SCRIPT)  # the server lost its scripts (a restart)
-        raise NoScriptError("the commit script could not be loaded")
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            pipe.xadd(self.jobs_key, {"game": game_id})
+            result, _ = pipe.execute(raise_on_error=False)
+        if isinstance(result, NoScriptError):  # the server lost its scripts (a restart); the job is queued
+            return self._commit(keys=keys, args=args)
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     # --- computer moves: a stream read by a consumer group ----------------------------------
 
