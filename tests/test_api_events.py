@@ -9,6 +9,7 @@ import json
 import queue
 import random
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,8 +204,11 @@ def test_an_idle_stream_sends_heartbeat_comments(app, api):
     stream = Stream(app.test_client(), game_id)
     try:
         stream.next()
-        stream.ended.wait(0.5)
+        deadline = time.monotonic() + 10
+        while "heartbeat" not in stream.comments and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert "heartbeat" in stream.comments
+        assert stream.messages.empty()  # a comment, not a message
     finally:
         stream.close()
 
