@@ -28,6 +28,7 @@ from gevent import monkey
 monkey.patch_all()
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -281,6 +282,7 @@ def main() -> None:
         actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
         healthz_rate, healthz_latencies = run_clients(healthz, clients, seconds)
         row(f"GET /healthz, {clients} clients", f"{healthz_rate:.0f}/s, p99 {ms(percentile(healthz_latencies, 0.99))}")
+        run_clients(actions, clients, min(seconds, 3.0))  # warm-up: the worker's first decisions, the games' first deals
         action_rate, _ = run_clients(actions, clients, seconds)
         row(f"POST action vs computer, {clients} clients", f"{action_rate:.0f}/s = {action_rate / healthz_rate:.2f}x healthz", "(target >= 0.5x)")
         interval = clients / (action_rate / 2)
@@ -294,6 +296,7 @@ def main() -> None:
 
         waiters = Waiters(url, args.waiters, args.watched_games)
         waiters.wait_until_ready(args.waiters)
+        gc.freeze()  # the waiters' connections stay: keep the collector's full passes of this client short
         row("idle waiters connected", f"{waiters.ready} ({args.waiters // 2 + args.waiters % 2} long-polls, {args.waiters // 2} streams; open-file limit {files})")
         waited_rate, waited_latencies = run_clients(actions, clients, seconds)
         row(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -87,6 +88,11 @@ def serve(args: argparse.Namespace) -> None:
     def when_ready(_server) -> None:
         workers.start()
 
+    def post_fork(_server, _worker) -> None:
+        # what the app loaded before the fork lives as long as the process: keep it out of the
+        # collector's full passes, which otherwise stall every waiting request now and then
+        gc.freeze()
+
     def on_exit(_server) -> None:
         # also on SIGTERM and SIGINT: gunicorn's master stops the web processes, then calls this;
         # the embedded Redis stops last, once no process uses it
@@ -108,6 +114,7 @@ def serve(args: argparse.Namespace) -> None:
             # event streams never end by themselves: on a stop, give the requests under way 5 s
             "graceful_timeout": 5,
             "when_ready": when_ready,
+            "post_fork": post_fork,
             "on_exit": on_exit,
             "accesslog": "-" if args.access_log else None,
             # one control socket per user would clash between two services on one machine
