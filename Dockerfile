@@ -7,5 +7,5 @@ COPY service ./service
 RUN pip install --no-cache-dir .
 ENV REDIS_URL=redis://redis:6379/0
 EXPOSE 8000
-# gevent workers: a long-poll or an event stream waiting for a move is a greenlet, not a thread
-CMD ["gunicorn", "service.wsgi:app", "--bind", "0.0.0.0:8000", "--workers", "2", "--worker-class", "gevent", "--worker-connections", "10000", "--timeout", "30", "--access-logfile", "-"]
+# gunicorn's settings (gevent workers, limits, JSON logs) are in service/http_server.py
+CMD ["gunicorn", "service.wsgi:app", "-c", "python:service.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]

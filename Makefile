@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+# the browser tests drive Debian's Chromium through Playwright (no browser download)
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: run test bench openapi clean
 
@@ -17,7 +19,14 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/koz serve
 
-test: $(STAMP)
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "$(CHROMIUM) is missing: 'apt-get install chromium' as root, or the browser tests are skipped"; \
+	fi
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)

@@ -1,9 +1,12 @@
 """The service under load, side by side in one run: ``koz serve`` as installed, on its embedded Redis.
 
     python bench/api.py [--clients 8] [--seconds 10] [--waiters 2000] [--experts 20] [--url URL]
+    python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies, one after the other
 
 Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
-embedded Redis) on a free port with a temporary data directory, and stops it after. The clients
+embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
+this measures the stack, not the limits) on a free port with a temporary data directory, and
+stops it after. The clients
 are greenlets of this process (gevent), each on its own kept-alive connection. Measured, in turn:
 
 1. ``GET /healthz`` per second with ``--clients`` clients: the trivial endpoint.
@@ -238,11 +241,17 @@ def raise_open_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_service() -> tuple[subprocess.Popen, str, str]:
+def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
     data = tempfile.mkdtemp(prefix="koz-bench-")
     port = free_port()
     koz = Path(sys.executable).with_name("koz")
-    environment = {**os.environ, "KOZ_DATA_DIR": data}
+    environment = {
+        **os.environ,
+        "KOZ_DATA_DIR": data,
+        "KOZ_REDIS_APPENDFSYNC": appendfsync,
+        "KOZ_RATE_LIMIT_CREATE": "",
+        "KOZ_RATE_LIMIT_ACTIONS": "",
+    }
     environment.pop("REDIS_URL", None)
     process = subprocess.Popen([str(koz), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
     url = f"http://127.0.0.1:{port}"
@@ -263,83 +272,98 @@ def main() -> None:
     parser.add_argument("--watched-games", type=int, default=100, help="games the waiters watch (default 100)")
     parser.add_argument("--experts", type=int, default=20, help="games of expert computers thinking at once (default 20)")
     parser.add_argument("--url", help="a running service (default: start koz serve)")
+    parser.add_argument(
+        "--appendfsync",
+        default="always",
+        help="the embedded Redis's appendfsync, or several separated by commas to compare them in one run (default: always)",
+    )
     args = parser.parse_args()
     files = raise_open_file_limit()
-    process = data = None
-    url = args.url
-    if url is None:
-        process, url, data = start_service()
+    if args.url is not None:
+        report(measure(args, args.url, files), f"the service at {args.url}")
+        return
+    for appendfsync in args.appendfsync.split(","):
+        process, url, data = start_service(appendfsync)
+        try:
+            rows = measure(args, url, files)
+        finally:
+            process.terminate()
+            process.wait(60)
+            shutil.rmtree(data, ignore_errors=True)
+        report(rows, f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis, appendfsync {appendfsync}), {os.cpu_count()} cores")
+
+
+def report(rows: list[tuple[str, str, str]], what: str) -> None:
+    width = max(len(name) for name, _, _ in rows)
+    print(what)
+    for name, measured, target in rows:
+        print(f"{name:<{width}}  {measured}  {target}")
+
+
+def measure(args: argparse.Namespace, url: str, files: int) -> list[tuple[str, str, str]]:
+    """Every figure, in turn, against the service at ``url``: (what, measured, target) rows."""
     rows: list[tuple[str, str, str]] = []
 
     def row(what: str, measured: str, target: str = "") -> None:
         rows.append((what, measured, target))
         print(f"  {what}: {measured}  {target}", file=sys.stderr, flush=True)
 
-    try:
-        clients, seconds = args.clients, args.seconds
-        healthz = lambda number, until, latencies: healthz_client(url, until, latencies)  # noqa: E731
-        paced_healthz = lambda number, until, latencies: healthz_client(url, until, latencies, 0.01)  # noqa: E731
-        actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
-        healthz_rate, healthz_latencies = run_clients(healthz, clients, seconds)
-        row(f"GET /healthz, {clients} clients", f"{healthz_rate:.0f}/s, p99 {ms(percentile(healthz_latencies, 0.99))}")
-        run_clients(actions, clients, min(seconds, 3.0))  # warm-up: the worker's first decisions, the games' first deals
-        action_rate, _ = run_clients(actions, clients, seconds)
-        row(f"POST action vs computer, {clients} clients", f"{action_rate:.0f}/s = {action_rate / healthz_rate:.2f}x healthz", "(target >= 0.5x)")
-        interval = clients / (action_rate / 2)
-        half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
-        half_rate, half_latencies = run_clients(half, clients, seconds)
-        row(
-            f"POST action at half load ({half_rate:.0f}/s)",
-            f"p50 {ms(percentile(half_latencies, 0.5))}, p99 {ms(percentile(half_latencies, 0.99))}",
-            "(target p99 <= 25 ms)",
-        )
+    clients, seconds = args.clients, args.seconds
+    healthz = lambda number, until, latencies: healthz_client(url, until, latencies)  # noqa: E731
+    paced_healthz = lambda number, until, latencies: healthz_client(url, until, latencies, 0.01)  # noqa: E731
+    actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
+    healthz_rate, healthz_latencies = run_clients(healthz, clients, seconds)
+    row(f"GET /healthz, {clients} clients", f"{healthz_rate:.0f}/s, p99 {ms(percentile(healthz_latencies, 0.99))}")
+    run_clients(actions, clients, min(seconds, 3.0))  # warm-up: the worker's first decisions, the games' first deals
+    action_rate, _ = run_clients(actions, clients, seconds)
+    row(f"POST action vs computer, {clients} clients", f"{action_rate:.0f}/s = {action_rate / healthz_rate:.2f}x healthz", "(target >= 0.5x)")
+    interval = clients / (action_rate / 2)
+    half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
+    half_rate, half_latencies = run_clients(half, clients, seconds)
+    row(
+        f"POST action at half load ({half_rate:.0f}/s)",
+        f"p50 {ms(percentile(half_latencies, 0.5))}, p99 {ms(percentile(half_latencies, 0.99))}",
+        "(target p99 <= 25 ms)",
+    )
 
-        waiters = Waiters(url, args.waiters, args.watched_games)
-        waiters.wait_until_ready(args.waiters)
-        gc.freeze()  # the waiters' connections stay: keep the collector's full passes of this client short
-        row("idle waiters connected", f"{waiters.ready} ({args.waiters // 2 + args.waiters % 2} long-polls, {args.waiters // 2} streams; open-file limit {files})")
-        waited_rate, waited_latencies = run_clients(actions, clients, seconds)
-        row(
-            f"POST action with {args.waiters} waiters, {clients} clients",
-            f"{waited_rate:.0f}/s = {waited_rate / action_rate:.2f}x without, p99 {ms(percentile(waited_latencies, 0.99))}",
-            "(target >= 0.8x)",
-        )
-        waited_half_rate, waited_half = run_clients(half, clients, seconds)
-        row(
-            f"POST action with {args.waiters} waiters at half load ({waited_half_rate:.0f}/s)",
-            f"p50 {ms(percentile(waited_half, 0.5))}, p99 {ms(percentile(waited_half, 0.99))}",
-            "(target p99 <= 50 ms)",
-        )
-        delays, missed = waiters.deliver(spacing=0.05)
-        row(
-            f"new version to each of {waiters.total} waiters (from sending the action)",
-            f"p50 {ms(percentile(delays, 0.5))}, p99 {ms(percentile(delays, 0.99))}, max {ms(max(delays) if delays else float('nan'))}, "
-            f"{sum(delay > 0.1 for delay in delays) + missed} over 100 ms or missed",
-            "(target: all within 100 ms)",
-        )
-        waiters.close()
+    waiters = Waiters(url, args.waiters, args.watched_games)
+    waiters.wait_until_ready(args.waiters)
+    gc.freeze()  # the waiters' connections stay: keep the collector's full passes of this client short
+    row("idle waiters connected", f"{waiters.ready} ({args.waiters // 2 + args.waiters % 2} long-polls, {args.waiters // 2} streams; open-file limit {files})")
+    waited_rate, waited_latencies = run_clients(actions, clients, seconds)
+    row(
+        f"POST action with {args.waiters} waiters, {clients} clients",
+        f"{waited_rate:.0f}/s = {waited_rate / action_rate:.2f}x without, p99 {ms(percentile(waited_latencies, 0.99))}",
+        "(target >= 0.8x)",
+    )
+    waited_half_rate, waited_half = run_clients(half, clients, seconds)
+    row(
+        f"POST action with {args.waiters} waiters at half load ({waited_half_rate:.0f}/s)",
+        f"p50 {ms(percentile(waited_half, 0.5))}, p99 {ms(percentile(waited_half, 0.99))}",
+        "(target p99 <= 50 ms)",
+    )
+    delays, missed = waiters.deliver(spacing=0.05)
+    row(
+        f"new version to each of {waiters.total} waiters (from sending the action)",
+        f"p50 {ms(percentile(delays, 0.5))}, p99 {ms(percentile(delays, 0.99))}, max {ms(max(delays) if delays else float('nan'))}, "
+        f"{sum(delay > 0.1 for delay in delays) + missed} over 100 ms or missed",
+        "(target: all within 100 ms)",
+    )
+    waiters.close()
 
-        _, quiet = run_clients(paced_healthz, 4, seconds)
-        setup = Connection(url)
-        for _ in range(args.experts):
-            status, _ = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"bot": "expert"}, {"bot": "expert"}]})
-            assert status == 201
-        setup.close()
-        _, busy = run_clients(paced_healthz, 4, seconds)
-        row(
-            f"GET /healthz p99 while {args.experts} expert games think",
-            f"{ms(percentile(busy, 0.99))} (nothing else going on: {ms(percentile(quiet, 0.99))})",
-            "(target <= 50 ms)",
-        )
-    finally:
-        if process is not None:
-            process.terminate()
-            process.wait(60)
-            shutil.rmtree(data, ignore_errors=True)
-    width = max(len(what) for what, _, _ in rows)
-    print(f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis), {os.cpu_count()} cores")
-    for what, measured, target in rows:
-        print(f"{what:<{width}}  {measured}  {target}")
+    _, quiet = run_clients(paced_healthz, 4, seconds)
+    setup = Connection(url)
+    for _ in range(args.experts):
+        status, _ = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"bot": "expert"}, {"bot": "expert"}]})
+        assert status == 201
+    setup.close()
+    _, busy = run_clients(paced_healthz, 4, seconds)
+    row(
+        f"GET /healthz p99 while {args.experts} expert games think",
+        f"{ms(percentile(busy, 0.99))} (nothing else going on: {ms(percentile(quiet, 0.99))})",
+        "(target <= 50 ms)",
+    )
+    return rows
 
 
 if __name__ == "__main__":

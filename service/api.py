@@ -9,7 +9,7 @@ from typing import Iterable, Mapping
 import flask_smorest
 from flask import Flask, request
 from flask_smorest.utils import prepare_response
-from redis.exceptions import RedisError
+from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
@@ -27,6 +27,7 @@ HTTP_ERROR_CODES = {
     406: "not_acceptable",
     413: "payload_too_large",
     415: "unsupported_media_type",
+    429: "rate_limited",
     500: "internal_error",
 }
 
@@ -63,8 +64,12 @@ class Api(flask_smorest.Api):
         return response
 
     def handle_storage_error(self, error: RedisError):
+        # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
+        if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
+            log.error("storage full on %s %s", request.method, request.path)
+            return Problem(503, "capacity", "the game store is full; try again later", headers={"Retry-After": "60"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
-        return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly").response()
+        return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
 
     def _register_responses(self) -> None:
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""

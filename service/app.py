@@ -6,14 +6,20 @@ from flask import Flask, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import BlockingConnectionPool, Redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
+from . import edge, limits, logs, metrics
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
+from .metrics import InstrumentedRedis
 from .resources import BLUEPRINTS
+from .resources.games import document_seat_counts
 from .store import GameStore
 from .tables import Tables
+from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
 Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
@@ -30,15 +36,24 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 """
 
 
+#: seconds /readyz waits for Redis
+READINESS_TIMEOUT = 0.5
 #: Redis connections of one process at most; more requests in flight wait for one
 MAX_CONNECTIONS = 64
 
 
-def shared_client(url: str) -> Redis:
-    """A client for every request of a process. Under gevent thousands of requests may be in
-    flight at once: past ``MAX_CONNECTIONS`` a request waits for a free connection rather than
-    failing. (Waiting requests hold none: they wait on the process's one subscription.)"""
-    return Redis(connection_pool=BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=20))
+def redis_client(connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None) -> Redis:
+    """A Redis client that gives up after the timeouts, and never retries by itself: a write that
+    timed out may have been applied, and only the caller (with its version check and
+    idempotency key) can tell. Its connections are shared by every request of the process:
+    under gevent thousands of requests may be in flight at once, and past ``MAX_CONNECTIONS`` a
+    request waits (up to ``timeout``) for a free one rather than failing at once. Waiting
+    requests hold none: they wait on the process's one subscription."""
+    options = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
+    pool = BlockingConnectionPool.from_url(
+        url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, timeout=timeout, **options
+    )
+    return InstrumentedRedis(connection_pool=pool)
 
 
 def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
@@ -57,13 +72,16 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     )
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
+    readiness = redis
     if redis is None:
-        if settings.redis_url:
-            redis = shared_client(settings.redis_url)
-        else:
-            embedded = EmbeddedRedis(settings.data_dir)
+        if not settings.redis_url:
+            embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
             app.extensions["koz_embedded"] = embedded
-            redis = shared_client(f"unix://{embedded.client.socket_file}")
+        where = {"url": settings.redis_url} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
+        redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout, **where)
+        # readiness is answered within a second, whatever the timeouts of requests
+        readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
+    app.extensions["koz_readiness"] = readiness
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
@@ -73,15 +91,28 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_seat_counts(api.spec)
+    limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))
+    app.register_blueprint(web_table)  # the page for people at /, outside the API document
     CORS(
         app,
         origins="*",
         send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"],
-        expose_headers=["ETag", "Location", "Idempotent-Replayed"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID", "Last-Event-ID"],
+        expose_headers=[
+            "ETag",
+            "Location",
+            "Idempotent-Replayed",
+            "X-Request-ID",
+            "Retry-After",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+            "RateLimit-Policy",
+        ],
         max_age=600,
     )
 
@@ -89,5 +120,9 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     def bodies_are_json():
         if request.method == "POST" and request.content_length and not request.is_json:
             raise Problem(415, "unsupported_media_type", "send the body as application/json")
+
+    edge.install(app)
+    metrics.install(app)
+    logs.install(app)
 
     return app

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import os
@@ -18,11 +17,14 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication
 from redis import Redis
 
-from .app import create_app
+from . import logs
+from .app import create_app, redis_client
 from .config import Settings
+from .http_server import SETTINGS, SupervisingArbiter
 from .store import GameStore
 from .tables import Tables
-from .worker import Worker
+from .worker import BLOCK_SECONDS, Worker
+
 
 log = logging.getLogger("koz")
 
@@ -30,7 +32,8 @@ DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
 
 class Server(BaseApplication):
-    """gunicorn, run in-process: gevent workers forked from a master that owns the app."""
+    """gunicorn, run in-process: gevent workers forked from a master that owns the app and
+    supervises the embedded Redis."""
 
     def __init__(self, app: Flask, options: dict[str, Any]) -> None:
         self.application = app
@@ -38,11 +41,17 @@ class Server(BaseApplication):
         super().__init__()
 
     def load_config(self) -> None:
-        for key, value in self.options.items():
+        for key, value in {**SETTINGS, **self.options}.items():
             self.cfg.set(key, value)
 
     def load(self) -> Flask:
         return self.application
+
+    def run(self) -> None:
+        arbiter = SupervisingArbiter(self)
+        embedded = self.application.extensions.get("koz_embedded")
+        arbiter.supervise = embedded.supervise if embedded is not None else None
+        arbiter.run()
 
 
 class WorkerProcesses:
@@ -88,11 +97,6 @@ def serve(args: argparse.Namespace) -> None:
     def when_ready(_server) -> None:
         workers.start()
 
-    def post_fork(_server, _worker) -> None:
-        # what the app loaded before the fork lives as long as the process: keep it out of the
-        # collector's full passes, which otherwise stall every waiting request now and then
-        gc.freeze()
-
     def on_exit(_server) -> None:
         # also on SIGTERM and SIGINT: gunicorn's master stops the web processes, then calls this;
         # the embedded Redis stops last, once no process uses it
@@ -107,18 +111,9 @@ def serve(args: argparse.Namespace) -> None:
         {
             "bind": f"{args.host}:{args.port}",
             "workers": args.processes,
-            # gevent: a waiting request (long-poll, event stream) is a greenlet, not a thread
-            "worker_class": "gevent",
             "worker_connections": args.connections,
-            "timeout": 30,
-            # event streams never end by themselves: on a stop, give the requests under way 5 s
-            "graceful_timeout": 5,
             "when_ready": when_ready,
-            "post_fork": post_fork,
             "on_exit": on_exit,
-            "accesslog": "-" if args.access_log else None,
-            # one control socket per user would clash between two services on one machine
-            "control_socket_disable": True,
         },
     ).run()
 
@@ -127,7 +122,9 @@ def work(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
-    tables = Tables(GameStore(Redis.from_url(settings.redis_url), ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    # its reads block up to BLOCK_SECONDS for a new job: the socket waits that long more
+    redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url)
+    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -145,6 +142,7 @@ def stop_with_parent(parent: int, stop: threading.Event) -> None:
 
 
 def write_openapi(args: argparse.Namespace) -> None:
+    logging.getLogger("koz.requests").setLevel(logging.WARNING)  # the document is fetched in-process, not served
     document = openapi_document()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(document)
@@ -159,7 +157,7 @@ def openapi_document() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
     commands = parser.add_subparsers(dest="command", required=True)
     serve_parser = commands.add_parser(
@@ -170,7 +168,6 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser.add_argument("--processes", type=int, default=1, help="web processes (default 1)")
     serve_parser.add_argument("--connections", type=int, default=10000, help="open connections per web process (default 10000)")
     serve_parser.add_argument("--workers", type=int, default=1, help="koz worker processes beside the web server (default 1; 0 for none)")
-    serve_parser.add_argument("--access-log", action="store_true", help="log every request")
     serve_parser.set_defaults(run=serve)
     worker_parser = commands.add_parser("worker", help="make the computer players' moves (needs REDIS_URL)")
     worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")

@@ -30,6 +30,24 @@ class Settings:
     bot_decision_ceiling: float = 0.5
     #: prefix of every Redis key
     key_prefix: str = "koz"
+    #: seconds to connect to Redis, and to wait for any answer from it: a stalled Redis is a 503
+    #: within this time, never a hang
+    redis_connect_timeout: float = 1.0
+    redis_timeout: float = 2.0
+    #: the embedded Redis: how often its append-only file is synced to disk ("always": an
+    #: acknowledged action survives a crash of the machine), and the memory it may use (then
+    #: it refuses writes rather than evict a game)
+    redis_appendfsync: str = "always"
+    redis_maxmemory: str = "256mb"
+    #: rate limits (flask-limiter notation, such as "60/minute"; empty for none): games created
+    #: per client address, and actions per seat token
+    rate_limit_create: str = "60/minute"
+    rate_limit_actions: str = "600/minute"
+    #: a match still running after this many deals or versions ends, abandoned
+    max_deals: int = 100
+    max_versions: int = 10_000
+    #: a finished (or abandoned) game expires after this long
+    finished_game_ttl_seconds: int = 24 * 3600
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -59,4 +77,14 @@ class Settings:
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
+            redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,
+            redis_timeout=number("KOZ_REDIS_TIMEOUT", defaults.redis_timeout) or defaults.redis_timeout,
+            redis_appendfsync=environ.get("KOZ_REDIS_APPENDFSYNC") or defaults.redis_appendfsync,
+            redis_maxmemory=environ.get("KOZ_REDIS_MAXMEMORY") or defaults.redis_maxmemory,
+            rate_limit_create=environ.get("KOZ_RATE_LIMIT_CREATE", defaults.rate_limit_create),
+            rate_limit_actions=environ.get("KOZ_RATE_LIMIT_ACTIONS", defaults.rate_limit_actions),
+            max_deals=number("KOZ_MAX_DEALS", defaults.max_deals, int) or defaults.max_deals,
+            max_versions=number("KOZ_MAX_VERSIONS", defaults.max_versions, int) or defaults.max_versions,
+            finished_game_ttl_seconds=number("KOZ_FINISHED_GAME_TTL_SECONDS", defaults.finished_game_ttl_seconds, int)
+            or defaults.finished_game_ttl_seconds,
         )

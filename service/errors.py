@@ -10,9 +10,11 @@ from http import HTTPStatus
 from typing import Any, Mapping
 
 import marshmallow as ma
-from flask import Response, json, request
+from flask import Response, g, has_request_context, json, request
 
 from engine import Refusal, RuleError
+
+from .metrics import REFUSALS
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -55,6 +57,9 @@ class Problem(Exception):
         }
 
     def response(self) -> Response:
+        REFUSALS.labels(self.code).inc()
+        if has_request_context():
+            g.problem_code = self.code  # for the request's log line
         response = Response(json.dumps(self.to_json()), status=self.status, content_type=PROBLEM_CONTENT_TYPE)
         response.headers.update(self.headers)
         return response

@@ -134,12 +134,14 @@ class GameStore:
         *,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         schedule: bool = False,
+        ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
         ``expected_version`` None creates the game. ``entries`` are (version, sequence number,
         entry); the sequence number orders entries of one version. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets. ``schedule`` queues a computer move for
+        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
+        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
         the game in the same transaction, so that no commit leaving a computer to act is without
         its job.
         """
@@ -148,7 +150,7 @@ class GameStore:
             "new" if expected_version is None else expected_version,
             version,
             json.dumps(record, separators=(",", ":")),
-            self.ttl_seconds,
+            ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
         ]

@@ -18,12 +18,15 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
 
+from redis.exceptions import ResponseError
+
 from engine import Action, Event, Ruleset, registry
 from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
 
 from .announcements import Announcements, Waiter
 from .config import Settings
 from .errors import Problem
+from .metrics import ACTIONS, DECISION_SECONDS
 from .offload import off_the_loop
 from .store import GameStore, Stored
 from .tokens import new_token, seat_of, token_hash
@@ -34,6 +37,11 @@ MAX_ATTEMPTS = 8
 ANNOUNCED_KEPT = 1024
 #: the level whose decision a hint gives
 HINT_LEVEL = "expert"
+#: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
+#: the games already running, which Redis would refuse to write to once it is full
+CREATION_MEMORY_SHARE = 0.9
+#: seconds a reading of Redis's memory use is trusted for
+MEMORY_READING_SECONDS = 1.0
 
 
 @dataclass
@@ -60,6 +68,7 @@ class Table:
         created_at: str | None = None,
         history_length: int = 0,
         deal_start: int = 0,
+        abandoned: bool = False,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -72,6 +81,11 @@ class Table:
         self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         self.history_length = history_length
         self.deal_start = deal_start
+        #: the match ran past its length cap and ended with no winner (the service's decision,
+        #: not a rule of the game: the engine's state stays as it was)
+        self.abandoned = abandoned
+        #: the cap on the match's length: (deals, versions); None for none
+        self.length_cap: tuple[int, int] | None = None
         self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
         self._deal_events: list[Event] | None = None
 
@@ -91,6 +105,7 @@ class Table:
             created_at=record["created_at"],
             history_length=record["history_length"],
             deal_start=record["deal_start"],
+            abandoned=record.get("abandoned", False),
         )
 
     @classmethod
@@ -111,10 +126,15 @@ class Table:
             "created_at": self.created_at,
             "history_length": self.history_length,
             "deal_start": self.deal_start,
+            "abandoned": self.abandoned,
         }
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
+        for _, _, entry in self.new_entries:
+            if entry["data"]["type"] == "action":
+                by = "human" if self.seats[entry["data"]["seat"]].bot is None else "computer"
+                ACTIONS.labels(self.ruleset.id, by).inc()
         self.stored_version = self.version
         self.new_entries = []
 
@@ -140,10 +160,20 @@ class Table:
 
     @property
     def finished(self) -> bool:
+        """The match ended by its rules."""
         return self.ruleset.result(self.state) is not None
 
+    @property
+    def over(self) -> bool:
+        """The match ended, by its rules or abandoned."""
+        return self.abandoned or self.finished
+
+    @property
+    def status(self) -> str:
+        return "abandoned" if self.abandoned else "finished" if self.finished else "active"
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        return {
+        view = {
             "id": self.id,
             "ruleset": self.ruleset.id,
             "options": self.options,
@@ -151,6 +181,9 @@ class Table:
             "seats": self.seat_list(),
             **self.ruleset.view(self.state, seat),
         }
+        if self.abandoned:
+            view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
+        return view
 
     def seat_list(self) -> list[dict[str, Any]]:
         return [
@@ -168,10 +201,27 @@ class Table:
 
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
+        if self.abandoned:
+            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
         state, events = self.ruleset.apply(self.state, seat, action)
         self.state = state
         self.version += 1
         self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
+        new_deals = [event.data["deal"] for event in events if event.data["type"] == "deal"]
+        self._abandon_if_too_long(new_deals[-1] if new_deals else None)
+
+    def _abandon_if_too_long(self, new_deal: int | None) -> None:
+        """End a match that runs past the cap (``new_deal``: the deal the action began, if any): it
+        ends abandoned, with no winner, said in the history."""
+        if self.length_cap is None or self.finished:
+            return
+        max_deals, max_versions = self.length_cap
+        if (new_deal is not None and new_deal > max_deals) or self.version >= max_versions:
+            deal = new_deal if new_deal is not None else self.ruleset.view(self.state, None)["deal"]
+            self.abandoned = True
+            self._record(
+                [Event({"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions})]
+            )
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
@@ -185,6 +235,8 @@ class Table:
 
     def computer_to_act(self) -> int | None:
         """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
+        if self.abandoned:
+            return None
         to_act = self.ruleset.to_act(self.state)
         return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
 
@@ -204,7 +256,13 @@ class Table:
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         chooser = player(level)
         seed = f"{self.seed}:{self.version}:{seat}"
-        return lambda: chooser.choose(info, seed, budget)
+        timer = DECISION_SECONDS.labels(self.ruleset.id, level)
+
+        def think() -> Action:
+            with timer.time():
+                return chooser.choose(info, seed, budget)
+
+        return think
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -225,6 +283,16 @@ def require_token(token: str | None) -> str:
             headers={"WWW-Authenticate": "Bearer"},
         )
     return token
+
+
+def _check_presentable(table: Table) -> None:
+    """A new game is stored only if every seat's view of it can be sent: a game that could not
+    be shown would answer errors for as long as it lives."""
+    try:
+        for seat in [None, *range(len(table.seats))]:
+            json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -260,6 +328,8 @@ class Tables:
         self._announced: OrderedDict[str, Stored] = OrderedDict()
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
+        self._memory_read_at = float("-inf")
+        self._memory_full = False
 
     def load_announced(self, game_id: str, version: int) -> Table | None:
         """The game at ``version`` or later, for the requests an announcement of ``version``
@@ -286,11 +356,33 @@ class Tables:
             reading.set()
         return Table.from_stored(game_id, stored)
 
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
+        now = time.monotonic()
+        if now - self._memory_read_at > MEMORY_READING_SECONDS:
+            try:
+                memory = self.store.redis.info("memory")
+            except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
+                memory = {}
+            limit = int(memory.get("maxmemory") or 0)
+            self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
+            self._memory_read_at = now
+        if self._memory_full:
+            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
+
     def load(self, game_id: str) -> Table:
         stored = self.store.load(game_id)
         if stored is None:
             raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
-        return Table.from_stored(game_id, stored)
+        table = Table.from_stored(game_id, stored)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        return table
+
+    def ttl(self, table: Table) -> int:
+        """How long the game is kept: finished (or abandoned) games go sooner."""
+        if table.over:
+            return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        return self.settings.game_ttl_seconds
 
     def events(self, game_id: str, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order."""
@@ -300,6 +392,7 @@ class Tables:
         self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
     ) -> tuple[Table, dict[int, str]]:
         """A new game and the tokens of its human seats (returned once, never stored)."""
+        self.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
@@ -323,9 +416,14 @@ class Tables:
             records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
         for _ in range(MAX_ATTEMPTS):
             table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
+            table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+            _check_presentable(table)
             schedule = table.computer_to_act() is not None
             with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
-                if self.store.commit(table.id, None, table.version, table.record(), table.new_entries, schedule=schedule).written:
+                commit = self.store.commit(
+                    table.id, None, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table), schedule=schedule
+                )
+                if commit.written:
                     table.committed()
                     return (self._after_computers(table, replies) if schedule else table), tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
@@ -369,7 +467,7 @@ class Tables:
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
                 commit = self.store.commit(
-                    game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, schedule=schedule
+                    game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, ttl_seconds=self.ttl(table), schedule=schedule
                 )
                 if commit.written:
                     table.committed()
@@ -439,17 +537,21 @@ class Tables:
         level = table.seats[seat].bot
         assert level is not None  # computer_to_act names only computer seats
         action = table.decide(self.store, self.settings, seat, level)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
         start = table.version
         table.act(seat, action)
         schedule = table.computer_to_act() is not None
-        return self.store.commit(game_id, start, table.version, table.record(), table.new_entries, schedule=schedule).written
+        commit = self.store.commit(
+            game_id, start, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table), schedule=schedule
+        )
+        return commit.written
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
         The thinking runs off the request loop, so that other requests go on meanwhile."""
         table = self.load(game_id)
         seat = table.authenticate(require_token(token))
-        if table.finished:
+        if table.over:
             raise Problem(409, "game_over", "the match is over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)

@@ -32,10 +32,12 @@ log = logging.getLogger(__name__)
 GROUP = "workers"
 #: entries taken at once
 BATCH = 16
+#: how long a read waits for a new entry
+BLOCK_SECONDS = 2.0
 
 
 class Worker:
-    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = 2.0) -> None:
+    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS) -> None:
         self.tables = tables
         self.store = tables.store
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"

@@ -42,6 +42,29 @@ def test_compose_runs_the_workers_as_their_own_scalable_service_on_the_same_redi
     assert "ports" not in worker and "container_name" not in worker  # nothing that stops --scale worker=4
 
 
+def option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
+
+
+def test_compose_redis_syncs_every_write_and_refuses_writes_rather_than_evict_a_game():
+    command = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["redis"]["command"]
+    assert option(command, "--appendfsync") == "always"
+    assert option(command, "--maxmemory-policy") == "noeviction"
+    assert option(command, "--maxmemory").endswith("mb")
+
+
+def test_the_embedded_redis_syncs_every_write_and_refuses_writes_rather_than_evict_a_game(tmp_path):
+    from service.embedded import EmbeddedRedis
+
+    embedded = EmbeddedRedis(str(tmp_path), maxmemory="64mb")
+    try:
+        config = embedded.client.config_get("*")
+        assert config["appendonly"] == "yes" and config["appendfsync"] == "always"
+        assert config["maxmemory-policy"] == "noeviction" and int(config["maxmemory"]) == 64 * 1024 * 1024
+    finally:
+        embedded.stop()
+
+
 def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_computers(redis_server_url):
     command = re.search(r'^CMD (\[.*\])$', (ROOT / "Dockerfile").read_text(), re.M).group(1)
     argv = yaml.safe_load(command)

@@ -44,10 +44,10 @@ def free_port() -> int:
 class Service:
     """A ``koz serve`` process with its own data directory."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, **settings: str) -> None:
         self.port = free_port()
         self.log = data_dir.parent / f"koz-{self.port}.log"
-        environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir)}
+        environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir), **settings}
         environment.pop("REDIS_URL", None)
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
@@ -69,7 +69,8 @@ class Service:
 
     @property
     def redis_pid(self) -> int:
-        return int(re.search(r"embedded redis-server (\d+) started", self.log.read_text()).group(1))
+        """The embedded redis-server's process id, as last started or restarted."""
+        return int(re.findall(r"embedded redis-server (\d+) (?:started|restarted)", self.log.read_text())[-1])
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)

@@ -7,8 +7,10 @@ from typing import Any
 from flask import request
 
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
+from ..edge import check_if_match
 from ..errors import Problem
 from ..schemas import ActionSchema
+from ..tables import require_token
 from .games import ETAG_HEADER, GameViewSchema, tables, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
@@ -31,13 +33,15 @@ IDEMPOTENCY_KEY = header_parameter(
 @blp.response(200, GameViewSchema, headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}})
 @blp.problems(
     {
-        400: ["invalid_request", "malformed_json", "malformed_action"],
+        400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["not_your_turn", "game_over", "dummy_cannot_act", "busy"],
         412: ["stale_version"],
         413: ["payload_too_large"],
         422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],
+        429: ["rate_limited"],
+        503: ["storage_unavailable", "capacity"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
@@ -57,7 +61,9 @@ def post_action(action: dict[str, Any], game_id: str):
             f"an Idempotency-Key has 1 to {MAX_KEY_LENGTH} characters",
             errors={"Idempotency-Key": [f"1 to {MAX_KEY_LENGTH} characters"]},
         )
-    view, replayed = tables().act(game_id, bearer_token(), action, if_match=request.headers.get("If-Match"), idempotency_key=key)
+    token = require_token(bearer_token())
+    if_match = check_if_match(request.headers.get("If-Match"))
+    view, replayed = tables().act(game_id, token, action, if_match=if_match, idempotency_key=key)
     response = view_response(view)
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"

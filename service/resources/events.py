@@ -7,7 +7,8 @@ The stream is made of these messages, each with ``id`` the version it belongs to
 - ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
   of ``v``;
 - ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
-  the stream ends after it.
+  the stream ends after it (after the view, for a match abandoned as too long: nothing is
+  revealed of it).
 
 On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
 the current view; then, at each new version, that version's history and the new view. A
@@ -25,6 +26,7 @@ from flask import Response
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..metrics import WAITING
 from ..tables import Table, Tables
 from .games import VIEW_SCHEMA, tables
 from .history import HistoryEventSchema
@@ -105,9 +107,15 @@ def get_game_events(query: dict[str, Any], resume: dict[str, Any], game_id: str)
     koz = tables()
     table = koz.load(game_id)
     seat = table.viewer(bearer_token())
-    stream = follow(koz, table, seat, after)
+    stream = counted(follow(koz, table, seat, after))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
+
+
+def counted(stream: Iterator[str]) -> Iterator[str]:
+    """The stream, counted among the waiting clients while it is open."""
+    with WAITING.track_inprogress():
+        yield from stream
 
 
 def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> Iterator[str]:
@@ -119,8 +127,9 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
         if after is not None and after < table.version:
             yield from history_messages(koz, table, seat, after)
         yield message("view", table.version, VIEW_SCHEMA.dump(table.view(seat)))
-        if table.finished:
-            yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+        if table.over:
+            if table.finished:  # an abandoned match is not revealed: its deal never ended
+                yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
             return
         after = table.version
         while (version := koz.wait_for_version(table.id, after, heartbeat)) == after:

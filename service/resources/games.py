@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -11,10 +12,18 @@ from engine import registry
 from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..edge import Name
+from ..metrics import WAITING
 from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
 from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
+
+STATUSES = ["active", "finished", "abandoned"]
+STATUS_DESCRIPTION = (
+    "`finished` when the match ended by its rules; `abandoned` when it ran past the service's cap on a "
+    "match's length (deals or versions): it ends with no winner"
+)
 
 
 # --- creating ----------------------------------------------------------------------------------
@@ -33,7 +42,11 @@ class Seed(fields.Field):
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Ayşe"})
+    name = Name(
+        validate=validate.Length(min=1, max=40),
+        allow_none=True,
+        metadata={"example": "Ayşe", "description": "1 to 40 characters (after NFC normalization and trimming); no control characters"},
+    )
     bot = fields.String(
         allow_none=True,
         metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
@@ -48,7 +61,8 @@ class GameCreateSchema(Schema):
     options = fields.Nested(GameOptionsSchema, metadata={"description": "Options of the ruleset; absent ones take their default"})
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
-        validate=validate.Length(min=1, max=8),
+        # the count each ruleset takes is refused as invalid_seats, and documented per ruleset
+        validate=validate.Length(min=1, max=max(ruleset.seat_count for ruleset in registry.all_rulesets())),
         metadata={
             "description": "One entry per seat in play order: a human (`{\"name\": ...}`) or a computer "
             "(`{\"bot\": \"random\"}`). Absent: the standard table against the computer."
@@ -63,6 +77,15 @@ class GameCreateSchema(Schema):
     )
 
 
+def document_seat_counts(spec) -> None:
+    """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
+    field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
+    spec.components.schemas["GameCreate"]["oneOf"] = [
+        {"properties": {"ruleset": {"const": ruleset.id}, "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count}}}
+        for ruleset in registry.all_rulesets()
+    ]
+
+
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     token = fields.String(required=True, metadata={"description": "The seat's secret: `Authorization: Bearer <token>`"})
@@ -73,7 +96,7 @@ class GameCreatedSchema(Schema):
     ruleset = fields.String(required=True)
     options = fields.Nested(GameOptionsSchema, required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     tokens = fields.List(
         fields.Nested(SeatTokenSchema),
@@ -184,7 +207,7 @@ class GameViewSchema(Schema):
     ruleset = fields.String(required=True)
     options = fields.Nested(GameOptionsSchema, required=True)
     version = fields.Integer(required=True, metadata={"description": "Increments with every applied action; also the ETag"})
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"})
@@ -292,7 +315,7 @@ def tables():
 @blp.route("", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
-@blp.problems({400: ["invalid_request", "malformed_json", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"]})
+@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"], 429: ["rate_limited"], 503: ["capacity", "storage_unavailable"]})
 def create_game(body: dict[str, Any]):
     """Create a game.
 
@@ -307,7 +330,7 @@ def create_game(body: dict[str, Any]):
         "ruleset": table.ruleset.id,
         "options": table.options,
         "version": table.version,
-        "status": "finished" if table.finished else "active",
+        "status": table.status,
         "seats": table.seat_list(),
         "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
     }
@@ -326,7 +349,8 @@ def get_game(query: dict[str, Any], game_id: str):
     With a seat's token, that seat's view: its hand and its legal actions. Without one, the
     spectator view: public information only. Long-poll with `?wait=<seconds>&after=<version>`.
     """
-    table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
+    with WAITING.track_inprogress() if query["wait"] > 0 and query.get("after") is not None else nullcontext():
+        table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
     condition = request.headers.get("If-None-Match")
     if condition is not None and version_matches(condition, table.version):
         return private(Response(status=304), table.version)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from flask import current_app
 from marshmallow import Schema, fields
 
 from ..api import Blueprint
-from .games import tables
+from ..errors import Problem
 
 blp = Blueprint("health", __name__, url_prefix="/", description="Liveness and readiness")
 
@@ -16,8 +17,13 @@ class HealthSchema(Schema):
 
 @blp.route("/healthz")
 @blp.response(200, HealthSchema)
+@blp.problems({503: ["storage_failed"]})
 def healthz():
-    """The process is up."""
+    """The process is up, and can recover by itself (503 when its embedded Redis died and could
+    not be restarted: restart the service)."""
+    embedded = current_app.extensions.get("koz_embedded")
+    if embedded is not None and embedded.failed:
+        raise Problem(503, "storage_failed", "the embedded Redis died and could not be restarted; restart the service")
     return {"status": "ok"}
 
 
@@ -26,5 +32,5 @@ def healthz():
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
     """The process is up and its Redis answers."""
-    tables().store.ping()
+    current_app.extensions["koz_readiness"].ping()
     return {"status": "ok"}

@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..schemas import ActionSchema, card_field, cards_field, suit_field
-from .games import AtCloseSchema, TrickCardSchema, private, tables
+from .games import STATUS_DESCRIPTION, STATUSES, AtCloseSchema, TrickCardSchema, private, tables
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -25,7 +25,8 @@ class HistoryEventSchema(Schema):
     `match_result`. German Whist: `take`, `draw` (`card` only for the drawer), `turn_up`.
     Sixty-Six: `exchange`, `close`, `marriage`, `draw` (`card` only for the drawer), `take` (the
     trump card), `declare`. Batak: `contract` (the auction's outcome), `trump`, `open_hand` (the
-    dummy's `hand`, public once trump is named)."""
+    dummy's `hand`, public once trump is named). The service adds `abandoned` (`reason`, `deal`,
+    `max_deals`, `max_versions`): the match ran past its cap on length and ended with no winner."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
     type = fields.String(required=True)
@@ -73,6 +74,8 @@ class HistoryEventSchema(Schema):
     made = fields.Boolean()
     sweep = fields.Integer(allow_none=True)
     team_points = fields.List(fields.Integer())
+    max_deals = fields.Integer(metadata={"description": "abandoned: the cap on deals"})
+    max_versions = fields.Integer(metadata={"description": "abandoned: the cap on versions"})
 
 
 class DealtSchema(Schema):
@@ -95,7 +98,7 @@ class RevealSchema(Schema):
 class HistorySchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True, metadata={"description": "The game's current version"})
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     events = fields.List(fields.Nested(HistoryEventSchema), required=True)
     next_after = fields.Integer(
         required=True, allow_none=True, metadata={"description": "Pass as `after` for the next page; null on the last"}
@@ -130,7 +133,7 @@ def get_history(query: dict[str, Any], game_id: str):
     """
     table, seat = tables().watch(game_id, bearer_token(), 0, None)
     up_to = min(query["after"] + query["limit"], table.version)
-    finished = table.finished
+    finished = table.finished  # an abandoned match is not revealed: its deal goes on, unfinished
     events = []
     for version, event in tables().events(game_id, query["after"], up_to):
         seen = event.for_viewer(seat, revealed=finished)
@@ -139,7 +142,7 @@ def get_history(query: dict[str, Any], game_id: str):
     history = {
         "id": table.id,
         "version": table.version,
-        "status": "finished" if finished else "active",
+        "status": table.status,
         "events": events,
         "next_after": up_to if up_to < table.version else None,
         "reveal": table.ruleset.reveal(table.state) if finished else None,

@@ -1,0 +1,74 @@
+"""Rate limits, counted in Redis so that they hold across processes (flask-limiter).
+
+Games created are counted per client address, actions per seat token (a hash of it: the token
+itself is never stored). A client over a limit gets 429 ``rate_limited`` with ``Retry-After``;
+every limited answer carries the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers:
+``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` in seconds, and
+``RateLimit-Policy``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+
+from flask import Flask, request
+from flask_limiter import Limiter
+from limits import parse
+from redis import Redis
+
+from .config import Settings
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def seat_token_key() -> str:
+    """The seat token's hash, or the client's address for a request without one."""
+    scheme, _, token = request.headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return "token:" + hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return "address:" + client_address()
+
+
+#: the endpoint each limit applies to, and whom it counts
+LIMITED = {
+    "games.create_game": ("rate_limit_create", client_address),
+    "actions.post_action": ("rate_limit_actions", seat_token_key),
+}
+
+
+def install(app: Flask, settings: Settings, redis: Redis) -> Limiter | None:
+    if not any(getattr(settings, setting) for setting, _ in LIMITED.values()):
+        return None
+    limiter = Limiter(
+        key_func=client_address,
+        app=app,
+        storage_uri="redis://",
+        storage_options={"connection_pool": redis.connection_pool},
+        key_prefix=f"{settings.key_prefix}:limits",
+        headers_enabled=False,  # the IETF headers are written below
+    )
+    for endpoint, (setting, key_func) in LIMITED.items():
+        if getattr(settings, setting):
+            parse(getattr(settings, setting))  # a malformed limit fails at start, not per request
+            limit = limiter.limit(getattr(settings, setting), key_func=key_func)
+            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+
+    @app.after_request
+    def rate_limit_headers(response):
+        current = limiter.current_limit
+        if current is not None:
+            window = current.limit.get_expiry()
+            reset = min(window, max(0, math.ceil(current.reset_at - time.time())))  # reset_at is rounded up
+            response.headers["RateLimit-Limit"] = str(current.limit.amount)
+            response.headers["RateLimit-Remaining"] = str(current.remaining)
+            response.headers["RateLimit-Reset"] = str(reset)
+            response.headers["RateLimit-Policy"] = f"{current.limit.amount};w={window}"
+            if current.breached:
+                response.headers["Retry-After"] = str(max(1, reset))
+        return response
+
+    return limiter

@@ -1,0 +1,72 @@
+"""Structured logs: one JSON object per line, each with the id of the request it is about.
+
+A log line says what happened (method, route, status, duration, problem code); it never carries a
+token, a request body or a card, so no secret or hidden card can reach the logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.config
+import time
+
+from flask import Flask, g, has_request_context, request
+
+from .edge import request_id
+
+log = logging.getLogger("koz.requests")
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds ``request_id`` to every record: the current request's, or null outside a request."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id() if has_request_context() else None
+        return True
+
+
+#: the logging configuration of ``koz`` (and of gunicorn under it): JSON lines on stderr
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": RequestIdFilter}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "json_ensure_ascii": False,
+        }
+    },
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"], "stream": "ext://sys.stderr"}},
+    "root": {"level": "INFO", "handlers": ["stderr"]},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": [], "propagate": True},
+        "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
+    },
+}
+
+
+def configure() -> None:
+    logging.config.dictConfig(LOGGING)
+
+
+def install(app: Flask) -> None:
+    @app.before_request
+    def start_clock():
+        g.log_started = time.perf_counter()
+
+    @app.after_request
+    def log_request(response):
+        fields = {
+            "method": request.method,
+            "route": request.url_rule.rule if request.url_rule is not None else None,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - g.get("log_started", time.perf_counter())) * 1000, 1),
+        }
+        problem_code = g.get("problem_code")
+        if problem_code:
+            fields["code"] = problem_code
+        log.info("request", extra=fields)
+        return response

@@ -1,0 +1,78 @@
+"""What to watch the service by, in the Prometheus format (``GET /metrics``).
+
+With several worker processes, set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory shared by
+them (prometheus_client's multiprocess mode); otherwise each process counts its own requests.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import REGISTRY, multiprocess
+from redis import Redis, RedisError
+
+REQUESTS = Counter("koz_http_requests", "HTTP requests answered", ["method", "route", "status"])
+REQUEST_SECONDS = Histogram("koz_http_request_duration_seconds", "Time to answer an HTTP request", ["method", "route"])
+ACTIONS = Counter("koz_actions_applied", "Actions applied and stored", ["ruleset", "by"])
+REFUSALS = Counter("koz_refusals", "Requests refused, by problem code", ["code"])
+DECISION_SECONDS = Histogram(
+    "koz_computer_decision_seconds",
+    "Time a computer player took to decide",
+    ["ruleset", "level"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+WAITING = Gauge("koz_waiting_clients", "Clients held in a long-poll or an event stream now", multiprocess_mode="livesum")
+REDIS_ERRORS = Counter("koz_redis_errors", "Redis commands that failed, by error", ["error"])
+REDIS_SECONDS = Histogram(
+    "koz_redis_command_duration_seconds",
+    "Time of one Redis command, by command",
+    ["command"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0, 2.5),
+)
+
+
+class InstrumentedRedis(Redis):
+    """A Redis client that times every command and counts the ones that fail."""
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return super().execute_command(*args, **options)
+        except RedisError as error:
+            REDIS_ERRORS.labels(type(error).__name__).inc()
+            raise
+        finally:
+            REDIS_SECONDS.labels(str(args[0]).upper()).observe(time.perf_counter() - started)
+
+
+def route_label() -> str:
+    """The route's pattern (``/v1/games/<game_id>``), never the path: ids would explode the series."""
+    return request.url_rule.rule if request.url_rule is not None else "unmatched"
+
+
+def exposition() -> Response:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+
+
+def install(app: Flask) -> None:
+    app.add_url_rule("/metrics", "metrics", exposition)
+
+    @app.before_request
+    def start_clock():
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def count(response):
+        route = route_label()
+        REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+        REQUEST_SECONDS.labels(request.method, route).observe(time.perf_counter() - g.get("started", time.perf_counter()))
+        return response

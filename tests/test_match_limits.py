@@ -1,0 +1,75 @@
+"""A cap on a match's length (deals and versions): a match past it ends abandoned, with no
+winner, in the view and the history; finished games expire sooner than idle running ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+
+def api_with(fake_redis, **settings) -> FlaskClient:
+    return FlaskClient(create_app(make_settings(**settings), redis=fake_redis).test_client())
+
+
+def test_a_match_of_computers_past_the_cap_on_deals_ends_abandoned_with_no_winner(fake_redis):
+    api = api_with(fake_redis, max_deals=1)
+    created = api.create(ruleset="partnership-batak", seats=[{"bot": "random"}] * 4, seed="long", options={"target": 51})
+    assert (created.status, created.body["status"]) == (201, "abandoned")
+    view = api.view(created.body["id"]).body
+    assert view["status"] == "abandoned" and view["winners"] == [] and view["to_act"] == [] and view["legal_actions"] == []
+    history = api.whole_history(created.body["id"])
+    assert history["status"] == "abandoned" and history["reveal"] is None
+    last = history["events"][-1]
+    assert last["type"] == "abandoned" and last["deal"] == 2 and last["max_deals"] == 1
+
+
+def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_actions(fake_redis):
+    api = api_with(fake_redis, max_versions=3)
+    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="long").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    for _ in range(3):
+        seat = api.view(created["id"]).body["to_act"][0]
+        action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
+        assert api.act(created["id"], action, tokens[seat]).status == 200
+    view = api.view(created["id"], tokens[0]).body
+    assert (view["status"], view["version"], view["legal_actions"]) == ("abandoned", 3, [])
+    refused = api.act(created["id"], {"type": "play", "card": "AS"}, tokens[0])
+    assert (refused.status, refused.code) == (409, "game_over")
+    assert api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[0]).code == "game_over"
+    assert api.whole_history(created["id"])["events"][-1]["type"] == "abandoned"
+
+
+def test_the_hidden_cards_of_an_abandoned_match_stay_hidden(fake_redis):
+    api = api_with(fake_redis, max_versions=2)
+    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed="hidden").body
+    token = created["tokens"][0]["token"]
+    while api.view(created["id"]).body["status"] == "active":
+        action = api.view(created["id"], token).body["legal_actions"][0]
+        api.act(created["id"], action, token)
+    dealt = [event for event in api.whole_history(created["id"])["events"] if event["type"] == "dealt"]
+    assert all("hand" not in event for event in dealt)
+
+
+def expiry(fake_redis, game_id: str) -> int:
+    return next(fake_redis.ttl(key) for key in fake_redis.keys(f"*{{{game_id}}}:game"))
+
+
+def test_a_finished_game_expires_sooner_than_a_running_one(fake_redis):
+    api = api_with(fake_redis, game_ttl_seconds=7 * 86400, finished_game_ttl_seconds=3600)
+    running = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}]).body
+    finished = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    assert finished["status"] == "finished"
+    assert 6 * 86400 < expiry(fake_redis, running["id"]) <= 7 * 86400
+    assert expiry(fake_redis, finished["id"]) <= 3600
+
+
+@pytest.mark.parametrize("variable, value", [("KOZ_MAX_DEALS", "5"), ("KOZ_MAX_VERSIONS", "99"), ("KOZ_FINISHED_GAME_TTL_SECONDS", "60")])
+def test_the_caps_are_read_from_the_environment(variable, value):
+    from service.config import Settings
+
+    settings = Settings.from_env({variable: value})
+    field = {"KOZ_MAX_DEALS": "max_deals", "KOZ_MAX_VERSIONS": "max_versions", "KOZ_FINISHED_GAME_TTL_SECONDS": "finished_game_ttl_seconds"}[variable]
+    assert getattr(settings, field) == int(value)

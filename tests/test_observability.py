@@ -1,0 +1,152 @@
+"""What the service is watched by: ``GET /metrics`` in the Prometheus format, and JSON log lines
+that each carry a request id and never a token or a card."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import random
+import re
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from engine import registry
+from service import create_app
+from service.logs import LOGGING, RequestIdFilter
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][CDHS](?![A-Za-z0-9])")
+
+
+def samples(api: FlaskClient) -> dict[tuple[str, frozenset], float]:
+    response = api.test_client.get("/metrics")
+    assert response.status_code == 200 and response.content_type.startswith("text/plain")
+    found = {}
+    for family in text_string_to_metric_families(response.get_data(as_text=True)):
+        for sample in family.samples:
+            found[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return found
+
+
+def value(found, name: str, **labels: str) -> float:
+    return found.get((name, frozenset(labels.items())), 0.0)
+
+
+def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_redis(redis_server_url):
+    api = FlaskClient(create_app(make_settings(redis_url=redis_server_url)).test_client())
+    before = samples(api)
+    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "basic"}], seed="metrics").body
+    token = created["tokens"][0]["token"]
+    view = api.view(created["id"], token).body
+    assert api.act(created["id"], {"type": "play", "card": "2C" if view["hand"][0] != "2C" else "3C"}, "not-a-token").code == "invalid_token"
+    assert api.act(created["id"], view["legal_actions"][0], token).status == 200
+    api.request("GET", f"/v1/games/{created['id']}?wait=0.1&after=1000")
+    after = samples(api)
+
+    def grew(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert grew("koz_http_requests_total", method="POST", route="/v1/games", status="201") == 1
+    assert grew("koz_http_requests_total", method="POST", route="/v1/games/<game_id>/actions", status="401") == 1
+    assert grew("koz_http_request_duration_seconds_count", method="GET", route="/v1/games/<game_id>") >= 2
+    assert grew("koz_actions_applied_total", ruleset="german-whist", by="human") == 1
+    assert grew("koz_actions_applied_total", ruleset="german-whist", by="computer") >= 1
+    assert grew("koz_refusals_total", code="invalid_token") == 1
+    assert grew("koz_computer_decision_seconds_count", ruleset="german-whist", level="basic") >= 1
+    assert ("koz_waiting_clients", frozenset()) in after
+    assert grew("koz_redis_command_duration_seconds_count", command="EVALSHA") >= 2
+
+
+def test_redis_errors_are_counted(tmp_path):
+    from tests.redis_process import RedisProcess
+
+    server = RedisProcess(tmp_path)
+    api = FlaskClient(create_app(make_settings(redis_url=server.url, redis_timeout=0.3, redis_connect_timeout=0.3)).test_client())
+    server.stop()
+    before = samples(api)
+    assert api.view("0123456789abcdef").status == 503
+    after = samples(api)
+    failed = sum(value(after, name, **dict(labels)) - value(before, name, **dict(labels)) for name, labels in after if name == "koz_redis_errors_total")
+    assert failed >= 1
+
+
+def test_a_long_poll_counts_as_a_waiting_client_while_it_waits(client, fake_redis):
+    import threading
+
+    api = FlaskClient(client)
+    created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+    waiting = threading.Thread(target=lambda: client.application.test_client().get(f"/v1/games/{created['id']}?wait=1.5&after=0"))
+    waiting.start()
+    seen = 0.0
+    for _ in range(20):
+        seen = max(seen, value(samples(api), "koz_waiting_clients"))
+        if seen:
+            break
+        threading.Event().wait(0.05)
+    waiting.join()
+    assert seen >= 1
+    assert value(samples(api), "koz_waiting_clients") == 0
+
+
+@pytest.fixture
+def log_lines():
+    """Every log line written while the test runs, formatted as ``koz serve`` writes them."""
+    buffer = io.StringIO()
+    formatter_config = {key: value for key, value in LOGGING["formatters"]["json"].items() if key != "()"}
+    from pythonjsonlogger.json import JsonFormatter
+
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(JsonFormatter(**formatter_config))
+    handler.addFilter(RequestIdFilter())
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield lambda: [line for line in buffer.getvalue().splitlines() if line]
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+def play_whole_match(api: FlaskClient, ruleset_id: str, seed: str, **options) -> list[str]:
+    """A match between humans with random legal actions, and some refused ones on the way
+    (illegal cards, wrong tokens, hints, stale versions). Returns the tokens it used."""
+    ruleset = registry.get(ruleset_id)
+    created = api.create(ruleset=ruleset_id, seats=[{}] * ruleset.seat_count, seed=seed, options=options).body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    rng = random.Random(seed)
+    while (spectator := api.view(created["id"]).body)["status"] == "active":
+        seat = rng.choice(spectator["to_act"])
+        view = api.view(created["id"], tokens[seat]).body
+        if view["version"] < 2:  # a hint takes the expert's time: a couple per match
+            api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[seat])
+        if rng.random() < 0.1 and view["hand"]:
+            api.act(created["id"], {"type": "play", "card": rng.choice(view["hand"])}, tokens[(seat + 1) % ruleset.seat_count])
+            api.act(created["id"], {"type": "play", "card": view["hand"][0]}, tokens[seat] + "x")
+            api.act(created["id"], view["legal_actions"][0], tokens[seat], **{"If-Match": 'W/"0"'} if view["version"] else {})
+            continue
+        legal = view["legal_actions"]
+        # mostly passing in an auction keeps contracts low, so a random match ends in a few deals
+        action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.85 else rng.choice(legal)
+        api.act(created["id"], action, tokens[seat], **{"Idempotency-Key": f"k{view['version']}"})
+    api.whole_history(created["id"], tokens[0])
+    return list(tokens.values())
+
+
+def test_the_logs_of_whole_matches_hold_no_token_and_no_card_and_every_line_has_its_request_id(fake_redis, log_lines):
+    api = FlaskClient(create_app(make_settings(), redis=fake_redis).test_client())
+    tokens = []
+    for ruleset_id, options in (("german-whist", {}), ("sixty-six", {"variant": "schnapsen"}), ("partnership-batak", {"target": 21})):
+        tokens += play_whole_match(api, ruleset_id, f"logs-{ruleset_id}", **options)
+    lines = log_lines()
+    records = [json.loads(line) for line in lines]
+    requests = [record for record in records if record["logger"] == "koz.requests"]
+    assert len(requests) > 100 and all(re.fullmatch(r"[0-9a-f]{32}", record["request_id"]) for record in requests)
+    assert {record["code"] for record in requests if "code" in record} >= {"invalid_token"}
+    text = "\n".join(lines)
+    assert not [token for token in tokens if token in text]
+    assert CARD_CODE.findall(text) == []

@@ -1,0 +1,74 @@
+"""Rate limits: games created per client address, actions per seat token, counted in Redis so
+that two service processes sharing it share the count; over the limit, 429 problem+json with
+Retry-After and the IETF RateLimit headers."""
+
+from __future__ import annotations
+
+import pytest
+from redis import Redis
+
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+
+def limited_api(redis, **limits) -> FlaskClient:
+    return FlaskClient(create_app(make_settings(key_prefix="limits", **limits), redis=redis).test_client())
+
+
+def test_creating_games_past_the_limit_answers_429_with_retry_after_and_ratelimit_headers(backend):
+    api = limited_api(backend, rate_limit_create="3/minute")
+    answers = [api.create(ruleset="german-whist", seats=[{}, {}]) for _ in range(4)]
+    assert [answer.status for answer in answers] == [201, 201, 201, 429]
+    assert [answer.headers["RateLimit-Remaining"] for answer in answers[:3]] == ["2", "1", "0"]
+    refused = answers[3]
+    assert refused.code == "rate_limited" and refused.headers["Content-Type"] == "application/problem+json"
+    assert refused.headers["RateLimit-Limit"] == "3" and refused.headers["RateLimit-Policy"] == "3;w=60"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert 0 <= int(refused.headers["RateLimit-Reset"]) <= 60
+
+
+def test_games_created_are_counted_per_client_address(fake_redis):
+    api = FlaskClient(create_app(make_settings(rate_limit_create="1/minute"), redis=fake_redis).test_client())
+    assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
+    assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 429
+    other = api.test_client.post("/v1/games", json={"ruleset": "german-whist"}, environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert other.status_code == 201
+
+
+def test_actions_are_counted_per_seat_token(fake_redis):
+    api = limited_api(fake_redis, rate_limit_actions="2/minute")
+    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="limits").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    game_id = created["id"]
+    statuses = {0: [], 1: []}
+    for _ in range(3):
+        for seat in (0, 1):
+            view = api.view(game_id, tokens[seat]).body
+            action = view["legal_actions"][0] if view["legal_actions"] else {"type": "pass"}
+            statuses[seat].append(api.act(game_id, action, tokens[seat]).status)
+    # each seat's third action is over its own limit, whatever the other seat did
+    assert statuses[0][2] == 429 and statuses[1][2] == 429
+    assert 429 not in statuses[0][:2] + statuses[1][:2]
+
+
+def test_two_processes_sharing_a_redis_share_the_count(redis_server_url):
+    prefix = "limits-shared"
+    first = FlaskClient(create_app(make_settings(key_prefix=prefix, rate_limit_create="2/minute"), redis=Redis.from_url(redis_server_url)).test_client())
+    second = FlaskClient(create_app(make_settings(key_prefix=prefix, rate_limit_create="2/minute"), redis=Redis.from_url(redis_server_url)).test_client())
+    Redis.from_url(redis_server_url).delete(*Redis.from_url(redis_server_url).keys(f"{prefix}:limits*") or ["none"])
+    assert first.create(ruleset="german-whist").status == 201
+    assert second.create(ruleset="german-whist").status == 201
+    assert first.create(ruleset="german-whist").status == 429
+    assert second.create(ruleset="german-whist").status == 429
+
+
+def test_no_limits_means_no_ratelimit_headers(client):
+    answer = client.post("/v1/games", json={"ruleset": "german-whist"})
+    assert answer.status_code == 201 and "RateLimit-Limit" not in answer.headers
+
+
+@pytest.mark.parametrize("limit", ["lots", "5 per fortnight"])
+def test_a_malformed_limit_is_refused_when_the_service_starts(fake_redis, limit):
+    with pytest.raises(ValueError):
+        create_app(make_settings(rate_limit_create=limit), redis=fake_redis)

@@ -1,0 +1,142 @@
+"""Redis faults, on a real redis-server of the test's own: a stalled Redis is a quick 503, never a
+hang; readiness says so within a second; requests recover by themselves when Redis returns; a
+full Redis refuses new games while the running ones go on."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from redis import Redis
+from redis.exceptions import OutOfMemoryError
+
+from service import create_app
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+from tests.redis_process import RedisProcess
+
+pytestmark = pytest.mark.redis_server
+
+TIMEOUT = 0.5
+
+
+@pytest.fixture
+def redis_process(tmp_path):
+    server = RedisProcess(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def api(redis_process):
+    # with rate limits, as served by default: they are counted in the same Redis
+    limits = {"rate_limit_create": "1000/minute", "rate_limit_actions": "1000/minute"}
+    app = create_app(make_settings(redis_url=redis_process.url, redis_connect_timeout=TIMEOUT, redis_timeout=TIMEOUT, **limits))
+    return FlaskClient(app.test_client())
+
+
+def timed(call):
+    started = time.monotonic()
+    answer = call()
+    return answer, time.monotonic() - started
+
+
+def new_game(api) -> tuple[str, dict[int, str]]:
+    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="faults").body
+    return created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
+
+
+def play_one(api, game_id: str, tokens: dict[int, str]):
+    seat = api.view(game_id).body["to_act"][0]
+    legal = api.view(game_id, tokens[seat]).body["legal_actions"]
+    return api.act(game_id, legal[0], tokens[seat])
+
+
+def test_a_stalled_redis_answers_503_storage_unavailable_within_the_timeout(api, redis_process):
+    game_id, tokens = new_game(api)
+    redis_process.pause()
+    try:
+        for call in (lambda: api.view(game_id), lambda: api.create(ruleset="german-whist"), lambda: api.history(game_id)):
+            answer, took = timed(call)
+            assert (answer.status, answer.code) == (503, "storage_unavailable")
+            assert answer.headers["Retry-After"] == "1"
+            assert took < TIMEOUT * 2 + 1
+    finally:
+        redis_process.resume()
+
+
+def test_readyz_reports_a_stalled_redis_within_a_second(api, redis_process):
+    assert api.request("GET", "/readyz").status == 200
+    redis_process.pause()
+    try:
+        answer, took = timed(lambda: api.request("GET", "/readyz"))
+        assert (answer.status, answer.code) == (503, "storage_unavailable")
+        assert took < 1.0
+    finally:
+        redis_process.resume()
+
+
+def test_requests_recover_by_themselves_once_a_stalled_redis_resumes(api, redis_process):
+    game_id, tokens = new_game(api)
+    redis_process.pause()
+    assert api.view(game_id).status == 503
+    redis_process.resume()
+    assert api.request("GET", "/readyz").status == 200
+    assert play_one(api, game_id, tokens).status == 200
+
+
+def test_requests_recover_by_themselves_once_a_killed_redis_is_back_and_no_acknowledged_action_is_lost(api, redis_process):
+    game_id, tokens = new_game(api)
+    acted = play_one(api, game_id, tokens)
+    assert acted.status == 200
+    redis_process.kill()
+    answer, took = timed(lambda: api.view(game_id))
+    assert (answer.status, answer.code) == (503, "storage_unavailable")
+    assert took < TIMEOUT * 2 + 1
+    redis_process.start()  # on its append-only file
+    assert api.view(game_id).body["version"] == acted.body["version"]
+
+
+def test_every_redis_client_the_app_makes_has_timeouts_and_no_automatic_retry(redis_process):
+    app = create_app(make_settings(redis_url=redis_process.url, redis_connect_timeout=0.3, redis_timeout=0.7))
+    store_pool = app.extensions["koz"].store.redis.connection_pool
+    assert store_pool.connection_kwargs["socket_connect_timeout"] == 0.3
+    assert store_pool.connection_kwargs["socket_timeout"] == 0.7
+    assert store_pool.connection_kwargs["retry"].get_retries() == 0
+    readiness_pool = app.extensions["koz_readiness"].connection_pool
+    assert readiness_pool.connection_kwargs["socket_timeout"] <= 0.5
+
+
+@pytest.fixture
+def small_redis(tmp_path):
+    server = RedisProcess(tmp_path, "--maxmemory", "4mb", "--maxmemory-policy", "noeviction")
+    yield server
+    server.stop()
+
+
+def test_a_nearly_full_redis_refuses_new_games_with_503_capacity_while_running_games_go_on(small_redis):
+    api = FlaskClient(create_app(make_settings(redis_url=small_redis.url)).test_client())
+    game_id, tokens = new_game(api)
+    filler = Redis.from_url(small_redis.url)
+    limit = int(filler.config_get("maxmemory")["maxmemory"])
+    number = 0
+    while int(filler.info("memory")["used_memory"]) < limit * 0.93:
+        filler.set(f"filler:{number}", b"x" * 8192)
+        number += 1
+    time.sleep(1.1)  # the service reads the memory use at most once a second
+    refused = api.create(ruleset="german-whist", seats=[{}, {}])
+    assert (refused.status, refused.code) == (503, "capacity")
+    assert "Retry-After" in refused.headers
+    assert play_one(api, game_id, tokens).status == 200
+
+
+def test_a_redis_that_refuses_a_write_for_lack_of_memory_answers_503_capacity(small_redis):
+    api = FlaskClient(create_app(make_settings(redis_url=small_redis.url)).test_client())
+    game_id, tokens = new_game(api)
+    filler = Redis.from_url(small_redis.url)
+    with pytest.raises(OutOfMemoryError):
+        for number in itertools.count():
+            filler.set(f"filler:{number}", b"x" * 8192)
+    answer = play_one(api, game_id, tokens)
+    assert (answer.status, answer.code) == (503, "capacity")

@@ -1,0 +1,238 @@
+"""``koz serve`` under faults, as an operator would meet them: its embedded redis-server killed and
+stalled during concurrent play, a server that cannot come back, and requests gunicorn refuses
+before the app sees them."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.api import SocketClient
+from tests.test_serve import Service
+
+pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
+
+FAST_FAULTS = {"KOZ_REDIS_TIMEOUT": "0.5", "KOZ_REDIS_CONNECT_TIMEOUT": "0.5", "KOZ_RATE_LIMIT_CREATE": "", "KOZ_RATE_LIMIT_ACTIONS": ""}
+
+
+class Game:
+    """One game a player played: what was acknowledged at each version, and how many keys it posted."""
+
+    def __init__(self, game_id: str) -> None:
+        self.id = game_id
+        self.acknowledged: dict[int, tuple[int, dict]] = {}  # version -> (seat, action)
+        self.keys = 0
+
+
+class Player(threading.Thread):
+    """Plays two-human German Whist games as both seats, one after the other, posting each action
+    with an Idempotency-Key and retrying it with the same key until it is acknowledged (200)."""
+
+    def __init__(self, url: str, seed: str, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.url, self.seed, self.stop = url, seed, stop
+        self.games: list[Game] = []
+        self.unexpected: list[tuple[int, object]] = []
+        self.answered_at: list[float] = []  # when each answer that was not a 503 came
+
+    def call(self, api_call):
+        """An answer that is not a 503: retried, over a new connection when the old one broke."""
+        while not self.stop.is_set():
+            try:
+                answer = api_call(self.api)
+            except OSError:
+                self.api = SocketClient(self.url)
+                time.sleep(0.05)
+                continue
+            if answer.status == 503 and answer.code == "storage_unavailable":
+                time.sleep(0.05)
+                continue
+            if answer.status not in (200, 201):
+                self.unexpected.append((answer.status, answer.body))
+            self.answered_at.append(time.monotonic())
+            return answer
+        return None
+
+    def run(self) -> None:
+        self.api = SocketClient(self.url)
+        rng = random.Random(self.seed)
+        while not self.stop.is_set():
+            self.play(rng)
+
+    def play(self, rng: random.Random) -> None:
+        created = self.call(lambda api: api.create(ruleset="german-whist", seats=[{}, {}], seed=f"{self.seed}-{len(self.games)}"))
+        if created is None or created.status != 201:
+            return
+        game = Game(created.body["id"])
+        self.games.append(game)
+        tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+        while not self.stop.is_set():
+            spectator = self.call(lambda api: api.view(game.id))
+            if spectator is None or spectator.body["status"] != "active":
+                return
+            seat = spectator.body["to_act"][0]
+            view = self.call(lambda api: api.view(game.id, tokens[seat]))
+            if view is None:
+                return
+            action = rng.choice(view.body["legal_actions"])
+            key = uuid.uuid4().hex
+            game.keys += 1
+            acted = self.call(lambda api: api.act(game.id, action, tokens[seat], **{"Idempotency-Key": key}))
+            if acted is None:
+                return  # stopped before an answer: this last key's outcome is unknown
+            if acted.status == 200:
+                game.acknowledged[acted.body["version"]] = (seat, action)
+            time.sleep(0.01)
+
+
+def first_answer_after(players: list[Player], moment: float) -> float:
+    return min((when for player in players for when in player.answered_at if when > moment), default=float("inf")) - moment
+
+
+def test_koz_serve_survives_its_redis_killed_and_stalled_during_play_losing_and_doubling_nothing(tmp_path):
+    service = Service(tmp_path / "koz-data", **FAST_FAULTS)
+    stop = threading.Event()
+    players = [Player(service.url, f"faults-{n}", stop) for n in range(4)]
+    try:
+        for player in players:
+            player.start()
+        time.sleep(1.5)
+        killed_pid = service.redis_pid
+        os.kill(killed_pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        time.sleep(3)
+        assert service.redis_pid != killed_pid, "the embedded redis-server was not restarted"
+        recovered_after_kill = first_answer_after(players, killed_at)
+        stalled_pid = service.redis_pid
+        os.kill(stalled_pid, signal.SIGSTOP)
+        time.sleep(3)
+        os.kill(stalled_pid, signal.SIGCONT)
+        resumed_at = time.monotonic()
+        time.sleep(2)
+        recovered_after_stall = first_answer_after(players, resumed_at)
+    finally:
+        stop.set()
+        for player in players:
+            player.join(30)
+    try:
+        assert recovered_after_kill < 5 and recovered_after_stall < 3
+        api = SocketClient(service.url)
+        assert api.request("GET", "/healthz").status == 200
+        for player in players:
+            assert player.unexpected == []
+            for game in player.games:
+                events = api.whole_history(game.id)["events"]
+                applied = {event["version"]: (event["seat"], event["action"]) for event in events if event["type"] == "action"}
+                assert len(applied) == sum(1 for event in events if event["type"] == "action")
+                # every acknowledged action is there, at its version
+                assert {version: applied.get(version) for version in game.acknowledged} == game.acknowledged
+                # and nothing else: each key was retried until acknowledged (all but perhaps the
+                # last, cut off by the end of the test), so none was applied twice
+                assert len(game.acknowledged) <= len(applied) <= game.keys
+                assert game.keys - len(game.acknowledged) <= 1
+        api.close()
+    finally:
+        assert service.stop() == 0
+
+
+def test_healthz_fails_when_the_embedded_redis_died_and_cannot_be_restarted(tmp_path):
+    data_dir = tmp_path / "koz-data"
+    service = Service(data_dir, **FAST_FAULTS)
+    try:
+        api = SocketClient(service.url)
+        assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
+        assert api.request("GET", "/healthz").status == 200
+        pid = service.redis_pid
+        os.kill(pid, signal.SIGKILL)
+        (data_dir / "koz.aof").write_bytes(b"this is no append-only file\r\n")  # the server will refuse it
+        deadline = time.monotonic() + 30
+        while (health := api.request("GET", "/healthz")).status == 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert (health.status, health.code) == (503, "storage_failed")
+        api.close()
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    service = Service(tmp_path_factory.mktemp("edge") / "koz-data", **FAST_FAULTS)
+    yield service
+    service.stop()
+
+
+def raw_request(service: Service, data: bytes) -> tuple[int, dict[str, str], dict]:
+    """Send bytes as they are; the status, headers and JSON body of the answer."""
+    with socket.create_connection(("127.0.0.1", service.port), timeout=10) as connection:
+        connection.sendall(data)
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer) < answer.index(b"\r\n\r\n") + 4 + content_length(answer):
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, json.loads(body)
+
+
+def content_length(answer: bytes) -> int:
+    for line in answer.split(b"\r\n\r\n")[0].split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return int(line.split(b":")[1])
+    return 0
+
+
+@pytest.mark.parametrize(
+    "data, status, code",
+    [
+        (b"GET /v1/games/" + b"a" * 10_000 + b" HTTP/1.1\r\nHost: koz\r\n\r\n", 414, "uri_too_long"),
+        (b"GET /healthz HTTP/1.1\r\nHost: koz\r\nX-Padding: " + b"p" * 9_000 + b"\r\n\r\n", 431, "headers_too_large"),
+        (b"GET /v1/games/\xff\xfe HTTP/1.1\r\nHost: koz\r\n\r\n", 400, "malformed_request"),
+    ],
+    ids=["10 KB request line", "9 KB header", "raw 0xFF bytes in the path"],
+)
+def test_what_the_http_server_refuses_itself_is_answered_as_problem_json(served, data, status, code):
+    answered, headers, body = raw_request(served, data)
+    assert (answered, body["code"], body["status"]) == (status, code, status)
+    assert headers["Content-Type"] == "application/problem+json"
+    assert headers["X-Request-ID"]
+
+
+def chunked(body: bytes, size: int = 4000) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size]) for i in range(0, len(body), size)) + b"0\r\n\r\n"
+
+
+def test_a_chunked_body_over_the_limit_answers_413(served):
+    body = json.dumps({"ruleset": "german-whist", "seed": "x" * 20_000}).encode()
+    head = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answered, headers, problem = raw_request(served, head + chunked(body))
+    assert (answered, problem["code"]) == (413, "payload_too_large")
+
+
+def test_a_chunked_body_within_the_limit_is_read_whole(served):
+    body = json.dumps({"ruleset": "german-whist", "seats": [{"name": "x" * 40}, {}]}).encode()
+    head = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answered, _, created = raw_request(served, head + chunked(body, size=7))
+    assert answered == 201 and created["seats"][0]["name"] == "x" * 40
+
+
+def test_every_log_line_of_koz_serve_is_json_and_each_request_line_has_its_request_id(served):
+    api = SocketClient(served.url)
+    api.request("GET", "/healthz", headers={"X-Request-ID": "operator-trace-1"})
+    api.close()
+    time.sleep(0.2)
+    lines = [json.loads(line) for line in Path(served.log).read_text().splitlines() if line.strip()]
+    requests = [line for line in lines if line["message"] == "request"]
+    assert any(line["request_id"] == "operator-trace-1" and line["route"] == "/healthz" for line in requests)
+    assert all(line["request_id"] for line in requests)
