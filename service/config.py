@@ -23,6 +23,8 @@ class Settings:
     reply_wait_seconds: float = 2.0
     #: an event stream sends a comment this often, so that proxies keep an idle stream open
     stream_heartbeat_seconds: float = 15.0
+    #: an event stream ends after this long; the client reconnects with Last-Event-ID, losing nothing
+    stream_max_seconds: float = 3600.0
     #: a computer move a worker took and did not finish in this time is taken over by another
     job_claim_seconds: float = 10.0
     #: when a human may act in the same moment as a computer player, the computer waits this long
@@ -74,6 +76,7 @@ class Settings:
             reply_wait_seconds=number("KOZ_REPLY_WAIT_SECONDS", defaults.reply_wait_seconds),
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
             or defaults.stream_heartbeat_seconds,
+            stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,

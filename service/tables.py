@@ -544,6 +544,8 @@ class Tables:
         commit = self.store.commit(
             game_id, start, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table), schedule=schedule
         )
+        if commit.written:
+            table.committed()
         return commit.written
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:

@@ -328,3 +328,18 @@ def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, 
     finally:
         for stream in streams:
             stream.close()
+
+
+def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(api):
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, stream_max_seconds=0.5), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    last = stream.next().id
+    assert stream.ended.wait(5), "the stream outlived its longest time"
+    play(api, game_id, tokens, random.Random(5), count=2)  # while the client is away
+    again = Stream(app.test_client(), game_id, tokens[0], headers={"Last-Event-ID": str(last)})
+    try:
+        assert [(message.kind, message.id) for message in again.until_view(2)] == [("history", 1), ("history", 2), ("view", 2)]
+    finally:
+        again.close()

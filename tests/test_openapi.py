@@ -56,8 +56,8 @@ def test_every_error_response_is_problem_json():
                     assert list(response["content"]) == ["application/problem+json"], (path, method, status)
 
 
-# no worker runs: a human's action answers at once, without waiting for computer replies
-fuzzed_app = create_app(make_settings(reply_wait_seconds=0), redis=fakeredis.FakeRedis())
+# no worker runs (a human's action answers at once), and an event stream ends soon
+fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
 schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
 
 

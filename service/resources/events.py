@@ -20,6 +20,7 @@ subscription (``service/announcements.py``).
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Iterator
 
 from flask import Response
@@ -58,7 +59,9 @@ A `text/event-stream`. Messages, each with `id` = the version it belongs to:
 - `event: view`, data `GameView`: the viewer's view at version `v`;
 - `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
 
-Comment lines (`: heartbeat`) keep an idle stream open."""
+Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
+(`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID`, as EventSource does, and nothing is
+lost."""
 
 
 class EventsQuerySchema(Schema):
@@ -93,7 +96,17 @@ def message(kind: str, version: int, data: Any) -> str:
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
 @blp.doc(
     security=SEAT_TOKEN_OPTIONAL,
-    responses={"200": {"content": {"text/event-stream": {"schema": {"type": "string"}, "example": EXAMPLE}}}},
+    responses={
+        "200": {
+            "content": {
+                "text/event-stream": {
+                    # what each message's data is: a JSON object (see the description)
+                    "schema": {"type": "object", "description": "A message's `data`: a GameView, or a history or reveal message"},
+                    "example": EXAMPLE,
+                }
+            }
+        }
+    },
 )
 def get_game_events(query: dict[str, Any], resume: dict[str, Any], game_id: str):
     """Follow a game (Server-Sent Events).
@@ -122,6 +135,7 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
     """The messages for ``seat`` from ``table`` on: the history after ``after`` (None: none), the
     view, then the same at each new version, until the match is over."""
     heartbeat = koz.settings.stream_heartbeat_seconds
+    ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
     while True:
         if after is not None and after < table.version:
@@ -132,7 +146,9 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
             return
         after = table.version
-        while (version := koz.wait_for_version(table.id, after, heartbeat)) == after:
+        while (version := koz.wait_for_version(table.id, after, min(heartbeat, max(0.0, ends - time.monotonic())))) == after:
+            if time.monotonic() >= ends:
+                return
             yield ": heartbeat\n\n"
         if version is None:  # the game expired
             return
