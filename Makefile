@@ -27,10 +27,18 @@ $(CHROMIUM):
 	fi
 
 test: $(STAMP) $(CHROMIUM)
+	$(BIN)/ruff check engine service bench tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto
 
-bench: $(STAMP)
-	$(BIN)/python bench/engine.py
+# The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.
+$(VENV)-peer/.installed:
+	$(PYTHON) -m venv $(VENV)-peer
+	$(VENV)-peer/bin/python -m pip install --quiet 'schnapsen==0.0.5'
+	touch $@
+
+bench: $(STAMP) $(VENV)-peer/.installed
+	$(BIN)/python bench/engine.py --peer
 	$(BIN)/python bench/api.py
 
 openapi: $(STAMP)

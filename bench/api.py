@@ -329,7 +329,8 @@ def measure(args: argparse.Namespace, url: str, files: int) -> list[tuple[str, s
     waiters = Waiters(url, args.waiters, args.watched_games)
     waiters.wait_until_ready(args.waiters)
     gc.freeze()  # the waiters' connections stay: keep the collector's full passes of this client short
-    row("idle waiters connected", f"{waiters.ready} ({args.waiters // 2 + args.waiters % 2} long-polls, {args.waiters // 2} streams; open-file limit {files})")
+    long_polls, streams = args.waiters // 2 + args.waiters % 2, args.waiters // 2
+    row("idle waiters connected", f"{waiters.ready} ({long_polls} long-polls, {streams} streams; open-file limit {files})")
     waited_rate, waited_latencies = run_clients(actions, clients, seconds)
     row(
         f"POST action with {args.waiters} waiters, {clients} clients",

@@ -1,20 +1,27 @@
 """Random full-deal playouts per second of the engine, per game and variant.
 
-    python bench/engine.py [--seconds 5]
+    python bench/engine.py [--seconds 5] [--peer]
 
 Each playout deals a new match and plays uniformly random legal actions until its first deal is
 over, through the public interface (legal_actions, apply); nothing is serialized.
+
+``--peer`` also runs the VU schnapsen platform (RandBot against RandBot, one game = one deal) in
+rounds interleaved with Koz's Schnapsen rounds, so that both see the same machine load, and
+prints the ratio of Koz's deals/s to the peer's games/s. The peer runs under ``--peer-python``
+(``make bench`` installs it in ``.venv-peer``: its pinned dependencies cannot share Koz's).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from engine import registry  # noqa: E402
 
@@ -24,6 +31,7 @@ VARIANTS = [
     ("sixty-six", "schnapsen", {"variant": "schnapsen"}),
     ("partnership-batak", "default", {}),
 ]
+ROUND_SECONDS = 0.25  # short rounds: Koz and the peer see the same load, on a shared machine too
 
 
 def playout(ruleset, options, seed: str, rng: random.Random) -> int:
@@ -38,21 +46,74 @@ def playout(ruleset, options, seed: str, rng: random.Random) -> int:
             return actions
 
 
+class Koz:
+    """Playouts of one variant, run a round at a time."""
+
+    def __init__(self, ruleset_id: str, raw_options: dict) -> None:
+        self.ruleset = registry.get(ruleset_id)
+        self.options = self.ruleset.parse_options(raw_options)
+        self.rng = random.Random(0)
+        self.deals = self.actions = 0
+        self.elapsed = 0.0
+
+    def round(self, seconds: float) -> None:
+        started = time.perf_counter()
+        while (elapsed := time.perf_counter() - started) < seconds:
+            self.actions += playout(self.ruleset, self.options, f"bench-{self.deals}", self.rng)
+            self.deals += 1
+        self.elapsed += elapsed
+
+
+class Peer:
+    """The schnapsen platform in its own interpreter, run a round at a time."""
+
+    def __init__(self, python: str) -> None:
+        script = str(ROOT / "bench" / "schnapsen_peer.py")
+        self.process = subprocess.Popen([python, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.games = 0
+        self.elapsed = 0.0
+
+    def round(self, seconds: float) -> None:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(f"{seconds}\n")
+        self.process.stdin.flush()
+        games, elapsed = self.process.stdout.readline().split()
+        self.games += int(games)
+        self.elapsed += float(elapsed)
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        self.process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on each variant")
+    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on each variant (and on the peer)")
+    parser.add_argument("--peer", action="store_true", help="also run the schnapsen platform, interleaved")
+    parser.add_argument("--peer-python", default=str(ROOT / ".venv-peer" / "bin" / "python"))
     args = parser.parse_args()
+    peer = Peer(args.peer_python) if args.peer else None
+    if peer:
+        peer.round(0.2)  # warm-up: imports and first games
+        peer.games, peer.elapsed = 0, 0.0
+    rounds = max(1, round(args.seconds / ROUND_SECONDS))
     print(f"{'game':18} {'variant':10} {'deals/s':>10} {'actions/s':>10}")
     for ruleset_id, label, raw_options in VARIANTS:
-        ruleset = registry.get(ruleset_id)
-        options = ruleset.parse_options(raw_options)
-        rng = random.Random(0)
-        deals = actions = 0
-        started = time.perf_counter()
-        while (elapsed := time.perf_counter() - started) < args.seconds:
-            actions += playout(ruleset, options, f"bench-{deals}", rng)
-            deals += 1
-        print(f"{ruleset_id:18} {label:10} {deals / elapsed:10.0f} {actions / elapsed:10.0f}", flush=True)
+        koz = Koz(ruleset_id, raw_options)
+        with_peer = peer is not None and label == "schnapsen"
+        for _ in range(rounds):
+            koz.round(args.seconds / rounds)
+            if with_peer:
+                peer.round(args.seconds / rounds)
+        rate = koz.deals / koz.elapsed
+        print(f"{ruleset_id:18} {label:10} {rate:10.0f} {koz.actions / koz.elapsed:10.0f}", flush=True)
+        if with_peer:
+            peer_rate = peer.games / peer.elapsed
+            print(f"{'VU schnapsen':18} {'RandBot':10} {peer_rate:10.0f}  (games/s, interleaved with the row above)")
+            print(f"{'ratio':18} {'':10} {rate / peer_rate:10.2f}  (Koz Schnapsen deals/s / peer games/s)", flush=True)
+    if peer:
+        peer.close()
 
 
 if __name__ == "__main__":

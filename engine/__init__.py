@@ -1,24 +1,39 @@
 """Koz's game engine: the rules of every game, pure Python, with no I/O.
 
-Public surface: :mod:`engine.cards` (cards and codes), :class:`Ruleset` (the interface each game
-implements), :mod:`engine.registry` (the rulesets by id), and the shared vocabulary of
-:mod:`engine.rules` (:class:`Action`, :class:`Event`, :class:`RuleError`, ...).
+Public surface: :mod:`engine.cards` (cards as numbers, hands as masks), :mod:`engine.actions`
+(one typed class per kind of action), :class:`Ruleset` and :class:`TrickTaking` (the interface
+each game implements), :mod:`engine.registry` (the games by id, each registered below in one
+line with its computer strategy), and :mod:`engine.rules` (:class:`Event`, options, results).
 """
 
 from . import registry
+from .actions import Action, Bid, Close, Declare, Exchange, Marriage, Pass, Play, Trump
 from .batak import PartnershipBatak
 from .cards import Card, Rank, Suit, cards, codes
+from .errors import Refusal, RuleError
 from .german_whist import GermanWhist
-from .rules import Action, Event, MatchResult, Option, Refusal, RuleError
-from .ruleset import Match, Ruleset, replay
+from .players.batak import BatakStrategy
+from .players.german_whist import GermanWhistStrategy
+from .players.sixty_six import SixtySixStrategy
+from .rules import Event, MatchResult, Option
+from .ruleset import Match, Ruleset, TrickTaking, replay
 from .sixty_six import SixtySix
 
-registry.register(GermanWhist())
-registry.register(PartnershipBatak())
-registry.register(SixtySix())
+registry.register(GermanWhist(), GermanWhistStrategy())
+registry.register(PartnershipBatak(), BatakStrategy())
+registry.register(SixtySix(), SixtySixStrategy())
 
 __all__ = [
     "Action",
+    "Bid",
+    "Close",
+    "Declare",
+    "Exchange",
+    "Marriage",
+    "Pass",
+    "Play",
+    "Trump",
+    "TrickTaking",
     "Card",
     "Event",
     "Match",

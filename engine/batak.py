@@ -25,29 +25,22 @@ Events (``type`` and fields; every one is public except ``dealt``):
   complete.
 - ``deal_result``: the deal result (see :meth:`PartnershipBatak._finish_deal`) and ``scores``.
 - ``match_result``: ``winners``, ``scores``.
+
+Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules of
+card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the scoring
+:func:`deal_points`; the computer players call them too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from .cards import FULL_DECK, Card, Suit, codes
-from .rules import (
-    Action,
-    DealRecord,
-    Event,
-    Option,
-    Refusal,
-    RuleError,
-    Trick,
-    deal_opened,
-    illegal,
-    play,
-    public,
-    replace_at,
-)
-from .ruleset import Match, Ruleset
+from .actions import Action, Bid, Pass, Play, Trump
+from .cards import STANDARD, Suit, mask_of
+from .errors import Refusal, RuleError, illegal
+from .rules import DealRecord, Event, Option, Trick, deal_opened, public
+from .ruleset import Match, TrickTaking
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -56,11 +49,18 @@ MIN_BID, MAX_BID = 8, 13
 ALL_PASSED_CONTRACT = 7  # the contract of the seat after the dealer when all four pass
 TEAMS = ((0, 2), (1, 3))  # North–South, East–West
 
+DECK = STANDARD
+RANKS = 13
+SUIT_MASKS = DECK.suit_masks
+ABOVE = DECK.above
+SUITS = tuple(Suit)
+
 # Every action this game can offer, built once: legal_actions runs on every move.
-PLAYS = {card: play(card) for card in FULL_DECK}
-BIDS = {value: Action("bid", value=value) for value in range(MIN_BID, MAX_BID + 1)}
-PASS = Action("pass")
-TRUMPS = tuple(Action("trump", suit=suit) for suit in Suit)
+PLAYS = tuple(Play(card) for card in DECK.cards)
+plays_of = DECK.selector(PLAYS)
+BIDS = {value: Bid(value) for value in range(MIN_BID, MAX_BID + 1)}
+PASS = Pass()
+TRUMPS = tuple(Trump(suit) for suit in Suit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,14 +134,13 @@ class Auction:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class BatakState:
+class BatakState(NamedTuple):
     match: Match
-    hands: tuple[frozenset[Card], ...]
+    hands: tuple[int, ...]  # masks
     auction: Auction
     declarer: int | None = None  # set when the auction closes
     contract: int | None = None  # the winning bid, or 7 when all passed
-    trump: Suit | None = None
+    trump: int | None = None  # suit number
     trick: Trick | None = None  # the trick being played; None until trump is named
     won: tuple[int, ...] = (0,) * SEATS  # tricks won per seat this deal
     trump_broken: bool = False  # a trump was played to an earlier, completed trick
@@ -163,46 +162,41 @@ class BatakState:
         return sum(self.won) + 1
 
 
-def legal_cards(hand: frozenset[Card], played: tuple[Card, ...], trump: Suit, may_lead_trump: bool) -> frozenset[Card]:
-    """The cards of ``hand`` that may be played to a trick already holding ``played`` (rules 1-4).
+def beats(card: int, win: int, trump: int) -> bool:
+    """Whether ``card`` takes the trick from ``win``, the card winning it so far."""
+    if card // RANKS == win // RANKS:
+        return card > win
+    return card // RANKS == trump
+
+
+def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
+    """The card winning a trick so far and its seat; (-1, -1) before the lead."""
+    win = winner = -1
+    for offset, card in enumerate(trick):
+        if offset == 0 or beats(card, win, trump):
+            win, winner = card, (leader + offset) % SEATS
+    return win, winner
+
+
+def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
+    """The cards of ``hand`` that may be played (rules 1-4) to a trick whose suit led is ``led``
+    and whose winning card so far is ``win``; ``led`` is -1 for a lead.
 
     ``may_lead_trump``: trump is broken, or the option lifts the restriction on leading it.
     """
-    if not played:
-        if may_lead_trump:
-            return hand
-        side = frozenset(card for card in hand if card.suit is not trump)
-        return side or hand  # a hand of only trumps may lead one
-    led = played[0].suit
-    following = [card for card in hand if card.suit is led]
+    if led < 0:
+        return hand if may_lead_trump else hand & ~SUIT_MASKS[trump] or hand  # only trumps: lead one
+    following = hand & SUIT_MASKS[led]
     if following:
-        if led is not trump and any(card.suit is trump for card in played):
-            return frozenset(following)  # the trick is trumped: any card of the led suit
-        return _higher_or_all(following, played, led)
-    trumps = [card for card in hand if card.suit is trump]
+        if win // RANKS != led:  # the trick is trumped: any card of the suit led
+            return following
+        return following & ABOVE[win] or following
+    trumps = hand & SUIT_MASKS[trump]
     if trumps:
-        return _higher_or_all(trumps, played, trump)
+        if win // RANKS == trump:
+            return trumps & ABOVE[win] or trumps
+        return trumps
     return hand
-
-
-def _higher_or_all(candidates: list[Card], played: tuple[Card, ...], suit: Suit) -> frozenset[Card]:
-    """The candidates that beat every card of ``suit`` in the trick, or all of them if none does."""
-    top = max((card.rank for card in played if card.suit is suit), default=0)
-    higher = [card for card in candidates if card.rank > top]
-    return frozenset(higher or candidates)
-
-
-def trick_winner(trick: Trick, trump: Suit) -> int:
-    """The seat that wins a complete trick: the highest trump, else the highest of the suit led."""
-    led = trick.cards[0].suit
-
-    def strength(card: Card) -> int:
-        if card.suit is trump:
-            return 100 + card.rank
-        return card.rank if card.suit is led else 0
-
-    best = max(range(SEATS), key=lambda i: strength(trick.cards[i]))
-    return (trick.leader + best) % SEATS
 
 
 def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
@@ -218,7 +212,7 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
     return declaring, defending
 
 
-class PartnershipBatak(Ruleset[BatakState]):
+class PartnershipBatak(TrickTaking[BatakState]):
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (
@@ -227,6 +221,26 @@ class PartnershipBatak(Ruleset[BatakState]):
         {"en": "North", "tr": "Kuzey"},
         {"en": "West", "tr": "Batı"},
     )
+    deck = DECK
+    action_kinds = (Bid, Pass, Trump, Play)
+    refusal_codes = {
+        "not_in_auction": "the seat passed and is out of the auction for this deal",
+        "dummy_cannot_act": "the dummy's cards are played by the declarer",
+        "not_declarer": "only the declarer names trump",
+        "auction_in_progress": "the auction is not over: bid or pass",
+        "auction_over": "the auction is over: no more bids or passes",
+        "bid_out_of_range": "a bid is a number from 8 to 13",
+        "bid_too_low": "a bid must be higher than the highest bid so far",
+        "trump_not_named": "the declarer names trump before the first card is played",
+        "trump_already_named": "trump is named once",
+        "illegal_action": "an action of a kind this phase does not have",
+        "card_not_in_hand": "the card is not in the hand to play from",
+        "trump_not_broken": "trump may not be led before it is broken, unless only trumps are held",
+        "must_follow_suit": "a seat holding the suit led must follow it",
+        "must_beat": "a seat following must beat the highest card of the suit led if it can",
+        "must_trump": "a seat void in the suit led must trump",
+        "must_overtrump": "a seat trumping must beat the highest trump in the trick if it can",
+    }
     options = (
         Option(
             "target",
@@ -254,51 +268,63 @@ class PartnershipBatak(Ruleset[BatakState]):
 
     # --- creation ---------------------------------------------------------------------------
 
-    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[BatakState, tuple[Event, ...]]:
-        return self._deal(Match.start(options, seed, SEATS))
-
-    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> list[tuple[int, ...]]:
         """Cards go one at a time round the table, from the seat after the dealer; no stock."""
-        cards = shuffled_deck(match.seed, deal_number, FULL_DECK)
+        cards = shuffled_deck(match.seed, deal_number, range(52))
         first = (dealer + 1) % SEATS
-        hands: list[tuple[Card, ...]] = [()] * SEATS
+        hands: list[tuple[int, ...]] = [()] * SEATS
         for offset in range(SEATS):
             hands[(first + offset) % SEATS] = tuple(cards[offset::SEATS])
-        return DealRecord(dealer, tuple(hands))
+        return hands
 
-    def _deal(self, match: Match) -> tuple[BatakState, tuple[Event, ...]]:
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        card = DECK.cards
+        return DealRecord(dealer, tuple(tuple(card[n] for n in hand) for hand in self._dealt(match, deal_number, dealer)))
+
+    def deal(self, match: Match) -> tuple[BatakState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
         opener = (dealer + 1) % SEATS
-        state = BatakState(match=match, hands=tuple(frozenset(hand) for hand in record.hands), auction=Auction(opener))
-        return state, tuple(deal_opened(match.deal_number, dealer, record.hands, first_bidder=opener))
+        hands = tuple(mask_of(hand) for hand in self._dealt(match, match.deal_number, dealer))
+        state = BatakState(match=match, hands=hands, auction=Auction(opener))
+        return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK, first_bidder=opener))
 
     # --- play -------------------------------------------------------------------------------
 
     def to_act(self, state: BatakState) -> tuple[int, ...]:
         if state.match.result is not None:
             return ()
-        if state.declarer is None:
+        trick, declarer = state.trick, state.declarer
+        if trick is not None and declarer is not None:
+            turn = (trick.leader + len(trick.cards)) % SEATS
+            # In the dummy's turn the declarer chooses the card.
+            return (declarer,) if turn == (declarer + 2) % SEATS else (turn,)
+        if declarer is None:
             return (state.auction.to_bid,)
-        if state.trick is None:
-            return (state.declarer,)
-        turn = (state.trick.leader + len(state.trick.cards)) % SEATS
-        # In the dummy's turn the declarer chooses the card.
-        return (state.declarer,) if turn == state.dummy else (turn,)
+        return (declarer,)
 
     def legal_actions(self, state: BatakState, seat: int) -> tuple[Action, ...]:
+        trick = state.trick
+        if trick is not None and state.match.result is None:  # card play: the common case, first
+            turn = (trick.leader + len(trick.cards)) % SEATS
+            if seat != (state.declarer if turn == state.dummy else turn):
+                return ()
+            return plays_of(self._legal_mask(state, turn))
         if seat not in self.to_act(state):
             return ()
         if state.declarer is None:
             return tuple(BIDS[value] for value in range(state.auction.lowest_bid(), MAX_BID + 1)) + (PASS,)
-        if state.trump is None:
-            return TRUMPS
-        return tuple(PLAYS[card] for card in sorted(self._legal_cards(state)))
+        return TRUMPS
 
-    def _legal_cards(self, state: BatakState) -> frozenset[Card]:
-        assert state.trick is not None and state.trump is not None and state.turn is not None
+    def _legal_mask(self, state: BatakState, turn: int) -> int:
+        """The legal cards of ``turn``, the seat whose card is next."""
+        trick, trump = state.trick, state.trump
+        assert trick is not None and trump is not None
         may_lead_trump = state.trump_broken or state.match.options["trump_lead_before_broken"]
-        return legal_cards(state.hands[state.turn], state.trick.cards, state.trump, may_lead_trump)
+        if not trick.cards:
+            return legal_mask(state.hands[turn], -1, -1, trump, may_lead_trump)
+        win, _ = winning(trick.leader, trick.cards, trump)
+        return legal_mask(state.hands[turn], trick.cards[0] // RANKS, win, trump, may_lead_trump)
 
     def turn_refusal(self, state: BatakState, seat: int) -> RuleError:
         if state.declarer is None:
@@ -315,65 +341,72 @@ class PartnershipBatak(Ruleset[BatakState]):
             return RuleError("not_declarer", "only the declarer names trump", Refusal.NOT_YOUR_TURN)
         return super().turn_refusal(state, seat)
 
-    def explain_illegal(self, state: BatakState, seat: int, action: Action) -> RuleError:
+    def refuse_kind(self, state: BatakState, action: Action) -> RuleError:
         if state.declarer is None:
-            if action.type == "bid" and action.value is not None:
-                return self._explain_bid(state.auction, action.value)
             return illegal("auction_in_progress", "the auction is not over: bid or pass")
-        if action.type in ("bid", "pass"):
+        return super().refuse_kind(state, action)
+
+    def verify_bid(self, state: BatakState, seat: int, action: Bid) -> RuleError | None:
+        if state.declarer is not None:
             return illegal("auction_over", "the auction is over")
-        if state.trump is None:
-            if action.type == "play":
-                return illegal("trump_not_named", "the declarer names trump before the first card is played")
-            return illegal("illegal_action", "name trump with one of the suits C, D, H, S")
-        if action.type == "trump":
-            return illegal("trump_already_named", f"trump is {state.trump.names['en'].lower()} already")
-        if action.type == "play" and action.card is not None:
-            return self._explain_play(state, seat, action.card)
-        return illegal("illegal_action", "play a card")
-
-    @staticmethod
-    def _explain_bid(auction: Auction, value: int) -> RuleError:
-        if not MIN_BID <= value <= MAX_BID:
+        if not MIN_BID <= action.value <= MAX_BID:
             return illegal("bid_out_of_range", f"a bid is a number from {MIN_BID} to {MAX_BID}")
-        return illegal("bid_too_low", f"a bid must be higher than {auction.high_bid}, the highest bid so far")
+        if action.value < state.auction.lowest_bid():
+            return illegal("bid_too_low", f"a bid must be higher than {state.auction.high_bid}, the highest bid so far")
+        return None
 
-    def _explain_play(self, state: BatakState, seat: int, card: Card) -> RuleError:
+    def verify_pass(self, state: BatakState, seat: int, action: Pass) -> RuleError | None:
+        if state.declarer is not None:
+            return illegal("auction_over", "the auction is over")
+        return None
+
+    def verify_trump(self, state: BatakState, seat: int, action: Trump) -> RuleError | None:
+        if state.declarer is None:
+            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+        if state.trump is not None:
+            return illegal("trump_already_named", f"trump is {SUITS[state.trump].names['en'].lower()} already")
+        return None
+
+    def verify_play(self, state: BatakState, seat: int, action: Play) -> RuleError | None:
         """The rule a card outside the legal ones breaks (checked in the order of rules 1-4)."""
-        assert state.trick is not None and state.trump is not None and state.turn is not None
-        hand = state.hands[state.turn]
-        if card not in hand:
-            whose = "your hand" if state.turn == seat else f"the open hand of {self.seat_names[state.turn]['en']}"
-            return illegal("card_not_in_hand", f"{card} is not in {whose}")
-        trump = state.trump.names["en"].lower()
-        if not state.trick.cards:
+        if state.declarer is None:
+            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+        if state.trump is None or state.trick is None or state.turn is None:
+            return illegal("trump_not_named", "the declarer names trump before the first card is played")
+        card = action.card.index
+        turn, trick = state.turn, state.trick
+        hand = state.hands[turn]
+        if not hand >> card & 1:
+            whose = "your hand" if turn == seat else f"the open hand of {self.seat_names[turn]['en']}"
+            return illegal("card_not_in_hand", f"{action.card} is not in {whose}")
+        if self._legal_mask(state, turn) >> card & 1:
+            return None
+        trump = SUITS[state.trump].names["en"].lower()
+        if not trick.cards:
             message = f"{trump} may not be led before trump is broken, unless only trumps are held"
             return illegal("trump_not_broken", message)
-        led = state.trick.cards[0].suit
-        led_name = led.names["en"].lower()
-        if any(held.suit is led for held in hand):
-            if card.suit is not led:
+        led = trick.cards[0] // RANKS
+        led_name = SUITS[led].names["en"].lower()
+        if hand & SUIT_MASKS[led]:
+            if card // RANKS != led:
                 return illegal("must_follow_suit", f"{led_name} was led and must be followed")
             return illegal("must_beat", f"you hold {led_name} higher than every one in the trick and must play one")
-        if card.suit is not state.trump:
+        if card // RANKS != state.trump:
             return illegal("must_trump", f"void in {led_name}, a trump ({trump}) must be played")
         return illegal("must_overtrump", "a trump higher than every trump in the trick must be played")
 
-    def perform(self, state: BatakState, seat: int, action: Action) -> tuple[BatakState, tuple[Event, ...]]:
-        if action.type == "play":
-            assert action.card is not None
-            return self._play(state, action.card)
-        if action.type == "trump":
-            assert action.suit is not None
-            return self._name_trump(state, action.suit)
+    def perform_bid(self, state: BatakState, seat: int, action: Bid) -> tuple[BatakState, tuple[Event, ...]]:
         return self._call(state, seat, action.value)
+
+    def perform_pass(self, state: BatakState, seat: int, action: Pass) -> tuple[BatakState, tuple[Event, ...]]:
+        return self._call(state, seat, None)
 
     def _call(self, state: BatakState, seat: int, bid: int | None) -> tuple[BatakState, tuple[Event, ...]]:
         auction = state.auction.after(seat, bid)
         if auction.is_open:
-            return replace(state, auction=auction), ()
+            return state._replace(auction=auction), ()
         declarer, contract = auction.outcome()
-        state = replace(state, auction=auction, declarer=declarer, contract=contract)
+        state = state._replace(auction=auction, declarer=declarer, contract=contract)
         event = public(
             "contract",
             declarer=declarer,
@@ -383,38 +416,45 @@ class PartnershipBatak(Ruleset[BatakState]):
         )
         return state, (event,)
 
-    def _name_trump(self, state: BatakState, suit: Suit) -> tuple[BatakState, tuple[Event, ...]]:
-        assert state.declarer is not None and state.dummy is not None
-        state = replace(state, trump=suit, trick=Trick(leader=state.declarer))
+    def perform_trump(self, state: BatakState, seat: int, action: Trump) -> tuple[BatakState, tuple[Event, ...]]:
+        declarer, dummy = state.declarer, state.dummy
+        assert declarer is not None and dummy is not None
+        state = state._replace(trump=SUITS.index(action.suit), trick=Trick(leader=declarer))
         events = (
-            public("trump", seat=state.declarer, suit=suit.value),
-            public("open_hand", seat=state.dummy, hand=codes(sorted(state.hands[state.dummy]))),
+            public("trump", seat=declarer, suit=action.suit.value),
+            public("open_hand", seat=dummy, hand=DECK.codes(state.hands[dummy])),
         )
         return state, events
 
-    def _play(self, state: BatakState, card: Card) -> tuple[BatakState, tuple[Event, ...]]:
-        turn = state.turn
-        assert turn is not None and state.trick is not None
-        hands = replace_at(state.hands, turn, state.hands[turn] - {card})
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        state = replace(state, hands=hands, trick=trick)
+    def perform_play(self, state: BatakState, seat: int, action: Play) -> tuple[BatakState, tuple[Event, ...]]:
+        trick = state.trick
+        assert trick is not None
+        turn = (trick.leader + len(trick.cards)) % SEATS
+        card = action.card.index
+        hands = list(state.hands)
+        hands[turn] &= ~(1 << card)
+        trick = Trick(trick.leader, trick.cards + (card,))
         if len(trick.cards) < SEATS:
-            return state, ()
-        return self._finish_trick(state)
+            return BatakState(
+                state.match, tuple(hands), state.auction, state.declarer, state.contract, state.trump, trick,
+                state.won, state.trump_broken, state.last_trick,
+            ), ()
+        return self._finish_trick(state, tuple(hands), trick)
 
-    def _finish_trick(self, state: BatakState) -> tuple[BatakState, tuple[Event, ...]]:
-        assert state.trick is not None and state.trump is not None
-        winner = trick_winner(state.trick, state.trump)
-        done = replace(state.trick, winner=winner)
-        events: list[Event] = [public("trick", number=state.trick_number, **done.to_json(SEATS))]
-        state = replace(
-            state,
-            won=replace_at(state.won, winner, state.won[winner] + 1),
-            trick=Trick(leader=winner),
-            last_trick=done,
-            trump_broken=state.trump_broken or any(card.suit is state.trump for card in done.cards),
+    def _finish_trick(self, state: BatakState, hands: tuple[int, ...], trick: Trick) -> tuple[BatakState, tuple[Event, ...]]:
+        trump = state.trump
+        assert trump is not None
+        _, winner = winning(trick.leader, trick.cards, trump)
+        done = Trick(trick.leader, trick.cards, winner)
+        events: list[Event] = [self.trick_event(done, state.trick_number)]
+        won = list(state.won)
+        won[winner] += 1
+        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
+        state = BatakState(
+            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(winner),
+            tuple(won), broken, done,
         )
-        if any(state.hands):
+        if any(hands):
             return state, tuple(events)
         return self._finish_deal(state, events)
 
@@ -428,41 +468,36 @@ class PartnershipBatak(Ruleset[BatakState]):
         ``points`` (per seat; partners score the same) and ``team_points``.
         """
         assert state.declarer is not None and state.contract is not None and state.trump is not None
-        match = state.match
         declaring = state.declarer % 2
         team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
         declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
         team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
+        points = [team_points[seat % 2] for seat in range(SEATS)]
         result = {
-            "deal": match.deal_number,
+            "deal": state.match.deal_number,
             "declarer": state.declarer,
             "dummy": state.dummy,
             "contract": state.contract,
-            "trump": state.trump.value,
+            "trump": SUITS[state.trump].value,
             "tricks": list(state.won),
             "team_tricks": team_tricks,
             "made": team_tricks[declaring] >= state.contract,
             "sweep": team_tricks.index(TRICKS) if TRICKS in team_tricks else None,
-            "points": [team_points[seat % 2] for seat in range(SEATS)],
+            "points": points,
             "team_points": team_points,
         }
-        match = match.after_deal(result["points"], result)
-        events.append(public("deal_result", **result, scores=list(match.scores)))
+        return self.end_deal(state, events, result, points)
+
+    def match_winners(self, match: Match) -> list[int] | None:
+        """A made bid of 13 ends the match at once; else the higher total once one reaches the target."""
+        last = match.last_deal
+        assert last is not None
         totals = (match.scores[0], match.scores[1])
-        if state.contract == MAX_BID and result["made"]:
-            winner: int | None = declaring  # a bid of 13 made ends the match at once
-        elif max(totals) >= match.options["target"] and totals[0] != totals[1]:
-            winner = 0 if totals[0] > totals[1] else 1
-        else:
-            winner = None
-        if winner is not None:
-            match = match.finish(TEAMS[winner])
-            events.append(public("match_result", winners=list(match.result.winners), scores=list(match.scores)))
-            return replace(state, match=match), tuple(events)
-        # The new deal starts without a last trick: its cards now lie in concealed hands, so a view
-        # must not show them (the trick stays in the history).
-        next_state, deal_events = self._deal(match.next_deal())
-        return next_state, tuple(events) + deal_events
+        if last["contract"] == MAX_BID and last["made"]:
+            return list(TEAMS[last["declarer"] % 2])
+        if max(totals) >= match.options["target"] and totals[0] != totals[1]:
+            return list(TEAMS[0 if totals[0] > totals[1] else 1])
+        return None
 
     # --- views ------------------------------------------------------------------------------
 
@@ -486,25 +521,25 @@ class PartnershipBatak(Ruleset[BatakState]):
             role = "declarer" if seat == state.declarer else "dummy" if seat == dummy else "defender"
         playing = state.trick is not None and state.match.result is None
         return {
-            "hand": codes(sorted(state.hands[seat])) if seat is not None else None,
-            "hand_sizes": [len(hand) for hand in state.hands],
+            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
             "teams": [list(team) for team in TEAMS],
             "auction": state.auction.to_json(),
             "declarer": state.declarer,
             "dummy": dummy,
             "contract": state.contract,
             "role": role,
-            "trump": state.trump.value if state.trump else None,
+            "trump": SUITS[state.trump].value if state.trump is not None else None,
             "trump_broken": state.trump_broken,
             "open_hand": (
-                {"seat": dummy, "label": dict(self.seat_names[dummy]), "cards": codes(sorted(state.hands[dummy]))}
+                {"seat": dummy, "label": dict(self.seat_names[dummy]), "cards": DECK.codes(state.hands[dummy])}
                 if state.trump is not None and dummy is not None
                 else None
             ),
             "turn": state.turn,
             "trick_number": state.trick_number if playing else None,
-            "trick": state.trick.to_json(SEATS) if state.trick else None,
-            "last_trick": state.last_trick.to_json(SEATS) if state.last_trick else None,
+            "trick": state.trick.to_json(SEATS, DECK) if state.trick else None,
+            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
             "tricks_won": list(state.won),
             "team_tricks": [state.won[0] + state.won[2], state.won[1] + state.won[3]],
         }
@@ -514,13 +549,13 @@ class PartnershipBatak(Ruleset[BatakState]):
     def dump_deal(self, state: BatakState) -> dict[str, Any]:
         """The deal; the auction's opener, declarer and contract follow from the dealer and calls."""
         return {
-            "hands": [codes(sorted(hand)) for hand in state.hands],
+            "hands": [DECK.codes(hand) for hand in state.hands],
             "calls": [[seat, bid] for seat, bid in state.auction.calls],
-            "trump": state.trump.value if state.trump else None,
-            "trick": state.trick.dump() if state.trick else None,
+            "trump": SUITS[state.trump].value if state.trump is not None else None,
+            "trick": state.trick.dump(DECK) if state.trick else None,
             "won": list(state.won),
             "trump_broken": state.trump_broken,
-            "last_trick": state.last_trick.dump() if state.last_trick else None,
+            "last_trick": state.last_trick.dump(DECK) if state.last_trick else None,
         }
 
     def load_deal(self, match: Match, doc: Mapping[str, Any]) -> BatakState:
@@ -528,13 +563,13 @@ class PartnershipBatak(Ruleset[BatakState]):
         declarer, contract = (None, None) if auction.is_open else auction.outcome()
         return BatakState(
             match=match,
-            hands=tuple(frozenset(map(Card.parse, hand)) for hand in doc["hands"]),
+            hands=tuple(DECK.mask(hand) for hand in doc["hands"]),
             auction=auction,
             declarer=declarer,
             contract=contract,
-            trump=Suit(doc["trump"]) if doc["trump"] else None,
-            trick=Trick.load(doc["trick"]),
+            trump=SUITS.index(Suit(doc["trump"])) if doc["trump"] else None,
+            trick=Trick.load(doc["trick"], DECK) if doc["trick"] else None,
             won=tuple(doc["won"]),
             trump_broken=doc["trump_broken"],
-            last_trick=Trick.load(doc["last_trick"]),
+            last_trick=Trick.load(doc["last_trick"], DECK) if doc["last_trick"] else None,
         )

@@ -1,14 +1,21 @@
-"""Playing cards: suits, ranks, cards and their text codes.
+"""Playing cards: suits, ranks, cards and their text codes; cards as numbers and sets as masks.
 
 A card's code is its rank then its suit: ``AS`` (ace of spades), ``TD`` (ten of diamonds),
 ``9H``, ``QC``. Every card is interned, so ``Card.parse("QS") is Card.parse("QS")``.
-The order of ranks is a game's business: each ruleset ranks cards its own way.
+
+Rules and computer players work on one representation: a :class:`Deck` numbers a game's cards
+suit by suit (clubs, diamonds, hearts, spades), from the weakest to the strongest of each suit
+in that game, and a set of cards is an int whose set bits are their numbers. Within a suit a
+higher number is a stronger card, so "the cards that beat this one" is a mask
+(:attr:`Deck.above`). :data:`STANDARD` numbers the 52 cards two to ace, as ``Card.index``.
 """
 
 from __future__ import annotations
 
 from enum import Enum, IntEnum
-from typing import Iterable
+from typing import Callable, Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
 
 
 class Suit(str, Enum):
@@ -146,3 +153,128 @@ def cards(codes: str | Iterable[str]) -> tuple[Card, ...]:
 def codes(items: Iterable[Card]) -> list[str]:
     """The codes of cards, in order."""
     return [card.code for card in items]
+
+
+# --- cards as numbers, sets of cards as bit masks ----------------------------------------------
+
+
+def lowest(cards: int) -> int:
+    """The lowest-numbered card of a non-empty mask."""
+    return (cards & -cards).bit_length() - 1
+
+
+def highest(cards: int) -> int:
+    """The highest-numbered card of a non-empty mask (-1 for none)."""
+    return cards.bit_length() - 1
+
+
+def members(cards: int) -> list[int]:
+    """The cards of a mask, lowest number first."""
+    found = []
+    while cards:
+        low = cards & -cards
+        found.append(low.bit_length() - 1)
+        cards ^= low
+    return found
+
+
+def mask_of(numbers: Iterable[int]) -> int:
+    """The mask of some card numbers."""
+    mask = 0
+    for number in numbers:
+        mask |= 1 << number
+    return mask
+
+
+class Deck:
+    """A game's cards as numbers: ``suit * suit_size + strength``, strength 0 the weakest."""
+
+    def __init__(self, ranks: Sequence[Rank]) -> None:
+        """``ranks``: the ranks of the game's cards, weakest first."""
+        self.ranks = tuple(ranks)
+        self.suit_size = size = len(self.ranks)
+        self.cards: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in self.ranks)
+        self.number: dict[Card, int] = {card: number for number, card in enumerate(self.cards)}
+        #: the number of each card by ``Card.index``, -1 for a card not in the deck (faster than
+        #: ``number``, whose keys hash in Python)
+        self.by_index = tuple(self.number.get(card, -1) for card in FULL_DECK)
+        self.codes_table = tuple(card.code for card in self.cards)
+        self.suit_masks = tuple(((1 << size) - 1) << (size * suit) for suit in range(4))
+        self.full = (1 << len(self.cards)) - 1
+        #: the stronger cards of each card's suit
+        self.above = tuple(self.suit_masks[card // size] & -(2 << card) for card in range(len(self.cards)))
+        #: the weaker cards of each card's suit
+        self.below = tuple(self.suit_masks[card // size] & ((1 << card) - 1) for card in range(len(self.cards)))
+        # the canonical order of Card (rank by rank, two to ace) may differ from strength order
+        canonical = sorted(range(len(self.cards)), key=lambda number: self.cards[number].index)
+        self._numbered_canonically = canonical == list(range(len(self.cards)))
+        # otherwise (a short suit ranked its own way): each suit's card patterns in canonical order
+        self._suit_orders: tuple[tuple[tuple[int, ...], ...], ...] = ()
+        if not self._numbered_canonically:
+            self._suit_orders = tuple(
+                tuple(
+                    tuple(n for n in canonical if n // size == suit and pattern >> (n - size * suit) & 1)
+                    for pattern in range(1 << size)
+                )
+                for suit in range(4)
+            )
+        self._codes_of = self.selector(self.codes_table)
+
+    def suit(self, card: int) -> int:
+        """The suit number (0 clubs .. 3 spades) of a card number."""
+        return card // self.suit_size
+
+    def mask(self, cards: Iterable[Card | str]) -> int:
+        """The mask of some cards, given as cards or codes."""
+        number = self.number
+        return mask_of(number[card if isinstance(card, Card) else Card.parse(card)] for card in cards)
+
+    def ordered(self, mask: int) -> list[int] | tuple[int, ...]:
+        """The card numbers of a mask, in the canonical card order (suit by suit, two to ace)."""
+        if self._numbered_canonically:
+            return members(mask)
+        size, full = self.suit_size, (1 << self.suit_size) - 1
+        orders = self._suit_orders
+        return (
+            orders[0][mask & full]
+            + orders[1][mask >> size & full]
+            + orders[2][mask >> 2 * size & full]
+            + orders[3][mask >> 3 * size & full]
+        )
+
+    def selector(self, items: Sequence[T]) -> "Callable[[int], tuple[T, ...]]":
+        """A function from a mask to the items of its cards (``items[number]``) in the canonical
+        card order, each suit's part remembered once seen (legal actions are built this way on
+        every move)."""
+        size, full = self.suit_size, (1 << self.suit_size) - 1
+        parts: list[dict[int, tuple[T, ...]]] = [{} for _ in range(4)]
+        clubs, diamonds, hearts, spades = parts
+        ordered = self.ordered
+
+        def select(mask: int) -> tuple[T, ...]:
+            patterns = (mask & full, mask >> size & full, mask >> 2 * size & full, mask >> 3 * size & full)
+            try:
+                return clubs[patterns[0]] + diamonds[patterns[1]] + hearts[patterns[2]] + spades[patterns[3]]
+            except KeyError:  # a suit's pattern not seen yet
+                for suit, pattern in enumerate(patterns):
+                    if pattern not in parts[suit]:
+                        parts[suit][pattern] = tuple(items[n] for n in ordered(pattern << size * suit))
+                return select(mask)
+
+        return select
+
+    def card_tuple(self, mask: int) -> tuple[Card, ...]:
+        """The cards of a mask, in the canonical card order."""
+        cards = self.cards
+        return tuple(cards[number] for number in self.ordered(mask))
+
+    def codes(self, mask: int) -> list[str]:
+        """The codes of a mask's cards, in the canonical card order."""
+        return list(self._codes_of(mask))
+
+    def code(self, card: int) -> str:
+        return self.codes_table[card]
+
+
+#: The 52 cards numbered two to ace in each suit: the number of a card is its ``Card.index``.
+STANDARD = Deck(tuple(Rank))

@@ -5,31 +5,61 @@ other 26 form the stock with its top card face up (its suit is trump). In phase 
 the trick's winner takes the face-up card, the loser the next card face down, and the next card
 is turned up; in phase 2 (tricks 14-26) the hands are played out. Only phase-2 tricks count,
 unless ``count_all_tricks``.
+
+Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules are
+the functions :func:`legal_cards`, :func:`leader_wins` and :func:`deal_scores`; the computer
+players call them too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
-from .cards import FULL_DECK, Card, Suit, codes
-from .rules import Action, DealRecord, Event, Option, RuleError, Trick, deal_opened, illegal, play, private, public, replace_at
-from .ruleset import Match, Ruleset
+from .actions import Play
+from .cards import STANDARD, Card, Suit, mask_of
+from .errors import RuleError, illegal
+from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
+from .ruleset import Match, TrickTaking
 from .shuffle import shuffled_deck
 
 SEATS = 2
 HAND_SIZE = 13
+DECK = STANDARD
+SUIT_MASKS = DECK.suit_masks
+NO_TRUMP = -1
+SUITS = tuple(Suit)
+
+# Every action this game can offer, built once: legal_actions runs on every move.
+PLAYS = tuple(Play(card) for card in DECK.cards)
+plays_of = DECK.selector(PLAYS)
 
 
-@dataclass(frozen=True, slots=True)
-class GermanWhistState:
+def legal_cards(hand: int, led: int) -> int:
+    """The cards of ``hand`` that may be played to a trick whose lead is ``led`` (-1: leading):
+    a card of the suit led if the hand holds one, else any."""
+    if led >= 0:
+        following = hand & SUIT_MASKS[led // 13]
+        if following:
+            return following
+    return hand
+
+
+def leader_wins(lead: int, reply: int, trump: int) -> bool:
+    """Whether the card led takes the trick from the reply: the higher card of the suit led,
+    unless the reply is a trump (``trump`` is a suit number, or -1 without trump)."""
+    if lead // 13 == reply // 13:
+        return lead > reply
+    return reply // 13 != trump
+
+
+class GermanWhistState(NamedTuple):
     match: Match
-    hands: tuple[frozenset[Card], ...]
-    stock: tuple[Card, ...]  # what is left, in drawing order; stock[0] is face up in phase 1
-    trump: Suit | None
+    hands: tuple[int, ...]  # masks
+    stock: tuple[int, ...]  # what is left, in drawing order; stock[0] is face up in phase 1
+    trump: int  # suit number, or NO_TRUMP
     trick: Trick  # the trick being played
     won: tuple[tuple[int, int], ...]  # per seat: (phase-1 tricks, phase-2 tricks) this deal
-    shown: tuple[frozenset[Card], ...]  # per seat: face-up stock cards taken and still held
+    shown: tuple[int, ...]  # per seat: face-up stock cards taken and still held
     last_trick: Trick | None = None
 
     @property
@@ -39,19 +69,6 @@ class GermanWhistState:
     @property
     def trick_number(self) -> int:
         return sum(sum(seat) for seat in self.won) + 1
-
-
-def trick_winner(trick: Trick, trump: Suit | None) -> int:
-    """The seat that wins a complete trick: the highest trump, else the highest of the suit led."""
-    led = trick.cards[0].suit
-
-    def strength(card: Card) -> int:
-        if card.suit == trump:
-            return 100 + card.rank
-        return card.rank if card.suit == led else 0
-
-    best = max(range(len(trick.cards)), key=lambda i: strength(trick.cards[i]))
-    return (trick.leader + best) % SEATS
 
 
 def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) -> tuple[list[int], list[int], list[int]]:
@@ -72,10 +89,17 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
     return counted, points, winners
 
 
-class GermanWhist(Ruleset[GermanWhistState]):
+class GermanWhist(TrickTaking[GermanWhistState]):
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
+    deck = DECK
+    action_kinds = (Play,)
+    refusal_codes = {
+        "illegal_action": "German Whist has only play actions",
+        "card_not_in_hand": "the card is not in the player's hand",
+        "must_follow_suit": "a player holding the suit led must follow it",
+    }
     options = (
         Option(
             "scoring",
@@ -121,39 +145,34 @@ class GermanWhist(Ruleset[GermanWhistState]):
 
     # --- creation ---------------------------------------------------------------------------
 
-    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        return self._deal(Match.start(options, seed, SEATS))
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+        """Cards go one at a time, from the non-dealer; the rest is the stock in drawing order."""
+        cards = shuffled_deck(match.seed, deal_number, range(52))
+        hands: list[tuple[int, ...]] = [(), ()]
+        hands[1 - dealer], hands[dealer] = tuple(cards[0 : 2 * HAND_SIZE : 2]), tuple(cards[1 : 2 * HAND_SIZE : 2])
+        return hands, tuple(cards[2 * HAND_SIZE :])
 
     def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
-        """Cards go one at a time, from the non-dealer; the rest is the stock in drawing order."""
-        cards = shuffled_deck(match.seed, deal_number, FULL_DECK)
-        first = 1 - dealer
-        hands: list[tuple[Card, ...]] = [(), ()]
-        hands[first], hands[dealer] = tuple(cards[0 : 2 * HAND_SIZE : 2]), tuple(cards[1 : 2 * HAND_SIZE : 2])
-        stock = tuple(cards[2 * HAND_SIZE :])
-        return DealRecord(dealer, tuple(hands), stock, stock[0])
+        hands, stock = self._dealt(match, deal_number, dealer)
+        card = DECK.cards
+        return DealRecord(dealer, tuple(tuple(card[n] for n in hand) for hand in hands), tuple(card[n] for n in stock), card[stock[0]])
 
-    def _deal(self, match: Match) -> tuple[GermanWhistState, tuple[Event, ...]]:
+    def deal(self, match: Match) -> tuple[GermanWhistState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
-        face_up = record.stock[0]
-        trump = None if match.options["no_trump"] else face_up.suit
-        state = GermanWhistState(
-            match=match,
-            hands=tuple(frozenset(hand) for hand in record.hands),
-            stock=record.stock,
-            trump=trump,
-            trick=Trick(leader=1 - dealer),
-            won=((0, 0), (0, 0)),
-            shown=(frozenset(), frozenset()),
-        )
+        dealt, stock = self._dealt(match, match.deal_number, dealer)
+        hands = tuple(mask_of(hand) for hand in dealt)
+        face_up = DECK.cards[stock[0]]
+        trump = NO_TRUMP if match.options["no_trump"] else SUITS.index(face_up.suit)
+        state = GermanWhistState(match, hands, stock, trump, Trick(1 - dealer), ((0, 0), (0, 0)), (0, 0))
         events = deal_opened(
             match.deal_number,
             dealer,
-            record.hands,
-            trump=trump.value if trump else None,
+            hands,
+            DECK,
+            trump=face_up.suit.value if trump != NO_TRUMP else None,
             face_up=face_up.code,
-            stock_size=len(record.stock),
+            stock_size=len(stock),
         )
         return state, tuple(events)
 
@@ -164,137 +183,120 @@ class GermanWhist(Ruleset[GermanWhistState]):
             return ()
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
-    def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Action, ...]:
-        if seat not in self.to_act(state):
+    def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
+        trick = state.trick
+        cards = trick.cards
+        if state.match.result is not None or seat != (trick.leader + len(cards)) % SEATS:
             return ()
-        return tuple(play(card) for card in sorted(self._legal_cards(state, seat)))
+        return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
 
-    def _legal_cards(self, state: GermanWhistState, seat: int) -> frozenset[Card]:
+    def verify_play(self, state: GermanWhistState, seat: int, action: Play) -> RuleError | None:
+        card = action.card.index
         hand = state.hands[seat]
-        if state.trick.cards:
-            led = state.trick.cards[0].suit
-            following = frozenset(card for card in hand if card.suit == led)
-            if following:
-                return following
-        return hand
-
-    def explain_illegal(self, state: GermanWhistState, seat: int, action: Action) -> RuleError:
-        if action.type != "play":
-            return illegal("illegal_action", f"German Whist has only 'play' actions, not {action.type!r}")
-        if action.card not in state.hands[seat]:
+        if not hand >> card & 1:
             return illegal("card_not_in_hand", f"{action.card} is not in your hand")
-        led = state.trick.cards[0].suit
-        return illegal("must_follow_suit", f"you hold {Suit(led).names['en'].lower()} and must follow suit")
+        cards = state.trick.cards
+        if legal_cards(hand, cards[0] if cards else -1) >> card & 1:
+            return None
+        led = SUITS[cards[0] // 13]
+        return illegal("must_follow_suit", f"you hold {led.names['en'].lower()} and must follow suit")
 
-    def perform(self, state: GermanWhistState, seat: int, action: Action) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        card = action.card
-        assert card is not None
-        hands = replace_at(state.hands, seat, state.hands[seat] - {card})
-        shown = replace_at(state.shown, seat, state.shown[seat] - {card})
-        trick = replace(state.trick, cards=state.trick.cards + (card,))
-        state = replace(state, hands=hands, shown=shown, trick=trick)
+    def perform_play(self, state: GermanWhistState, seat: int, action: Play) -> tuple[GermanWhistState, tuple[Event, ...]]:
+        card = action.card.index
+        bit = 1 << card
+        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
+        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
+        trick = Trick(state.trick.leader, state.trick.cards + (card,))
         if len(trick.cards) < SEATS:
-            return state, ()
-        return self._finish_trick(state)
+            return GermanWhistState(state.match, hands, state.stock, state.trump, trick, state.won, shown, state.last_trick), ()
+        return self._finish_trick(state, hands, shown, trick)
 
-    def _finish_trick(self, state: GermanWhistState) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        winner = trick_winner(state.trick, state.trump)
+    def _finish_trick(
+        self, state: GermanWhistState, hands: tuple[int, ...], shown: tuple[int, ...], trick: Trick
+    ) -> tuple[GermanWhistState, tuple[Event, ...]]:
+        lead, reply = trick.cards
+        winner = trick.leader if leader_wins(lead, reply, state.trump) else 1 - trick.leader
         loser = 1 - winner
-        done = replace(state.trick, winner=winner)
+        done = Trick(trick.leader, trick.cards, winner)
         phase = state.phase
-        won = replace_at(state.won, winner, _bump(state.won[winner], phase - 1))
-        events: list[Event] = [
-            public("trick", number=state.trick_number, phase=phase, **done.to_json(SEATS)),
-        ]
-        hands, shown, stock = list(state.hands), list(state.shown), state.stock
+        scored = state.won[winner]
+        scored = (scored[0] + 1, scored[1]) if phase == 1 else (scored[0], scored[1] + 1)
+        won = (scored, state.won[1]) if winner == 0 else (state.won[0], scored)
+        events: list[Event] = [self.trick_event(done, state.trick_number, phase=phase)]
+        stock = state.stock
         if stock:
             taken, drawn, stock = stock[0], stock[1], stock[2:]
-            hands[winner] = hands[winner] | {taken}
-            shown[winner] = shown[winner] | {taken}
-            hands[loser] = hands[loser] | {drawn}
-            events.append(public("take", seat=winner, card=taken.code))
-            events.append(private(loser, "draw", ["card"], seat=loser, card=drawn.code))
+            new_hands, new_shown = list(hands), list(shown)
+            new_hands[winner] |= 1 << taken
+            new_shown[winner] |= 1 << taken
+            new_hands[loser] |= 1 << drawn
+            hands, shown = tuple(new_hands), tuple(new_shown)
+            events.append(public("take", seat=winner, card=DECK.codes_table[taken]))
+            events.append(private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]))
             if stock:
-                events.append(public("turn_up", card=stock[0].code, stock_size=len(stock)))
-        state = replace(
-            state,
-            hands=tuple(hands),
-            shown=tuple(shown),
-            stock=stock,
-            won=won,
-            trick=Trick(leader=winner),
-            last_trick=done,
-        )
-        if any(state.hands):
+                events.append(public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)))
+        state = GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done)
+        if hands[0] or hands[1]:
             return state, tuple(events)
-        return self._finish_deal(state, events)
-
-    def _finish_deal(self, state: GermanWhistState, events: list[Event]) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        match = state.match
-        counted, points, winners = deal_scores(state.won, match.options)
+        counted, points, winners = deal_scores(state.won, state.match.options)
         result = {
-            "deal": match.deal_number,
+            "deal": state.match.deal_number,
             "tricks": counted,
             "tricks_by_phase": [list(seat) for seat in state.won],
             "points": points,
             "winners": winners,
         }
-        match = match.after_deal(points, result)
-        events.append(public("deal_result", **result, scores=list(match.scores)))
+        return self.end_deal(state, events, result, points)
+
+    def match_winners(self, match: Match) -> list[int] | None:
+        """A single deal without a target; else the one highest total once it reaches the target."""
         target = match.options["target"]
         best = max(match.scores)
         leaders = [seat for seat, total in enumerate(match.scores) if total == best]
         if target == 0 or (best >= target and len(leaders) == 1):
-            winners = leaders if len(leaders) == 1 else []
-            match = match.finish(winners)
-            events.append(public("match_result", winners=winners, scores=list(match.scores)))
-            return replace(state, match=match), tuple(events)
-        next_state, deal_events = self._deal(match.next_deal())
-        return next_state, tuple(events) + deal_events
+            return leaders if len(leaders) == 1 else []
+        return None
 
     # --- views ------------------------------------------------------------------------------
 
     def table_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
+        stock = state.stock
         return {
-            "hand": codes(sorted(state.hands[seat])) if seat is not None else None,
-            "hand_sizes": [len(hand) for hand in state.hands],
-            "trump": state.trump.value if state.trump else None,
-            "face_up": state.stock[0].code if state.stock else None,
-            "stock_size": len(state.stock),
+            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
+            "trump": SUITS[state.trump].value if state.trump != NO_TRUMP else None,
+            "face_up": DECK.code(stock[0]) if stock else None,
+            "stock_size": len(stock),
             "phase": state.phase,
             "trick_number": state.trick_number if state.match.result is None else None,
-            "trick": state.trick.to_json(SEATS),
-            "last_trick": state.last_trick.to_json(SEATS) if state.last_trick else None,
+            "trick": state.trick.to_json(SEATS, DECK),
+            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
             "tricks_won": [sum(seat_won) for seat_won in state.won],
             "tricks_by_phase": [list(seat_won) for seat_won in state.won],
-            "known_cards": [codes(sorted(cards)) for cards in state.shown],
+            "known_cards": [DECK.codes(cards) for cards in state.shown],
         }
 
     # --- serialization ----------------------------------------------------------------------
 
     def dump_deal(self, state: GermanWhistState) -> dict[str, Any]:
         return {
-            "hands": [codes(sorted(hand)) for hand in state.hands],
-            "stock": codes(state.stock),
-            "trump": state.trump.value if state.trump else None,
-            "trick": state.trick.dump(),
+            "hands": [DECK.codes(hand) for hand in state.hands],
+            "stock": [DECK.code(card) for card in state.stock],
+            "trump": SUITS[state.trump].value if state.trump != NO_TRUMP else None,
+            "trick": state.trick.dump(DECK),
             "won": [list(seat) for seat in state.won],
-            "shown": [codes(sorted(cards)) for cards in state.shown],
-            "last_trick": state.last_trick.dump() if state.last_trick else None,
+            "shown": [DECK.codes(cards) for cards in state.shown],
+            "last_trick": state.last_trick.dump(DECK) if state.last_trick else None,
         }
 
     def load_deal(self, match: Match, doc: Mapping[str, Any]) -> GermanWhistState:
         return GermanWhistState(
             match=match,
-            hands=tuple(frozenset(map(Card.parse, hand)) for hand in doc["hands"]),
-            stock=tuple(map(Card.parse, doc["stock"])),
-            trump=Suit(doc["trump"]) if doc["trump"] else None,
-            trick=Trick.load(doc["trick"]),
+            hands=tuple(DECK.mask(hand) for hand in doc["hands"]),
+            stock=tuple(DECK.number[Card.parse(code)] for code in doc["stock"]),
+            trump=SUITS.index(Suit(doc["trump"])) if doc["trump"] else NO_TRUMP,
+            trick=Trick.load(doc["trick"], DECK),
             won=tuple((phase1, phase2) for phase1, phase2 in doc["won"]),
-            shown=tuple(frozenset(map(Card.parse, cards)) for cards in doc["shown"]),
-            last_trick=Trick.load(doc["last_trick"]),
+            shown=tuple(DECK.mask(cards) for cards in doc["shown"]),
+            last_trick=Trick.load(doc["last_trick"], DECK) if doc["last_trick"] else None,
         )
-
-
-def _bump(counts: tuple[int, int], index: int) -> tuple[int, int]:
-    return replace_at(counts, index, counts[index] + 1)

@@ -1,21 +1,39 @@
-"""The registry of rulesets: the service finds every game here, by its id."""
+"""The registry of games: the service finds every game here, by its id.
+
+A game is registered in one line, ``register(ruleset, strategy)``: its rules and, when it has
+them, the strategies of its ``basic`` and ``expert`` computer players (without, it offers
+``random`` only). :func:`check_all` validates every registered game; the app runs it at start.
+"""
 
 from __future__ import annotations
 
-from .rules import Refusal, RuleError
+from .errors import Refusal, RuleError
+from .players.base import Strategy, register_strategy, unregister_strategy
 from .ruleset import Ruleset
 
 _RULESETS: dict[str, Ruleset] = {}
 
 
-def register(ruleset: Ruleset) -> Ruleset:
-    """Make ``ruleset`` available under its id."""
+def register(ruleset: Ruleset, strategy: Strategy | None = None) -> Ruleset:
+    """Make ``ruleset`` available under its id, with its computer ``strategy`` if it has one."""
     if ruleset.id in _RULESETS:
         raise ValueError(f"ruleset {ruleset.id!r} is registered already")
     _RULESETS[ruleset.id] = ruleset
+    if strategy is not None:
+        register_strategy(ruleset.id, strategy)
     return ruleset
 
 
+def unregister(ruleset_id: str) -> None:
+    """Take a game out of the registry (a test's own game, once the test is done)."""
+    del _RULESETS[ruleset_id]
+    unregister_strategy(ruleset_id)
+
+
+def check_all() -> None:
+    """Check every registered game (:meth:`Ruleset.check`); raises ``ValueError`` naming the first fault."""
+    for ruleset in _RULESETS.values():
+        ruleset.check()
 def get(ruleset_id: str) -> Ruleset:
     """The ruleset with this id; raises ``RuleError(code="unknown_ruleset")`` for any other."""
     try:

@@ -1,155 +1,26 @@
-"""The vocabulary shared by every ruleset: actions, events, options, results and the one error.
+"""The vocabulary shared by every ruleset: events, options, results, tricks and deal records.
 
-Every decision the engine refuses is a :class:`RuleError` carrying a stable ``code`` (such as
-``must_follow_suit``) and a :class:`Refusal` kind that says what sort of refusal it is; the
-service maps the kind to an HTTP status in one place.
+Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.RuleError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any, Iterable, Mapping, overload
+from typing import Any, Iterable, Mapping, NamedTuple
 
-from .cards import Card, Suit
+from .cards import Card, Deck
+from .errors import Refusal, RuleError
 
 #: Display names of a thing in English and Turkish: ``{"en": ..., "tr": ...}``.
 Names = Mapping[str, str]
 
 
-class Refusal(str, Enum):
-    """What kind of refusal a :class:`RuleError` is."""
-
-    BAD_SETUP = "bad_setup"  # a new game's ruleset, options or seats are not valid
-    MALFORMED = "malformed"  # the action object is not a well-formed action
-    NOT_YOUR_TURN = "not_your_turn"  # the seat may not act now (includes a finished match)
-    ILLEGAL = "illegal"  # the seat may act, but not this action
-
-
-class RuleError(Exception):
-    """A refused option or action, with a stable machine-readable ``code``.
-
-    ``legal_actions`` is set when a seat that may act asked for an illegal action: it lists what
-    the seat may do instead. ``details`` holds further machine-readable facts (for a bad option:
-    the option and its allowed values). Nothing in a RuleError reveals a concealed card.
-    """
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        refusal: Refusal,
-        *,
-        legal_actions: Iterable["Action"] | None = None,
-        details: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.refusal = refusal
-        self.legal_actions = tuple(legal_actions) if legal_actions is not None else None
-        self.details = dict(details or {})
-
-
-def illegal(code: str, message: str) -> RuleError:
-    """An illegal-action refusal; the ruleset's legal actions are attached by ``Ruleset.apply``."""
-    return RuleError(code, message, Refusal.ILLEGAL)
-
-
-# --- actions ---------------------------------------------------------------------------------
-
-#: Every action type and the fields it carries.
-ACTION_FIELDS: dict[str, tuple[str, ...]] = {
-    "play": ("card",),
-    "bid": ("value",),
-    "pass": (),
-    "trump": ("suit",),
-    "exchange": (),
-    "close": (),
-    "marriage": ("card",),
-    "declare": (),
-}
-#: Fields an action type may carry or leave out: a marriage may claim 66 with it (``declare``).
-OPTIONAL_ACTION_FIELDS: dict[str, tuple[str, ...]] = {"marriage": ("declare",)}
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One move, as a client posts it: ``{"type": "play", "card": "QS"}``."""
-
-    type: str
-    card: Card | None = None
-    value: int | None = None
-    suit: Suit | None = None
-    declare: bool = False  # a marriage that claims 66 with its announcement
-
-    def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"type": self.type}
-        if self.card is not None:
-            doc["card"] = self.card.code
-        if self.value is not None:
-            doc["value"] = self.value
-        if self.suit is not None:
-            doc["suit"] = self.suit.value
-        if self.declare:
-            doc["declare"] = True
-        return doc
-
-    @classmethod
-    def from_json(cls, doc: Mapping[str, Any]) -> "Action":
-        """Parse an action object; a malformed one raises ``RuleError(code="malformed_action")``."""
-
-        def malformed(message: str) -> RuleError:
-            return RuleError("malformed_action", message, Refusal.MALFORMED)
-
-        if not isinstance(doc, Mapping):
-            raise malformed("an action is a JSON object such as {\"type\": \"play\", \"card\": \"QS\"}")
-        kind = doc.get("type")
-        if kind not in ACTION_FIELDS:
-            raise malformed(f"unknown action type {kind!r}; types are {', '.join(ACTION_FIELDS)}")
-        wanted = set(ACTION_FIELDS[kind])
-        optional = set(OPTIONAL_ACTION_FIELDS.get(kind, ()))
-        given = set(doc) - {"type"}
-        if not wanted <= given <= wanted | optional:
-            fields = f"the fields {sorted(wanted) or 'none'}" + (f", optionally {sorted(optional)}" if optional else "")
-            raise malformed(f"a {kind!r} action takes exactly {fields}, got {sorted(given) or 'none'}")
-        values: dict[str, Any] = {}
-        if "card" in wanted:
-            try:
-                values["card"] = Card.parse(doc["card"])
-            except ValueError:
-                raise malformed(f"{doc['card']!r} is not a card code such as \"QS\" or \"TD\"") from None
-        if "value" in wanted:
-            value = doc["value"]
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise malformed("a bid's value is an integer")
-            values["value"] = value
-        if "suit" in wanted:
-            try:
-                values["suit"] = Suit(doc["suit"])
-            except ValueError:
-                raise malformed(f"{doc['suit']!r} is not a suit; suits are C, D, H, S") from None
-        if "declare" in given:
-            if not isinstance(doc["declare"], bool):
-                raise malformed("a marriage's declare is true (claim 66 with it) or false")
-            values["declare"] = doc["declare"]
-        return cls(kind, **values)
-
-    def __str__(self) -> str:
-        parts = (self.type, self.card, self.value, self.suit and self.suit.value, self.declare and "declare")
-        return " ".join(str(part) for part in parts if part)
-
-
-def play(card: Card | str) -> Action:
-    return Action("play", card=card if isinstance(card, Card) else Card.parse(card))
-
-
 # --- events ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened, with who may see it.
+class Event(NamedTuple):
+    """Something that happened, with who may see it (a named tuple: a random playout makes
+    several per trick).
 
     ``data`` is the full event. A public event has ``seen_by`` None. A private one is seen whole
     only by the seats in ``seen_by``; everyone else sees ``others_see`` (a redacted copy), or
@@ -183,20 +54,28 @@ def public(kind: str, **data: Any) -> Event:
     return Event({"type": kind, **data})
 
 
+#: the ``seen_by`` of an event private to each seat
+ONLY = tuple(frozenset({seat}) for seat in range(8))
+
+
 def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event:
     """An event that ``viewer`` sees whole and others see without the fields in ``hidden``."""
     full = {"type": kind, **data}
-    hidden = set(hidden)
-    return Event(full, frozenset({viewer}), {key: value for key, value in full.items() if key not in hidden})
+    others = full.copy()
+    for key in hidden:
+        del others[key]
+    return Event(full, ONLY[viewer], others)
 
 
-def deal_opened(deal: int, dealer: int, hands: Iterable[Iterable[Card]], **details: Any) -> list[Event]:
+def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **details: Any) -> list[Event]:
     """The events that open a deal, by the convention every ruleset keeps: a public ``deal``
-    event (with the ruleset's ``details``), then each seat's cards as a private ``dealt`` event."""
-    events = [public("deal", deal=deal, dealer=dealer, **details)]
+    event (with the ruleset's ``details``), then each seat's cards (masks of ``deck``) as a
+    private ``dealt`` event."""
+    events = [Event({"type": "deal", "deal": deal, "dealer": dealer, **details})]
     for seat, hand in enumerate(hands):
-        cards = sorted(hand)
-        events.append(private(seat, "dealt", ["hand"], seat=seat, hand=[card.code for card in cards], count=len(cards)))
+        count = hand.bit_count()
+        seen = {"type": "dealt", "seat": seat, "count": count}
+        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
     return events
 
 
@@ -301,42 +180,32 @@ class DealRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick: the seat that led it and its cards in play order, with the winner once complete."""
+class Trick(NamedTuple):
+    """A trick: the seat that led it and its cards (numbers of the game's deck) in play order,
+    with the winner once complete."""
 
     leader: int
-    cards: tuple[Card, ...] = ()
+    cards: tuple[int, ...] = ()
     winner: int | None = None
 
-    def to_json(self, seat_count: int) -> dict[str, Any]:
+    def to_json(self, seat_count: int, deck: Deck) -> dict[str, Any]:
+        codes = deck.codes_table
+        leader = self.leader
         return {
-            "leader": self.leader,
-            "cards": [
-                {"seat": (self.leader + i) % seat_count, "card": card.code} for i, card in enumerate(self.cards)
-            ],
+            "leader": leader,
+            "cards": [{"seat": (leader + i) % seat_count, "card": codes[card]} for i, card in enumerate(self.cards)],
             "winner": self.winner,
         }
 
-    def dump(self) -> list[Any]:
+    def dump(self, deck: Deck) -> list[Any]:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""
-        return [self.leader, [card.code for card in self.cards], self.winner]
-
-    @overload
-    @staticmethod
-    def load(doc: None) -> None: ...
-
-    @overload
-    @staticmethod
-    def load(doc: list[Any]) -> "Trick": ...
+        return [self.leader, [deck.codes_table[card] for card in self.cards], self.winner]
 
     @staticmethod
-    def load(doc: list[Any] | None) -> "Trick | None":
-        """The inverse of :meth:`dump`; None for None (no trick)."""
-        if doc is None:
-            return None
+    def load(doc: list[Any], deck: Deck) -> "Trick":
+        """The inverse of :meth:`dump`."""
         leader, cards, winner = doc
-        return Trick(leader, tuple(Card.parse(code) for code in cards), winner)
+        return Trick(leader, tuple(deck.number[Card.parse(code)] for code in cards), winner)
 
 
 def replace_at(items: tuple, index: int, value: Any) -> tuple:

@@ -3,16 +3,25 @@
 A ruleset is a stateless object; a game's state is an immutable value that the ruleset creates
 and transforms:
 
->>> from engine import registry, Action
+>>> from engine import registry
+>>> from engine.actions import play
 >>> whist = registry.get("german-whist")
 >>> state, events = whist.new_game(whist.parse_options({}), seed="42")
+>>> [event.data["type"] for event in events]
+['deal', 'dealt', 'dealt']
 >>> seat = whist.to_act(state)[0]
 >>> action = whist.legal_actions(state, seat)[0]
+>>> whist.can(state, seat, action), whist.can(state, 1 - seat, action)
+(True, False)
 >>> state, events = whist.apply(state, seat, action)
+>>> whist.verify(state, 1 - seat, play("AS")) is None or whist.verify(state, 1 - seat, play("AS")).code in whist.refusal_codes
+True
 
-Legality lives in one place: :meth:`Ruleset.apply` accepts exactly the members of
-:meth:`Ruleset.legal_actions` and refuses anything else with a :class:`RuleError` whose code
-says which rule forbids it.
+Legality lives in one place per kind of action: a ruleset's ``verify_<kind>`` method says
+whether a seat that may act may take an action of that kind, and which rule forbids it if not.
+:meth:`Ruleset.apply` accepts exactly what it allows (the members of
+:meth:`Ruleset.legal_actions`, which are built from the same rule functions) and refuses
+anything else with a :class:`RuleError` whose code is in the ruleset's ``refusal_codes``.
 
 Events follow two conventions every ruleset keeps: each deal opens with a public ``deal`` event,
 and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by that seat only).
@@ -21,15 +30,16 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Generic, Iterable, Mapping, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, TypeVar, cast
 
-from .rules import Action, DealRecord, Event, MatchResult, Names, Option, Refusal, RuleError
+from .actions import Action
+from .cards import Deck
+from .errors import Refusal, RuleError, illegal
+from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     """The part of a state every game shares: options, seed, deal count and match totals."""
 
     options: Mapping[str, Any]
@@ -50,13 +60,13 @@ class Match:
     def after_deal(self, points: Iterable[int], deal_result: Mapping[str, Any]) -> "Match":
         """The match with a finished deal's points added (not yet moved on to the next deal)."""
         scores = tuple(total + gained for total, gained in zip(self.scores, points))
-        return replace(self, scores=scores, last_deal=dict(deal_result))
+        return Match(self.options, self.seed, self.deal_number, scores, deal_result, self.result)
 
     def finish(self, winners: Iterable[int]) -> "Match":
-        return replace(self, result=MatchResult(tuple(sorted(winners)), self.scores))
+        return self._replace(result=MatchResult(tuple(sorted(winners)), self.scores))
 
     def next_deal(self) -> "Match":
-        return replace(self, deal_number=self.deal_number + 1)
+        return Match(self.options, self.seed, self.deal_number + 1, self.scores, self.last_deal, self.result)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,7 +92,21 @@ class Match:
         )
 
 
+#: the refusals every ruleset may give
+COMMON_REFUSALS = {
+    "unknown_option": "the ruleset has no such option",
+    "invalid_option": "an option value that is not allowed",
+    "malformed_action": "the action is not a well-formed action object",
+    "game_over": "the match is over",
+    "unknown_seat": "there is no such seat",
+    "not_your_turn": "the seat may not act now",
+    "illegal_action": "an action of a kind the ruleset does not have, or not now",
+}
+
+
 class HasMatch(Protocol):
+    """A game's state: a named tuple with the match among its fields."""
+
     @property
     def match(self) -> Match: ...
 
@@ -102,6 +126,15 @@ class Ruleset(ABC, Generic[S]):
     #: the human seats of a game created without a seat list: the standard table against the
     #: computer, every other seat played by a computer player
     standard_human_seats: ClassVar[tuple[int, ...]] = (0,)
+    #: the kinds of action the ruleset accepts; each has a ``verify_<type>`` and a
+    #: ``perform_<type>`` method
+    action_kinds: ClassVar[tuple[type[Action], ...]]
+    #: every code the ruleset refuses an action or a setup with, and what it means
+    refusal_codes: ClassVar[Mapping[str, str]]
+
+    def __init__(self) -> None:
+        self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
+        self._performers = {kind: getattr(self, f"perform_{kind.type}") for kind in self.action_kinds}
 
     @property
     def seat_count(self) -> int:
@@ -154,28 +187,66 @@ class Ruleset(ABC, Generic[S]):
         """
         if state.match.result is not None:
             raise RuleError("game_over", "the match is over", Refusal.NOT_YOUR_TURN)
-        if seat not in range(self.seat_count):
-            raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
         if seat not in self.to_act(state):
+            if seat not in range(self.seat_count):
+                raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
             raise self.turn_refusal(state, seat)
-        legal = self.legal_actions(state, seat)
-        if action not in legal:
-            error = self.explain_illegal(state, seat, action)
-            error.legal_actions = legal
+        verifier = self._verifiers.get(type(action))
+        error = self.refuse_kind(state, action) if verifier is None else verifier(state, seat, action)
+        if error is not None:
+            error.legal_actions = self.legal_actions(state, seat)
             raise error
-        return self.perform(state, seat, action)
+        return self._performers[type(action)](state, seat, action)
+
+    def verify(self, state: S, seat: int, action: Action) -> RuleError | None:
+        """None when ``seat``, which may act now, may take ``action``; else the rule it breaks."""
+        verifier = self._verifiers.get(type(action))
+        if verifier is None:
+            return self.refuse_kind(state, action)
+        return verifier(state, seat, action)
+
+    def can(self, state: S, seat: int, action: Action) -> bool:
+        """Whether :meth:`apply` would accept ``action`` from ``seat`` now."""
+        return state.match.result is None and seat in self.to_act(state) and self.verify(state, seat, action) is None
+
+    def refuse_kind(self, state: S, action: Action) -> RuleError:
+        """The refusal of an action of a kind the ruleset does not accept."""
+        kinds = ", ".join(repr(kind.type) for kind in self.action_kinds)
+        return illegal("illegal_action", f"{self.names['en']} has {kinds} actions, not {action.type!r}")
+
+    def check(self) -> None:
+        """Raise ``ValueError`` if the ruleset is not fit to serve: its seats, options and
+        refusal catalogue, and a new game's first moment (the opening events, a seat to act with
+        legal actions, a view for every seat)."""
+
+        def fault(message: str) -> ValueError:
+            return ValueError(f"ruleset {self.id!r}: {message}")
+
+        if not self.seat_names or not set(self.standard_human_seats) <= set(range(self.seat_count)):
+            raise fault("needs seats, and standard human seats among them")
+        if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
+            raise fault("needs action kinds and a catalogue of refusal codes")
+        for option in self.options:
+            option.check(option.default)
+        state, events = self.new_game(self.parse_options({}), "check")
+        kinds = [event.data["type"] for event in events]
+        if kinds[:1] != ["deal"] or kinds.count("dealt") != self.seat_count:
+            raise fault("a deal opens with a public deal event and one dealt event per seat")
+        to_act = self.to_act(state)
+        if not to_act or not all(self.legal_actions(state, seat) for seat in to_act):
+            raise fault("a new game has a seat to act, with legal actions")
+        for seat in (*range(self.seat_count), None):
+            view = self.view(state, seat)
+            if view["seat"] != seat or view["to_act"] != list(to_act):
+                raise fault("a view says whose it is and who acts")
+
+    def refusals(self) -> dict[str, str]:
+        """The catalogue of every refusal code this ruleset may give, and what it means."""
+        return {**COMMON_REFUSALS, **self.refusal_codes}
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
         return RuleError("not_your_turn", "it is not your turn", Refusal.NOT_YOUR_TURN)
-
-    @abstractmethod
-    def explain_illegal(self, state: S, seat: int, action: Action) -> RuleError:
-        """Why ``action`` is not among ``seat``'s legal actions (the code of the rule it breaks)."""
-
-    @abstractmethod
-    def perform(self, state: S, seat: int, action: Action) -> tuple[S, tuple[Event, ...]]:
-        """Carry out an action already known to be legal."""
 
     # --- what a seat sees -------------------------------------------------------------------
 
@@ -219,7 +290,7 @@ class Ruleset(ABC, Generic[S]):
             raise RuleError("game_not_over", "the deal is revealed only once the match is over", Refusal.NOT_YOUR_TURN)
         deals = []
         for number in range(1, match.deal_number + 1):
-            dealer = replace(match, deal_number=number).dealer(self.seat_count)
+            dealer = match._replace(deal_number=number).dealer(self.seat_count)
             deals.append(self.deal_record(match, number, dealer).to_json())
         return {"seed": match.seed, "deals": deals}
 
@@ -265,3 +336,47 @@ def replay(ruleset: Ruleset[S], options: Mapping[str, Any], seed: str, moves: It
     for seat, action in moves:
         state, _ = ruleset.apply(state, seat, action)
     return state
+
+
+class TrickTaking(Ruleset[S]):
+    """What the trick-taking games share: a match of deals, each opened by a public ``deal`` and
+    private ``dealt`` events (:func:`~engine.rules.deal_opened`), played out in tricks, scored,
+    and followed by the next deal until the match is won."""
+
+    #: the game's cards as numbers; states hold masks of them
+    deck: ClassVar[Deck]
+
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
+        return self.deal(Match.start(options, seed, self.seat_count))
+
+    @abstractmethod
+    def deal(self, match: Match) -> tuple[S, tuple[Event, ...]]:
+        """The state at the start of ``match``'s current deal, and the events that open it."""
+
+    @abstractmethod
+    def match_winners(self, match: Match) -> list[int] | None:
+        """The winners once a finished deal's points are in ``match`` (None: play another deal)."""
+
+    def end_deal(
+        self, state: S, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
+    ) -> tuple[S, tuple[Event, ...]]:
+        """Score a finished deal, then end the match or deal the next one.
+
+        The next deal starts without a last trick: a card of the old deal shown in the new
+        deal's view could not be told apart from a card of this deal (the trick stays in the
+        history).
+        """
+        match = state.match.after_deal(points, result)
+        events.append(Event({"type": "deal_result", **result, "scores": list(match.scores)}))
+        winners = self.match_winners(match)
+        if winners is not None:
+            match = match.finish(winners)
+            events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
+            finished: S = cast(Any, state)._replace(match=match)  # every state is a named tuple
+            return finished, tuple(events)
+        next_state, deal_events = self.deal(match.next_deal())
+        return next_state, tuple(events) + deal_events
+
+    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
+        """The public event of a complete trick."""
+        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})

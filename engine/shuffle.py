@@ -10,11 +10,16 @@ sequence on every platform and in any language that has SHA-256.
 from __future__ import annotations
 
 import hashlib
+import struct
+from functools import lru_cache
 from typing import Sequence, TypeVar
 
 T = TypeVar("T")
 
 _WORD = 1 << 64
+_FOUR_WORDS = struct.Struct(">4Q")  # a digest's 32 bytes as four big-endian 64-bit words
+#: the rejection limit of below(n) for the sizes of a deck: the largest multiple of n up to 2^64
+_LIMITS = [_WORD - _WORD % n if n else 0 for n in range(53)]
 
 
 class SeededRandom:
@@ -25,11 +30,15 @@ class SeededRandom:
         self._counter = 0
         self._words: list[int] = []
 
+    def _digest_words(self) -> tuple[int, ...]:
+        """The four words of the next digest, in order."""
+        digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
+        self._counter += 1
+        return _FOUR_WORDS.unpack(digest)
+
     def _next_word(self) -> int:
         if not self._words:
-            digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
-            self._counter += 1
-            self._words = [int.from_bytes(digest[i : i + 8], "big") for i in range(24, -1, -8)]
+            self._words = list(reversed(self._digest_words()))
         return self._words.pop()
 
     def below(self, n: int) -> int:
@@ -43,11 +52,29 @@ class SeededRandom:
                 return word % n
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
-        """A uniformly shuffled copy of ``items``."""
+        """A uniformly shuffled copy of ``items``: :meth:`below` for each position, inlined
+        (every deal is shuffled this way, so it runs often)."""
         result = list(items)
-        for i in range(len(result) - 1, 0, -1):
-            j = self.below(i + 1)
+        size = len(result)
+        limits = _LIMITS if size < len(_LIMITS) else [_WORD - _WORD % n if n else 0 for n in range(size + 1)]
+        # the words this shuffle takes, in order: one per position but for a rejected word, which
+        # is as likely as 2^-58, so they are drawn up front and the unused ones put back
+        words = self._words[::-1]
+        while len(words) < size - 1:
+            words.extend(self._digest_words())
+        taken = 0
+        for i in range(size - 1, 0, -1):
+            n = i + 1
+            word = words[taken]
+            taken += 1
+            while word >= limits[n]:
+                if taken == len(words):
+                    words.extend(self._digest_words())
+                word = words[taken]
+                taken += 1
+            j = word % n
             result[i], result[j] = result[j], result[i]
+        self._words = words[taken:][::-1]
         return result
 
 
@@ -56,6 +83,7 @@ def shuffled_deck(seed: str, deal_number: int, deck: Sequence[T]) -> list[T]:
     return SeededRandom(seed, f"deal:{deal_number}").shuffled(deck)
 
 
+@lru_cache(maxsize=4096)  # every view and deal asks for it
 def first_dealer(seed: str, seat_count: int) -> int:
     """The first dealer of the match with ``seed``, drawn at random from it."""
     return SeededRandom(seed, "first-dealer").below(seat_count)

@@ -8,8 +8,13 @@ may exchange the trump nine (jack), close the talon, announce a marriage with th
 claim 66 (``declare``), on its own or together with a marriage; a claim, or the last trick, ends
 the deal. Exactly one seat may act at any moment.
 
-The state keeps only what cannot be derived: tricks won are ``len(won) // 2`` and a marriage is
-pending while its announcer has won nothing.
+The state keeps only what cannot be derived: tricks won are half the cards won and a marriage
+is pending while its announcer has won nothing.
+
+Cards are numbers of :data:`DECK` (``6 * suit + strength``, strength 0 to 5 for 9 J Q K 10 A,
+so a higher card of a suit has a higher number) and sets of cards are masks of them. The rules
+are the functions :func:`follower_cards`, :func:`reply_wins`, :func:`marriage_cards`,
+:func:`points_of` and :func:`deal_outcome`; the computer players call them too.
 
 Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 
@@ -37,25 +42,14 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from itertools import chain
+from typing import Any, Mapping, NamedTuple
 
-from .cards import Card, Rank, Suit, codes, deck
-from .rules import (
-    Action,
-    DealRecord,
-    Event,
-    Option,
-    RuleError,
-    Trick,
-    bad_option,
-    deal_opened,
-    illegal,
-    play,
-    private,
-    public,
-    replace_at,
-)
-from .ruleset import Match, Ruleset
+from .actions import Action, Close, Declare, Exchange, Marriage, Play
+from .cards import Card, Deck, Rank, Suit, mask_of
+from .errors import RuleError, illegal
+from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
+from .ruleset import Match, TrickTaking
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -63,50 +57,111 @@ CLAIM = 66  # a claim is correct with this many points or more
 HALF = 33  # a loser with fewer points (but a trick won) gives away 2 game points
 LAST_TRICK_TEN = 10
 
-#: Order within a suit, low to high: 9 J Q K 10 A.
-STRENGTH = {Rank.NINE: 0, Rank.JACK: 1, Rank.QUEEN: 2, Rank.KING: 3, Rank.TEN: 4, Rank.ACE: 5}
-CARD_POINTS = {Rank.NINE: 0, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.TEN: 10, Rank.ACE: 11}
+#: The 24 cards, each suit from the weakest to the strongest: 9 J Q K 10 A.
+DECK = Deck((Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE))
+NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
+SUIT_MASKS = DECK.suit_masks
+BY_INDEX = DECK.by_index
+ABOVE = DECK.above
+NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
+QUEENS = NINES << QUEEN
+SUITS = tuple(Suit)
+CARD_POINTS = (0, 2, 3, 4, 10, 11)  # by strength
+POINTS = tuple(CARD_POINTS[card % 6] for card in range(24))
+_CHUNK_POINTS = tuple(sum(CARD_POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
 
-EXCHANGE = Action("exchange")
-CLOSE = Action("close")
-DECLARE = Action("declare")
+EXCHANGE = Exchange()
+CLOSE = Close()
+DECLARE = Declare()
+# Actions are immutable: legal_actions hands out these instead of building new ones every call.
+PLAYS = tuple(Play(card) for card in DECK.cards)
+MARRIAGES = {card: Marriage(DECK.cards[card]) for card in range(24) if card % 6 in (QUEEN, KING)}
+#: a marriage announced together with a claim of 66
+MARRIAGE_CLAIMS = {card: Marriage(DECK.cards[card], declare=True) for card in MARRIAGES}
+plays_of = DECK.selector(PLAYS)
+# a marriage is announced with a king or a queen: only their entries are ever selected
+marriages_of = DECK.selector([(MARRIAGES[card],) if card in MARRIAGES else () for card in range(24)])
+marriages_and_claims_of = DECK.selector(
+    [(MARRIAGES[card], MARRIAGE_CLAIMS[card]) if card in MARRIAGES else () for card in range(24)]
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
     """What the ``variant`` option fixes: the deck, the hand size and the card exchanged for trump."""
 
-    deck: tuple[Card, ...]
+    cards: int  # mask
     hand_size: int
-    exchange_rank: Rank
+    exchange_strength: int
+    #: the cards in the canonical order: the order of the deck before it is shuffled
+    order: tuple[int, ...]
 
 
 VARIANTS = {
-    "sixty-six": Variant(deck(STRENGTH), 6, Rank.NINE),
-    "schnapsen": Variant(deck(rank for rank in STRENGTH if rank != Rank.NINE), 5, Rank.JACK),
+    "sixty-six": Variant(DECK.full, 6, NINE, tuple(DECK.ordered(DECK.full))),
+    "schnapsen": Variant(DECK.full & ~NINES, 5, JACK, tuple(DECK.ordered(DECK.full & ~NINES))),
 }
 
-# Actions are immutable: legal_actions hands out these instead of building new ones every call.
-PLAYS = {card: play(card) for card in VARIANTS["sixty-six"].deck}
-MARRIAGES = {card: Action("marriage", card=card) for card in PLAYS if card.rank in (Rank.KING, Rank.QUEEN)}
-#: a marriage announced together with a claim of 66
-MARRIAGE_CLAIMS = {card: replace(action, declare=True) for card, action in MARRIAGES.items()}
+
+# --- the rules, on numbers and masks ---------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Marriage:
-    """An announced marriage: the announcer and the king or queen they led with it."""
+def points_of(cards: int) -> int:
+    """The card points of a set of cards."""
+    return _CHUNK_POINTS[cards & 63] + _CHUNK_POINTS[cards >> 6 & 63] + _CHUNK_POINTS[cards >> 12 & 63] + _CHUNK_POINTS[cards >> 18]
 
-    seat: int
-    card: Card
 
-    @property
-    def cards(self) -> tuple[Card, Card]:
-        """The king and the queen."""
-        return Card(Rank.KING, self.card.suit), Card(Rank.QUEEN, self.card.suit)
+def follower_cards(hand: int, lead: int, trump: int, talon_open: bool) -> int:
+    """The follower's legal cards: any while the talon is open; else follow suit and win if
+    able, else trump, else any."""
+    if talon_open:
+        return hand
+    same = hand & SUIT_MASKS[lead // 6]
+    if same:
+        return same & ABOVE[lead] or same
+    return hand & SUIT_MASKS[trump] or hand
 
-    def points(self, trump: Suit) -> int:
-        return 40 if self.card.suit == trump else 20
+
+def reply_wins(lead: int, reply: int, trump: int) -> bool:
+    """Whether the reply takes the trick: a higher card of the suit led, or a trump to a side suit."""
+    if reply // 6 == lead // 6:
+        return reply > lead
+    return reply // 6 == trump
+
+
+def marriage_cards(hand: int) -> int:
+    """The kings and queens of ``hand`` whose partner it holds too."""
+    pairs = hand & hand >> 1 & QUEENS
+    return pairs | pairs << 1
+
+
+def marriage_time(marriages: bool, talon_open: bool, schnapsen: bool, no_talon: bool) -> bool:
+    """Whether the leader may announce a marriage now: while the talon is open, and in Schnapsen
+    and without a talon at any lead (``marriages``: the game has them)."""
+    return marriages and (talon_open or schnapsen or no_talon)
+
+
+def exchange_allowed(exchange: bool, talon_open: bool, hand: int, exchange_card: int, schnapsen: bool, won_a_trick: bool) -> bool:
+    """Whether the leader may exchange the trump nine (jack in Schnapsen), ``exchange_card``, for
+    the trump card: while the talon is open, holding it, and (but in Schnapsen) after winning a
+    trick (``exchange``: the game has the exchange)."""
+    return exchange and talon_open and bool(hand >> exchange_card & 1) and (schnapsen or won_a_trick)
+
+
+def partner(card: int) -> int:
+    """The other card of a king's or queen's marriage."""
+    return card + 1 if card % 6 == QUEEN else card - 1
+
+
+def marriage_value(card: int, trump: int) -> int:
+    return 40 if card // 6 == trump else 20
+
+
+def claim_game_points(loser_points: int, loser_tricks: int) -> int:
+    """Game points for a won deal: 3 if the loser won no trick, 2 under 33 points, else 1."""
+    if loser_tricks == 0:
+        return 3
+    return 2 if loser_points < HALF else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,19 +173,98 @@ class Closing:
     tricks: int
 
 
+class Outcome(NamedTuple):
+    """How a deal that ends now is decided."""
+
+    winner: int | None
+    game_points: int
+    reason: str  # claim, false_claim, closer_failed, last_trick, more_points, drawn
+    claimant: int | None  # the seat that claimed, or was deemed to
+    deemed: bool
+    points: tuple[int, int]  # counted points, the last-trick 10 included
+    ten: int | None  # the seat given the last-trick 10
+
+
+def deal_outcome(
+    points: tuple[int, int],
+    tricks: tuple[int, int],
+    closing: Closing | None,
+    claimant: int | None,
+    last_winner: int,
+    schnapsen: bool,
+    last_trick_ten: bool,
+) -> Outcome:
+    """The outcome of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks
+    played, the last won by ``last_winner``: then the closer with 66 or more is deemed to claim,
+    else the last trick's winner with 66 or more. ``points`` are counted points (cards and counted
+    marriages) without the last-trick 10."""
+    played_out = claimant is None
+    ten = last_winner if played_out and closing is None and last_trick_ten else None
+    scored = (points[0] + (LAST_TRICK_TEN if ten == 0 else 0), points[1] + (LAST_TRICK_TEN if ten == 1 else 0))
+    if played_out and closing is not None and scored[closing.seat] >= CLAIM:
+        claimant = closing.seat  # seed 004: the penalty is for a closer who fails to reach 66
+    elif played_out and scored[last_winner] >= CLAIM:
+        claimant = last_winner
+    deemed = played_out and claimant is not None
+
+    winner: int | None
+    if claimant is not None and scored[claimant] >= CLAIM:
+        winner, reason = claimant, "claim"
+        if closing is not None and closing.seat != claimant:
+            # the closer's opponent claimed first
+            gained = 3 if schnapsen and closing.tricks == 0 else 2
+        elif closing is not None and schnapsen:
+            gained = claim_game_points(closing.points, closing.tricks)
+        else:
+            gained = claim_game_points(scored[1 - claimant], tricks[1 - claimant])
+    elif claimant is not None:
+        winner, reason = 1 - claimant, "false_claim"
+        if closing is not None and closing.seat == claimant:
+            gained = 3 if closing.tricks == 0 else 2
+        else:
+            gained = 3 if schnapsen and tricks[winner] == 0 else 2
+    elif closing is not None:
+        winner, reason = 1 - closing.seat, "closer_failed"
+        gained = 3 if closing.tricks == 0 else 2
+    elif ten is None:
+        winner, reason, gained = last_winner, "last_trick", 1
+    elif scored[0] == scored[1]:
+        winner, reason, gained = None, "drawn", 0
+    else:
+        winner, reason = (0 if scored[0] > scored[1] else 1), "more_points"
+        gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
+    return Outcome(winner, gained, reason, claimant, deemed, scored, ten)
+
+
 @dataclass(frozen=True, slots=True)
-class SixtySixState:
+class Announcement:
+    """An announced marriage: the announcer and the king or queen (a card number) they led with it."""
+
+    seat: int
+    card: int
+
+    @property
+    def cards(self) -> tuple[int, int]:
+        """The king and the queen."""
+        queen = self.card - (self.card % 6 == KING)
+        return queen + 1, queen
+
+    def points(self, trump: int) -> int:
+        return marriage_value(self.card, trump)
+
+
+class SixtySixState(NamedTuple):
     """A match of Sixty-Six, in the middle of its current deal."""
 
     match: Match
-    hands: tuple[frozenset[Card], ...]
-    talon: tuple[Card, ...]  # the face-down cards, in drawing order
-    trump_card: Card | None  # the card under the talon; None once taken, or with no talon
-    trump: Suit
+    hands: tuple[int, ...]  # masks
+    talon: tuple[int, ...]  # the face-down cards, in drawing order
+    trump_card: int | None  # the card under the talon; None once taken, or with no talon
+    trump: int  # suit number
     trick: Trick  # the trick being played
-    won: tuple[frozenset[Card], ...]  # per seat: the cards of the tricks won this deal
-    marriages: tuple[Marriage, ...]  # announced this deal, in order
-    shown: tuple[frozenset[Card], ...]  # per seat: cards in hand that both players know
+    won: tuple[int, ...]  # per seat: the cards of the tricks won this deal
+    marriages: tuple[Announcement, ...]  # announced this deal, in order
+    shown: tuple[int, ...]  # per seat: cards in hand that both players know
     closing: Closing | None = None
     last_trick: Trick | None = None
 
@@ -146,41 +280,23 @@ class SixtySixState:
     @property
     def tricks(self) -> tuple[int, ...]:
         """Tricks won this deal, per seat."""
-        return tuple(len(cards) // SEATS for cards in self.won)
+        return (self.won[0].bit_count() // SEATS, self.won[1].bit_count() // SEATS)
 
     @property
     def trick_number(self) -> int:
-        return sum(self.tricks) + 1
+        return (self.won[0].bit_count() + self.won[1].bit_count()) // SEATS + 1
 
     def points(self, seat: int) -> int:
         """Card points won plus counted marriages (a marriage counts once its announcer won a trick)."""
         if not self.won[seat]:
             return 0
-        cards = sum(CARD_POINTS[card.rank] for card in self.won[seat])
-        return cards + self.marriage_points(seat)
+        return points_of(self.won[seat]) + self.marriage_points(seat)
 
     def marriage_points(self, seat: int) -> int:
         """The seat's counted marriage points: 0 while they are pending."""
         if not self.won[seat]:
             return 0
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
-
-
-def trick_winner(trick: Trick, trump: Suit) -> int:
-    """The seat that wins a complete trick: the higher trump, else the higher card of the suit led."""
-    lead, reply = trick.cards
-    if reply.suit == lead.suit:
-        beats = STRENGTH[reply.rank] > STRENGTH[lead.rank]
-    else:
-        beats = reply.suit == trump
-    return (trick.leader + int(beats)) % SEATS
-
-
-def claim_game_points(loser_points: int, loser_tricks: int) -> int:
-    """Game points for a won deal: 3 if the loser won no trick, 2 under 33 points, else 1."""
-    if loser_tricks == 0:
-        return 3
-    return 2 if loser_points < HALF else 1
 
 
 def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
@@ -190,62 +306,34 @@ def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
     per seat; ``reason`` (``claim``, ``false_claim``, ``closer_failed``, ``last_trick``,
     ``more_points``, ``drawn``); ``claimed_by`` (the seat that claimed, or was deemed to, else
     null); ``deemed_claim`` (all tricks played: on a closed talon the closer with 66 or more is
-    deemed to claim, else the last trick's winner with 66 or more); ``points`` per seat (cards,
-    counted marriages and the last-trick 10); ``marriage_points`` per seat (counted); ``last_trick_ten`` (the seat given the 10, or
+    deemed to claim, else the last trick's winner with 66 or more); ``points`` per seat (cards, counted marriages and the last-trick
+    10); ``marriage_points`` per seat (counted); ``last_trick_ten`` (the seat given the 10, or
     null); ``tricks`` per seat; ``closed_by`` and ``at_close`` (the closer's opponent's
     ``points`` and ``tricks`` when the talon was closed), both null without a close.
     """
     options = state.match.options
-    schnapsen = options["variant"] == "schnapsen"
     closing = state.closing
     tricks = state.tricks
-    last_winner = state.trick.leader  # once all tricks are played, the last one's winner is on lead
-    played_out = claimant is None
-    ten = last_winner if played_out and closing is None and options["exhausted_talon"] == "last-trick-ten" else None
-    points = [state.points(seat) + (LAST_TRICK_TEN if seat == ten else 0) for seat in range(SEATS)]
-    if played_out and closing is not None and points[closing.seat] >= CLAIM:
-        claimant = closing.seat  # seed 004: the penalty is for a closer who fails to reach 66
-    elif played_out and points[last_winner] >= CLAIM:
-        claimant = last_winner
-    deemed = played_out and claimant is not None
-
-    winner: int | None
-    if claimant is not None and points[claimant] >= CLAIM:
-        winner, reason = claimant, "claim"
-        if closing is not None and closing.seat != claimant:
-            # the closer's opponent claimed first
-            gained = 3 if schnapsen and closing.tricks == 0 else 2
-        elif closing is not None and schnapsen:
-            gained = claim_game_points(closing.points, closing.tricks)
-        else:
-            gained = claim_game_points(points[1 - claimant], tricks[1 - claimant])
-    elif claimant is not None:
-        winner, reason = 1 - claimant, "false_claim"
-        if closing is not None and closing.seat == claimant:
-            gained = 3 if closing.tricks == 0 else 2
-        else:
-            gained = 3 if schnapsen and tricks[winner] == 0 else 2
-    elif closing is not None:
-        winner, reason = 1 - closing.seat, "closer_failed"
-        gained = 3 if closing.tricks == 0 else 2
-    elif ten is None:
-        winner, reason, gained = last_winner, "last_trick", 1
-    elif points[0] == points[1]:
-        winner, reason, gained = None, "drawn", 0
-    else:
-        winner, reason = (0 if points[0] > points[1] else 1), "more_points"
-        gained = claim_game_points(points[1 - winner], tricks[1 - winner])
-
+    outcome = deal_outcome(
+        (state.points(0), state.points(1)),
+        (tricks[0], tricks[1]),
+        closing,
+        claimant,
+        state.trick.leader,  # once all tricks are played, the last one's winner is on lead
+        options["variant"] == "schnapsen",
+        options["exhausted_talon"] == "last-trick-ten",
+    )
+    winner = outcome.winner
     return {
         "deal": state.match.deal_number,
         "winners": [winner] if winner is not None else [],
-        "game_points": [gained if seat == winner else 0 for seat in range(SEATS)],
-        "reason": reason,
-        "claimed_by": claimant,
-        "deemed_claim": deemed,
-        "points": points,
+        "game_points": [outcome.game_points if seat == winner else 0 for seat in range(SEATS)],
+        "reason": outcome.reason,
+        "claimed_by": outcome.claimant,
+        "deemed_claim": outcome.deemed,
+        "points": list(outcome.points),
         "marriage_points": [state.marriage_points(seat) for seat in range(SEATS)],
-        "last_trick_ten": ten,
+        "last_trick_ten": outcome.ten,
         "tricks": list(tricks),
         "closed_by": closing.seat if closing else None,
         "at_close": {"points": closing.points, "tricks": closing.tricks} if closing else None,
@@ -264,10 +352,31 @@ EXHAUSTED_TALON = Option(
 )
 
 
-class SixtySix(Ruleset[SixtySixState]):
+class SixtySix(TrickTaking[SixtySixState]):
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
+    deck = DECK
+    action_kinds = (Play, Marriage, Exchange, Close, Declare)
+    refusal_codes = {
+        "illegal_action": "Sixty-Six has no actions of this kind",
+        "card_not_in_hand": "the card is not in the player's hand",
+        "must_follow_suit": "with the talon closed or exhausted, the follower must follow suit",
+        "must_win_trick": "with the talon closed or exhausted, the follower must win the trick if able",
+        "must_trump": "with the talon closed or exhausted, a follower who cannot follow must trump",
+        "declare_not_allowed": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only "
+        "once a trick is won",
+        "marriages_disabled": "the game is played without marriages",
+        "not_on_lead": "only the leader may exchange, close or announce a marriage, before leading",
+        "not_a_marriage_card": "a marriage is announced by leading its king or queen",
+        "marriage_not_held": "a marriage needs both the king and the queen",
+        "talon_closed": "the talon is closed",
+        "talon_exhausted": "the talon is exhausted",
+        "exchange_not_allowed": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
+        "after winning a trick (in Schnapsen at any time), while the talon is open",
+        "close_not_allowed": "there is no talon to close",
+        "invalid_option": "an option value not allowed (alone or with the others)",
+    }
     options = (
         Option(
             "variant",
@@ -332,53 +441,51 @@ class SixtySix(Ruleset[SixtySixState]):
                 f'"schnapsen"; allowed: {allowed.allowed_text()}',
             )
 
-    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._deal(Match.start(options, seed, SEATS))
-
-    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+    @staticmethod
+    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...], int]:
         """Cards go one at a time, from the non-dealer; then the trump card; the rest is the talon.
 
-        ``stock`` is the talon in drawing order with the trump card last. With ``no_talon`` all
-        cards are dealt this way, the last one (the dealer's) is the trump card and the stock is empty.
+        Gives the hands, the stock (the talon in drawing order with the trump card last) and the
+        trump card. With ``no_talon`` all cards are dealt this way, the last one (the dealer's) is
+        the trump card and the stock is empty.
         """
         options = match.options
         variant = VARIANTS[options["variant"]]
-        cards = shuffled_deck(match.seed, deal_number, variant.deck)
+        cards = shuffled_deck(match.seed, deal_number, variant.order)
         size = len(cards) // SEATS if options["no_talon"] else variant.hand_size
-        hands: list[tuple[Card, ...]] = [(), ()]
+        hands: list[tuple[int, ...]] = [(), ()]
         hands[1 - dealer], hands[dealer] = tuple(cards[0 : 2 * size : 2]), tuple(cards[1 : 2 * size : 2])
         if options["no_talon"]:
-            return DealRecord(dealer, tuple(hands), (), hands[dealer][-1])
+            return hands, (), hands[dealer][-1]
         trump_card = cards[2 * size]
-        return DealRecord(dealer, tuple(hands), tuple(cards[2 * size + 1 :]) + (trump_card,), trump_card)
+        return hands, tuple(cards[2 * size + 1 :]) + (trump_card,), trump_card
 
-    def _deal(self, match: Match) -> tuple[SixtySixState, tuple[Event, ...]]:
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        hands, stock, trump_card = self._dealt(match, deal_number, dealer)
+        card = DECK.cards
+        dealt = tuple(tuple(card[n] for n in hand) for hand in hands)
+        return DealRecord(dealer, dealt, tuple(card[n] for n in stock), card[trump_card])
+
+    def deal(self, match: Match) -> tuple[SixtySixState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        record = self.deal_record(match, match.deal_number, dealer)
-        trump_card = record.trump_card
-        assert trump_card is not None
+        dealt, stock, trump_card = self._dealt(match, match.deal_number, dealer)
         no_talon = match.options["no_talon"]
-        shown: list[frozenset[Card]] = [frozenset(), frozenset()]
+        shown = [0, 0]
         if no_talon:
-            shown[dealer] = frozenset({trump_card})
+            shown[dealer] = 1 << trump_card
+        hands = (mask_of(dealt[0]), mask_of(dealt[1]))
+        talon = stock[:-1]
         state = SixtySixState(
-            match=match,
-            hands=tuple(frozenset(hand) for hand in record.hands),
-            talon=record.stock[:-1],
-            trump_card=None if no_talon else trump_card,
-            trump=trump_card.suit,
-            trick=Trick(leader=1 - dealer),
-            won=(frozenset(), frozenset()),
-            marriages=(),
-            shown=tuple(shown),
+            match, hands, talon, None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), (shown[0], shown[1])
         )
         events = deal_opened(
             match.deal_number,
             dealer,
-            record.hands,
-            trump=trump_card.suit.value,
-            trump_card=trump_card.code,
-            talon_size=len(state.talon),
+            hands,
+            DECK,
+            trump=SUITS[trump_card // 6].value,
+            trump_card=DECK.code(trump_card),
+            talon_size=len(talon),
         )
         return state, tuple(events)
 
@@ -390,202 +497,222 @@ class SixtySix(Ruleset[SixtySixState]):
         return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
-        if seat not in self.to_act(state):
+        trick = state.trick
+        if state.match.result is not None or seat != (trick.leader + len(trick.cards)) % SEATS:
             return ()
-        if state.trick.cards:
-            return tuple(PLAYS[card] for card in sorted(self._legal_cards(state, seat)))
-        actions: list[Action] = []
-        if state.talon_open:
-            if self._may_exchange(state, seat):
-                actions.append(EXCHANGE)
-            actions.append(CLOSE)
+        if trick.cards:
+            return plays_of(self._follower_cards(state, seat))
+        hand = state.hands[seat]
+        actions: tuple[Action, ...] = ()
+        if state.talon and state.closing is None:  # the talon is open
+            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat) else (CLOSE,)
         if state.won[0] or state.won[1]:
-            actions.append(DECLARE)  # the leader won the last trick
-        hand = state.hands[seat]
-        ordered = sorted(hand)
-        if self._marriage_time(state):
-            for card in ordered:
-                if card in MARRIAGES and _partner(card) in hand:
-                    actions.append(MARRIAGES[card])
-                    if state.won[seat]:  # the claim goes with the announcement, once a trick is won
-                        actions.append(MARRIAGE_CLAIMS[card])
-        actions.extend(PLAYS[card] for card in ordered)
-        return tuple(actions)
+            actions += (DECLARE,)  # the leader won the last trick
+        pairs = marriage_cards(hand)
+        if pairs and self._marriage_time(state):
+            # the claim goes with the announcement, once a trick is won
+            marriages = marriages_and_claims_of if state.won[seat] else marriages_of
+            actions += tuple(chain.from_iterable(marriages(pairs)))
+        return actions + plays_of(hand)
 
-    def _legal_cards(self, state: SixtySixState, seat: int) -> frozenset[Card]:
-        """The follower's legal cards: any in phase 1; follow, win if able, else trump in phase 2."""
-        hand = state.hands[seat]
-        if state.talon_open:
-            return hand
-        lead = state.trick.cards[0]
-        following = frozenset(card for card in hand if card.suit == lead.suit)
-        if following:
-            higher = frozenset(card for card in following if STRENGTH[card.rank] > STRENGTH[lead.rank])
-            return higher or following
-        trumps = frozenset(card for card in hand if card.suit == state.trump)
-        return trumps or hand
+    def _follower_cards(self, state: SixtySixState, seat: int) -> int:
+        return follower_cards(state.hands[seat], state.trick.cards[0], state.trump, state.talon_open)
+
+    def _exchange_card(self, state: SixtySixState) -> int:
+        """The trump nine (jack in Schnapsen), exchanged for the trump card."""
+        return 6 * state.trump + VARIANTS[state.match.options["variant"]].exchange_strength
 
     def _may_exchange(self, state: SixtySixState, seat: int) -> bool:
         options = state.match.options
-        if not options["trump_exchange"]:
-            return False
-        if Card(VARIANTS[options["variant"]].exchange_rank, state.trump) not in state.hands[seat]:
-            return False
-        return options["variant"] == "schnapsen" or bool(state.won[seat])
+        return exchange_allowed(
+            options["trump_exchange"],
+            state.talon_open,
+            state.hands[seat],
+            self._exchange_card(state),
+            options["variant"] == "schnapsen",
+            bool(state.won[seat]),
+        )
 
     def _marriage_time(self, state: SixtySixState) -> bool:
         """Whether marriages may be announced now (given a leader on lead)."""
         options = state.match.options
-        return options["marriages"] and (state.talon_open or options["variant"] == "schnapsen" or options["no_talon"])
+        return marriage_time(options["marriages"], state.talon_open, options["variant"] == "schnapsen", options["no_talon"])
 
-    def explain_illegal(self, state: SixtySixState, seat: int, action: Action) -> RuleError:
-        options = state.match.options
+    def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
-        leading = not trick.cards
-        if action.type == "declare":
-            if trick.cards:
-                return illegal("declare_not_allowed", "you may claim 66 only when on lead, not in reply")
+        if trick.cards:
+            return illegal("declare_not_allowed", "you may claim 66 only when on lead, not in reply")
+        if not trick.cards and not (state.won[0] or state.won[1]):
             return illegal("declare_not_allowed", "you may not claim 66 at the first lead of a deal")
-        if action.type == "play":
-            return self._explain_card(state, seat, action.card)
-        if action.type not in ("exchange", "close", "marriage"):
-            return illegal("illegal_action", f"Sixty-Six has no {action.type!r} actions")
-        if action.type == "marriage" and not options["marriages"]:
+        return None
+
+    def _leader_move(self, state: SixtySixState, seat: int, action: Action) -> RuleError | None:
+        """What forbids the leader's moves other than a card and a claim, before its kind's own rules."""
+        options = state.match.options
+        if isinstance(action, Marriage) and not options["marriages"]:
             return illegal("marriages_disabled", "this game is played without marriages")
-        if action.type == "exchange" and not options["trump_exchange"]:
+        if isinstance(action, Exchange) and not options["trump_exchange"]:
             return illegal("exchange_not_allowed", "this game is played without the trump exchange")
-        if not leading:
+        if state.trick.cards:
             return illegal("not_on_lead", f"only the leader may {_verb(action)}, before leading a card")
-        if action.type == "marriage":
-            plain = replace(action, declare=False)
-            if action.declare and plain in self.legal_actions(state, seat):
-                return illegal("declare_not_allowed", "you may claim 66 with a marriage only once you have won a trick in this deal")
-            return self._explain_marriage(state, seat, action.card)
-        if options["no_talon"]:
+        return None
+
+    def _talon_move(self, state: SixtySixState, action: Action) -> RuleError | None:
+        """What forbids an exchange or a close: no talon, a closed or an exhausted one."""
+        if state.match.options["no_talon"]:
             return illegal(f"{action.type}_not_allowed", f"there is no talon: you may not {_verb(action)}")
         if state.closing is not None:
             return illegal("talon_closed", f"the talon is closed: you may not {_verb(action)}")
         if not state.talon:
             return illegal("talon_exhausted", f"the talon is exhausted: you may not {_verb(action)}")
-        wanted = Card(VARIANTS[options["variant"]].exchange_rank, state.trump)
-        if wanted not in state.hands[seat]:
+        return None
+
+    def verify_close(self, state: SixtySixState, seat: int, action: Close) -> RuleError | None:
+        return self._leader_move(state, seat, action) or self._talon_move(state, action)
+
+    def verify_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> RuleError | None:
+        refused = self._leader_move(state, seat, action) or self._talon_move(state, action)
+        if refused is not None or self._may_exchange(state, seat):
+            return refused
+        wanted = DECK.cards[self._exchange_card(state)]
+        if not state.hands[seat] >> self._exchange_card(state) & 1:
             return illegal("exchange_not_allowed", f"you do not hold {wanted}, the card exchanged for the trump card")
         return illegal("exchange_not_allowed", "you may exchange only after winning a trick in this deal")
 
-    def _explain_card(self, state: SixtySixState, seat: int, card: Card | None) -> RuleError:
-        hand = state.hands[seat]
-        if card not in hand:
-            return illegal("card_not_in_hand", f"{card} is not in your hand")
-        lead = state.trick.cards[0]
-        suit = lead.suit.names["en"].lower()
-        if card.suit != lead.suit and any(held.suit == lead.suit for held in hand):
-            return illegal("must_follow_suit", f"you hold {suit} and must follow suit")
-        if card.suit == lead.suit:
-            return illegal("must_win_trick", f"you hold a higher {suit} card and must win the trick")
-        return illegal("must_trump", f"you cannot follow {suit} but hold trump, and must trump")
-
-    def _explain_marriage(self, state: SixtySixState, seat: int, card: Card | None) -> RuleError:
-        if card is None or card.rank not in (Rank.KING, Rank.QUEEN):
+    def verify_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> RuleError | None:
+        refused = self._leader_move(state, seat, action)
+        if refused is not None:
+            return refused
+        card = DECK.number.get(action.card)
+        if card is None or card % 6 not in (KING, QUEEN):
             return illegal("not_a_marriage_card", "a marriage is announced by leading its king or queen")
-        if not {card, _partner(card)} <= state.hands[seat]:
-            return illegal("marriage_not_held", f"you do not hold both the king and the queen of {card.suit.names['en'].lower()}")
+        if not marriage_cards(state.hands[seat]) >> card & 1:
+            suit = action.card.suit.names["en"].lower()
+            return illegal("marriage_not_held", f"you do not hold both the king and the queen of {suit}")
+        if self._marriage_time(state):
+            if action.declare and not state.won[seat]:
+                return illegal("declare_not_allowed", "you may claim 66 with a marriage only once you have won a trick in this deal")
+            return None
         # held, on lead and allowed by the options: only the talon's state forbids it
         if state.closing is not None:
             return illegal("talon_closed", "marriages may be announced only while the talon is open")
         return illegal("talon_exhausted", "marriages may be announced only while the talon is open")
 
-    def perform(self, state: SixtySixState, seat: int, action: Action) -> tuple[SixtySixState, tuple[Event, ...]]:
-        kind, card = action.type, action.card
-        if kind == "play":
-            assert card is not None
-            return self._play(state, seat, card, ())
-        if kind == "marriage":
-            assert card is not None
-            return self._marry(state, seat, card, action.declare)
-        if kind == "exchange":
-            return self._exchange(state, seat)
-        if kind == "close":
-            opponent = 1 - seat
-            closing = Closing(seat, state.points(opponent), state.tricks[opponent])
-            return replace(state, closing=closing), (public("close", seat=seat),)
+    def verify_play(self, state: SixtySixState, seat: int, action: Play) -> RuleError | None:
+        trick = state.trick
+        card = BY_INDEX[action.card.index]
+        hand = state.hands[seat]
+        if card < 0 or not hand >> card & 1:
+            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+        if not trick.cards or self._follower_cards(state, seat) >> card & 1:
+            return None
+        lead = trick.cards[0]
+        suit = SUITS[lead // 6].names["en"].lower()
+        if card // 6 != lead // 6 and hand & SUIT_MASKS[lead // 6]:
+            return illegal("must_follow_suit", f"you hold {suit} and must follow suit")
+        if card // 6 == lead // 6:
+            return illegal("must_win_trick", f"you hold a higher {suit} card and must win the trick")
+        return illegal("must_trump", f"you cannot follow {suit} but hold trump, and must trump")
+
+    def perform_play(self, state: SixtySixState, seat: int, action: Play) -> tuple[SixtySixState, tuple[Event, ...]]:
+        return self._play(state, seat, BY_INDEX[action.card.index], ())
+
+    def perform_declare(self, state: SixtySixState, seat: int, action: Declare) -> tuple[SixtySixState, tuple[Event, ...]]:
         return self._finish_deal(state, [public("declare", seat=seat)], claimant=seat)
 
-    def _exchange(self, state: SixtySixState, seat: int) -> tuple[SixtySixState, tuple[Event, ...]]:
-        given = Card(VARIANTS[state.match.options["variant"]].exchange_rank, state.trump)
+    def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
+        opponent = 1 - seat
+        closing = Closing(seat, state.points(opponent), state.tricks[opponent])
+        return state._replace(closing=closing), (public("close", seat=seat),)
+
+    def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
+        given = self._exchange_card(state)
         taken = state.trump_card
         assert taken is not None
-        state = replace(
-            state,
-            hands=replace_at(state.hands, seat, state.hands[seat] - {given} | {taken}),
-            shown=replace_at(state.shown, seat, state.shown[seat] | {taken}),
-            trump_card=given,
-        )
-        return state, (public("exchange", seat=seat, gave=given.code, took=taken.code),)
+        hands, shown = list(state.hands), list(state.shown)
+        hands[seat] = hands[seat] & ~(1 << given) | 1 << taken
+        shown[seat] |= 1 << taken
+        state = state._replace(hands=tuple(hands), shown=tuple(shown), trump_card=given)
+        return state, (public("exchange", seat=seat, gave=DECK.code(given), took=DECK.code(taken)),)
 
-    def _marry(self, state: SixtySixState, seat: int, card: Card, declare: bool) -> tuple[SixtySixState, tuple[Event, ...]]:
-        """Announce the marriage of ``card``, then lead it, or (``declare``) claim 66 with it instead."""
-        marriage = Marriage(seat, card)
-        state = replace(
-            state,
-            marriages=state.marriages + (marriage,),
-            shown=replace_at(state.shown, seat, state.shown[seat] | set(marriage.cards)),  # the card led leaves them
-        )
+    def perform_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> tuple[SixtySixState, tuple[Event, ...]]:
+        card = DECK.number[action.card]
+        marriage = Announcement(seat, card)
+        shown = list(state.shown)
+        shown[seat] |= 1 << card | 1 << partner(card)  # the card led leaves them
+        state = state._replace(marriages=state.marriages + (marriage,), shown=tuple(shown))
         event = public(
             "marriage",
             seat=seat,
-            suit=card.suit.value,
+            suit=SUITS[card // 6].value,
             value=marriage.points(state.trump),
-            pair=codes(marriage.cards),
-            card=card.code,
+            pair=[DECK.code(held) for held in marriage.cards],
+            card=DECK.code(card),
         )
-        if declare:
+        if action.declare:
             return self._finish_deal(state, [event, public("declare", seat=seat)], claimant=seat)
         return self._play(state, seat, card, (event,))
 
     def _play(
-        self, state: SixtySixState, seat: int, card: Card, events: tuple[Event, ...]
+        self, state: SixtySixState, seat: int, card: int, events: tuple[Event, ...]
     ) -> tuple[SixtySixState, tuple[Event, ...]]:
-        hands = replace_at(state.hands, seat, state.hands[seat] - {card})
-        shown = replace_at(state.shown, seat, state.shown[seat] - {card})
-        trick = replace(state.trick, cards=state.trick.cards + (card,))
-        state = replace(state, hands=hands, shown=shown, trick=trick)
+        bit = 1 << card
+        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
+        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
+        trick = Trick(state.trick.leader, state.trick.cards + (card,))
         if len(trick.cards) < SEATS:
-            return state, events
-        return self._finish_trick(state)
+            return SixtySixState(
+                state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown,
+                state.closing, state.last_trick,
+            ), events
+        return self._finish_trick(state, hands, shown, trick)
 
-    def _finish_trick(self, state: SixtySixState) -> tuple[SixtySixState, tuple[Event, ...]]:
-        winner = trick_winner(state.trick, state.trump)
+    def _finish_trick(
+        self, state: SixtySixState, hands_after: tuple[int, ...], shown_after: tuple[int, ...], trick: Trick
+    ) -> tuple[SixtySixState, tuple[Event, ...]]:
+        """Complete ``trick`` (the hands and the shown cards are those after its last card)."""
+        lead, reply = trick.cards
+        winner = 1 - trick.leader if reply_wins(lead, reply, state.trump) else trick.leader
         loser = 1 - winner
-        done = replace(state.trick, winner=winner)
-        won = replace_at(state.won, winner, state.won[winner] | set(done.cards))
-        events: list[Event] = [public("trick", number=state.trick_number, phase=state.phase, **done.to_json(SEATS))]
-        hands, shown = list(state.hands), list(state.shown)
+        done = Trick(trick.leader, trick.cards, winner)
+        won = list(state.won)
+        won[winner] |= 1 << lead | 1 << reply
         talon, trump_card = state.talon, state.trump_card
-        if state.talon_open:
-            hands[winner] = hands[winner] | {talon[0]}
-            events.append(private(winner, "draw", ["card"], seat=winner, card=talon[0].code, talon_size=len(talon) - 1))
+        talon_open = bool(talon) and state.closing is None
+        codes = DECK.codes_table
+        leader = trick.leader
+        events: list[Event] = [
+            Event(
+                {
+                    "type": "trick",
+                    "number": (state.won[0].bit_count() + state.won[1].bit_count()) // SEATS + 1,
+                    "phase": 1 if talon_open else 2,
+                    "leader": leader,
+                    "cards": [{"seat": leader, "card": codes[lead]}, {"seat": 1 - leader, "card": codes[reply]}],
+                    "winner": winner,
+                }
+            )
+        ]  # the trick event of TrickTaking.trick_event, built in place: every trick makes one
+        hands, shown = list(hands_after), list(shown_after)
+        if talon_open:
+            hands[winner] |= 1 << talon[0]
+            events.append(_draw(winner, codes[talon[0]], len(talon) - 1))
             if len(talon) > 1:
-                hands[loser] = hands[loser] | {talon[1]}
-                events.append(private(loser, "draw", ["card"], seat=loser, card=talon[1].code, talon_size=len(talon) - 2))
+                hands[loser] |= 1 << talon[1]
+                events.append(_draw(loser, codes[talon[1]], len(talon) - 2))
                 talon = talon[2:]
             else:
                 # the last face-down card went to the winner: the loser takes the trump card, in view
                 assert trump_card is not None
-                hands[loser] = hands[loser] | {trump_card}
-                shown[loser] = shown[loser] | {trump_card}
-                events.append(public("take", seat=loser, card=trump_card.code))
+                hands[loser] |= 1 << trump_card
+                shown[loser] |= 1 << trump_card
+                events.append(public("take", seat=loser, card=codes[trump_card]))
                 talon, trump_card = (), None
-        state = replace(
-            state,
-            hands=tuple(hands),
-            shown=tuple(shown),
-            talon=talon,
-            trump_card=trump_card,
-            won=won,
-            trick=Trick(leader=winner),
-            last_trick=done,
+        state = SixtySixState(
+            state.match, tuple(hands), talon, trump_card, state.trump, Trick(winner), tuple(won), state.marriages,
+            tuple(shown), state.closing, done,
         )
-        if state.hands[winner]:
+        if hands[winner]:
             return state, tuple(events)
         return self._finish_deal(state, events, claimant=None)
 
@@ -593,17 +720,12 @@ class SixtySix(Ruleset[SixtySixState]):
         self, state: SixtySixState, events: list[Event], claimant: int | None
     ) -> tuple[SixtySixState, tuple[Event, ...]]:
         result = deal_result(state, claimant)
-        match = state.match.after_deal(result["game_points"], result)
-        events.append(public("deal_result", **result, scores=list(match.scores)))
+        return self.end_deal(state, events, result, result["game_points"])
+
+    def match_winners(self, match: Match) -> list[int] | None:
+        """The first to the target; only one seat scores in a deal, so at most one reaches it."""
         reached = [seat for seat, total in enumerate(match.scores) if total >= match.options["target"]]
-        if reached:  # only one seat scores in a deal, so at most one reaches the target
-            match = match.finish(reached)
-            events.append(public("match_result", winners=reached, scores=list(match.scores)))
-            return replace(state, match=match), tuple(events)
-        # the next deal starts without a last trick: a card of the old deal shown in the new
-        # deal's view could not be told apart from a card of this deal
-        next_state, deal_events = self._deal(match.next_deal())
-        return next_state, tuple(events) + deal_events
+        return reached or None
 
     # --- views ------------------------------------------------------------------------------
 
@@ -625,25 +747,25 @@ class SixtySix(Ruleset[SixtySixState]):
         open_scores = state.match.options["open_scores"]
         closing = state.closing
         return {
-            "hand": codes(sorted(state.hands[seat])) if seat is not None else None,
-            "hand_sizes": [len(hand) for hand in state.hands],
-            "trump": state.trump.value,
-            "trump_card": state.trump_card.code if state.trump_card and closing is None else None,
+            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
+            "trump": SUITS[state.trump].value,
+            "trump_card": DECK.code(state.trump_card) if state.trump_card is not None and closing is None else None,
             "talon_size": len(state.talon),
             "talon_closed": closing is not None,
             "closed_by": closing.seat if closing else None,
             "phase": state.phase,
             "trick_number": state.trick_number if state.match.result is None else None,
-            "trick": state.trick.to_json(SEATS),
-            "last_trick": state.last_trick.to_json(SEATS) if state.last_trick else None,
+            "trick": state.trick.to_json(SEATS, DECK),
+            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
             "tricks_won": list(state.tricks),
-            "known_cards": [codes(sorted(cards)) for cards in state.shown],
+            "known_cards": [DECK.codes(cards) for cards in state.shown],
             "marriages": [
                 {
                     "seat": marriage.seat,
-                    "suit": marriage.card.suit.value,
+                    "suit": SUITS[marriage.card // 6].value,
                     "points": marriage.points(state.trump),
-                    "pair": codes(marriage.cards),
+                    "pair": [DECK.code(card) for card in marriage.cards],
                     "pending": not state.won[marriage.seat],
                 }
                 for marriage in state.marriages
@@ -653,7 +775,7 @@ class SixtySix(Ruleset[SixtySixState]):
                 for held in range(SEATS)
             ],
             "points": [state.points(held) for held in range(SEATS)] if open_scores else None,
-            "won_cards": [codes(sorted(cards)) for cards in state.won] if open_scores else None,
+            "won_cards": [DECK.codes(cards) for cards in state.won] if open_scores else None,
         }
 
     # --- serialization ----------------------------------------------------------------------
@@ -661,37 +783,41 @@ class SixtySix(Ruleset[SixtySixState]):
     def dump_deal(self, state: SixtySixState) -> dict[str, Any]:
         closing = state.closing
         return {
-            "hands": [codes(sorted(hand)) for hand in state.hands],
-            "talon": codes(state.talon),
-            "trump_card": state.trump_card.code if state.trump_card else None,
-            "trump": state.trump.value,
-            "trick": state.trick.dump(),
-            "won": [codes(sorted(cards)) for cards in state.won],
-            "marriages": [[marriage.seat, marriage.card.code] for marriage in state.marriages],
-            "shown": [codes(sorted(cards)) for cards in state.shown],
+            "hands": [DECK.codes(hand) for hand in state.hands],
+            "talon": [DECK.code(card) for card in state.talon],
+            "trump_card": DECK.code(state.trump_card) if state.trump_card is not None else None,
+            "trump": SUITS[state.trump].value,
+            "trick": state.trick.dump(DECK),
+            "won": [DECK.codes(cards) for cards in state.won],
+            "marriages": [[marriage.seat, DECK.code(marriage.card)] for marriage in state.marriages],
+            "shown": [DECK.codes(cards) for cards in state.shown],
             "closing": [closing.seat, closing.points, closing.tricks] if closing else None,
-            "last_trick": state.last_trick.dump() if state.last_trick else None,
+            "last_trick": state.last_trick.dump(DECK) if state.last_trick else None,
         }
 
     def load_deal(self, match: Match, doc: Mapping[str, Any]) -> SixtySixState:
         return SixtySixState(
             match=match,
-            hands=tuple(frozenset(map(Card.parse, hand)) for hand in doc["hands"]),
-            talon=tuple(map(Card.parse, doc["talon"])),
-            trump_card=Card.parse(doc["trump_card"]) if doc["trump_card"] else None,
-            trump=Suit(doc["trump"]),
-            trick=Trick.load(doc["trick"]),
-            won=tuple(frozenset(map(Card.parse, cards)) for cards in doc["won"]),
-            marriages=tuple(Marriage(seat, Card.parse(code)) for seat, code in doc["marriages"]),
-            shown=tuple(frozenset(map(Card.parse, cards)) for cards in doc["shown"]),
+            hands=tuple(DECK.mask(hand) for hand in doc["hands"]),
+            talon=tuple(DECK.number[Card.parse(code)] for code in doc["talon"]),
+            trump_card=DECK.number[Card.parse(doc["trump_card"])] if doc["trump_card"] else None,
+            trump=SUITS.index(Suit(doc["trump"])),
+            trick=Trick.load(doc["trick"], DECK),
+            won=tuple(DECK.mask(cards) for cards in doc["won"]),
+            marriages=tuple(Announcement(seat, DECK.number[Card.parse(code)]) for seat, code in doc["marriages"]),
+            shown=tuple(DECK.mask(cards) for cards in doc["shown"]),
             closing=Closing(*doc["closing"]) if doc["closing"] else None,
-            last_trick=Trick.load(doc["last_trick"]),
+            last_trick=Trick.load(doc["last_trick"], DECK) if doc["last_trick"] else None,
         )
 
 
-def _partner(card: Card) -> Card:
-    """The other card of a king's or queen's marriage."""
-    return Card(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)
+def _draw(seat: int, card: str, talon_size: int) -> Event:
+    """The private event of a card drawn from the talon: others see that a card was drawn."""
+    return Event(
+        {"type": "draw", "seat": seat, "card": card, "talon_size": talon_size},
+        ONLY[seat],
+        {"type": "draw", "seat": seat, "talon_size": talon_size},
+    )
 
 
 def _verb(action: Action) -> str:

@@ -54,13 +54,14 @@ class Api(flask_smorest.Api):
             problem = Problem(400, "invalid_request", _describe(messages), errors=_flatten(messages))
         else:
             if error.code == 500:
-                log.error("unhandled error on %s %s", request.method, request.path, exc_info=error.original_exception)
+                log.error("unhandled error on %s %s", request.method, request.path, exc_info=getattr(error, "original_exception", error))
             code = HTTP_ERROR_CODES.get(error.code or 500, HTTPStatus(error.code or 500).phrase.lower().replace(" ", "_"))
-            detail = error.description if error.code != 500 else "the server failed to answer this request"
+            detail = error.description or "" if error.code != 500 else "the server failed to answer this request"
             problem = Problem(error.code or 500, code, detail)
         response = problem.response()
-        if error.code == 405 and getattr(error, "valid_methods", None):
-            response.headers["Allow"] = ", ".join(error.valid_methods)
+        allowed = getattr(error, "valid_methods", None)
+        if error.code == 405 and allowed:
+            response.headers["Allow"] = ", ".join(allowed)
         return response
 
     def handle_storage_error(self, error: RedisError):

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import BlockingConnectionPool, Redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
+
+from engine import registry
 
 from . import edge, limits, logs, metrics
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .errors import Problem
-from .metrics import InstrumentedRedis
+from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_seat_counts
 from .store import GameStore
@@ -22,7 +28,7 @@ from .tables import Tables
 from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
-Koz hosts trick-taking card games: German Whist, Partnership Batak and Sixty-Six.
+Koz hosts trick-taking card games: GAMES.
 
 Create a game (`POST /v1/games`), keep the seat tokens it returns, see the game as a seat
 (`GET /v1/games/{id}` with `Authorization: Bearer <token>`) or as a spectator (no token), act
@@ -36,27 +42,39 @@ Every error is `application/problem+json` with a stable `code`. Every view carri
 """
 
 
+def api_description() -> str:
+    names = [ruleset.names["en"] for ruleset in registry.all_rulesets()]
+    return API_DESCRIPTION.replace("GAMES", " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names))
+
+
 #: seconds /readyz waits for Redis
 READINESS_TIMEOUT = 0.5
 #: Redis connections of one process at most; more requests in flight wait for one
 MAX_CONNECTIONS = 64
 
 
-def redis_client(connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None) -> Redis:
+def redis_client(
+    connect_timeout: float, timeout: float, *, url: str | None = None, unix_socket_path: str | None = None, cluster: bool = False
+) -> Redis | RedisCluster:
     """A Redis client that gives up after the timeouts, and never retries by itself: a write that
     timed out may have been applied, and only the caller (with its version check and
-    idempotency key) can tell. Its connections are shared by every request of the process:
-    under gevent thousands of requests may be in flight at once, and past ``MAX_CONNECTIONS`` a
-    request waits (up to ``timeout``) for a free one rather than failing at once. Waiting
-    requests hold none: they wait on the process's one subscription."""
-    options = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
-    pool = BlockingConnectionPool.from_url(
-        url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, timeout=timeout, **options
-    )
+    idempotency key) can tell. A single server's connections are shared by every request of the
+    process: under gevent thousands of requests may be in flight at once, and past
+    ``MAX_CONNECTIONS`` a request waits (up to ``timeout``) for a free one rather than failing
+    at once. Waiting requests hold none: they wait on the process's one subscription.
+
+    With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
+    from it. The cluster client keeps its own retries: they follow a slot that moved to another
+    node, and a repeated compare-and-set cannot apply twice."""
+    if cluster:
+        assert url is not None, "a cluster is named by the URL of one of its nodes"
+        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
+    options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
+    pool = BlockingConnectionPool.from_url(url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
     return InstrumentedRedis(connection_pool=pool)
 
 
-def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Flask:
+def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
     settings = settings or Settings.from_env()
@@ -68,8 +86,10 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
     )
+    registry.check_all()  # a game unfit to serve stops the start, not a player
+    assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
     app.json.ensure_ascii = False  # names are often Turkish
     readiness = redis
@@ -77,7 +97,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         if not settings.redis_url:
             embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
             app.extensions["koz_embedded"] = embedded
-        where = {"url": settings.redis_url} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
+        where = {"url": settings.redis_url, "cluster": settings.redis_cluster} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
         redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout, **where)
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)

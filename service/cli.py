@@ -92,7 +92,7 @@ def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     app = create_app(settings)
     embedded = app.extensions.get("koz_embedded")
-    workers = WorkerProcesses(args.workers, settings.redis_url or f"unix://{embedded.client.socket_file}")
+    workers = WorkerProcesses(args.workers, settings.redis_url or f"unix://{app.extensions['koz_embedded'].socket_file}")
 
     def when_ready(_server) -> None:
         workers.start()
@@ -104,7 +104,8 @@ def serve(args: argparse.Namespace) -> None:
         if embedded is not None:
             embedded.stop()
 
-    where = f"Redis at {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
+    kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
+    where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
     log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
     Server(
         app,

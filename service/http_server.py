@@ -65,7 +65,7 @@ class ProblemErrors:
     that are not HTTP) is answered as problem+json, like everything the app answers."""
 
     def handle_error(self, req, client, addr, exc):
-        super().handle_error(req, ProblemSocket(client), addr, exc)  # type: ignore[misc]
+        super().handle_error(req, ProblemSocket(client), addr, exc)
 
 
 class KozGeventWorker(ProblemErrors, GeventWorker):

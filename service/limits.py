@@ -9,6 +9,8 @@ every limited answer carries the IETF RateLimit headers (draft-ietf-httpapi-rate
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import hashlib
 import math
 import time
@@ -17,6 +19,7 @@ from flask import Flask, request
 from flask_limiter import Limiter
 from limits import parse
 from redis import Redis
+from redis.cluster import RedisCluster
 
 from .config import Settings
 
@@ -40,14 +43,18 @@ LIMITED = {
 }
 
 
-def install(app: Flask, settings: Settings, redis: Redis) -> Limiter | None:
+def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limiter | None:
     if not any(getattr(settings, setting) for setting, _ in LIMITED.values()):
         return None
+    if isinstance(redis, RedisCluster):  # the limits library keeps a cluster client of its own
+        node = redis.get_default_node()
+        storage: dict = {"storage_uri": f"redis+cluster://{node.host}:{node.port}"}
+    else:
+        storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis.connection_pool}}
     limiter = Limiter(
         key_func=client_address,
         app=app,
-        storage_uri="redis://",
-        storage_options={"connection_pool": redis.connection_pool},
+        **storage,
         key_prefix=f"{settings.key_prefix}:limits",
         headers_enabled=False,  # the IETF headers are written below
     )
@@ -55,7 +62,7 @@ def install(app: Flask, settings: Settings, redis: Redis) -> Limiter | None:
         if getattr(settings, setting):
             parse(getattr(settings, setting))  # a malformed limit fails at start, not per request
             limit = limiter.limit(getattr(settings, setting), key_func=key_func)
-            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+            app.view_functions[endpoint] = cast(Any, limit(app.view_functions[endpoint]))
 
     @app.after_request
     def rate_limit_headers(response):

@@ -14,6 +14,7 @@ from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import REGISTRY, multiprocess
 from redis import Redis, RedisError
+from redis.cluster import RedisCluster
 
 REQUESTS = Counter("koz_http_requests", "HTTP requests answered", ["method", "route", "status"])
 REQUEST_SECONDS = Histogram("koz_http_request_duration_seconds", "Time to answer an HTTP request", ["method", "route"])
@@ -35,18 +36,26 @@ REDIS_SECONDS = Histogram(
 )
 
 
-class InstrumentedRedis(Redis):
-    """A Redis client that times every command and counts the ones that fail."""
+class Instrumented:
+    """Times every command of a Redis client and counts the ones that fail."""
 
     def execute_command(self, *args: Any, **options: Any) -> Any:
         started = time.perf_counter()
         try:
-            return super().execute_command(*args, **options)
+            return super().execute_command(*args, **options)  # type: ignore[misc]  # the Redis client it is mixed into
         except RedisError as error:
             REDIS_ERRORS.labels(type(error).__name__).inc()
             raise
         finally:
             REDIS_SECONDS.labels(str(args[0]).upper()).observe(time.perf_counter() - started)
+
+
+class InstrumentedRedis(Instrumented, Redis):
+    """A Redis client that times every command and counts the ones that fail."""
+
+
+class InstrumentedRedisCluster(Instrumented, RedisCluster):
+    """A Redis Cluster client that times every command and counts the ones that fail."""
 
 
 def route_label() -> str:

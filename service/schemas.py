@@ -14,7 +14,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from engine import registry
-from engine.rules import ACTION_FIELDS
+from engine.actions import KINDS
 
 CARD_PATTERN = r"^[2-9TJQKA][CDHS]$"
 SUITS = ["C", "D", "H", "S"]
@@ -57,7 +57,7 @@ class ActionSchema(ma.Schema):
     a `marriage` may add `declare`; `pass`, `exchange`, `close` and `declare` take nothing else.
     A client may post back any member of its view's `legal_actions` verbatim."""
 
-    type = fields.String(required=True, validate=validate.OneOf(list(ACTION_FIELDS)))
+    type = fields.String(required=True, validate=validate.OneOf(list(KINDS)))
     card = card_field(metadata={"description": "For `play` and `marriage` (the king or queen led, or named with a claim)"})
     value = fields.Integer(metadata={"description": "For `bid`"})
     suit = suit_field()

@@ -1,35 +1,44 @@
-"""The game store: each game's record and history in Redis, written by one atomic script.
+"""The game store: each game's setup, action log and snapshot in Redis, written by one atomic script.
 
+A game is fully determined by its setup (ruleset, options, seats, seed) and its actions, so that
+is what is kept; a snapshot of the current state spares replaying the log on every request.
 Keys of a game share the hash tag ``{<game id>}`` so a Redis Cluster keeps them on one node:
 
-- ``<prefix>:{<id>}:game``: a hash with the ``version`` and the ``record`` (JSON)
-- ``<prefix>:{<id>}:history``: a sorted set of history entries scored by version
+- ``<prefix>:{<id>}:game``: a hash with the ``version``, the ``setup`` (JSON, written once) and
+  the ``snapshot`` (zlib-compressed JSON: the current state and what the service keeps beside it;
+  once the match is over, only the final state)
+- ``<prefix>:{<id>}:log``: the actions in order, in the compact encoding of :mod:`.action_log`
+  (absent until the first action)
 - ``<prefix>:{<id>}:idem:<seat>:<key hash>``: the first answer to an idempotent action
 
-and one key for the whole service: ``<prefix>:computers``, the stream of computer moves to make
-(a Redis Streams consumer group, read by the workers; see ``service/worker.py``).
+Every change is one call of :data:`COMMIT_SCRIPT`: it checks the version, appends the new
+actions to the log, writes the snapshot, stores the idempotent answer, renews the expiry and
+announces the new version, all or nothing.
 
-Every change is one call of :data:`COMMIT_SCRIPT`: it checks the version, writes the record,
-appends the history, stores the idempotent answer, renews the expiry and announces the new
-version, all or nothing.
+Games stored before the log existed (a ``record`` field beside a ``history`` sorted set) are
+read as :class:`Legacy` and rewritten by :mod:`.migration`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, cast
 
 from redis import Redis
+from redis.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-#: ARGV: expected version ("new" to create), new version, record, ttl, idempotent answer ("" for
-#: none), channel, then score/member pairs of history entries.
+#: KEYS: game hash, log, idempotent answer. ARGV: expected version ("new" to create), new version,
+#: setup (written only when creating), snapshot, log bytes to append, ttl, idempotent answer (""
+#: for none), channel.
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
 COMMIT_SCRIPT = """
-local expected, new_version, record, ttl, answer, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 if answer ~= '' then
   local seen = redis.call('GET', KEYS[3])
   if seen then return {2, seen} end
@@ -37,31 +46,70 @@ end
 local current = redis.call('HGET', KEYS[1], 'version')
 if expected == 'new' then
   if current then return {0, current} end
+  redis.call('HSET', KEYS[1], 'setup', setup)
 elseif not current then
   return {3, ''}
 elseif current ~= expected then
   return {0, current}
 end
-redis.call('HSET', KEYS[1], 'version', new_version, 'record', record)
+redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
 redis.call('EXPIRE', KEYS[1], ttl)
-local batch = {}
-for i = 7, #ARGV do
-  batch[#batch + 1] = ARGV[i]
-  if #batch == 200 or i == #ARGV then
-    redis.call('ZADD', KEYS[2], unpack(batch))
-    batch = {}
-  end
-end
+if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
 redis.call('EXPIRE', KEYS[2], ttl)
 if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
 redis.call('PUBLISH', channel, new_version)
 return {1, new_version}
 """
 
+#: KEYS: game hash, old history, log. ARGV: the legacy version, setup, snapshot, log.
+#: Replaces a legacy record by the setup, snapshot and log, keeping the expiry; 1 if done, 0 if
+#: the game changed or went meanwhile.
+MIGRATE_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
+  return 0
+end
+local ttl = redis.call('TTL', KEYS[1])
+redis.call('HDEL', KEYS[1], 'record')
+redis.call('HSET', KEYS[1], 'setup', ARGV[2], 'snapshot', ARGV[3])
+redis.call('DEL', KEYS[2])
+if ARGV[4] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[4])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
+end
+return 1
+"""
+
+
+def ready(redis: Redis | RedisCluster) -> bool:
+    """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
+    if isinstance(redis, RedisCluster):
+        answers: Any = redis.cluster_info(target_nodes=RedisCluster.PRIMARIES)
+        # one answer per primary, by node name; a single primary's answer comes unwrapped
+        infos = [answers] if "cluster_state" in answers else list(answers.values())
+        return all(info.get("cluster_state") == "ok" for info in infos)
+    return bool(redis.ping())
+
+
+def pack(document: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(document, separators=(",", ":")).encode())
+
+
+def unpack(data: bytes) -> dict[str, Any]:
+    return json.loads(zlib.decompress(data))
+
 
 @dataclass(frozen=True)
 class Stored:
-    """A game as read from the store: its version and its record."""
+    """A game as read from the store: its version, setup and snapshot."""
+
+    version: int
+    setup: dict[str, Any]
+    snapshot: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Legacy:
+    """A game in the format before the action log: one JSON record, its history in a sorted set."""
 
     version: int
     record: dict[str, Any]
@@ -78,11 +126,14 @@ class Commit:
 
 
 class GameStore:
-    def __init__(self, redis: Redis, *, ttl_seconds: int, prefix: str = "koz") -> None:
-        self.redis = redis
+    def __init__(self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz") -> None:
+        # redis-py types its replies as sync-or-async unions and its cluster client apart; this
+        # store uses the sync clients only, whose replies it reads as they come
+        self.redis: Any = cast(Any, redis)
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
-        self._commit = redis.register_script(COMMIT_SCRIPT)
+        self._commit = self.redis.register_script(COMMIT_SCRIPT)
+        self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -98,29 +149,34 @@ class GameStore:
 
     # --- reads ------------------------------------------------------------------------------
 
-    def load(self, game_id: str) -> Stored | None:
-        version, record = self.redis.hmget(self._key(game_id, "game"), ["version", "record"])
-        if version is None or record is None:
+    def load(self, game_id: str) -> Stored | Legacy | None:
+        version, setup, snapshot, record = self.redis.hmget(self._key(game_id, "game"), ["version", "setup", "snapshot", "record"])
+        if version is None:
             return None
-        return Stored(int(version), json.loads(record))
+        if record is not None:
+            return Legacy(int(version), json.loads(record))
+        if setup is None or snapshot is None:
+            return None
+        return Stored(int(version), json.loads(setup), unpack(snapshot))
 
     def version(self, game_id: str) -> int | None:
         version = self.redis.hget(self._key(game_id, "game"), "version")
         return int(version) if version is not None else None
 
-    def history(self, game_id: str, after: int, up_to: float) -> list[tuple[int, dict[str, Any]]]:
-        """History entries with ``after < version <= up_to``, in order, as (version, entry)."""
-        members: list[tuple[bytes, float]] = self.redis.zrangebyscore(  # type: ignore[assignment]
-            self._key(game_id, "history"), f"({after}", up_to, withscores=True
+    def log(self, game_id: str, start: int = 0) -> bytes:
+        """The action log from byte ``start`` on (empty before the first action)."""
+        return self.redis.getrange(self._key(game_id, "log"), start, -1) or b""
+
+    def legacy_history(self, game_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """A legacy game's history entries in order, as (version, entry)."""
+        members: list[tuple[bytes, float]] = self.redis.zrangebyscore(
+            self._key(game_id, "history"), "-inf", "+inf", withscores=True
         )
         return [(int(score), json.loads(member.split(b"|", 1)[1])) for member, score in members]
 
     def idempotent_answer(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
         answer = self.redis.get(self._idempotency_key(game_id, seat, key))
         return json.loads(answer) if answer is not None else None
-
-    def ping(self) -> bool:
-        return bool(self.redis.ping())
 
     # --- writes -----------------------------------------------------------------------------
 
@@ -129,17 +185,18 @@ class GameStore:
         game_id: str,
         expected_version: int | None,
         version: int,
-        record: dict[str, Any],
-        entries: Sequence[tuple[int, int, dict[str, Any]]],
+        snapshot: dict[str, Any],
+        appended: bytes,
         *,
+        setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         schedule: bool = False,
         ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
 
-        ``expected_version`` None creates the game. ``entries`` are (version, sequence number,
-        entry); the sequence number orders entries of one version. ``idempotency`` is (seat, key,
+        ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
+        entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
         answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
         expiry (finished games are kept for less time). ``schedule`` queues a computer move for
         the game in the same transaction, so that no commit leaving a computer to act is without
@@ -149,14 +206,14 @@ class GameStore:
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
             version,
-            json.dumps(record, separators=(",", ":")),
+            json.dumps(setup, separators=(",", ":")) if setup is not None else "",
+            pack(snapshot),
+            appended,
             ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
         ]
-        for entry_version, sequence, entry in entries:
-            args += [entry_version, f"{sequence:010d}|" + json.dumps(entry, separators=(",", ":"))]
-        keys = [self._key(game_id, "game"), self._key(game_id, "history"), answer_key]
+        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
         if schedule:
             status, value = self._commit_and_schedule(game_id, keys, args)
         else:
@@ -168,6 +225,13 @@ class GameStore:
         if status == 3:
             return Commit(False, missing=True)
         return Commit(False, int(value))
+
+    def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
+        """Rewrite a legacy game in this format, if it is still at ``version``."""
+        keys = [self._key(game_id, "game"), self._key(game_id, "history"), self._key(game_id, "log")]
+        args: list[Any] = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
+        return bool(self._migrate(keys=keys, args=args))
+
 
     def _commit_and_schedule(self, game_id: str, keys: list[str], args: list[Any]) -> tuple[int, Any]:
         # MULTI/EXEC: the job is queued even when the script writes nothing; the worker then

@@ -1,9 +1,10 @@
 """Games as the service handles them: load, change through the engine, commit atomically.
 
-A :class:`Table` is one game read from the store: its record (ruleset, options, seats, the
-engine's serialized state) and the changes a request makes to it. :class:`Tables` wraps every
-change in one compare-and-set on the store, retrying when another request moved first. The
-engine decides everything about the game; this module only calls its interface.
+A :class:`Table` is one game read from the store: its setup (ruleset, options, seats, seed), a
+snapshot of its state, and the changes a request makes to it (new actions, in the log's compact
+encoding). :class:`Tables` wraps every change in one compare-and-set on the store, retrying when
+another request moved first. The engine decides everything about the game; this module only
+calls its interface.
 """
 
 from __future__ import annotations
@@ -16,27 +17,27 @@ import time
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from redis.exceptions import ResponseError
 
-from engine import Action, Event, Ruleset, registry
-from engine.players import STANDARD_LEVEL, Budget, SeatInfo, player
+from engine import Action, Event, RuleError, Ruleset, registry
+from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
 
+from . import action_log
 from .announcements import Announcements, Waiter
 from .config import Settings
 from .errors import Problem
 from .metrics import ACTIONS, DECISION_SECONDS
 from .offload import off_the_loop
-from .store import GameStore, Stored
+from .replay import ReplayCache, action_event, apply_logged
+from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
 #: games whose last announced version a process keeps, for the requests waiting on them
 ANNOUNCED_KEPT = 1024
-#: the level whose decision a hint gives
-HINT_LEVEL = "expert"
 #: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
 #: the games already running, which Redis would refuse to write to once it is full
 CREATION_MEMORY_SHARE = 0.9
@@ -49,6 +50,15 @@ class SeatRecord:
     name: str | None
     bot: str | None
     token_hash: str | None
+
+
+@dataclass
+class DealBase:
+    """Where the current deal can be replayed from: the log offset of the action that dealt it,
+    and the state before that action (None: the first deal, which a new game deals)."""
+
+    offset: int
+    state: dict[str, Any] | None
 
 
 class Table:
@@ -66,9 +76,9 @@ class Table:
         version: int = 0,
         stored_version: int | None = None,
         created_at: str | None = None,
-        history_length: int = 0,
-        deal_start: int = 0,
-        abandoned: bool = False,
+        log_length: int = 0,
+        deal_base: DealBase | None = None,
+        abandonment: dict[str, Any] | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -79,64 +89,72 @@ class Table:
         self.version = version
         self.stored_version = stored_version
         self.created_at = created_at or datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-        self.history_length = history_length
-        self.deal_start = deal_start
+        #: the length of the action log in bytes, with the actions not yet stored
+        self.log_length = log_length
+        self.deal_base = deal_base
         #: the match ran past its length cap and ended with no winner (the service's decision,
-        #: not a rule of the game: the engine's state stays as it was)
-        self.abandoned = abandoned
+        #: not a rule of the game: the engine's state stays as it was, and a replay of the log
+        #: does not produce it): ``{"version": v, "event": {...}}``, the history event that says so
+        self.abandonment = abandonment
         #: the cap on the match's length: (deals, versions); None for none
         self.length_cap: tuple[int, int] | None = None
-        self.new_entries: list[tuple[int, int, dict[str, Any]]] = []
+        #: the log entries of the actions taken since the game was read
+        self.appended = bytearray()
         self._deal_events: list[Event] | None = None
 
     @classmethod
     def from_stored(cls, game_id: str, stored: Stored) -> "Table":
-        record = stored.record
-        ruleset = registry.get(record["ruleset"])
+        setup, snapshot = stored.setup, stored.snapshot
+        ruleset = registry.get(setup["ruleset"])
         return cls(
             game_id,
             ruleset,
-            record["options"],
-            [SeatRecord(**seat) for seat in record["seats"]],
-            ruleset.load(record["state"]),
-            seed=record["seed"],
+            setup["options"],
+            [SeatRecord(**seat) for seat in setup["seats"]],
+            ruleset.load(snapshot["state"]),
+            seed=setup["seed"],
             version=stored.version,
             stored_version=stored.version,
-            created_at=record["created_at"],
-            history_length=record["history_length"],
-            deal_start=record["deal_start"],
-            abandoned=record.get("abandoned", False),
+            created_at=setup["created_at"],
+            log_length=snapshot["log_length"],
+            deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
+            abandonment=snapshot.get("abandoned"),
         )
 
     @classmethod
     def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str) -> "Table":
         state, events = ruleset.new_game(options, seed)
-        table = cls(game_id, ruleset, options, seats, state, seed=seed)
+        table = cls(game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None))
         table._deal_events = []
         table._record(events)
         return table
 
-    def record(self) -> dict[str, Any]:
+    def setup(self) -> dict[str, Any]:
+        """What a game is made of besides its actions; written once, when it is created."""
         return {
             "ruleset": self.ruleset.id,
             "options": self.options,
             "seats": [asdict(seat) for seat in self.seats],
-            "state": self.ruleset.dump(self.state),
             "seed": self.seed,
             "created_at": self.created_at,
-            "history_length": self.history_length,
-            "deal_start": self.deal_start,
-            "abandoned": self.abandoned,
         }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state now, and what the next request needs beside it; once the match is over,
+        only the final state and how it ended (the log keeps the rest)."""
+        snapshot: dict[str, Any] = {"state": self.ruleset.dump(self.state), "log_length": self.log_length}
+        if self.abandonment is not None:
+            snapshot["abandoned"] = self.abandonment
+        if not self.over:
+            snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
+        return snapshot
 
     def committed(self) -> None:
         """Note that everything up to the current version is in the store."""
-        for _, _, entry in self.new_entries:
-            if entry["data"]["type"] == "action":
-                by = "human" if self.seats[entry["data"]["seat"]].bot is None else "computer"
-                ACTIONS.labels(self.ruleset.id, by).inc()
+        for seat, _ in action_log.decode(bytes(self.appended)):
+            ACTIONS.labels(self.ruleset.id, "human" if self.seats[seat].bot is None else "computer").inc()
         self.stored_version = self.version
-        self.new_entries = []
+        self.appended = bytearray()
 
     # --- who is asking ----------------------------------------------------------------------
 
@@ -162,6 +180,10 @@ class Table:
     def finished(self) -> bool:
         """The match ended by its rules."""
         return self.ruleset.result(self.state) is not None
+
+    @property
+    def abandoned(self) -> bool:
+        return self.abandonment is not None
 
     @property
     def over(self) -> bool:
@@ -203,10 +225,16 @@ class Table:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
         if self.abandoned:
             raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
-        state, events = self.ruleset.apply(self.state, seat, action)
+        before = self.state
+        state, events = self.ruleset.apply(before, seat, action)
+        entry = action_log.encode(seat, action.to_json())
+        if any(event.data["type"] == "deal" for event in events):
+            self.deal_base = DealBase(self.log_length, self.ruleset.dump(before))
         self.state = state
         self.version += 1
-        self._record((Event({"type": "action", "seat": seat, "action": action.to_json()}),) + events)
+        self.appended += entry
+        self.log_length += len(entry)
+        self._record((action_event(seat, action),) + events)
         new_deals = [event.data["deal"] for event in events if event.data["type"] == "deal"]
         self._abandon_if_too_long(new_deals[-1] if new_deals else None)
 
@@ -218,20 +246,16 @@ class Table:
         max_deals, max_versions = self.length_cap
         if (new_deal is not None and new_deal > max_deals) or self.version >= max_versions:
             deal = new_deal if new_deal is not None else self.ruleset.view(self.state, None)["deal"]
-            self.abandoned = True
-            self._record(
-                [Event({"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions})]
-            )
+            event = {"type": "abandoned", "reason": "too_long", "deal": deal, "max_deals": max_deals, "max_versions": max_versions}
+            self.abandonment = {"version": self.version, "event": event}
+            self._record([Event(event)])
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
             if event.data["type"] == "deal":  # every ruleset opens a deal with a "deal" event
-                self.deal_start = self.version
                 self._deal_events = []
             if self._deal_events is not None:
                 self._deal_events.append(event)
-            self.new_entries.append((self.version, self.history_length, event.to_json()))
-            self.history_length += 1
 
     def computer_to_act(self) -> int | None:
         """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
@@ -254,7 +278,7 @@ class Table:
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        chooser = player(level)
+        chooser = player(level, self.ruleset.id)
         seed = f"{self.seed}:{self.version}:{seat}"
         timer = DECISION_SECONDS.labels(self.ruleset.id, level)
 
@@ -266,12 +290,52 @@ class Table:
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
-            entries = store.history(self.id, self.deal_start - 1, self.stored_version or 0)
-            events = [Event.from_json(entry) for _, entry in entries]
-            starts = [i for i, event in enumerate(events) if event.data["type"] == "deal"]
-            self._deal_events = events[starts[-1] :] if starts else events
+            self._deal_events = self._replay_deal(store)
         seen = (event.for_viewer(seat) for event in self._deal_events)
         return tuple(event for event in seen if event is not None)
+
+    def _replay_deal(self, store: GameStore) -> list[Event]:
+        """The current deal's events, replayed from the deal's base: one deal's work, however
+        long the match."""
+        base = self.deal_base
+        assert base is not None  # only a match that is over has none, and no one decides in it
+        stored_length = self.log_length - len(self.appended)
+        log = store.log(self.id, base.offset)[: stored_length - base.offset] + bytes(self.appended)
+        if base.state is None:
+            state, opening = self.ruleset.new_game(self.options, self.seed)
+            events = list(opening)
+        else:
+            state, events = self.ruleset.load(base.state), []
+        for state, caused in apply_logged(self.ruleset, state, log):
+            events += caused
+        starts = [index for index, event in enumerate(events) if event.data["type"] == "deal"]
+        return events[starts[-1] :]
+
+
+def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]]) -> Table:
+    """A game stored before the action log, rebuilt from its actions: replayed from its seed,
+    it must come out as stored, else it is refused (the rules changed since it was played)."""
+    record = legacy.record
+    ruleset = registry.get(record["ruleset"])
+    seats = [SeatRecord(**seat) for seat in record["seats"]]
+    table = Table.new(game_id, ruleset, record["options"], seats, record["seed"])
+    table.created_at = record["created_at"]
+    unreadable = Problem(
+        410,
+        "game_unreadable",
+        f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
+    )
+    try:
+        for version, entry in history:
+            if entry["data"]["type"] == "action":
+                table.act(entry["data"]["seat"], Action.from_json(entry["data"]["action"]))
+            elif entry["data"]["type"] == "abandoned":  # the service's word, not the engine's
+                table.abandonment = {"version": version, "event": entry["data"]}
+    except RuleError:
+        raise unreadable from None
+    if table.version != legacy.version or json.loads(json.dumps(ruleset.dump(table.state))) != record["state"]:
+        raise unreadable
+    return table
 
 
 def require_token(token: str | None) -> str:
@@ -330,6 +394,7 @@ class Tables:
         self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
         self._memory_full = False
+        self.replays = ReplayCache()
 
     def load_announced(self, game_id: str, version: int) -> Table | None:
         """The game at ``version`` or later, for the requests an announcement of ``version``
@@ -345,9 +410,12 @@ class Tables:
             reading.wait(5.0)  # another request is reading it
         reading = self._reading[game_id] = threading.Event()
         try:
-            stored = self.store.load(game_id)
-            if stored is None:
+            loaded = self.store.load(game_id)
+            if loaded is None:
                 return None
+            if not isinstance(loaded, Stored):  # a game stored in the old layout: upgraded as it is read
+                return self._read(game_id)
+            stored = loaded
             self._announced[game_id] = stored
             while len(self._announced) > ANNOUNCED_KEPT:
                 self._announced.popitem(last=False)  # the oldest first
@@ -361,7 +429,7 @@ class Tables:
         now = time.monotonic()
         if now - self._memory_read_at > MEMORY_READING_SECONDS:
             try:
-                memory = self.store.redis.info("memory")
+                memory = cast(dict[str, Any], self.store.redis.info("memory"))
             except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
                 memory = {}
             limit = int(memory.get("maxmemory") or 0)
@@ -371,12 +439,22 @@ class Tables:
             raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
 
     def load(self, game_id: str) -> Table:
-        stored = self.store.load(game_id)
-        if stored is None:
-            raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
-        table = Table.from_stored(game_id, stored)
+        table = self._read(game_id)
         table.length_cap = (self.settings.max_deals, self.settings.max_versions)
         return table
+
+    def _read(self, game_id: str) -> Table:
+        for _ in range(MAX_ATTEMPTS):
+            stored = self.store.load(game_id)
+            if stored is None:
+                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+            if isinstance(stored, Stored):
+                return Table.from_stored(game_id, stored)
+            table = upgrade(game_id, stored, self.store.legacy_history(game_id))
+            if self.store.replace_legacy(game_id, stored.version, table.setup(), table.snapshot(), bytes(table.appended)):
+                table.committed()
+                return table
+        raise Problem(503, "storage_unavailable", "could not read the game; try again")
 
     def ttl(self, table: Table) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -384,9 +462,31 @@ class Tables:
             return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
         return self.settings.game_ttl_seconds
 
-    def events(self, game_id: str, after: int, up_to: int) -> list[tuple[int, Event]]:
-        """The history events of versions ``after < version <= up_to``, in order."""
-        return [(version, Event.from_json(entry)) for version, entry in self.store.history(game_id, after, up_to)]
+    def commit(
+        self,
+        table: Table,
+        expected_version: int | None,
+        idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        schedule: bool = False,
+    ) -> Commit:
+        """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
+        one compare-and-set: the new actions' log entries and the snapshot; ``schedule`` queues
+        a computer move with it."""
+        setup = table.setup() if expected_version is None else None
+        return self.store.commit(
+            table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
+            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=schedule,
+        )
+
+    def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
+        """The history events of versions ``after < version <= up_to``, in order, derived by
+        replaying the game's log (and the service's word that the match was abandoned)."""
+        cache_key = (table.id, f"{table.seed}@{table.created_at}")
+        log = self.store.log(table.id)
+        events = self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
+        if table.abandonment is not None and after < table.abandonment["version"] <= up_to:
+            events.append((table.abandonment["version"], Event(table.abandonment["event"])))
+        return events
 
     def create(
         self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
@@ -396,7 +496,8 @@ class Tables:
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
         if seats is None:
-            seats = [{} if index in ruleset.standard_human_seats else {"bot": STANDARD_LEVEL} for index in range(ruleset.seat_count)]
+            computer = {"bot": standard_level(ruleset.id)}
+            seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
         if len(seats) != ruleset.seat_count:
             raise Problem(
                 400,
@@ -409,7 +510,7 @@ class Tables:
         for index, seat in enumerate(seats):
             level = seat.get("bot")
             if level is not None:
-                player(level)  # refuses an unknown level
+                player(level, ruleset.id)  # refuses a level the ruleset does not have
             else:
                 tokens[index] = new_token()
             name = seat.get("name") or ruleset.default_seat_name(index, human=level is None)
@@ -420,10 +521,7 @@ class Tables:
             _check_presentable(table)
             schedule = table.computer_to_act() is not None
             with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
-                commit = self.store.commit(
-                    table.id, None, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table), schedule=schedule
-                )
-                if commit.written:
+                if self.commit(table, None, schedule=schedule).written:
                     table.committed()
                     return (self._after_computers(table, replies) if schedule else table), tokens
         raise Problem(503, "storage_unavailable", "could not store the new game; try again")
@@ -466,9 +564,7 @@ class Tables:
             view = table.view(seat) if idempotency_key or not schedule else None
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
-                commit = self.store.commit(
-                    game_id, start, table.version, table.record(), table.new_entries, idempotency=answer, ttl_seconds=self.ttl(table), schedule=schedule
-                )
+                commit = self.commit(table, start, idempotency=answer, schedule=schedule)
                 if commit.written:
                     table.committed()
                     if schedule:
@@ -516,10 +612,7 @@ class Tables:
                     # the wait ended, or the subscription was renewed: the store says
                     if (self.store.version(table.id) or 0) <= table.version:
                         continue
-            stored = self.store.load(table.id)
-            if stored is None:
-                break
-            table = Table.from_stored(table.id, stored)
+            table = self.load(table.id)
             replies.after = table.version
         return table
 
@@ -527,23 +620,19 @@ class Tables:
         """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
         a move was committed. Another worker making the same move first makes this one's commit
         fail: a move is never applied twice."""
-        stored = self.store.load(game_id)
-        if stored is None:
+        try:
+            table = self.load(game_id)
+        except Problem:  # the game expired
             return False
-        table = Table.from_stored(game_id, stored)
         seat = table.computer_to_act()
         if seat is None:
             return False
         level = table.seats[seat].bot
         assert level is not None  # computer_to_act names only computer seats
         action = table.decide(self.store, self.settings, seat, level)
-        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
         start = table.version
         table.act(seat, action)
-        schedule = table.computer_to_act() is not None
-        commit = self.store.commit(
-            game_id, start, table.version, table.record(), table.new_entries, ttl_seconds=self.ttl(table), schedule=schedule
-        )
+        commit = self.commit(table, start, schedule=table.computer_to_act() is not None)
         if commit.written:
             table.committed()
         return commit.written
@@ -557,7 +646,7 @@ class Tables:
             raise Problem(409, "game_over", "the match is over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, off_the_loop(table.decision(self.store, self.settings, seat, HINT_LEVEL))
+        return table, seat, off_the_loop(table.decision(self.store, self.settings, seat, strongest_level(table.ruleset.id)))
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""

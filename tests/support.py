@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
-from engine import Event, Ruleset
-from engine.cards import FULL_DECK
+from engine import Event, Ruleset, registry
+from engine.cards import FULL_DECK, members
 
 CARD_CODES = frozenset(card.code for card in FULL_DECK)
 
@@ -29,7 +28,9 @@ def card_codes_in(document: Any) -> set[str]:
     return found
 
 
-def random_playout(ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng: random.Random) -> Iterator[tuple[Any, int | None, Any, tuple[Event, ...]]]:
+def random_playout(
+    ruleset: Ruleset, options: Mapping[str, Any], seed: str, rng: random.Random
+) -> Iterator[tuple[Any, int | None, Any, tuple[Event, ...]]]:
     """Play a whole match with uniformly random legal actions.
 
     Yields ``(state, seat, action, events)`` for the new game (seat and action None) and after
@@ -51,24 +52,27 @@ def concealed_cards(ruleset_id: str, state: Any, seat: int | None) -> set[str]:
 
 
 def _german_whist_concealed(state: Any, seat: int | None) -> set[str]:
-    hidden = {card.code for card in state.stock[1:]}  # the face-down stock; stock[0] is face up
+    deck = registry.get("german-whist").deck
+    hidden = {deck.code(card) for card in state.stock[1:]}  # the face-down stock; stock[0] is face up
     for other, hand in enumerate(state.hands):
         if other != seat:
-            hidden |= {card.code for card in hand - state.shown[other]}
+            hidden |= set(deck.codes(hand & ~state.shown[other]))
     return hidden
 
 
 def _sixty_six_concealed(state: Any, seat: int | None) -> set[str]:
-    hidden = {card.code for card in state.talon}  # the face-down talon (the trump card is public)
+    deck = registry.get("sixty-six").deck
+    hidden = {deck.code(card) for card in state.talon}  # the face-down talon (the trump card is public)
     for other, hand in enumerate(state.hands):
         if other != seat:
-            hidden |= {card.code for card in hand - state.shown[other]}
+            hidden |= set(deck.codes(hand & ~state.shown[other]))
     return hidden
 
 
 def _batak_concealed(state: Any, seat: int | None) -> set[str]:
+    deck = registry.get("partnership-batak").deck
     open_hand = state.dummy if state.trump is not None else None  # face up once trump is named
-    return {card.code for other, hand in enumerate(state.hands) if other not in (seat, open_hand) for card in hand}
+    return {code for other, hand in enumerate(state.hands) if other not in (seat, open_hand) for code in deck.codes(hand)}
 
 
 CONCEALED = {
@@ -84,26 +88,27 @@ def swap_hidden_cards(ruleset_id: str, state: Any, seat: int, rng: random.Random
     return SWAPS[ruleset_id](state, seat, rng)
 
 
-def _swap(first: frozenset, second: frozenset, rng: random.Random) -> tuple[frozenset, frozenset, Any, Any] | None:
+def _swap(first: int, second: int, rng: random.Random) -> tuple[int, int, int, int] | None:
+    """Take a card (a bit) out of each of two masks."""
     if not first or not second:
         return None
-    one, other = rng.choice(sorted(first)), rng.choice(sorted(second))
-    return first - {one}, second - {other}, one, other
+    one, other = 1 << rng.choice(members(first)), 1 << rng.choice(members(second))
+    return first & ~one, second & ~other, one, other
 
 
 def _swap_with_pile(state: Any, seat: int, rng: random.Random, pile_name: str, face_down: slice) -> Any | None:
     """Swap a concealed card of the opponent's hand with a face-down card of a pile (stock, talon)."""
     opponent = 1 - seat
     pile = list(getattr(state, pile_name))
-    concealed = state.hands[opponent] - state.shown[opponent]
+    concealed = state.hands[opponent] & ~state.shown[opponent]
     positions = list(range(len(pile)))[face_down]
     if not concealed or not positions:
         return None
-    card, position = rng.choice(sorted(concealed)), rng.choice(positions)
+    card, position = rng.choice(members(concealed)), rng.choice(positions)
     hands = list(state.hands)
-    hands[opponent] = hands[opponent] - {card} | {pile[position]}
+    hands[opponent] = hands[opponent] & ~(1 << card) | 1 << pile[position]
     pile[position] = card
-    return replace(state, hands=tuple(hands), **{pile_name: tuple(pile)})
+    return state._replace(hands=tuple(hands), **{pile_name: tuple(pile)})
 
 
 def _swap_batak(state: Any, seat: int, rng: random.Random) -> Any | None:
@@ -117,8 +122,8 @@ def _swap_batak(state: Any, seat: int, rng: random.Random) -> Any | None:
         return None
     rest_first, rest_second, one, other = swapped
     hands = list(state.hands)
-    hands[first], hands[second] = rest_first | {other}, rest_second | {one}
-    return replace(state, hands=tuple(hands))
+    hands[first], hands[second] = rest_first | other, rest_second | one
+    return state._replace(hands=tuple(hands))
 
 
 SWAPS = {

@@ -16,8 +16,7 @@ from typing import Any
 import fakeredis
 import pytest
 
-from engine import registry
-from engine.rules import Action
+from engine import Action, registry
 from service import create_app
 from service.worker import WorkerThread
 from tests.api import FlaskClient
@@ -300,7 +299,11 @@ def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):
         stream.close()
     preflight = app.test_client().options(
         f"/v1/games/{game_id}/events",
-        headers={"Origin": "https://table.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization, last-event-id"},
+        headers={
+            "Origin": "https://table.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "authorization, last-event-id",
+        },
     )
     assert "last-event-id" in preflight.headers["Access-Control-Allow-Headers"].lower()
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine import registry
-from engine.rules import Action
+from engine import Action
 from engine.ruleset import replay
+from service.resources.history import HistorySchema
 from tests.api import FlaskClient
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
@@ -110,3 +111,11 @@ def test_bad_paging_is_400(api, game, query):
     game_id, _ = game
     answer = api.history(game_id, query=query)
     assert (answer.status, answer.code) == (400, "invalid_request")
+
+
+@pytest.mark.parametrize("ruleset", ["german-whist", "sixty-six"])
+def test_a_finished_history_is_sent_exactly_as_its_schema_declares(api, ruleset):
+    created = api.create(ruleset=ruleset, seats=[{"bot": "random"}, {"bot": "random"}]).body
+    body = api.whole_history(created["id"])
+    assert body["status"] == "finished" and body["reveal"]
+    assert HistorySchema().dump(body) == body

@@ -5,14 +5,14 @@ Seats: 0 South, 1 East, 2 North, 3 West; teams North–South (0, 2) and East–W
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
-from engine import Action, Refusal, RuleError, registry
-from engine.batak import Auction, BatakState
+from engine import Action, Bid, Pass, Refusal, RuleError, Trump, registry
+from engine.batak import DECK, SUITS, Auction, BatakState
 from engine.cards import FULL_DECK, Suit, cards, codes
-from engine.rules import Trick, play
+from engine.actions import play
+from engine.rules import Trick
 from engine.ruleset import Match
 from engine.shuffle import first_dealer, shuffled_deck
 from support import card_codes_in
@@ -65,15 +65,15 @@ def table(
     The dealer is the seat before the declarer, so an all-pass contract of 7 fits too.
     """
     dealer = (declarer - 1) % 4
-    match = replace(Match.start(options(**option_values), seed_for_dealer(dealer), 4), scores=tuple(scores))
+    match = Match.start(options(**option_values), seed_for_dealer(dealer), 4)._replace(scores=tuple(scores))
     return BatakState(
         match=match,
-        hands=tuple(frozenset(cards(hand)) for hand in (south, east, north, west)),
+        hands=tuple(DECK.mask(cards(hand)) for hand in (south, east, north, west)),
         auction=won_auction(declarer, declarer, contract),
         declarer=declarer,
         contract=contract,
-        trump=Suit(trump) if trump else None,
-        trick=Trick(declarer if leader is None else leader, cards(trick)) if trump else None,
+        trump=SUITS.index(Suit(trump)) if trump else None,
+        trick=Trick(declarer if leader is None else leader, tuple(DECK.number[card] for card in cards(trick))) if trump else None,
         won=tuple(won),
         trump_broken=trump_broken,
     )
@@ -86,14 +86,19 @@ def bidding(dealer: int = WEST, **option_values) -> BatakState:
 
 
 def bid(value: int) -> Action:
-    return Action("bid", value=value)
+    return Bid(value)
 
 
-PASS = Action("pass")
+PASS = Pass()
 
 
 def trump(suit: str) -> Action:
-    return Action("trump", suit=Suit(suit))
+    return Trump(Suit(suit))
+
+
+def cards_held(state) -> tuple[frozenset, ...]:
+    """Each seat's cards."""
+    return tuple(frozenset(DECK.card_tuple(hand)) for hand in state.hands)
 
 
 def calls(state, *actions: Action):
@@ -145,11 +150,11 @@ def test_teams_are_north_south_and_east_west():
 def test_deal_gives_13_cards_each_one_at_a_time_from_the_seat_after_the_dealer():
     state = bidding(dealer=EAST)
     deck = shuffled_deck(state.match.seed, 1, FULL_DECK)
-    assert [len(hand) for hand in state.hands] == [13, 13, 13, 13]
-    assert frozenset().union(*state.hands) == frozenset(FULL_DECK)
-    assert set(deck[0::4]) == state.hands[NORTH]  # the seat after East
-    assert set(deck[1::4]) == state.hands[WEST]
-    assert set(deck[3::4]) == state.hands[EAST]  # the dealer gets the last card
+    assert [len(hand) for hand in cards_held(state)] == [13, 13, 13, 13]
+    assert frozenset().union(*cards_held(state)) == frozenset(FULL_DECK)
+    assert set(deck[0::4]) == cards_held(state)[NORTH]  # the seat after East
+    assert set(deck[1::4]) == cards_held(state)[WEST]
+    assert set(deck[3::4]) == cards_held(state)[EAST]  # the dealer gets the last card
 
 
 def test_deal_event_and_each_hand_seen_only_by_its_seat():
@@ -157,7 +162,7 @@ def test_deal_event_and_each_hand_seen_only_by_its_seat():
     assert events[0].data == {"type": "deal", "deal": 1, "dealer": NORTH, "first_bidder": WEST}
     hands = events[1:]
     for seat, event in enumerate(hands):
-        cards_dealt = codes(sorted(state.hands[seat]))
+        cards_dealt = codes(sorted(cards_held(state)[seat]))
         assert event.for_viewer(seat) == {"type": "dealt", "seat": seat, "hand": cards_dealt, "count": 13}
         assert event.for_viewer((seat + 1) % 4) == {"type": "dealt", "seat": seat, "count": 13}
         assert event.for_viewer(None) == {"type": "dealt", "seat": seat, "count": 13}
@@ -281,7 +286,7 @@ def test_bids_and_passes_are_refused_once_the_auction_is_over():
 
 def test_no_card_or_trump_during_the_auction():
     state = bidding()
-    card = next(iter(state.hands[SOUTH]))
+    card = next(iter(cards_held(state)[SOUTH]))
     assert refusal(state, SOUTH, play(card)).code == "auction_in_progress"
     assert refusal(state, SOUTH, trump("S")).code == "auction_in_progress"
 
@@ -306,7 +311,7 @@ def test_naming_trump_is_public():
     state = table("AS", "2S", "3S", "4S", trump=None)
     state, events = BATAK.apply(state, SOUTH, trump("D"))
     assert events[0].data == {"type": "trump", "seat": SOUTH, "suit": "D"} and events[0].seen_by is None
-    assert state.trump is Suit.DIAMONDS and BATAK.view(state, EAST)["trump"] == "D"
+    assert state.trump == SUITS.index(Suit.DIAMONDS) and BATAK.view(state, EAST)["trump"] == "D"
 
 
 def test_trump_is_named_once():
@@ -365,8 +370,8 @@ def test_the_declarer_chooses_the_dummys_card_in_the_dummys_turn():
     view = BATAK.view(state, SOUTH)
     assert view["turn"] == NORTH and view["legal_actions"] == [{"type": "play", "card": "QS"}]
     state, _ = BATAK.apply(state, SOUTH, play("QS"))
-    assert codes(state.hands[NORTH]) == ["QH"]
-    assert codes(state.hands[SOUTH]) == ["KS"]
+    assert codes(cards_held(state)[NORTH]) == ["QH"]
+    assert codes(cards_held(state)[SOUTH]) == ["KS"]
     assert BATAK.to_act(state) == (WEST,)
 
 
@@ -426,7 +431,7 @@ def test_rule_1_trump_is_broken_once_played_to_an_earlier_trick():
     # West ruffs South's spade lead and wins; leading next, West may now lead trump.
     state = table("AS 2C 3C", "2S 4C 5C", "3S 6C 7C", "5H 2H 6D", won=(0, 0, 0, 10), leader=WEST)
     assert legal(state) == ["6D"]  # unbroken: no trump lead
-    state = replace(state, trick=Trick(SOUTH))
+    state = state._replace(trick=Trick(SOUTH))
     state, _ = play_cards(state, "AS", "2S", "3S", "5H")
     assert state.trump_broken and BATAK.view(state, None)["trump_broken"] is True
     assert BATAK.to_act(state) == (WEST,)
@@ -667,7 +672,7 @@ def test_the_match_goes_on_to_another_deal_below_the_target():
     deal, state, events = finish_deal((5, 1, 3, 3), winner=SOUTH, scores=(10, 10, 10, 10))
     assert state.match.scores == (19, 14, 19, 14)
     assert BATAK.result(state) is None and state.match.deal_number == 2
-    assert [len(hand) for hand in state.hands] == [13] * 4
+    assert [len(hand) for hand in cards_held(state)] == [13] * 4
     assert state.declarer is None and state.trump is None and state.won == (0, 0, 0, 0)
     assert [event.data["type"] for event in events][:3] == ["trick", "deal_result", "deal"]
     assert BATAK.view(state, None)["last_trick"] is None  # its cards are in the new, concealed hands
@@ -780,7 +785,7 @@ def test_view_has_exactly_the_documented_keys():
 def test_view_during_the_auction():
     state, _ = calls(bidding(), bid(9))
     view = BATAK.view(state, EAST)
-    assert view["hand"] == codes(sorted(state.hands[EAST]))
+    assert view["hand"] == codes(sorted(cards_held(state)[EAST]))
     assert view["hand_sizes"] == [13, 13, 13, 13]
     assert view["legal_actions"] == [{"type": "bid", "value": v} for v in (10, 11, 12, 13)] + [{"type": "pass"}]
     unset = ("declarer", "dummy", "contract", "role", "trump", "open_hand", "turn", "trick_number", "trick", "last_trick")
@@ -795,7 +800,7 @@ def test_a_seat_sees_its_own_hand_and_never_a_defenders_or_the_concealed_dummys_
         shown = card_codes_in(BATAK.view(state, seat))
         for other in range(4):
             if other != seat:
-                assert not shown & set(codes(state.hands[other])), (seat, other)
+                assert not shown & set(codes(cards_held(state)[other])), (seat, other)
 
 
 def test_spectator_view_has_no_hand_and_no_legal_actions():
@@ -811,20 +816,20 @@ def test_reveal_is_refused_until_the_match_is_over():
 
 def test_reveal_gives_the_seed_and_each_deal_as_dealt_with_an_empty_stock_and_no_trump_card():
     state, _ = BATAK.new_game(options(), "reveal")
-    dealt = [set(codes(hand)) for hand in state.hands]
+    dealt = [set(codes(hand)) for hand in cards_held(state)]
     state, _ = calls(state, *([bid(8)] + [PASS] * 3))
     state, _ = calls(state, trump("S"))
     while BATAK.result(state) is None and state.match.deal_number == 1:
         (seat,) = BATAK.to_act(state)
         state, _ = BATAK.apply(state, seat, BATAK.legal_actions(state, seat)[0])
-    state = replace(state, match=state.match.finish((0, 2)))  # end the match here, in deal 2
+    state = state._replace(match=state.match.finish((0, 2)))  # end the match here, in deal 2
     reveal = BATAK.reveal(state)
     assert reveal["seed"] == "reveal"
     first, second = reveal["deals"]
     assert first["dealer"] == BATAK.new_game(options(), "reveal")[0].match.dealer(4)
     assert second["dealer"] == (first["dealer"] + 1) % 4
     assert [set(hand) for hand in first["hands"]] == dealt
-    assert [set(hand) for hand in second["hands"]] == [set(codes(hand)) for hand in state.hands]
+    assert [set(hand) for hand in second["hands"]] == [set(codes(hand)) for hand in cards_held(state)]
     for deal in reveal["deals"]:
         assert deal["stock"] == [] and deal["trump_card"] is None
 

@@ -15,9 +15,10 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine import Action, Event, registry, replay
+from engine import Action, Event, Pass, registry, replay
+from engine.batak import DECK as BATAK_DECK
 from engine.batak import BatakState
-from engine.cards import FULL_DECK, codes
+from engine.cards import FULL_DECK
 from support import card_codes_in
 
 BATAK = registry.get("partnership-batak")
@@ -53,7 +54,7 @@ def playout(options: dict[str, Any], seed: str, choices: int, pass_rate: float, 
     while BATAK.result(state) is None and state.match.deal_number <= max_deals:
         seat = rng.choice(BATAK.to_act(state))
         legal = BATAK.legal_actions(state, seat)
-        action = Action("pass") if state.declarer is None and rng.random() < pass_rate else rng.choice(legal)
+        action = Pass() if state.declarer is None and rng.random() < pass_rate else rng.choice(legal)
         before = state
         state, events = BATAK.apply(state, seat, action)
         steps.append(Step(before, seat, action, state, events))
@@ -66,7 +67,7 @@ def concealed(state: BatakState, seat: int | None) -> set[str]:
     hidden: set[str] = set()
     for other, hand in enumerate(state.hands):
         if other != seat and other != open_seat:
-            hidden.update(codes(hand))
+            hidden.update(BATAK_DECK.codes(hand))
     return hidden
 
 
@@ -96,8 +97,8 @@ def test_no_card_is_lost_or_duplicated(steps: list[Step]):
             elif event.data["type"] == "trick":
                 played += [entry["card"] for entry in event.data["cards"]]
         state = step.state
-        on_table = codes(state.trick.cards) if state.trick else []
-        everywhere = [code for hand in state.hands for code in codes(hand)] + on_table + played
+        on_table = [BATAK_DECK.code(card) for card in state.trick.cards] if state.trick else []
+        everywhere = [code for hand in state.hands for code in BATAK_DECK.codes(hand)] + on_table + played
         assert len(everywhere) == 52 and set(everywhere) == DECK
 
 
@@ -147,7 +148,7 @@ def test_the_dummys_hand_is_public_only_once_trump_is_named(steps: list[Step]):
         if state.declarer is None or not state.hands[(state.declarer + 2) % 4]:
             continue
         dummy = (state.declarer + 2) % 4
-        dummy_cards = set(codes(state.hands[dummy]))
+        dummy_cards = set(BATAK_DECK.codes(state.hands[dummy]))
         for viewer in VIEWERS:
             if viewer == dummy:
                 continue

@@ -152,7 +152,9 @@ ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=20)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT | st.sampled_from(["german-whist", "sixty-six", "AS", "play", "bid"]),
     lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(ANY_TEXT | st.sampled_from(["ruleset", "seats", "options", "seed", "name", "bot", "type", "card", "value"]), children, max_size=5),
+    | st.dictionaries(
+        ANY_TEXT | st.sampled_from(["ruleset", "seats", "options", "seed", "name", "bot", "type", "card", "value"]), children, max_size=5
+    ),
     max_leaves=30,
 )
 DEEP = st.integers(1, 3000).map(lambda depth: b"[" * depth + b"]" * depth)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
-from engine import Action, Refusal, RuleError, registry
+from engine import Bid, Refusal, RuleError, registry
 from engine.cards import FULL_DECK, Suit, cards, codes
-from engine.german_whist import GermanWhistState
-from engine.rules import Trick, play
+from engine.german_whist import DECK, NO_TRUMP, SUITS, GermanWhistState
+from engine.actions import play
+from engine.rules import Trick
 from engine.ruleset import Match
 
 WHIST = registry.get("german-whist")
@@ -34,16 +34,26 @@ def table(
     **option_values,
 ) -> GermanWhistState:
     """A German Whist state in the middle of a deal, written out as card codes."""
-    match = replace(Match.start(options(**option_values), seed, 2), scores=tuple(scores), deal_number=deal_number)
+    match = Match.start(options(**option_values), seed, 2)._replace(scores=tuple(scores), deal_number=deal_number)
     return GermanWhistState(
         match=match,
-        hands=(frozenset(cards(hand0)), frozenset(cards(hand1))),
-        stock=cards(stock),
-        trump=Suit(trump) if trump else None,
-        trick=Trick(leader, cards(trick)),
+        hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),
+        stock=tuple(DECK.number[card] for card in cards(stock)),
+        trump=SUITS.index(Suit(trump)) if trump else NO_TRUMP,
+        trick=Trick(leader, tuple(DECK.number[card] for card in cards(trick))),
         won=won,
-        shown=(frozenset(), frozenset()),
+        shown=(0, 0),
     )
+
+
+def hands(state) -> tuple[frozenset, ...]:
+    """Each seat's cards."""
+    return tuple(frozenset(DECK.card_tuple(hand)) for hand in state.hands)
+
+
+def stock_of(state) -> tuple:
+    """The stock's cards in drawing order."""
+    return tuple(DECK.cards[card] for card in state.stock)
 
 
 def play_cards(state, *plays: str):
@@ -67,17 +77,17 @@ def refusal(state, seat, action) -> RuleError:
 
 def test_deal_gives_13_cards_each_and_26_to_the_stock():
     state, _ = WHIST.new_game(options(), seed="deal")
-    assert [len(hand) for hand in state.hands] == [13, 13]
-    assert len(state.stock) == 26
-    assert state.hands[0] | state.hands[1] | set(state.stock) == set(FULL_DECK)
+    assert [len(hand) for hand in hands(state)] == [13, 13]
+    assert len(stock_of(state)) == 26
+    assert hands(state)[0] | hands(state)[1] | set(stock_of(state)) == set(FULL_DECK)
 
 
 def test_top_stock_card_is_face_up_and_its_suit_is_trump():
     state, events = WHIST.new_game(options(), seed="trump")
     view = WHIST.view(state, 0)
-    assert view["face_up"] == state.stock[0].code
-    assert view["trump"] == state.stock[0].suit.value
-    assert events[0].data["face_up"] == state.stock[0].code
+    assert view["face_up"] == stock_of(state)[0].code
+    assert view["trump"] == stock_of(state)[0].suit.value
+    assert events[0].data["face_up"] == stock_of(state)[0].code
 
 
 def test_non_dealer_leads_the_first_trick():
@@ -161,7 +171,7 @@ def test_refuses_a_move_out_of_turn():
 
 def test_refuses_an_action_that_is_not_a_card_play():
     state = table("2S 3D", "AS 4D")
-    assert refusal(state, 0, Action("bid", value=8)).code == "illegal_action"
+    assert refusal(state, 0, Bid(8)).code == "illegal_action"
 
 
 # --- phase 1: drawing --------------------------------------------------------------------------
@@ -170,7 +180,7 @@ def test_refuses_an_action_that_is_not_a_card_play():
 def test_phase_1_winner_takes_the_face_up_card_loser_draws_the_next_face_down():
     state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
     state, events = play_cards(state, "AS", "3S")
-    assert "KC" in codes(state.hands[0]) and "7H" in codes(state.hands[1])
+    assert "KC" in codes(hands(state)[0]) and "7H" in codes(hands(state)[1])
     take, draw = (e for e in events if e.data["type"] in ("take", "draw"))
     assert take.data == {"type": "take", "seat": 0, "card": "KC"} and take.seen_by is None
     assert draw.data == {"type": "draw", "seat": 1, "card": "7H"}
@@ -197,7 +207,7 @@ def test_face_up_card_taken_is_known_to_both_until_played():
 def test_trick_13_loser_takes_the_last_stock_card_and_nothing_is_turned():
     state = table("AS", "3S", "KC 7H", trump="C", won=((6, 0), (6, 0)))
     state, events = play_cards(state, "AS", "3S")
-    assert codes(state.hands[0]) == ["KC"] and codes(state.hands[1]) == ["7H"]
+    assert codes(hands(state)[0]) == ["KC"] and codes(hands(state)[1]) == ["7H"]
     assert not any(e.data["type"] == "turn_up" for e in events)
     assert WHIST.view(state, 0)["face_up"] is None and state.phase == 2
 
@@ -213,17 +223,17 @@ def test_phase_1_tricks_do_not_count_by_default():
 
 def test_phase_2_has_no_drawing_and_13_cards_each():
     state, _ = WHIST.new_game(options(), seed="phase2")
-    while state.stock:
+    while stock_of(state):
         (seat,) = WHIST.to_act(state)
         state, _ = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
-    assert [len(hand) for hand in state.hands] == [13, 13]
+    assert [len(hand) for hand in hands(state)] == [13, 13]
     assert state.trick_number == 14
     (seat,) = WHIST.to_act(state)
     state, events = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
     (seat,) = WHIST.to_act(state)
     state, events = WHIST.apply(state, seat, WHIST.legal_actions(state, seat)[0])
     assert [e.data["type"] for e in events] == ["trick"]
-    assert sorted(len(hand) for hand in state.hands) == [12, 12]
+    assert sorted(len(hand) for hand in hands(state)) == [12, 12]
 
 
 def test_deal_ends_after_trick_26():
@@ -285,8 +295,8 @@ def test_no_trump_has_no_trump_suit_and_the_suit_led_wins():
 
 def test_no_trump_option_deals_without_trump_but_still_turns_a_card_up():
     state, events = WHIST.new_game(options(no_trump=True), seed="nt")
-    assert state.trump is None and events[0].data["trump"] is None
-    assert WHIST.view(state, 0)["face_up"] == state.stock[0].code
+    assert state.trump == NO_TRUMP and events[0].data["trump"] is None
+    assert WHIST.view(state, 0)["face_up"] == stock_of(state)[0].code
 
 
 def test_misere_fewer_tricks_win_and_tricks_scores_are_swapped():
@@ -318,7 +328,7 @@ def test_target_plays_deals_until_a_total_reaches_it_and_the_deal_alternates():
     assert WHIST.result(state) is None
     assert state.match.scores == (13, 8)
     assert state.match.deal_number == 2 and state.match.dealer(2) == 1 - dealer
-    assert [len(hand) for hand in state.hands] == [13, 13]
+    assert [len(hand) for hand in hands(state)] == [13, 13]
     assert WHIST.to_act(state) == (dealer,)
     assert [e.data["type"] for e in events][:4] == ["trick", "deal_result", "deal", "dealt"]
     assert state.last_trick is None  # the finished deal is summed up in last_deal
@@ -417,8 +427,8 @@ def test_reveal_is_refused_until_the_match_is_over():
 
 def test_reveal_gives_the_seed_and_each_deal_as_dealt_with_the_stock_in_drawing_order():
     state, events = WHIST.new_game(options(), seed="reveal")
-    dealt = [set(state.hands[0]), set(state.hands[1])]
-    stock = state.stock
+    dealt = [set(hands(state)[0]), set(hands(state)[1])]
+    stock = stock_of(state)
     taken_or_drawn = []
     while WHIST.result(state) is None:
         (seat,) = WHIST.to_act(state)

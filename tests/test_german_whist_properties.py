@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from engine import registry
 from engine.cards import FULL_DECK
-from engine.rules import Action
+from engine import Action
+from engine.german_whist import DECK
 from engine.ruleset import replay
 from tests.support import card_codes_in, random_playout
 
@@ -47,15 +48,15 @@ def test_no_card_is_lost_or_duplicated(match):
                 played_this_deal += [entry["card"] for entry in event.data["cards"]]
         if WHIST.result(state) is not None:
             break
-        everywhere = [c.code for hand in state.hands for c in hand] + [c.code for c in state.stock]
-        everywhere += played_this_deal + [c.code for c in state.trick.cards]
+        everywhere = [code for hand in state.hands for code in DECK.codes(hand)] + [DECK.code(c) for c in state.stock]
+        everywhere += played_this_deal + [DECK.code(c) for c in state.trick.cards]
         assert sorted(everywhere) == sorted(card.code for card in FULL_DECK)
 
 
 def hidden_from(state, taken_face_up) -> dict:
     """Per viewer (None: a spectator), the cards it may not see in ``state``."""
-    hands = [{card.code for card in hand} for hand in state.hands]
-    face_down = {card.code for card in state.stock[1:]}
+    hands = [set(DECK.codes(hand)) for hand in state.hands]
+    face_down = {DECK.code(card) for card in state.stock[1:]}
     return {
         viewer: face_down.union(*(hands[other] - taken_face_up[other] for other in (0, 1) if other != viewer))
         for viewer in (None, 0, 1)

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from engine import registry
-from engine.rules import Action
+from engine import Action
 from engine.ruleset import replay
 from tests.api import FlaskClient
 from tests.support import card_codes_in, concealed_cards
@@ -190,4 +190,5 @@ def test_random_legal_play_over_http_finishes_without_leaks_and_every_refusal_ex
 def test_two_hundred_german_whist_matches_and_every_option_combination_of_the_others_are_played():
     assert sum(ruleset == "german-whist" for ruleset, _ in MATCHES) == 200
     assert len(SIXTY_SIX_OPTIONS) == 48
-    assert {(o["trump_lead_before_broken"], o["target"]) for o in BATAK_OPTIONS} == {(lead, target) for lead in (False, True) for target in (21, 31, 51)}
+    combinations = {(lead, target) for lead in (False, True) for target in (21, 31, 51)}
+    assert {(o["trump_lead_before_broken"], o["target"]) for o in BATAK_OPTIONS} == combinations

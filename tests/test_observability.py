@@ -71,7 +71,9 @@ def test_redis_errors_are_counted(tmp_path):
     before = samples(api)
     assert api.view("0123456789abcdef").status == 503
     after = samples(api)
-    failed = sum(value(after, name, **dict(labels)) - value(before, name, **dict(labels)) for name, labels in after if name == "koz_redis_errors_total")
+    failed = sum(
+        value(after, name, **dict(labels)) - value(before, name, **dict(labels)) for name, labels in after if name == "koz_redis_errors_total"
+    )
     assert failed >= 1
 
 

@@ -15,7 +15,7 @@ import time
 import fakeredis
 import pytest
 
-from engine import Action, registry
+from engine import Action, Pass, registry
 from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
 from service import create_app
@@ -110,7 +110,7 @@ class Spy(Player):
     def choose(self, info, seed, budget=None):
         Spy.seen.append(info)
         if {"type": "pass"} in info.view["legal_actions"] and random.Random(seed).random() < 0.8:
-            return Action("pass")
+            return Pass()
         return RandomPlayer().choose(info, seed, budget)
 
 
@@ -119,7 +119,7 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
-    monkeypatch.setattr("service.tables.player", lambda level: Spy())
+    monkeypatch.setattr("service.tables.player", lambda level, ruleset_id=None: Spy())
     Spy.seen = []
     app = create_app(make_settings(), redis=fakeredis.FakeRedis())
     api = FlaskClient(app.test_client())

@@ -12,14 +12,15 @@ import pytest
 
 from engine import registry
 from engine.cards import FULL_DECK, Suit, cards
-from engine.german_whist import GermanWhistState
+from engine.german_whist import NO_TRUMP, SUITS, GermanWhistState
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players import german_whist as gw
-from engine.players.bitmask import deck_mask, members
+from engine.cards import STANDARD, members
 from engine.rules import Trick
 from engine.ruleset import Match
 
 WHIST = registry.get("german-whist")
+deck_mask = STANDARD.mask
 BASIC, EXPERT = BasicPlayer(), ExpertPlayer()
 SMALL = Budget(work=300, ceiling=5.0, clock=time.perf_counter)
 
@@ -51,12 +52,12 @@ def position(
     tricks = len(gone_in_order) // 2
     state = GermanWhistState(
         match=Match.start(options, "test", 2),
-        hands=(frozenset(cards(hand)), frozenset(cards(opponent))),
-        stock=stock,
-        trump=Suit(trump) if trump else None,
-        trick=Trick(1 if trick else 0, cards(trick)),
+        hands=(deck_mask(cards(hand)), deck_mask(cards(opponent))),
+        stock=tuple(card.index for card in stock),
+        trump=SUITS.index(Suit(trump)) if trump else NO_TRUMP,
+        trick=Trick(1 if trick else 0, tuple(card.index for card in cards(trick))),
         won=((min(tricks, 13), max(0, tricks - 13)), (0, 0)),
-        shown=(frozenset(), frozenset()),
+        shown=(0, 0),
     )
     events = [{"type": "deal", "trump": trump}] + [
         {"type": "trick", "cards": [{"seat": 0, "card": first.code}, {"seat": 1, "card": second.code}], "winner": 0}
@@ -233,7 +234,7 @@ def minimax(lead: int, follow: int, trump: int, misere: bool) -> int:
         worst = lead.bit_count()
         for reply in members(following or follow):
             rest_lead, rest_follow = lead ^ 1 << card, follow ^ 1 << reply
-            if gw.beats(card, reply, trump):
+            if gw.leader_wins(card, reply, trump):
                 value = (not misere) + minimax(rest_lead, rest_follow, trump, misere)
             else:
                 value = misere + rest_lead.bit_count() - minimax(rest_follow, rest_lead, trump, misere)

@@ -14,18 +14,20 @@ from dataclasses import replace
 
 import pytest
 
-from engine import Action, registry
+from engine import Action, Close, Declare, Exchange, Marriage, registry
 from engine.cards import Card, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
-from engine.players.bitmask import members
-from engine.players.sixty_six import CARDS, ID, Table, deal_value, read, sample, utilities
-from engine.rules import Trick, play
+from engine.cards import members
+from engine.players.sixty_six import Table, deal_value, read, sample, utilities
+from engine.actions import play
+from engine.rules import Trick
 from engine.ruleset import Match
 from engine.shuffle import SeededRandom
-from engine.sixty_six import VARIANTS, Closing, Marriage, SixtySixState
+from engine.sixty_six import DECK, SUITS, VARIANTS, Announcement, Closing, SixtySixState
 
 GAME = registry.get("sixty-six")
-DECLARE, CLOSE, EXCHANGE = Action("declare"), Action("close"), Action("exchange")
+CARDS = DECK.cards
+DECLARE, CLOSE, EXCHANGE = Declare(), Close(), Exchange()
 SMALL = Budget(work=300)
 
 ALL_OPTIONS = [
@@ -58,23 +60,28 @@ def table(
     """A Sixty-Six state in the middle of a deal, written out as card codes."""
     return SixtySixState(
         match=Match.start(GAME.parse_options(option_values), "test", 2),
-        hands=(frozenset(cards(hand0)), frozenset(cards(hand1))),
-        talon=cards(talon),
-        trump_card=Card.parse(trump_card) if trump_card else None,
-        trump=Suit(trump),
-        trick=Trick(leader, cards(trick)),
-        won=(frozenset(cards(won[0])), frozenset(cards(won[1]))),
-        marriages=tuple(Marriage(seat, Card.parse(code)) for seat, code in announced),
-        shown=(frozenset(cards(shown[0])), frozenset(cards(shown[1]))),
+        hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),
+        talon=numbers(talon),
+        trump_card=DECK.number[Card.parse(trump_card)] if trump_card else None,
+        trump=SUITS.index(Suit(trump)),
+        trick=Trick(leader, numbers(trick)),
+        won=(DECK.mask(cards(won[0])), DECK.mask(cards(won[1]))),
+        marriages=tuple(Announcement(seat, DECK.number[Card.parse(code)]) for seat, code in announced),
+        shown=(DECK.mask(cards(shown[0])), DECK.mask(cards(shown[1]))),
         closing=Closing(*closing) if closing else None,
     )
 
 
+def numbers(codes: str) -> tuple[int, ...]:
+    """The engine's numbers of some cards."""
+    return tuple(DECK.number[card] for card in cards(codes))
+
+
 def whole(state: SixtySixState) -> SixtySixState:
     """The state, checked to place every card of the deck once: the expert samples the rest."""
-    placed = [*state.hands[0], *state.hands[1], *state.talon, *state.won[0], *state.won[1], *state.trick.cards]
-    placed += [state.trump_card] if state.trump_card else []
-    assert sorted(placed) == sorted(VARIANTS[state.match.options["variant"]].deck)
+    placed = [*members(state.hands[0]), *members(state.hands[1]), *state.talon, *members(state.won[0])]
+    placed += [*members(state.won[1]), *state.trick.cards] + ([state.trump_card] if state.trump_card is not None else [])
+    assert sorted(placed) == members(VARIANTS[state.match.options["variant"]].cards)
     return state
 
 
@@ -87,15 +94,18 @@ def seat_info(state: SixtySixState, seat: int, *, played: tuple[dict, ...] = ())
     """What ``seat`` knows of ``state``: its view, and events for the cards won (in pairs, as
     phase-1 tricks, unless they are in the ``played`` trick events that follow), the marriages
     and a close."""
-    dealt = state.trump_card or Card.parse("J" + state.trump.value)
-    events: list[dict] = [{"type": "deal", "trump": state.trump.value, "trump_card": dealt.code}]
+    trump = SUITS[state.trump]
+    dealt = CARDS[state.trump_card] if state.trump_card is not None else Card.parse("J" + trump.value)
+    events: list[dict] = [{"type": "deal", "trump": trump.value, "trump_card": dealt.code}]
     if state.trump_card is None:
         events.append({"type": "take", "seat": 1, "card": dealt.code})
     in_played = {entry["card"] for event in played for entry in event["cards"]}
     for winner, pile in enumerate(state.won):
-        ordered = sorted(card for card in pile if card.code not in in_played)
+        ordered = sorted(card for card in DECK.card_tuple(pile) if card.code not in in_played)
         events += [trick_event(winner, lead.code, reply.code, winner) for lead, reply in zip(ordered[::2], ordered[1::2])]
-    events += [{"type": "marriage", "seat": m.seat, "value": m.points(state.trump), "card": m.card.code} for m in state.marriages]
+    events += [
+        {"type": "marriage", "seat": m.seat, "value": m.points(state.trump), "card": DECK.code(m.card)} for m in state.marriages
+    ]
     if state.closing:
         events.append({"type": "close", "seat": state.closing.seat})
     return SeatInfo("sixty-six", seat, state.match.options, GAME.view(state, seat), (*events, *played))
@@ -144,9 +154,9 @@ def test_the_unseen_cards_are_the_opponents_hidden_cards_and_the_talon_and_bars_
             for seat in range(2):
                 knowledge = read(logs.info(GAME, state.match.options, state, seat))
                 opponent = state.hands[1 - seat]
-                hidden = {ID[card] for card in opponent - state.shown[1 - seat]} | {ID[card] for card in state.talon}
+                hidden = set(members(opponent & ~state.shown[1 - seat])) | set(state.talon)
                 assert set(members(knowledge.unseen)) == hidden
-                assert not {ID[card] for card in opponent} & set(members(knowledge.barred))
+                assert not set(members(opponent)) & set(members(knowledge.barred))
                 assert (knowledge.points(0), knowledge.points(1)) == (state.points(0), state.points(1))
             seat = rng.choice(GAME.to_act(state))
             state, events = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
@@ -238,13 +248,13 @@ def test_basic_claims_with_its_marriage_when_it_counts_66_with_it_and_else_annou
     # 49 won and the diamond marriage 20: 69; with 21 won, 41
     reaching = table("KD QD 9C", "9S", "JC QC", trump_card="AH", won=("AS TS AC TC KS QS", "9D JD"))
     short = table("KD QD 9C", "9S", "JC QC", trump_card="AH", won=("AS TS", "9D JD"))
-    assert basic(reaching) == Action("marriage", card=Card.parse("QD"), declare=True)
-    assert basic(short) == Action("marriage", card=Card.parse("QD"))
+    assert basic(reaching) == Marriage(Card.parse("QD"), declare=True)
+    assert basic(short) == Marriage(Card.parse("QD"))
 
 
 def test_basic_announces_a_marriage_leading_the_queen_and_the_trump_marriage_first():
     state = table("KS QS KH QH 9C JD", "9S", "JS TS", trump_card="TH", won=("AC TC", ""))
-    assert basic(state) == Action("marriage", card=Card.parse("QH"))
+    assert basic(state) == Marriage(Card.parse("QH"))
 
 
 def test_basic_exchanges_the_trump_nine():
@@ -295,7 +305,7 @@ def exhausted_positions(variant: str, count: int) -> list[tuple[SixtySixState, S
         while state.match.deal_number == 1:
             (seat,) = GAME.to_act(state)
             legal = GAME.legal_actions(state, seat)
-            if not state.talon and len(state.hands[seat]) in (3, 4) and len(legal) > 1:
+            if not state.talon and state.hands[seat].bit_count() in (3, 4) and len(legal) > 1:
                 found.append((state, logs.info(GAME, state.match.options, state, seat)))
                 if len(found) == count:
                     return found
@@ -352,7 +362,7 @@ def test_both_levels_claim_with_their_marriage_when_it_makes_66_and_never_short_
     chosen = level.choose(seat_info(reaching, 0), "seed", SMALL)
     assert chosen.type == "marriage" and chosen.declare
     chosen = level.choose(seat_info(short, 0), "seed", SMALL)
-    assert chosen != DECLARE and not chosen.declare
+    assert chosen != DECLARE and not (isinstance(chosen, Marriage) and chosen.declare)
 
 
 def test_after_a_marriage_without_the_claim_both_levels_reply_with_a_card():
@@ -395,7 +405,7 @@ def test_the_same_information_seed_and_budget_give_the_same_action():
     "state",
     [
         OPEN,
-        replace(OPEN, closing=Closing(0, 0, 1)),
+        OPEN._replace(closing=Closing(0, 0, 1)),
         table("9C TC JC QC KC AC TD KD AD 9H JH QH", "9D JD QD 9S TS JS QS KS AS TH KH AH", no_talon=True),
     ],
     ids=["talon-open", "talon-closed", "no-talon"],

@@ -54,8 +54,9 @@ def test_actions_are_counted_per_seat_token(fake_redis):
 
 def test_two_processes_sharing_a_redis_share_the_count(redis_server_url):
     prefix = "limits-shared"
-    first = FlaskClient(create_app(make_settings(key_prefix=prefix, rate_limit_create="2/minute"), redis=Redis.from_url(redis_server_url)).test_client())
-    second = FlaskClient(create_app(make_settings(key_prefix=prefix, rate_limit_create="2/minute"), redis=Redis.from_url(redis_server_url)).test_client())
+    settings = make_settings(key_prefix=prefix, rate_limit_create="2/minute")
+    first = FlaskClient(create_app(settings, redis=Redis.from_url(redis_server_url)).test_client())
+    second = FlaskClient(create_app(settings, redis=Redis.from_url(redis_server_url)).test_client())
     Redis.from_url(redis_server_url).delete(*Redis.from_url(redis_server_url).keys(f"{prefix}:limits*") or ["none"])
     assert first.create(ruleset="german-whist").status == 201
     assert second.create(ruleset="german-whist").status == 201

@@ -53,3 +53,20 @@ def test_every_event_field_is_declared(ruleset_id):
                     if seen is not None:
                         entry = {"version": 1, **seen}
                         assert schema.dump(entry) == entry
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_every_view_event_and_deal_result_validates_against_the_schemas(ruleset_id):
+    """Validation, unlike a dump, fails for a required field that is missing, a value of the
+    wrong type and a field the schema does not declare."""
+    ruleset = registry.get(ruleset_id)
+    views, events = GameViewSchema(), HistoryEventSchema()
+    for seed in range(3):
+        for state, _, _, happened in playout(ruleset, seed):
+            for seat in (None, *range(ruleset.seat_count)):
+                view = frame(ruleset.view(state, seat))
+                assert views.validate(view) == {}, view
+                for event in happened:
+                    seen = event.for_viewer(seat)
+                    if seen is not None:
+                        assert events.validate({"version": 1, **seen}) == {}, seen

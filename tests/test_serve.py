@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from engine import registry
-from engine.rules import Action
+from engine import Action
 from tests.api import SocketClient
 from tests.support import card_codes_in, concealed_cards
 

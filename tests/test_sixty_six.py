@@ -6,19 +6,20 @@ Card points used below: A 11, 10 10, K 4, Q 3, J 2, 9 0. Trump is hearts unless 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass
 
 import pytest
 
-from engine import Action, Refusal, RuleError, registry
+from engine import Action, Bid, Close, Declare, Exchange, Marriage, Refusal, RuleError, registry
 from engine.cards import Card, Suit, cards, codes
-from engine.rules import Trick, play
+from engine.actions import play
+from engine.rules import Trick
 from engine.ruleset import Match
-from engine.sixty_six import Closing, Marriage, SixtySixState, VARIANTS, trick_winner
+from engine.sixty_six import DECK, SUITS, VARIANTS, Announcement, Closing, SixtySixState, reply_wins
 from support import card_codes_in
 
 GAME = registry.get("sixty-six")
-DECLARE, CLOSE, EXCHANGE = Action("declare"), Action("close"), Action("exchange")
+DECLARE, CLOSE, EXCHANGE = Declare(), Close(), Exchange()
 
 
 def options(**given):
@@ -44,23 +45,57 @@ def table(
     **option_values,
 ) -> SixtySixState:
     """A Sixty-Six state in the middle of a deal, written out as card codes."""
-    match = replace(Match.start(options(**option_values), seed, 2), scores=tuple(scores), deal_number=deal_number)
+    match = Match.start(options(**option_values), seed, 2)._replace(scores=tuple(scores), deal_number=deal_number)
     return SixtySixState(
         match=match,
-        hands=(frozenset(cards(hand0)), frozenset(cards(hand1))),
-        talon=cards(talon),
-        trump_card=Card.parse(trump_card) if trump_card else None,
-        trump=Suit(trump),
-        trick=Trick(leader, cards(trick)),
-        won=(frozenset(cards(won[0])), frozenset(cards(won[1]))),
-        marriages=tuple(Marriage(seat, Card.parse(code)) for seat, code in announced),
-        shown=(frozenset(cards(shown[0])), frozenset(cards(shown[1]))),
+        hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),
+        talon=numbers(talon),
+        trump_card=DECK.number[Card.parse(trump_card)] if trump_card else None,
+        trump=SUITS.index(Suit(trump)),
+        trick=Trick(leader, numbers(trick)),
+        won=(DECK.mask(cards(won[0])), DECK.mask(cards(won[1]))),
+        marriages=tuple(Announcement(seat, DECK.number[Card.parse(code)]) for seat, code in announced),
+        shown=(DECK.mask(cards(shown[0])), DECK.mask(cards(shown[1]))),
         closing=Closing(*closing) if closing else None,
     )
 
 
+def numbers(codes: str) -> tuple[int, ...]:
+    """The engine's numbers of some cards."""
+    return tuple(DECK.number[card] for card in cards(codes))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A state's cards as cards, for the tests to read."""
+
+    hands: tuple[frozenset, ...]
+    talon: tuple
+    trump_card: Card | None
+    trump: Suit
+    won: tuple[frozenset, ...]
+    trick_cards: tuple
+
+
+def at(state: SixtySixState) -> Seen:
+    return Seen(
+        hands=tuple(frozenset(DECK.card_tuple(hand)) for hand in state.hands),
+        talon=tuple(DECK.cards[card] for card in state.talon),
+        trump_card=DECK.cards[state.trump_card] if state.trump_card is not None else None,
+        trump=SUITS[state.trump],
+        won=tuple(frozenset(DECK.card_tuple(cards)) for cards in state.won),
+        trick_cards=tuple(DECK.cards[card] for card in state.trick.cards),
+    )
+
+
+def trick_winner(leader: int, lead: Card, reply: Card, trump: Suit) -> int:
+    """The seat that wins a trick ``leader`` led with ``lead``, answered with ``reply``."""
+    wins = reply_wins(DECK.number[lead], DECK.number[reply], SUITS.index(trump))
+    return 1 - leader if wins else leader
+
+
 def marriage(code: str, declare: bool = False) -> Action:
-    return Action("marriage", card=Card.parse(code), declare=declare)
+    return Marriage(Card.parse(code), declare)
 
 
 def act(state, *moves):
@@ -112,17 +147,17 @@ WON_32 = "AC TC KH QH JH JD"  # 32 points, 3 tricks
 
 
 def test_deck_is_24_cards_9_to_ace_and_schnapsen_drops_the_nines():
-    assert len(VARIANTS["sixty-six"].deck) == 24
-    assert {card.code[0] for card in VARIANTS["sixty-six"].deck} == set("9TJQKA")
-    assert len(VARIANTS["schnapsen"].deck) == 20
-    assert {card.code[0] for card in VARIANTS["schnapsen"].deck} == set("TJQKA")
+    assert len(DECK.card_tuple(VARIANTS["sixty-six"].cards)) == 24
+    assert {card.code[0] for card in DECK.card_tuple(VARIANTS["sixty-six"].cards)} == set("9TJQKA")
+    assert len(DECK.card_tuple(VARIANTS["schnapsen"].cards)) == 20
+    assert {card.code[0] for card in DECK.card_tuple(VARIANTS["schnapsen"].cards)} == set("TJQKA")
 
 
 def test_order_within_a_suit_is_ace_ten_king_queen_jack_nine():
     order = cards("9S JS QS KS TS AS")
     for low, high in zip(order, order[1:]):
-        assert trick_winner(Trick(0, (low, high)), Suit.HEARTS) == 1
-        assert trick_winner(Trick(0, (high, low)), Suit.HEARTS) == 0
+        assert trick_winner(0, low, high, Suit.HEARTS) == 1
+        assert trick_winner(0, high, low, Suit.HEARTS) == 0
 
 
 def test_card_points_total_120_in_the_deck():
@@ -133,27 +168,27 @@ def test_card_points_total_120_in_the_deck():
 
 def test_deal_gives_6_cards_each_and_the_trump_card_lies_under_an_11_card_talon():
     state, events = GAME.new_game(options(), seed="deal")
-    assert [len(hand) for hand in state.hands] == [6, 6]
-    assert len(state.talon) == 11 and state.trump_card is not None
-    assert state.trump == state.trump_card.suit
-    everything = state.hands[0] | state.hands[1] | set(state.talon) | {state.trump_card}
-    assert everything == set(VARIANTS["sixty-six"].deck)
+    assert [len(hand) for hand in at(state).hands] == [6, 6]
+    assert len(at(state).talon) == 11 and at(state).trump_card is not None
+    assert at(state).trump == at(state).trump_card.suit
+    everything = at(state).hands[0] | at(state).hands[1] | set(at(state).talon) | {at(state).trump_card}
+    assert everything == set(DECK.card_tuple(VARIANTS["sixty-six"].cards))
     deal = events[0].data
     assert deal == {
         "type": "deal",
         "deal": 1,
         "dealer": state.match.dealer(2),
-        "trump": state.trump.value,
-        "trump_card": state.trump_card.code,
+        "trump": at(state).trump.value,
+        "trump_card": at(state).trump_card.code,
         "talon_size": 11,
     }
 
 
 def test_schnapsen_deals_5_cards_each_and_a_talon_of_9_plus_the_trump_card():
     state, _ = GAME.new_game(options(variant="schnapsen"), seed="deal")
-    assert [len(hand) for hand in state.hands] == [5, 5]
-    assert len(state.talon) == 9 and state.trump_card is not None
-    assert not any(card.code[0] == "9" for card in state.hands[0] | state.hands[1] | set(state.talon))
+    assert [len(hand) for hand in at(state).hands] == [5, 5]
+    assert len(at(state).talon) == 9 and at(state).trump_card is not None
+    assert not any(card.code[0] == "9" for card in at(state).hands[0] | at(state).hands[1] | set(at(state).talon))
 
 
 def test_non_dealer_leads_first():
@@ -167,13 +202,13 @@ def test_dealing_order_is_one_card_at_a_time_from_the_non_dealer_then_the_trump_
 
     state, _ = GAME.new_game(options(), seed="order")
     dealer = state.match.dealer(2)
-    shuffled = shuffled_deck("order", 1, VARIANTS["sixty-six"].deck)
+    shuffled = shuffled_deck("order", 1, DECK.card_tuple(VARIANTS["sixty-six"].cards))
     record = GAME.deal_record(state.match, 1, dealer)
     assert record.hands[1 - dealer] == tuple(shuffled[0:12:2])
     assert record.hands[dealer] == tuple(shuffled[1:12:2])
-    assert record.trump_card == shuffled[12] == state.trump_card
+    assert record.trump_card == shuffled[12] == at(state).trump_card
     assert record.stock == tuple(shuffled[13:]) + (shuffled[12],)
-    assert record.stock[:-1] == state.talon
+    assert record.stock[:-1] == at(state).talon
 
 
 def test_explicit_seed_deals_the_same_cards_every_time():
@@ -186,7 +221,7 @@ def test_explicit_seed_deals_the_same_cards_every_time():
 def test_each_player_sees_only_their_own_dealt_hand():
     state, events = GAME.new_game(options(), seed="hands")
     for seat, event in enumerate(of_type(events, "dealt")):
-        assert event.for_viewer(seat)["hand"] == codes(sorted(state.hands[seat]))
+        assert event.for_viewer(seat)["hand"] == codes(sorted(at(state).hands[seat]))
         assert event.for_viewer(1 - seat) == {"type": "dealt", "seat": seat, "count": 6}
         assert event.for_viewer(None) == {"type": "dealt", "seat": seat, "count": 6}
 
@@ -201,18 +236,18 @@ def test_phase_1_follower_may_play_any_card():
 
 
 def test_higher_trump_wins_the_trick():
-    assert trick_winner(Trick(0, cards("TH AH")), Suit.HEARTS) == 1
-    assert trick_winner(Trick(1, cards("AH TH")), Suit.HEARTS) == 1
+    assert trick_winner(0, *cards("TH AH"), Suit.HEARTS) == 1
+    assert trick_winner(1, *cards("AH TH"), Suit.HEARTS) == 1
 
 
 def test_a_trump_beats_any_card_of_another_suit():
-    assert trick_winner(Trick(0, cards("AS 9H")), Suit.HEARTS) == 1
-    assert trick_winner(Trick(0, cards("9H AS")), Suit.HEARTS) == 0
+    assert trick_winner(0, *cards("AS 9H"), Suit.HEARTS) == 1
+    assert trick_winner(0, *cards("9H AS"), Suit.HEARTS) == 0
 
 
 def test_without_trump_the_higher_card_of_the_suit_led_wins_and_another_suit_never_does():
-    assert trick_winner(Trick(0, cards("KS TS")), Suit.HEARTS) == 1
-    assert trick_winner(Trick(0, cards("9S AC")), Suit.HEARTS) == 0
+    assert trick_winner(0, *cards("KS TS"), Suit.HEARTS) == 1
+    assert trick_winner(0, *cards("9S AC"), Suit.HEARTS) == 0
 
 
 def test_winner_of_a_trick_leads_the_next():
@@ -228,8 +263,8 @@ def test_winner_of_a_trick_leads_the_next():
 def test_after_each_trick_the_winner_draws_the_top_talon_card_then_the_loser_the_next():
     state = table("AS 9D", "KS 9C", "JC JD TD", trump_card="9H")
     state, events = act(state, "AS", "KS")
-    assert "JC" in codes(state.hands[0]) and "JD" in codes(state.hands[1])
-    assert codes(state.talon) == ["TD"]
+    assert "JC" in codes(at(state).hands[0]) and "JD" in codes(at(state).hands[1])
+    assert codes(at(state).talon) == ["TD"]
     first, second = of_type(events, "draw")
     assert first.data == {"type": "draw", "seat": 0, "card": "JC", "talon_size": 2}
     assert second.data == {"type": "draw", "seat": 1, "card": "JD", "talon_size": 1}
@@ -248,7 +283,7 @@ def test_drawn_cards_are_seen_by_the_drawer_only():
 def test_with_one_face_down_card_left_the_winner_takes_it_and_the_loser_the_trump_card_in_view():
     state = table("AS 9D", "KS 9C", "TD", trump_card="9H")
     state, events = act(state, "9D", "9C")  # 9D led, 9C of another suit: seat 0 wins
-    assert "TD" in codes(state.hands[0]) and "9H" in codes(state.hands[1])
+    assert "TD" in codes(at(state).hands[0]) and "9H" in codes(at(state).hands[1])
     (take,) = of_type(events, "take")
     assert take.data == {"type": "take", "seat": 1, "card": "9H"} and take.seen_by is None
     assert of_type(events, "draw")[0].data["seat"] == 0
@@ -320,7 +355,7 @@ def test_refuses_a_move_out_of_turn_and_an_action_of_another_game():
     state = table("AD 9S", "TC JS", "9C JC TD", trump_card="9H")
     error = refusal(state, 1, play("TC"))
     assert (error.code, error.refusal) == ("not_your_turn", Refusal.NOT_YOUR_TURN)
-    assert refusal(state, 0, Action("bid", value=8)).code == "illegal_action"
+    assert refusal(state, 0, Bid(8)).code == "illegal_action"
 
 
 # --- exchanging the trump nine -----------------------------------------------------------------
@@ -330,8 +365,8 @@ def test_leader_who_won_a_trick_may_exchange_the_trump_nine_for_the_trump_card()
     state = table("9H AS KC", "QS JS TC", "JC QC TD", trump_card="AH", won=("9C 9D", ""))
     assert GAME.legal_actions(state, 0)[0] == EXCHANGE
     state, events = act(state, (0, EXCHANGE))
-    assert codes(sorted(state.hands[0])) == ["KC", "AH", "AS"]
-    assert state.trump_card == Card.parse("9H")
+    assert codes(sorted(at(state).hands[0])) == ["KC", "AH", "AS"]
+    assert at(state).trump_card == Card.parse("9H")
     assert [event.data for event in events] == [{"type": "exchange", "seat": 0, "gave": "9H", "took": "AH"}]
     assert events[0].seen_by is None
     view = GAME.view(state, 1)
@@ -391,7 +426,7 @@ def test_schnapsen_exchange_is_made_with_the_trump_jack_and_needs_no_trick():
     state = table("JH AS KC", "QS JS TC", "JC QC TD", trump_card="AH", variant="schnapsen")
     state, events = act(state, (0, EXCHANGE))
     assert events[0].data == {"type": "exchange", "seat": 0, "gave": "JH", "took": "AH"}
-    assert state.trump_card == Card.parse("JH")
+    assert at(state).trump_card == Card.parse("JH")
 
 
 # --- closing the talon -------------------------------------------------------------------------
@@ -413,7 +448,7 @@ def test_closing_turns_the_trump_card_down_stops_drawing_and_records_the_opponen
     assert legal(state, 1) == [{"type": "play", "card": "JS"}, {"type": "play", "card": "QS"}]
     state, events = act(state, "JS")
     assert [event.data["type"] for event in events] == ["trick"]
-    assert len(state.talon) == 3
+    assert len(at(state).talon) == 3
 
 
 def test_after_closing_the_same_seat_is_on_lead_and_may_still_declare_or_lead():
@@ -462,7 +497,7 @@ def test_marriage_is_announced_while_leading_its_king_or_queen_and_both_cards_ar
     assert [event.data for event in events] == [
         {"type": "marriage", "seat": 0, "suit": "S", "value": 20, "pair": ["KS", "QS"], "card": "KS"}
     ]
-    assert state.trick.cards == cards("KS") and "QS" in codes(state.hands[0])
+    assert at(state).trick_cards == cards("KS") and "QS" in codes(at(state).hands[0])
     view = GAME.view(state, 1)
     assert view["known_cards"] == [["QS"], []]
     assert view["marriages"] == [{"seat": 0, "suit": "S", "points": 20, "pair": ["KS", "QS"], "pending": True}]
@@ -813,13 +848,13 @@ def test_match_ends_when_a_player_reaches_7_game_points():
 
 
 def test_under_the_target_another_deal_follows_and_the_deal_alternates():
-    state = replace(table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5)), last_trick=Trick(1, cards("9S AS"), 0))
+    state = table("JS", "QS", won=(WON_67, WON_33), scores=(5, 5))._replace(last_trick=Trick(1, numbers("9S AS"), 0))
     dealer = state.match.dealer(2)
     state, events = act(state, (0, DECLARE))
     assert GAME.result(state) is None and state.match.scores == (6, 5)
     assert state.match.deal_number == 2 and state.match.dealer(2) == 1 - dealer
-    assert [len(hand) for hand in state.hands] == [6, 6] and len(state.talon) == 11
-    assert state.won == (frozenset(), frozenset()) and state.marriages == () and state.closing is None
+    assert [len(hand) for hand in at(state).hands] == [6, 6] and len(at(state).talon) == 11
+    assert state.won == (0, 0) and state.marriages == () and state.closing is None
     assert GAME.view(state, 0)["last_trick"] is None  # the old deal's cards are not shown in the new one
     assert GAME.to_act(state) == (dealer,)
     assert [event.data["type"] for event in events][:4] == ["declare", "deal_result", "deal", "dealt"]
@@ -844,8 +879,8 @@ def test_no_talon_deals_every_card_and_the_dealers_last_card_fixes_trump_in_view
     dealer = state.match.dealer(2)
     record = GAME.deal_record(state.match, 1, dealer)
     trump_card = record.hands[dealer][-1]
-    assert [len(hand) for hand in state.hands] == [size, size]
-    assert state.talon == () and state.trump_card is None and state.trump == trump_card.suit
+    assert [len(hand) for hand in at(state).hands] == [size, size]
+    assert at(state).talon == () and at(state).trump_card is None and at(state).trump == trump_card.suit
     assert record.stock == () and record.trump_card == trump_card
     assert events[0].data["trump_card"] == trump_card.code and events[0].data["talon_size"] == 0
     view = GAME.view(state, 1 - dealer)
@@ -935,7 +970,7 @@ def test_view_without_open_scores_shows_tricks_and_pending_marriages_but_no_poin
         assert view["pending_marriage"] == [False, False]
         assert view["points"] is None and view["won_cards"] is None
         assert not {"AS", "TS", "KD", "9D"} & card_codes_in(view)
-    state = replace(state, won=(state.won[0], frozenset()))
+    state = state._replace(won=(state.won[0], 0))
     assert GAME.view(state, 0)["pending_marriage"] == [False, True]
 
 
@@ -1007,8 +1042,8 @@ def test_reveal_is_refused_until_the_match_is_over():
 
 def test_reveal_gives_each_deal_as_dealt_with_the_talon_in_drawing_order_and_the_trump_card_last():
     state, _ = GAME.new_game(options(target=5), seed="reveal")
-    dealt = list(state.hands)
-    talon, trump_card = state.talon, state.trump_card
+    dealt = list(at(state).hands)
+    talon, trump_card = at(state).talon, at(state).trump_card
     received: list[str] = []
     while state.match.deal_number == 1:
         state, events = play_first_card(state)
@@ -1031,7 +1066,7 @@ def test_state_serializes_and_loads_back_unchanged():
         "9D KC", "AC JC QD", "JD 9S TD", trump_card="AH", leader=1, trick="QS", won=("AS TS", "KD 9D"),
         announced=((1, "KD"),), shown=("", "QD"), closing=(0, 4, 1), scores=(3, 2), deal_number=4,
     )
-    state = replace(state, last_trick=Trick(0, cards("AS TS"), 0))
+    state = state._replace(last_trick=Trick(0, numbers("AS TS"), 0))
     doc = GAME.dump(state)
     assert json.loads(json.dumps(doc)) == doc
     assert GAME.load(doc) == state

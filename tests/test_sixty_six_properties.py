@@ -14,9 +14,9 @@ from typing import Any, Iterator
 
 from hypothesis import given, settings, strategies as st
 
-from engine import Action, Event, registry, replay
+from engine import Action, Event, Marriage, Play, registry, replay
 from engine.cards import Card
-from engine.sixty_six import VARIANTS, Marriage, SixtySixState
+from engine.sixty_six import DECK, VARIANTS, Announcement, SixtySixState
 from support import card_codes_in
 
 GAME = registry.get("sixty-six")
@@ -42,9 +42,8 @@ def points_claimed(state: SixtySixState, seat: int, action: Action) -> int | Non
     """The points ``action`` would claim with, or None if it is no claim."""
     if action.type == "declare":
         return state.points(seat)
-    if action.declare:
-        assert action.card is not None
-        return state.points(seat) + Marriage(seat, action.card).points(state.trump)
+    if isinstance(action, Marriage) and action.declare:
+        return state.points(seat) + Announcement(seat, DECK.number[action.card]).points(state.trump)
     return None
 
 
@@ -74,16 +73,17 @@ def playout(options: dict[str, Any], seed: str, rng: random.Random, claiming: st
 
 def deal_cards(state: SixtySixState) -> list[Card]:
     """Every card of the deal wherever it is: hands, talon, trump card, won piles and the trick."""
-    found = [*state.hands[0], *state.hands[1], *state.talon, *state.won[0], *state.won[1], *state.trick.cards]
-    return found + ([state.trump_card] if state.trump_card else [])
+    masks = (*state.hands, *state.won)
+    numbers = [*state.talon, *state.trick.cards] + ([state.trump_card] if state.trump_card is not None else [])
+    return [card for mask in masks for card in DECK.card_tuple(mask)] + [DECK.cards[card] for card in numbers]
 
 
 def concealed(state: SixtySixState, known: list[set[Card]], viewer: int | None) -> set[str]:
     """The card codes ``viewer`` may not see: others' hands minus public cards, and the talon."""
-    hidden = {card.code for card in state.talon}
+    hidden = {DECK.code(card) for card in state.talon}
     for seat in range(2):
         if seat != viewer:
-            hidden |= {card.code for card in state.hands[seat] - known[seat]}
+            hidden |= {card.code for card in set(DECK.card_tuple(state.hands[seat])) - known[seat]}
     return hidden
 
 
@@ -109,7 +109,7 @@ def check_events(events, known, before: SixtySixState | None, action: Action | N
     # the events of an action that ends a deal come before the next deal's; the state after it
     # is the next deal, so they are checked against the state before, less the card just played
     old_deal = before is not None and any(event.data["type"] == "deal" for event in events)
-    played = {action.card.code} if action is not None and action.card is not None else set()
+    played = {action.card.code} if isinstance(action, (Play, Marriage)) else set()
     for event in events:
         if event.data["type"] == "deal":
             old_deal = False
@@ -127,7 +127,7 @@ def check_events(events, known, before: SixtySixState | None, action: Action | N
 @given(options=st.sampled_from(ALL_OPTIONS), seed=st.text(max_size=6), rng_seed=st.integers(0, 2**32), claiming=st.sampled_from(CLAIMING))
 def test_random_matches_keep_every_invariant(options, seed, rng_seed, claiming):
     rng = random.Random(rng_seed)
-    full_deck = Counter(VARIANTS[options["variant"]].deck)
+    full_deck = Counter(DECK.card_tuple(VARIANTS[options["variant"]].cards))
     known: list[set[Card]] = [set(), set()]
     moves, hands_dealt = [], []
     state = None
@@ -140,7 +140,7 @@ def test_random_matches_keep_every_invariant(options, seed, rng_seed, claiming):
         # no card lost or duplicated
         assert Counter(deal_cards(state)) == full_deck
         # the cards known from public events are exactly those the state marks as shown
-        assert [known[s] & state.hands[s] for s in range(2)] == list(state.shown)
+        assert [DECK.mask(known[s] & set(DECK.card_tuple(state.hands[s]))) for s in range(2)] == list(state.shown)
         # no view shows a concealed card
         for viewer in (0, 1, None):
             assert not card_codes_in(GAME.view(state, viewer)) & concealed(state, known, viewer)
@@ -165,7 +165,7 @@ def test_random_matches_keep_every_invariant(options, seed, rng_seed, claiming):
 def check_reveal(state: SixtySixState, options: dict[str, Any], hands_dealt: list[list[str]]) -> None:
     """A finished match reveals every deal as dealt, consistent with the hands each seat was given."""
     variant = VARIANTS[options["variant"]]
-    deck_codes = sorted(card.code for card in variant.deck)
+    deck_codes = sorted(DECK.codes(variant.cards))
     reveal = GAME.reveal(state)
     assert reveal["seed"] == state.match.seed
     assert len(reveal["deals"]) == state.match.deal_number == len(hands_dealt) // 2
@@ -184,7 +184,7 @@ def check_reveal(state: SixtySixState, options: dict[str, Any], hands_dealt: lis
 @given(options=st.sampled_from(ALL_OPTIONS), seed=st.text(max_size=6))
 def test_new_game_is_valid_for_every_option_combination(options, seed):
     state, events = GAME.new_game(GAME.parse_options(options), seed)
-    size = len(VARIANTS[options["variant"]].deck) // 2 if options["no_talon"] else VARIANTS[options["variant"]].hand_size
-    assert [len(hand) for hand in state.hands] == [size, size]
+    size = VARIANTS[options["variant"]].cards.bit_count() // 2 if options["no_talon"] else VARIANTS[options["variant"]].hand_size
+    assert [hand.bit_count() for hand in state.hands] == [size, size]
     assert GAME.to_act(state) == (1 - state.match.dealer(2),)
     assert [event.data["type"] for event in events] == ["deal", "dealt", "dealt"]

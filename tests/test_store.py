@@ -69,7 +69,10 @@ def test_racing_moves_with_if_match_exactly_one_wins(any_app):
     legal = api.view(game_id, tokens[seat]).body["legal_actions"]
     clients = [FlaskClient(any_app.test_client()) for _ in range(4)]
     answers = race(
-        [lambda client=client, action=legal[i % len(legal)]: client.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'}) for i, client in enumerate(clients)]
+        [
+            lambda client=client, action=legal[i % len(legal)]: client.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'})
+            for i, client in enumerate(clients)
+        ]
     )
     assert sorted(answer.status for answer in answers)[0] == 200
     assert [answer.status for answer in answers].count(200) == 1
@@ -95,15 +98,15 @@ def test_every_key_of_a_game_shares_its_hash_tag(any_app, backend):
     action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
     api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "tagged"})
     keys = game_keys(backend, game_id)
-    assert len(keys) == 3  # record, history, idempotent answer
+    assert len(keys) == 3  # game, action log, idempotent answer
     assert all(f"{{{game_id}}}".encode() in key for key in keys)
 
 
 def test_tokens_are_stored_only_as_hashes(any_app, backend):
     api = FlaskClient(any_app.test_client())
     game_id, tokens = new_game(api)
-    stored = b"".join(backend.hget(key, "record") or b"" for key in game_keys(backend, game_id) if key.endswith(b":game"))
-    assert stored and not any(token.encode() in stored for token in tokens.values())
+    stored = b"".join(b"".join(backend.hgetall(key).values()) for key in game_keys(backend, game_id) if key.endswith(b":game"))
+    assert b"token_hash" in stored and not any(token.encode() in stored for token in tokens.values())
 
 
 def test_idle_games_expire_after_the_configured_time(backend):
@@ -155,7 +158,8 @@ def test_long_poll_wakes_when_another_request_moves(any_app):
 def test_a_commit_that_queues_a_computer_move_survives_a_server_that_lost_its_scripts(backend):
     store = GameStore(backend, ttl_seconds=60, prefix=f"flushed-{uuid.uuid4().hex[:8]}")
     backend.script_flush()  # as after a restart of Redis
-    commit = store.commit("g1", None, 0, {"seed": "s"}, [(0, 0, {"type": "deal"})], schedule=True)
+    commit = store.commit("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, schedule=True)
     assert commit.written
     assert [fields[b"game"] for _, fields in backend.xrange(store.jobs_key)] == [b"g1"]
-    assert store.load("g1").record == {"seed": "s"}
+    stored = store.load("g1")
+    assert (stored.setup, stored.snapshot) == ({"seed": "s"}, {"state": "s"})

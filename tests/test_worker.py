@@ -79,7 +79,8 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
     games = {}
     for number in range(4):
         seed = f"race-{number}"
-        games[api.create(ruleset="german-whist", seats=seats, seed=seed).body["id"]] = solo.create(ruleset="german-whist", seats=seats, seed=seed).body["id"]
+        raced_id = api.create(ruleset="german-whist", seats=seats, seed=seed).body["id"]
+        games[raced_id] = solo.create(ruleset="german-whist", seats=seats, seed=seed).body["id"]
     drain(alone)
 
     def extra_jobs():  # duplicates of every job, as a crash between two steps could leave

@@ -6,7 +6,8 @@ it cannot use a concealed card: fair play holds by construction.
 
 Levels: ``random`` (uniform among legal actions), ``basic`` (rules of thumb) and ``expert``
 (search over the hidden cards); ``basic`` and ``expert`` play each game through its
-:class:`Strategy`, registered by the game's module in this package.
+:class:`Strategy`, registered with the game (``engine.registry.register``); a game without
+one has the ``random`` level only.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from .base import (
     Strategy,
     level_names,
     player,
+    standard_level,
+    strongest_level,
     register_strategy,
     strategy,
 )
-from . import batak as _batak  # registers its strategy
-from . import german_whist as _german_whist  # registers its strategy
-from . import sixty_six as _sixty_six  # registers its strategy
 
 __all__ = [
     "STANDARD_LEVEL",
@@ -43,6 +43,8 @@ __all__ = [
     "level_names",
     "play_match",
     "player",
+    "standard_level",
+    "strongest_level",
     "register_strategy",
     "strategy",
 ]

@@ -6,7 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..rules import Action, Refusal, RuleError
+from ..actions import Action
+from ..errors import Refusal, RuleError
 from ..shuffle import SeededRandom
 
 
@@ -85,6 +86,10 @@ def register_strategy(ruleset_id: str, strategy: Strategy) -> None:
     _STRATEGIES[ruleset_id] = strategy
 
 
+def unregister_strategy(ruleset_id: str) -> None:
+    _STRATEGIES.pop(ruleset_id, None)
+
+
 def strategy(ruleset_id: str) -> Strategy:
     return _STRATEGIES[ruleset_id]
 
@@ -130,19 +135,33 @@ _LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer()
 STANDARD_LEVEL = "basic"
 
 
-def level_names() -> list[str]:
-    """The computer levels, weakest first."""
-    return list(_LEVELS)
+def level_names(ruleset_id: str | None = None) -> list[str]:
+    """The computer levels, weakest first: of every ruleset, or of ``ruleset_id``, which has
+    ``random`` always, and ``basic`` and ``expert`` where a strategy for it is registered."""
+    if ruleset_id is None or ruleset_id in _STRATEGIES:
+        return list(_LEVELS)
+    return [RandomPlayer.level]
 
 
-def player(level: str) -> Player:
-    """The player of ``level``; raises ``RuleError(code="unknown_level")`` for any other."""
-    try:
-        return _LEVELS[level]
-    except (KeyError, TypeError):
+def standard_level(ruleset_id: str) -> str:
+    """The level of the computer seats of the ruleset's standard table."""
+    return STANDARD_LEVEL if STANDARD_LEVEL in level_names(ruleset_id) else RandomPlayer.level
+
+
+def strongest_level(ruleset_id: str) -> str:
+    """The strongest level the ruleset has: the one a hint asks."""
+    return level_names(ruleset_id)[-1]
+
+
+def player(level: str, ruleset_id: str | None = None) -> Player:
+    """The player of ``level`` (for ``ruleset_id``, one of its levels); raises
+    ``RuleError(code="unknown_level")`` for any other."""
+    allowed = level_names(ruleset_id)
+    if not isinstance(level, str) or level not in allowed:
         raise RuleError(
             "unknown_level",
-            f"there is no computer level {level!r}; levels are: {', '.join(_LEVELS)}",
+            f"there is no computer level {level!r}" + (f" for {ruleset_id}" if ruleset_id else "") + f"; levels are: {', '.join(allowed)}",
             Refusal.BAD_SETUP,
-            details={"allowed": list(_LEVELS)},
-        ) from None
+            details={"allowed": allowed},
+        )
+    return _LEVELS[level]

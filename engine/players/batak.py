@@ -1,8 +1,9 @@
 """Partnership Batak computer players: rules of thumb (``basic``) and sampled playouts (``expert``).
 
-Cards are bits of an int: bit ``13 * suit + rank - 2``, the engine's ``Card.index`` (clubs,
+Cards are bits of an int: bit ``13 * suit + rank - 2``, the engine's Batak deck (clubs,
 diamonds, hearts, spades; two to ace), so a hand is a mask, a suit of it is ``hand &
-SUIT_MASK[suit]`` and a higher card of the same suit is a higher bit.
+SUIT_MASK[suit]`` and a higher card of the same suit is a higher bit. The rules of card play
+(legal cards, the card winning a trick) are the engine's own functions.
 
 ``basic`` bids from the tricks its hand should take (aces, guarded kings, trump length,
 shortness) plus what a partner brings on average, names its longest and strongest suit, and
@@ -25,55 +26,33 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ..batak import MAX_BID, SEATS, TRICKS, Auction, deal_points
-from ..cards import FULL_DECK, Card, Suit
-from ..rules import Action
+from ..actions import Action, Play
+from ..batak import (
+    ABOVE,
+    BIDS,
+    DECK,
+    MAX_BID,
+    PASS,
+    PLAYS,
+    RANKS,
+    SEATS,
+    SUITS,
+    TRICKS,
+    TRUMPS,
+    Auction,
+    beats,
+    deal_points,
+    legal_mask,
+    winning,
+)
+from ..batak import SUIT_MASKS as SUIT_MASK
+from ..cards import Card, Suit, highest, lowest, members
 from ..shuffle import SeededRandom
-from .base import Budget, SeatInfo, Strategy, register_strategy
-from .bitmask import deck_mask, highest, lowest, members
+from .base import Budget, SeatInfo, Strategy
 
-SUITS = tuple(Suit)  # in Card.index order
-RANKS = 13
-SUIT_MASK = tuple(((1 << RANKS) - 1) << (RANKS * suit) for suit in range(4))
-#: the cards of the same suit above each card
-ABOVE = tuple(SUIT_MASK[card // RANKS] & ~((2 << card) - 1) for card in range(52))
 ACE, KING, QUEEN = 12, 11, 10  # rank offsets within a suit
-ALL_CARDS = (1 << 52) - 1
+ALL_CARDS = DECK.full
 FULL_SUIT = (1 << RANKS) - 1
-
-
-def beats(card: int, win: int, trump: int) -> bool:
-    """Whether ``card`` takes the trick from ``win``, the card winning it so far."""
-    if card // RANKS == win // RANKS:
-        return card > win
-    return card // RANKS == trump
-
-
-def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
-    """The card winning a trick so far and its seat; (-1, -1) before the lead."""
-    win = winner = -1
-    for offset, card in enumerate(trick):
-        if offset == 0 or beats(card, win, trump):
-            win, winner = card, (leader + offset) % SEATS
-    return win, winner
-
-
-def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
-    """The cards of ``hand`` that may be played (rules 1-4) to a trick whose suit led is ``led``
-    and whose winning card so far is ``win``; ``led`` is -1 for a lead."""
-    if led < 0:
-        return hand if may_lead_trump else hand & ~SUIT_MASK[trump] or hand
-    following = hand & SUIT_MASK[led]
-    if following:
-        if win // RANKS != led:  # the trick is trumped: any card of the suit led
-            return following
-        return following & ABOVE[win] or following
-    trumps = hand & SUIT_MASK[trump]
-    if trumps:
-        if win // RANKS == trump:
-            return trumps & ABOVE[win] or trumps
-        return trumps
-    return hand
 
 
 # --- rule-of-thumb card play -------------------------------------------------------------------
@@ -207,10 +186,7 @@ def play_out(
             unplayed ^= bit
             if led < 0:
                 win, winner, led = card, seat, card // RANKS
-            elif card // RANKS == win // RANKS:
-                if card > win:
-                    win, winner = card, seat
-            elif bit & trump_mask:
+            elif beats(card, win, trump):
                 win, winner = card, seat
             if bit & trump_mask:
                 may_lead_trump = True
@@ -377,9 +353,9 @@ class Knowledge:
     def of(info: SeatInfo) -> "Knowledge":
         view = info.view
         known = [0] * SEATS
-        known[info.seat] = deck_mask(view["hand"])
+        known[info.seat] = DECK.mask(view["hand"])
         if view["open_hand"] is not None:
-            known[view["open_hand"]["seat"]] = deck_mask(view["open_hand"]["cards"])
+            known[view["open_hand"]["seat"]] = DECK.mask(view["open_hand"]["cards"])
         auction = Auction(
             (view["dealer"] + 1) % SEATS, tuple((call["seat"], call["bid"]) for call in view["auction"]["bids"])
         )
@@ -615,29 +591,31 @@ class BatakStrategy(Strategy):
         if knowledge.declarer is None:
             return _call_action(basic_call(hand, knowledge.auction, knowledge.seat))
         if knowledge.trump is None:
-            return Action("trump", suit=SUITS[basic_trump(hand)])
+            return TRUMPS[basic_trump(hand)]
         return _play_action(_basic_card(knowledge, _legal_cards(info)))
 
     def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action:
         knowledge = Knowledge.of(info)
         deadline = budget.deadline()
+        work = budget.work
+        assert work is not None  # the expert fills in its default
         if knowledge.declarer is None:
-            return _call_action(_expert_call(knowledge, rng, budget.work, deadline))
+            return _call_action(_expert_call(knowledge, rng, work, deadline))
         if knowledge.trump is None:
-            return Action("trump", suit=SUITS[_expert_trump(knowledge, rng, budget.work, deadline)])
-        return _play_action(_expert_card(knowledge, _legal_cards(info), rng, budget.work, deadline))
+            return TRUMPS[_expert_trump(knowledge, rng, work, deadline)]
+        return _play_action(_expert_card(knowledge, _legal_cards(info), rng, work, deadline))
 
 
 def _call_action(bid: int | None) -> Action:
-    return Action("pass") if bid is None else Action("bid", value=bid)
+    return PASS if bid is None else BIDS[bid]
 
 
 def _play_action(card: int) -> Action:
-    return Action("play", card=FULL_DECK[card])
+    return PLAYS[card]
 
 
 def _legal_cards(info: SeatInfo) -> int:
-    return deck_mask([action.card for action in info.legal_actions() if action.card is not None])
+    return DECK.mask([action.card for action in info.legal_actions() if isinstance(action, Play)])
 
 
 def _basic_card(knowledge: Knowledge, legal: int) -> int:
@@ -763,5 +741,3 @@ def _expert_card(
 
     return candidates[_best(_search(knowledge, rng, work, deadline, len(candidates), score))]
 
-
-register_strategy("partnership-batak", BatakStrategy())

@@ -18,8 +18,9 @@ cards the opponent took, the voids the opponent showed since its last draws), pl
 candidate card out in every sample with the rules of thumb for both seats, and keeps the card
 with the best total: the counted-trick margin, the deal's win or loss weighed in.
 
-Cards are ints, ``Card.index`` (suit * 13 + rank - 2, clubs first), and sets of cards are
-bitmasks over those ints: the search runs on ints and masks only.
+Cards are the numbers of the engine's deck (suit * 13 + rank - 2, clubs first) and sets of
+cards are masks of them; the rules (legal cards, the trick's winner) are the engine's own
+functions: the search runs on ints and masks only.
 """
 
 from __future__ import annotations
@@ -28,31 +29,23 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any, Callable, Iterator, Mapping
 
-from ..cards import FULL_DECK, Card
-from ..rules import Action, play
+from ..actions import Play
+from ..cards import Card, highest, lowest, members
+from ..german_whist import DECK, PLAYS, SUIT_MASKS, leader_wins, legal_cards
 from ..shuffle import SeededRandom
-from .base import Budget, SeatInfo, Strategy, register_strategy
-from .bitmask import deck_mask, highest, lowest, members
+from .base import Budget, SeatInfo, Strategy
 
 SUITS = "CDHS"
-ALL_CARDS = (1 << 52) - 1
-SUIT_MASKS = tuple(0x1FFF << (13 * suit) for suit in range(4))
+ALL_CARDS = DECK.full
 #: the higher cards of each card's suit
-ABOVE = tuple(SUIT_MASKS[card // 13] & ~((2 << card) - 1) for card in range(52))
+ABOVE = DECK.above
 #: the lower cards of each card's suit
-BELOW = tuple(SUIT_MASKS[card // 13] & ((1 << card) - 1) for card in range(52))
+BELOW = DECK.below
 
 #: how likely a side card is to take a phase-2 trick, by the number of higher cards still out
 HONOUR = (1.0, 0.6, 0.35, 0.2, 0.1)
 #: how much a deal won or lost weighs against its trick margin in the expert's rollouts
 WIN_WEIGHT = 2
-
-
-def beats(first: int, second: int, trump: int) -> bool:
-    """Whether the card led wins against the card that follows it."""
-    if first // 13 == second // 13:
-        return first > second
-    return second // 13 != trump
 
 
 # --- the rules of thumb ----------------------------------------------------------------------
@@ -280,9 +273,9 @@ def read_table(info: SeatInfo) -> Table:
         played |= 1 << card
     won = view["tricks_by_phase"]
     return Table(
-        hand=deck_mask(view["hand"]),
+        hand=DECK.mask(view["hand"]),
         played=played,
-        opponent_known=deck_mask(view["known_cards"][opponent]),
+        opponent_known=DECK.mask(view["known_cards"][opponent]),
         opponent_size=view["hand_sizes"][opponent],
         led=in_trick[0] if in_trick else -1,
         face_up=Card.parse(view["face_up"]).index if view["face_up"] else -1,
@@ -413,7 +406,7 @@ class Solver:
         n = lead.bit_count()
         trump = self.trump
         if n == 1:
-            return self.good_win if beats(highest(lead), highest(follow), trump) else 1 - self.good_win
+            return self.good_win if leader_wins(highest(lead), highest(follow), trump) else 1 - self.good_win
         shapes, key = self.shapes(lead, follow)
         low, high, best_move = self.table.get(key, (0, n, -1))
         if low >= beta:
@@ -542,7 +535,7 @@ class Solver:
     def after_trick(self, card: int, reply: int, lead: int, follow: int, alpha: int, beta: int) -> int:
         """The leader's value once ``reply`` followed ``card`` (hands are what is left)."""
         n = lead.bit_count()
-        if beats(card, reply, self.trump):
+        if leader_wins(card, reply, self.trump):
             good = self.good_win
             return good + self.search(lead, follow, alpha - good, beta - good) if n else good
         good = 1 - self.good_win
@@ -564,7 +557,7 @@ def solve_card(table: Table, work: int, out_of_time: Callable[[], bool], first: 
     hand, opponent = table.hand, table.unseen
     solver = Solver(table.trump, table.aim.misere, work, out_of_time)
     live = hand | opponent | (1 << table.led if table.led >= 0 else 0)
-    choices = touching_choices(_legal(hand, table.led), live)
+    choices = touching_choices(legal_cards(hand, table.led), live)
     choices.sort(key=lambda card: not _equivalent(card, first, hand, live))
     if len(choices) == 1:
         return choices[0]
@@ -587,7 +580,7 @@ def _best_lead(solver: Solver, hand: int, opponent: int, choices: list[int]) -> 
                 continue
             if best < 0:
                 best = card
-            replies = members(_legal(opponent, card))
+            replies = members(legal_cards(opponent, card))
             errors = sum(
                 solver.after_trick(card, reply, rest, opponent ^ 1 << reply, target, target + 1) > target
                 for reply in replies
@@ -616,7 +609,7 @@ def _best_reply(solver: Solver, led: int, hand: int, opponent: int, choices: lis
                 continue
             if best < 0:
                 best, best_share = card, (0, 1)
-            if rest and beats(led, card, solver.trump):  # the opponent leads on
+            if rest and leader_wins(led, card, solver.trump):  # the opponent leads on
                 next_target = target - solver.good_win
                 leads = members(opponent)
                 errors = sum(
@@ -628,13 +621,6 @@ def _best_reply(solver: Solver, led: int, hand: int, opponent: int, choices: lis
     except OutOfWork:
         pass
     return best if best >= 0 else choices[0]
-
-
-def _legal(hand: int, led: int) -> int:
-    """The cards of ``hand`` that may follow ``led`` (all of them when leading)."""
-    if led >= 0 and hand & SUIT_MASKS[led // 13]:
-        return hand & SUIT_MASKS[led // 13]
-    return hand
 
 
 def _equivalent(card: int, other: int, hand: int, live: int) -> bool:
@@ -740,7 +726,7 @@ def play_out(
             played |= 1 << reply
             plays += 1
         pending = []
-        if not beats(led, reply, trump):
+        if not leader_wins(led, reply, trump):
             leader = 1 - leader
         if face_up >= 0:
             won[leader][0] += 1
@@ -764,7 +750,7 @@ def outcome(won: list[list[int]], aim: Aim) -> float:
 def sample_card(table: Table, rng: SeededRandom, work: int, out_of_time: Callable[[], bool], first: int) -> int:
     """The best card in phase 1 by perfect-information Monte Carlo over the unseen cards."""
     live = ALL_CARDS & ~table.played
-    choices = touching_choices(_legal(table.hand, table.led), live)
+    choices = touching_choices(legal_cards(table.hand, table.led), live)
     if len(choices) == 1:
         return choices[0]
     choices.sort(key=lambda card: not _equivalent(card, first, table.hand, live))
@@ -808,18 +794,18 @@ class GermanWhistStrategy(Strategy):
 
     expert_work = 15000
 
-    def basic(self, info: SeatInfo, rng: SeededRandom) -> Action:
-        return play(FULL_DECK[basic_card(read_table(info))])
+    def basic(self, info: SeatInfo, rng: SeededRandom) -> Play:
+        return PLAYS[basic_card(read_table(info))]
 
-    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Action:
+    def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Play:
         table = read_table(info)
         out_of_time = budget.deadline()
         first = basic_card(table)
+        work = budget.work
+        assert work is not None  # the expert fills in its default
         if table.face_up < 0:
-            card = solve_card(table, budget.work, out_of_time, first)
+            card = solve_card(table, work, out_of_time, first)
         else:
-            card = sample_card(table, rng, budget.work, out_of_time, first)
-        return play(FULL_DECK[card])
+            card = sample_card(table, rng, work, out_of_time, first)
+        return PLAYS[card]
 
-
-register_strategy("german-whist", GermanWhistStrategy())

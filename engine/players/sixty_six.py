@@ -25,8 +25,10 @@ are game points of the deal turned into the chance of winning the match, so that
 target a safe deal is worth more than a big one. ``work`` counts searched positions: a node of
 the alpha-beta search counts one, a trick of a played-out deal three (it takes about as long).
 
-In search a card is an int ``6 * suit + strength`` (strength 0 to 5 for 9 J Q K 10 A, so a
-higher card of a suit has a higher number) and a set of cards is a bitmask of those ints.
+In search a card is a number of the engine's deck, ``6 * suit + strength`` (strength 0 to 5 for
+9 J Q K 10 A, so a higher card of a suit has a higher number), and a set of cards is a bitmask
+of those ints; legality, the trick's winner, marriages and the deal's outcome are the engine's
+own functions.
 """
 
 from __future__ import annotations
@@ -35,60 +37,53 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Iterable
 
-from ..cards import Card, Suit
-from ..rules import Action
+from ..actions import Action, Marriage, Play
+from ..cards import Card, Suit, highest, lowest, mask_of, members
 from ..shuffle import SeededRandom
 from ..sixty_six import (
-    CARD_POINTS,
+    ABOVE,
+    ACE,
     CLAIM,
     CLOSE,
+    DECK,
     DECLARE,
     EXCHANGE,
-    LAST_TRICK_TEN,
+    JACK,
+    KING,
     MARRIAGES,
+    NINE,
+    NINES,
     PLAYS,
-    STRENGTH,
+    POINTS,
+    QUEEN,
+    TEN,
     Closing,
-    claim_game_points,
+    deal_outcome,
+    exchange_allowed,
+    follower_cards,
+    marriage_cards,
+    marriage_time,
+    marriage_value,
+    partner,
+    points_of,
+    reply_wins,
 )
-from .base import Budget, SeatInfo, Strategy, register_strategy
-from .bitmask import highest, lowest, mask_of, members
+from ..sixty_six import SUIT_MASKS as SUIT_MASK
+from .base import Budget, SeatInfo, Strategy
 
-# --- cards as ints ---------------------------------------------------------------------------
-
-_RANKS = tuple(sorted(STRENGTH, key=STRENGTH.__getitem__))  # 9 J Q K 10 A
-CARDS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in _RANKS)
-ID: dict[Card, int] = {card: number for number, card in enumerate(CARDS)}
+ID = DECK.number
 SUIT_NUMBER = {suit: number for number, suit in enumerate(Suit)}
-POINTS = tuple(CARD_POINTS[card.rank] for card in CARDS)
-SUIT_MASK = tuple(0x3F << 6 * suit for suit in range(4))
-#: the higher cards of the same suit
-ABOVE = tuple(SUIT_MASK[card // 6] & -(2 << card) for card in range(24))
-NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
-NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
-QUEENS = NINES << QUEEN
-_CHUNK_POINTS = tuple(sum(POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
-
-
-def points_of(mask: int) -> int:
-    """The card points of a set of cards."""
-    return _CHUNK_POINTS[mask & 63] + _CHUNK_POINTS[mask >> 6 & 63] + _CHUNK_POINTS[mask >> 12 & 63] + _CHUNK_POINTS[mask >> 18]
-
-
-def partner(card: int) -> int:
-    """The other card of a king's or queen's marriage."""
-    return card + 1 if card % 6 == QUEEN else card - 1
 
 
 def cards_mask(codes: Iterable[str]) -> int:
     """The mask of some card codes."""
-    return mask_of(ID[Card.parse(code)] for code in codes)
+    return DECK.mask(codes)
 
 
 def card_of(action: Action) -> int:
     """The card of a play or a marriage, as an int."""
-    assert action.card is not None
-    return ID[action.card]
+    card = getattr(action, "card")
+    return ID[card]
 
 
 # --- what a seat knows -----------------------------------------------------------------------
@@ -121,11 +116,11 @@ class Table:
     @property
     def late_marriages(self) -> bool:
         """Marriages may be announced with the talon closed or exhausted too."""
-        return self.marriages and (self.schnapsen or self.no_talon)
+        return marriage_time(self.marriages, False, self.schnapsen, self.no_talon)
 
     def marriage_points(self, card: int) -> int:
         """What the marriage of a king or queen scores."""
-        return 40 if card // 6 == self.trump else 20
+        return marriage_value(card, self.trump)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,58 +246,17 @@ def deal_value(
 
     ``points`` are counted points without the last-trick 10; ``claimant`` is None when the last
     trick has been played, whose winner is ``last_winner`` (then the closer with 66 or more is
-    deemed to claim, else that winner with 66 or more). The rules of ``deal_result``.
+    deemed to claim, else that winner with 66 or more): the engine's :func:`deal_outcome`.
     """
-    scored = list(points)
-    if claimant is None:
-        if closing is None and table.last_trick_ten:
-            scored[last_winner] += LAST_TRICK_TEN
-        if closing is not None and scored[closing.seat] >= CLAIM:
-            claimant = closing.seat
-        elif scored[last_winner] >= CLAIM:
-            claimant = last_winner
-    if claimant is not None:
-        if scored[claimant] >= CLAIM:
-            winner = claimant
-            if closing is not None and closing.seat != claimant:
-                gained = 3 if table.schnapsen and closing.tricks == 0 else 2
-            elif closing is not None and table.schnapsen:
-                gained = claim_game_points(closing.points, closing.tricks)
-            else:
-                gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
-        else:
-            winner = 1 - claimant
-            if closing is not None and closing.seat == claimant:
-                gained = 3 if closing.tricks == 0 else 2
-            else:
-                gained = 3 if table.schnapsen and tricks[winner] == 0 else 2
-    elif closing is not None:
-        winner, gained = 1 - closing.seat, 3 if closing.tricks == 0 else 2
-    elif not table.last_trick_ten:
-        winner, gained = last_winner, 1
-    elif scored[0] == scored[1]:
+    outcome = deal_outcome(points, tricks, closing, claimant, last_winner, table.schnapsen, table.last_trick_ten)
+    if outcome.winner is None:
         return 0
-    else:
-        winner = 0 if scored[0] > scored[1] else 1
-        gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
-    return gained if winner == 0 else -gained
+    return outcome.game_points if outcome.winner == 0 else -outcome.game_points
 
 
 def replies(hand: int, lead: int, table: Table, talon_open: bool) -> int:
-    """The follower's legal cards: any with the talon open; else follow and win, else trump."""
-    if talon_open:
-        return hand
-    same = hand & SUIT_MASK[lead // 6]
-    if same:
-        return same & ABOVE[lead] or same
-    return hand & table.trumps or hand
-
-
-def beats(lead: int, reply: int, trump: int) -> bool:
-    """Whether the reply wins the trick."""
-    if reply // 6 == lead // 6:
-        return reply > lead
-    return reply // 6 == trump
+    """The follower's legal cards (the engine's rule)."""
+    return follower_cards(hand, lead, table.trump, talon_open)
 
 
 class Position:
@@ -364,12 +318,7 @@ class Position:
     def may_exchange(self, seat: int) -> bool:
         """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
         table = self.table
-        return (
-            table.exchange
-            and self.talon_open
-            and bool(self.hands[seat] >> table.swap_card & 1)
-            and (table.schnapsen or self.tricks[seat] > 0)
-        )
+        return exchange_allowed(table.exchange, self.talon_open, self.hands[seat], table.swap_card, table.schnapsen, self.tricks[seat] > 0)
 
     def exchange(self, seat: int) -> None:
         """``seat`` exchanges the trump nine (jack) for the trump card."""
@@ -385,11 +334,9 @@ class Position:
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
         table = self.table
-        if not table.marriages or not (self.talon_open or table.late_marriages):
+        if not marriage_time(table.marriages, self.talon_open, table.schnapsen, table.no_talon):
             return 0
-        hand = self.hands[seat]
-        pairs = hand & hand >> 1 & QUEENS
-        return pairs | pairs << 1
+        return marriage_cards(self.hands[seat])
 
     def announce(self, card: int) -> bool:
         """The leader announces the marriage of ``card``; True when it makes a claim of 66 right."""
@@ -402,7 +349,7 @@ class Position:
         leader, hands = self.leader, self.hands
         hands[leader] ^= 1 << lead
         hands[1 - leader] ^= 1 << reply
-        winner = 1 - leader if beats(lead, reply, self.table.trump) else leader
+        winner = 1 - leader if reply_wins(lead, reply, self.table.trump) else leader
         self.won[winner] += POINTS[lead] + POINTS[reply]
         self.tricks[winner] += 1
         if self.talon_open:
@@ -620,7 +567,9 @@ class Solver:
         points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
         return deal_value(self.table, self.closing, points, tricks, claimant, last)
 
-    def lead(self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int) -> float:
+    def lead(
+        self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int
+    ) -> float:
         """The value with ``leader`` to lead (and it won the last trick, if any)."""
         work = self.work
         work[0] -= 1
@@ -668,7 +617,21 @@ class Solver:
         return best
 
     def reply(
-        self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, lead: int, married: bool, alpha: float, beta: float, depth: int
+        self,
+        h0: int,
+        h1: int,
+        w0: int,
+        w1: int,
+        m0: int,
+        m1: int,
+        t0: int,
+        t1: int,
+        leader: int,
+        lead: int,
+        married: bool,
+        alpha: float,
+        beta: float,
+        depth: int,
     ) -> float:
         """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
         if married:
@@ -680,15 +643,14 @@ class Solver:
                 m1 += self.table.marriage_points(lead)
                 if t1 and w1 + m1 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
-        trump, suit, lead_bit = self.table.trump, lead // 6, 1 << lead
+        trump, lead_bit = self.table.trump, 1 << lead
         if leader == 0:
             h0 ^= lead_bit
             follower_hand = h1
         else:
             h1 ^= lead_bit
             follower_hand = h0
-        same = follower_hand & SUIT_MASK[suit]
-        legal = (same & ABOVE[lead] or same) if same else (follower_hand & self.trumps or follower_hand)
+        legal = follower_cards(follower_hand, lead, trump, False)
         maximizing = leader == 1  # the follower is seat 0
         best = -9.0 if maximizing else 9.0
         last = not (h0 if leader == 0 else h1)
@@ -698,8 +660,7 @@ class Solver:
             legal ^= low_bit
             card = low_bit.bit_length() - 1
             points = gained + POINTS[card]
-            follower_wins = card > lead if card // 6 == suit else card // 6 == trump
-            winner = 1 - leader if follower_wins else leader
+            winner = 1 - leader if reply_wins(lead, card, trump) else leader
             n0, n1 = (h0, h1 ^ low_bit) if leader == 0 else (h0 ^ low_bit, h1)
             n_w0, n_w1, n_t0, n_t1 = (w0 + points, w1, t0 + 1, t1) if winner == 0 else (w0, w1 + points, t0, t1 + 1)
             if last:
@@ -774,11 +735,11 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
     """The legal decisions worth weighing (claims and exchanges are decided without search): a
     king or queen led without announcing its marriage is left out when it may be announced."""
     found = []
-    announced = {action.card for action in legal if action.type == "marriage"}
+    announced = {action.card for action in legal if isinstance(action, Marriage)}
     for action in legal:
-        if action.type == "play" and action.card not in announced:
+        if isinstance(action, Play) and action.card not in announced:
             found.append(Candidate(action, card_of(action)))
-        elif action.type == "marriage" and not action.declare:  # a claim is decided without search
+        elif isinstance(action, Marriage) and not action.declare:  # a claim is decided without search
             found.append(Candidate(action, card_of(action), married=True))
         elif action.type == "close":
             found.append(Candidate(action))
@@ -850,6 +811,7 @@ def weigh(
 def search(knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, budget: Budget) -> Candidate | None:
     """The candidate of the best average match chance over sampled deals; None if not one deal
     could be searched within the budget."""
+    assert budget.work is not None  # the expert fills in its default
     work, expired = [budget.work], budget.deadline()
     tricks = knowledge.hand.bit_count()  # to play, the one in play included
     if knowledge.talon:
@@ -878,7 +840,7 @@ def claim(knowledge: Knowledge, legal: list[Action]) -> Action | None:
     if DECLARE in legal and points >= CLAIM:
         return DECLARE
     for action in legal:
-        if action.declare and points + knowledge.table.marriage_points(card_of(action)) >= CLAIM:
+        if isinstance(action, Marriage) and action.declare and points + knowledge.table.marriage_points(card_of(action)) >= CLAIM:
             return action
     return None
 
@@ -888,7 +850,7 @@ def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
     table, hand, outstanding = knowledge.table, knowledge.hand, knowledge.outstanding
     cards = mask_of(card_of(action) for action in legal if action.type == "play")
     if knowledge.lead is not None:
-        return PLAYS[CARDS[basic_reply(hand, cards, knowledge.lead, outstanding, table, knowledge.talon_open)]]
+        return PLAYS[basic_reply(hand, cards, knowledge.lead, outstanding, table, knowledge.talon_open)]
     if EXCHANGE in legal:
         return EXCHANGE
     marriable = mask_of(card_of(action) for action in legal if action.type == "marriage")
@@ -896,7 +858,7 @@ def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
     if CLOSE in legal and basic_closes(hand, marriable, outstanding, table, points, tricks):
         return CLOSE
     card, married = basic_lead(hand, marriable, outstanding, table, knowledge.talon_open)
-    return MARRIAGES[CARDS[card]] if married else PLAYS[CARDS[card]]
+    return MARRIAGES[card] if married else PLAYS[card]
 
 
 class SixtySixStrategy(Strategy):
@@ -923,5 +885,3 @@ class SixtySixStrategy(Strategy):
         chosen = search(knowledge, options, rng, budget)
         return chosen.action if chosen is not None else basic_action(knowledge, legal)
 
-
-register_strategy("sixty-six", SixtySixStrategy())

@@ -30,13 +30,18 @@ IDEMPOTENCY_KEY = header_parameter(
 
 @blp.route("/<game_id>/actions", methods=["POST"])
 @blp.arguments(ActionSchema)
-@blp.response(200, GameViewSchema, headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}})
+@blp.response(
+    200,
+    GameViewSchema,
+    headers={**ETAG_HEADER, "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}},
+)
 @blp.problems(
     {
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["not_your_turn", "game_over", "dummy_cannot_act", "busy"],
+        410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
         422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],

@@ -161,7 +161,7 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
     finished = table.finished  # once over, everything is shown, as in the history
     by_version: dict[int, list[dict[str, Any]]] = {}
-    for version, event in koz.events(table.id, after, table.version):
+    for version, event in koz.events(table, after, table.version):
         seen = event.for_viewer(seat, revealed=finished)
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
+from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
 from engine.players import level_names
@@ -129,11 +130,13 @@ class AtCloseSchema(Schema):
 
 
 class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal` and `winners` are always present; the other fields
-    depend on the ruleset."""
+    """How the last finished deal ended. `deal` is always present; the other fields depend on the
+    ruleset."""
 
     deal = fields.Integer(required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The seats that won the deal; empty for a tie"})
+    winners = fields.List(
+        fields.Integer(), metadata={"description": "German Whist, Sixty-Six: the seats that won the deal; empty for a tie (Batak has none)"}
+    )
     points = _per_seat(
         fields.Integer(),
         "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
@@ -210,21 +213,27 @@ class GameViewSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"})
+    to_act = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"}
+    )
     legal_actions = fields.List(
         fields.Nested(ActionSchema),
         required=True,
         metadata={"description": "Exactly what the viewer may post now; empty when it must wait"},
     )
     scores = _per_seat(fields.Integer(), "Match totals", required=True)
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"})
+    winners = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"}
+    )
     deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
     dealer = fields.Integer(required=True)
     last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
     hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
     hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
     trump = suit_field(required=True, allow_none=True)
-    trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"})
+    trick = fields.Nested(
+        TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"}
+    )
     last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
     tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
     known_cards = _per_seat(
@@ -293,7 +302,7 @@ IF_NONE_MATCH = header_parameter("If-None-Match", "An ETag from an earlier view:
 VIEW_SCHEMA = GameViewSchema()
 
 
-def view_response(view: dict[str, Any]) -> Response:
+def view_response(view: dict[str, Any]) -> BaseResponse:
     """A view as JSON with its ETag, marked private: what it shows depends on the token."""
     return private(current_app.json.response(VIEW_SCHEMA.dump(view)), view["version"])
 
@@ -303,7 +312,7 @@ def private_headers(version: int) -> dict[str, str]:
     return {"ETag": f'W/"{version}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
 
 
-def private(response: Response, version: int) -> Response:
+def private(response: BaseResponse, version: int) -> BaseResponse:
     response.headers.update(private_headers(version))
     return response
 
@@ -315,7 +324,24 @@ def tables():
 @blp.route("", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
-@blp.problems({400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_ruleset", "unknown_option", "invalid_option", "invalid_seats", "unknown_level"], 429: ["rate_limited"], 503: ["capacity", "storage_unavailable"]})
+@blp.problems(
+    {
+        400: [
+            "invalid_request",
+            "malformed_json",
+            "json_too_deep",
+            "number_too_large",
+            "invalid_text",
+            "unknown_ruleset",
+            "unknown_option",
+            "invalid_option",
+            "invalid_seats",
+            "unknown_level",
+        ],
+        429: ["rate_limited"],
+        503: ["capacity", "storage_unavailable"],
+    }
+)
 def create_game(body: dict[str, Any]):
     """Create a game.
 
@@ -341,7 +367,7 @@ def create_game(body: dict[str, Any]):
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 def get_game(query: dict[str, Any], game_id: str):
     """See a game.

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields
 
 from ..api import Blueprint
 from ..errors import Problem
+from ..store import ready
 
 blp = Blueprint("health", __name__, url_prefix="/", description="Liveness and readiness")
 
@@ -31,6 +32,7 @@ def healthz():
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
-    """The process is up and its Redis answers."""
-    current_app.extensions["koz_readiness"].ping()
+    """The process is up and its Redis answers (on a cluster: every primary reports the cluster ok)."""
+    if not ready(current_app.extensions["koz_readiness"]):
+        raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
     return {"status": "ok"}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
+from engine.players import strongest_level
+
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..schemas import ActionSchema
 from .games import private_headers, tables
@@ -20,15 +22,23 @@ class HintSchema(Schema):
 
 @blp.route("/<game_id>/hint")
 @blp.response(200, HintSchema)
-@blp.problems({401: ["missing_token", "invalid_token"], 404: ["unknown_game"], 409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"]})
+@blp.problems(
+    {
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        410: ["game_unreadable"],
+        409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"],
+    }
+)
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
 def get_hint(game_id: str):
     """Ask for a hint.
 
-    The expert computer player's choice for the caller's seat, decided from that seat's
-    information only (its view and the history it has seen), within the same time bounds as a
-    computer seat's move. Only for a seat that may act now.
+    The choice of the strongest computer player the game has (the expert, in a game with
+    computer strategies) for the caller's seat, decided from that seat's information only (its
+    view and the history it has seen), within the same time bounds as a computer seat's move.
+    Only for a seat that may act now.
     """
     table, seat, action = tables().hint(game_id, bearer_token())
-    hint = {"seat": seat, "version": table.version, "level": "expert", "action": action.to_json()}
+    hint = {"seat": seat, "version": table.version, "level": strongest_level(table.ruleset.id), "action": action.to_json()}
     return hint, 200, private_headers(table.version)

@@ -49,7 +49,11 @@ class RulesetSchema(Schema):
         required=True,
         metadata={"description": "The human seats of a game created without `seats`; the others are computer players"},
     )
-    levels = fields.List(fields.Nested(LevelSchema), required=True, metadata={"description": "Computer levels, weakest first"})
+    levels = fields.List(
+        fields.Nested(LevelSchema),
+        required=True,
+        metadata={"description": "The ruleset's computer levels, weakest first (`random` only for a game without computer strategies)"},
+    )
 
 
 class CardNameSchema(Schema):
@@ -64,10 +68,13 @@ class CatalogSchema(Schema):
 
 
 def catalog() -> dict:
-    levels = [{"level": level, "names": dict(player(level).names)} for level in level_names()]
     return {
         "rulesets": [
-            {**ruleset.describe(), "standard_human_seats": list(ruleset.standard_human_seats), "levels": levels}
+            {
+                **ruleset.describe(),
+                "standard_human_seats": list(ruleset.standard_human_seats),
+                "levels": [{"level": level, "names": dict(player(level).names)} for level in level_names(ruleset.id)],
+            }
             for ruleset in registry.all_rulesets()
         ],
         "suits": [{"code": suit.value, "names": suit.names} for suit in Suit],

@@ -1,0 +1,120 @@
+"""A game that exists only for the tests: two-hand whist without a stock, in one module.
+
+Each player is dealt 13 cards (the other 26 stay out of play), there is no trump, a player who
+holds the suit led must follow it, and whoever wins more of the 13 tricks wins the match (one
+deal). It has no computer strategies, so its computer seats play at the ``random`` level.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, NamedTuple
+
+from engine import Play, TrickTaking
+from engine.cards import STANDARD, mask_of
+from engine.errors import RuleError, illegal
+from engine.rules import DealRecord, Event, Trick, deal_opened
+from engine.ruleset import Match
+from engine.shuffle import shuffled_deck
+
+DECK = STANDARD
+PLAYS = tuple(Play(card) for card in DECK.cards)
+plays_of = DECK.selector(PLAYS)
+
+
+class PlainWhistState(NamedTuple):
+    match: Match
+    hands: tuple[int, ...]
+    trick: Trick
+    won: tuple[int, ...]
+    last_trick: Trick | None = None
+
+
+def legal_cards(hand: int, led: int) -> int:
+    following = hand & DECK.suit_masks[led // 13] if led >= 0 else 0
+    return following or hand
+
+
+class PlainWhist(TrickTaking[PlainWhistState]):
+    id = "plain-whist"
+    names = {"en": "Plain Whist", "tr": "Düz Whist"}
+    seat_names = ({"en": "North", "tr": "Kuzey"}, {"en": "South", "tr": "Güney"})
+    options = ()
+    deck = DECK
+    action_kinds = (Play,)
+    refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}
+
+    def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
+        cards = shuffled_deck(match.seed, deal_number, DECK.cards)
+        return DealRecord(dealer, (tuple(cards[0:26:2]), tuple(cards[1:26:2])))
+
+    def deal(self, match: Match) -> tuple[PlainWhistState, tuple[Event, ...]]:
+        dealer = match.dealer(2)
+        hands = tuple(mask_of(DECK.number[card] for card in hand) for hand in self.deal_record(match, match.deal_number, dealer).hands)
+        state = PlainWhistState(match, hands, Trick(1 - dealer), (0, 0))
+        return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK))
+
+    def to_act(self, state: PlainWhistState) -> tuple[int, ...]:
+        if state.match.result is not None:
+            return ()
+        return ((state.trick.leader + len(state.trick.cards)) % 2,)
+
+    def legal_actions(self, state: PlainWhistState, seat: int) -> tuple[Play, ...]:
+        if seat not in self.to_act(state):
+            return ()
+        cards = state.trick.cards
+        return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
+
+    def verify_play(self, state: PlainWhistState, seat: int, action: Play) -> RuleError | None:
+        card, cards = action.card.index, state.trick.cards
+        if not state.hands[seat] >> card & 1:
+            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+        if not legal_cards(state.hands[seat], cards[0] if cards else -1) >> card & 1:
+            return illegal("must_follow_suit", "follow the suit led")
+        return None
+
+    def perform_play(self, state: PlainWhistState, seat: int, action: Play) -> tuple[PlainWhistState, tuple[Event, ...]]:
+        card = action.card.index
+        hands = tuple(hand & ~(1 << card) if held == seat else hand for held, hand in enumerate(state.hands))
+        trick = Trick(state.trick.leader, state.trick.cards + (card,))
+        if len(trick.cards) < 2:
+            return state._replace(hands=hands, trick=trick), ()
+        lead, reply = trick.cards
+        winner = 1 - trick.leader if reply // 13 == lead // 13 and reply > lead else trick.leader
+        done = Trick(trick.leader, trick.cards, winner)
+        won = tuple(count + (held == winner) for held, count in enumerate(state.won))
+        state = PlainWhistState(state.match, hands, Trick(winner), won, done)
+        events = [self.trick_event(done, sum(won))]
+        if any(hands):
+            return state, tuple(events)
+        winners = [0 if won[0] > won[1] else 1]
+        return self.end_deal(state, events, {"deal": state.match.deal_number, "tricks": list(won), "winners": winners}, won)
+
+    def match_winners(self, match: Match) -> list[int] | None:
+        return list(match.last_deal["winners"]) if match.last_deal else None
+
+    def table_view(self, state: PlainWhistState, seat: int | None) -> dict[str, Any]:
+        return {
+            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
+            "hand_sizes": [hand.bit_count() for hand in state.hands],
+            "trump": None,
+            "trick": state.trick.to_json(2, DECK),
+            "last_trick": state.last_trick.to_json(2, DECK) if state.last_trick else None,
+            "tricks_won": list(state.won),
+        }
+
+    def dump_deal(self, state: PlainWhistState) -> dict[str, Any]:
+        return {
+            "hands": [DECK.codes(hand) for hand in state.hands],
+            "trick": state.trick.dump(DECK),
+            "won": list(state.won),
+            "last_trick": state.last_trick.dump(DECK) if state.last_trick else None,
+        }
+
+    def load_deal(self, match: Match, doc: Mapping[str, Any]) -> PlainWhistState:
+        return PlainWhistState(
+            match,
+            tuple(DECK.mask(hand) for hand in doc["hands"]),
+            Trick.load(doc["trick"], DECK),
+            tuple(doc["won"]),
+            Trick.load(doc["last_trick"], DECK) if doc["last_trick"] else None,
+        )

