@@ -214,7 +214,14 @@ class GameStore:
             self.channel(game_id),
         ]
         keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
-        if schedule:
+        if schedule and isinstance(self.redis, RedisCluster):
+            # a cluster cannot run the game's keys and the queue (on other slots) in one
+            # transaction: the job follows the commit as its own command (see the README on a
+            # crash between the two)
+            status, value = self._commit(keys=keys, args=args)
+            if status == 1:
+                self.queue_computer(game_id)
+        elif schedule:
             status, value = self._commit_and_schedule(game_id, keys, args)
         else:
             status, value = self._commit(keys=keys, args=args)
@@ -252,6 +259,11 @@ class GameStore:
     @property
     def jobs_key(self) -> str:
         return f"{self.prefix}:computers"
+
+    def queue_computer(self, game_id: str) -> None:
+        """Queue a computer move for the game (an extra job is harmless: the worker finds
+        nothing due, or its move's compare-and-set fails)."""
+        self.redis.xadd(self.jobs_key, {"game": game_id})
 
     # --- announcements ----------------------------------------------------------------------
 
