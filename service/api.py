@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from http import HTTPStatus
+from pathlib import Path
 from typing import Iterable, Mapping
 
 import flask_smorest
@@ -15,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from engine import RuleError
 
+from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
 
 log = logging.getLogger(__name__)
@@ -72,6 +75,13 @@ class Api(flask_smorest.Api):
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
 
+    def register_blueprint(self, blp, *, parameters=None, **options) -> None:
+        super().register_blueprint(blp, parameters=parameters, **options)
+        _add_examples(self.spec._paths, EXAMPLES)
+
+    def _register_pagination_header(self) -> None:
+        """Koz pages the history by version, not with flask-smorest's pagination: no unused schema."""
+
     def _register_responses(self) -> None:
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
         for status in HTTPStatus:
@@ -90,25 +100,68 @@ class ArgumentsParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """A Blueprint that can document, per endpoint, the problem codes each status may carry."""
+    """A Blueprint whose operations are named, say who may call them, and list their refusals."""
 
     ARGUMENTS_PARSER = ArgumentsParser()
 
+    def route(self, rule, *, operation_id: str, tags=None, **options):
+        """Register an operation under a stable ``operationId`` (generated clients name their
+        methods after it). Every operation takes an ``X-Request-ID`` and may meet the server's own
+        refusals (414, 431); one that does not document a seat token needs none (``security: []``)."""
+
+        def decorator(function):
+            documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
+            function = self.doc(operationId=operation_id, security=documented.get("security", []))(function)
+            # flask-smorest lets an operation's own `parameters` replace the query parameters it
+            # documents from the arguments schema (`wait`, `after`): headers go on the path instead
+            headers = function._apidoc["manual_doc"].pop("parameters", [])
+            function = self.problems(SERVER_REFUSALS)(function)
+            register = super(Blueprint, self).route(rule, parameters=[*headers, REQUEST_ID], tags=tags, **options)
+            return register(function)
+
+        return decorator
+
     def problems(self, codes: Mapping[int, Iterable[str]]):
-        """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``."""
+        """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``; each
+        status lists its codes as an enum, so a client can switch over them."""
 
         def decorator(function):
             for status, status_codes in sorted(codes.items()):
+                status_codes = list(status_codes)
                 listed = ", ".join(f"`{code}`" for code in status_codes)
                 function = self.alt_response(
                     status,
-                    schema=ProblemSchema,
+                    schema={
+                        "allOf": [
+                            ProblemSchema,
+                            {"type": "object", "properties": {"code": {"type": "string", "enum": status_codes}}},
+                        ]
+                    },
                     content_type=PROBLEM_CONTENT_TYPE,
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
                 )(function)
             return function
 
         return decorator
+
+
+#: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)
+EXAMPLES: dict[str, dict] = json.loads((Path(__file__).parent / "examples.json").read_text())
+
+
+def _add_examples(paths: dict, examples: Mapping[str, dict]) -> None:
+    """Show each operation's captured request and answers as the examples of its media types."""
+    for operations in paths.values():
+        for operation in operations.values():
+            captured = examples.get(operation.get("operationId", "")) if isinstance(operation, dict) else None
+            if captured is None:
+                continue
+            if "request" in captured:
+                for media in operation["requestBody"]["content"].values():
+                    media["example"] = captured["request"]
+            for status, body in captured["responses"].items():
+                for media in operation["responses"][status]["content"].values():
+                    media["example"] = body
 
 
 def _flatten(messages) -> dict[str, object]:
@@ -154,6 +207,17 @@ def header_parameter(name: str, description: str, **schema) -> dict:
     """The OpenAPI description of an optional request header."""
     return {"in": "header", "name": name, "required": False, "schema": {"type": "string", **schema}, "description": description}
 
+
+#: echoed on every answer and written in its log line, to find one request again
+REQUEST_ID = header_parameter(
+    "X-Request-ID",
+    f"An id for this request, echoed in the answer and the logs: visible ASCII, at most {MAX_REQUEST_ID_LENGTH} characters;"
+    " any other value is replaced by a new id, as an absent one is",
+)
+
+#: what `koz serve` (gunicorn) itself refuses on any operation, before the app sees the request
+#: (the codes of ``service.http_server.SERVER_REFUSALS``, which needs the server extra)
+SERVER_REFUSALS = {414: ["uri_too_long"], 431: ["headers_too_large"]}
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]

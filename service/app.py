@@ -86,7 +86,11 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        API_SPEC_OPTIONS={"info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}}},
+        API_SPEC_OPTIONS={
+            "info": {"description": api_description(), "license": {"name": "MIT", "identifier": "MIT"}},
+            # Koz is self-hosted: the document describes the server that serves it
+            "servers": [{"url": "/", "description": "The server this document was fetched from"}],
+        },
     )
     registry.check_all()  # a game unfit to serve stops the start, not a player
     assert isinstance(app.json, DefaultJSONProvider)

@@ -17,7 +17,9 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication
 from redis import Redis
 
-from . import logs
+from engine.players import level_names
+
+from . import bot, logs
 from .app import create_app, redis_client
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
@@ -124,7 +126,9 @@ def work(args: argparse.Namespace) -> None:
     if not settings.redis_url:
         raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
     # its reads block up to BLOCK_SECONDS for a new job: the socket waits that long more
-    redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url)
+    redis = redis_client(
+        settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
+    )
     tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
@@ -140,6 +144,10 @@ def stop_with_parent(parent: int, stop: threading.Event) -> None:
         if os.getppid() != parent:
             log.warning("the process that started this worker stopped; stopping")
             stop.set()
+
+
+def play_seat(args: argparse.Namespace) -> None:
+    sys.exit(bot.run(args.url, args.game_id, args.token, args.level))
 
 
 def write_openapi(args: argparse.Namespace) -> None:
@@ -176,6 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
+    bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    bot_parser.add_argument("game_id")
+    bot_parser.add_argument("token", help="the seat's token")
+    bot_parser.add_argument("--level", choices=level_names(), help="the computer level (default: the game's standard level)")
+    bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
     args.run(args)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import fakeredis
+import jsonschema_rs
 import schemathesis
 from hypothesis import HealthCheck, settings
 
@@ -68,3 +70,118 @@ def test_no_request_however_malformed_gets_a_server_error_or_an_undocumented_ans
     none may be a 500. (A schema-valid request may still be refused: a seat list must match the
     ruleset's seat count and option values depend on the ruleset, which a schema cannot say.)"""
     case.call_and_validate(excluded_checks=[schemathesis.checks.positive_data_acceptance])
+
+
+def _operations(document):
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method != "parameters":
+                yield path, method, operation, operations.get("parameters", []) + operation.get("parameters", [])
+
+
+def test_every_operation_has_a_stable_operation_id():
+    document = json.loads(COMMITTED.read_text())
+    ids = {(method, path): operation["operationId"] for path, method, operation, _ in _operations(document)}
+    assert ids == {
+        ("get", "/healthz"): "checkHealth",
+        ("get", "/readyz"): "checkReadiness",
+        ("get", "/v1/rulesets"): "listRulesets",
+        ("post", "/v1/games"): "createGame",
+        ("get", "/v1/games/{game_id}"): "getGame",
+        ("post", "/v1/games/{game_id}/actions"): "postAction",
+        ("get", "/v1/games/{game_id}/history"): "getHistory",
+        ("get", "/v1/games/{game_id}/hint"): "getHint",
+        ("get", "/v1/games/{game_id}/events"): "streamEvents",
+    }
+
+
+def test_every_parameter_a_client_may_send_is_declared():
+    document = json.loads(COMMITTED.read_text())
+    declared = {operation["operationId"]: {parameter["name"] for parameter in parameters} for _, _, operation, parameters in _operations(document)}
+    assert {"wait", "after", "If-None-Match", "X-Request-ID"} <= declared["getGame"]
+    assert {"If-Match", "Idempotency-Key", "X-Request-ID"} <= declared["postAction"]
+    assert {"after", "limit"} <= declared["getHistory"]
+    assert all("X-Request-ID" in names for names in declared.values())
+
+
+def test_an_operation_without_a_seat_token_says_so():
+    document = json.loads(COMMITTED.read_text())
+    security = {operation["operationId"]: operation["security"] for _, _, operation, _ in _operations(document)}
+    for operation_id in ("checkHealth", "checkReadiness", "listRulesets", "createGame"):
+        assert security[operation_id] == [], operation_id
+    assert security["postAction"] == security["getHint"] == [{"seatToken": []}]
+    assert security["getGame"] == security["getHistory"] == [{}, {"seatToken": []}]
+
+
+def _documented_codes(operation, status):
+    schema = operation["responses"][status]["content"]["application/problem+json"]["schema"]
+    return set(schema["allOf"][1]["properties"]["code"]["enum"])
+
+
+def test_every_illegal_action_code_of_the_engine_is_documented_as_a_422():
+    engine = Path(__file__).resolve().parent.parent / "engine"
+    raised = {match for source in engine.rglob("*.py") for match in re.findall(r'illegal\(\s*"([a-z_]+)"', source.read_text())}
+    document = json.loads(COMMITTED.read_text())
+    post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
+    assert raised and _documented_codes(post_action, "422") == raised | {"idempotency_key_reused"}
+
+
+def test_the_refusal_codes_of_an_operation_are_an_enum(client):
+    document = json.loads(COMMITTED.read_text())
+    post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
+    answer = client.post("/v1/games/no-such-game/actions", json={"type": "play", "card": "QS"}, headers={"Authorization": "Bearer x"})
+    assert answer.status_code == 404
+    assert answer.get_json()["code"] in _documented_codes(post_action, "404")
+
+
+def test_the_server_refusals_documented_on_every_operation_are_the_servers_own():
+    from service.api import SERVER_REFUSALS
+    from service.http_server import SERVER_REFUSALS as GUNICORN_REFUSALS
+
+    assert {status: [GUNICORN_REFUSALS[status][0]] for status in SERVER_REFUSALS} == SERVER_REFUSALS
+    document = json.loads(COMMITTED.read_text())
+    for _, _, operation, _ in _operations(document):
+        for status, codes in SERVER_REFUSALS.items():
+            assert _documented_codes(operation, str(status)) == set(codes), operation["operationId"]
+
+
+def _media_examples(document):
+    for _, _, operation, _ in _operations(document):
+        for media_type, media in operation.get("requestBody", {}).get("content", {}).items():
+            yield operation["operationId"], "request", media_type, media
+        for status, response in operation["responses"].items():
+            for media_type, media in response.get("content", {}).items():
+                yield operation["operationId"], status, media_type, media
+
+
+def test_every_example_fits_its_schema():
+    document = json.loads(COMMITTED.read_text())
+    # an event stream's example is its text on the wire, while its schema describes one message
+    examples = [(where, media) for *where, media in _media_examples(document) if "example" in media and where[-1] != "text/event-stream"]
+    assert len(examples) >= 30
+    for where, media in examples:
+        validator = jsonschema_rs.Draft202012Validator({"components": document["components"], **media["schema"]})
+        errors = [f"{error.instance_path}: {error.message}" for error in validator.iter_errors(media["example"])]
+        assert errors == [], where
+
+
+def test_every_request_body_and_success_answer_has_an_example():
+    document = json.loads(COMMITTED.read_text())
+    missing = [where for *where, media in _media_examples(document) if "example" not in media and not where[1].startswith(("4", "5", "d"))]
+    assert missing == []
+
+
+def test_the_committed_examples_are_what_a_capture_answers_today():
+    from service.api import EXAMPLES
+    from tests.capture_examples import capture
+
+    def shape(examples):
+        # ids and tokens are drawn anew by each run; the statuses, codes and fields are not
+        return {
+            operation: {status: sorted(body) if isinstance(body, dict) else body for status, body in captured["responses"].items()}
+            for operation, captured in examples.items()
+        }
+
+    captured = capture()
+    assert shape(captured) == shape(EXAMPLES), "service/examples.json is stale: run `python -m tests.capture_examples`"
+    assert captured["postAction"]["responses"]["422"]["code"] == EXAMPLES["postAction"]["responses"]["422"]["code"]

@@ -16,6 +16,31 @@ from .games import ETAG_HEADER, GameViewSchema, tables, view_response
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
 MAX_KEY_LENGTH = 200
+#: the rule an illegal action breaks, in every ruleset (a test keeps this in step with the engine)
+ILLEGAL_ACTION_CODES = (
+    "auction_in_progress",
+    "auction_over",
+    "bid_out_of_range",
+    "bid_too_low",
+    "card_not_in_hand",
+    "declare_not_allowed",
+    "exchange_not_allowed",
+    "illegal_action",
+    "marriage_not_held",
+    "marriages_disabled",
+    "must_beat",
+    "must_follow_suit",
+    "must_overtrump",
+    "must_trump",
+    "must_win_trick",
+    "not_a_marriage_card",
+    "not_on_lead",
+    "talon_closed",
+    "talon_exhausted",
+    "trump_already_named",
+    "trump_not_broken",
+    "trump_not_named",
+)
 IF_MATCH = header_parameter(
     "If-Match",
     "The version the action was decided on (`W/\"<version>\"` or `\"<version>\"`): 412 if the game has moved on",
@@ -28,7 +53,7 @@ IDEMPOTENCY_KEY = header_parameter(
 )
 
 
-@blp.route("/<game_id>/actions", methods=["POST"])
+@blp.route("/<game_id>/actions", methods=["POST"], operation_id="postAction")
 @blp.arguments(ActionSchema)
 @blp.response(
     200,
@@ -44,7 +69,7 @@ IDEMPOTENCY_KEY = header_parameter(
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
-        422: ["illegal_action", "card_not_in_hand", "must_follow_suit", "idempotency_key_reused", "and each ruleset's own rule codes"],
+        422: ["idempotency_key_reused", *ILLEGAL_ACTION_CODES],
         429: ["rate_limited"],
         503: ["storage_unavailable", "capacity"],
     }

@@ -89,7 +89,7 @@ def message(kind: str, version: int, data: Any) -> str:
     return f"id: {version}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n"
 
 
-@blp.route("/<game_id>/events")
+@blp.route("/<game_id>/events", operation_id="streamEvents")
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.arguments(ResumeHeadersSchema, location="headers")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")

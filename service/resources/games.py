@@ -321,7 +321,7 @@ def tables():
     return current_app.extensions["koz"]
 
 
-@blp.route("", methods=["POST"])
+@blp.route("", methods=["POST"], operation_id="createGame")
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
 @blp.problems(
@@ -363,7 +363,7 @@ def create_game(body: dict[str, Any]):
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
 
 
-@blp.route("/<game_id>")
+@blp.route("/<game_id>", operation_id="getGame")
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")

@@ -16,23 +16,30 @@ class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
 
 
-@blp.route("/healthz")
+@blp.route("/healthz", operation_id="checkHealth")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_failed"]})
 def healthz():
-    """The process is up, and can recover by itself (503 when its embedded Redis died and could
-    not be restarted: restart the service)."""
+    """Liveness: the process is up.
+
+    200 while the process can recover by itself; 503 `storage_failed` when its embedded Redis
+    died and could not be restarted: restart the service. Needs no token, reads no game.
+    """
     embedded = current_app.extensions.get("koz_embedded")
     if embedded is not None and embedded.failed:
         raise Problem(503, "storage_failed", "the embedded Redis died and could not be restarted; restart the service")
     return {"status": "ok"}
 
 
-@blp.route("/readyz")
+@blp.route("/readyz", operation_id="checkReadiness")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_unavailable"]})
 def readyz():
-    """The process is up and its Redis answers (on a cluster: every primary reports the cluster ok)."""
+    """Readiness: the process may take traffic.
+
+    200 when its Redis answers (on a cluster: every primary reports the cluster ok); 503
+    `storage_unavailable` otherwise, so a load balancer sends requests elsewhere until it recovers.
+    """
     if not ready(current_app.extensions["koz_readiness"]):
         raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
     return {"status": "ok"}

@@ -20,7 +20,7 @@ class HintSchema(Schema):
     action = fields.Nested(ActionSchema, required=True, metadata={"description": "One of the seat's legal actions, to post as it is"})
 
 
-@blp.route("/<game_id>/hint")
+@blp.route("/<game_id>/hint", operation_id="getHint")
 @blp.response(200, HintSchema)
 @blp.problems(
     {

@@ -116,7 +116,7 @@ class HistoryQuerySchema(Schema):
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
 
 
-@blp.route("/<game_id>/history")
+@blp.route("/<game_id>/history", operation_id="getHistory")
 @blp.arguments(HistoryQuerySchema, location="query")
 @blp.response(200, HistorySchema)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})

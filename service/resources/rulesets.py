@@ -82,7 +82,7 @@ def catalog() -> dict:
     }
 
 
-@blp.route("")
+@blp.route("", operation_id="listRulesets")
 @blp.response(200, CatalogSchema)
 def list_rulesets():
     """The catalog of rulesets.
