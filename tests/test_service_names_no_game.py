@@ -18,9 +18,8 @@ MODULES = sorted(SERVICE.rglob("*.py"))
 WEB_TABLE = sorted(path for path in (SERVICE / "web").iterdir() if path.suffix in {".js", ".html", ".css"})
 
 
-def game_words(rules: bool = True) -> set[str]:
-    """What only a game knows: each ruleset's id and the words of its names and (``rules``) its
-    options, their string values and its own refusal codes."""
+def game_words() -> set[str]:
+    """What only a game knows, as a word: each ruleset's id and the words of its names."""
     words: set[str] = set()
     for ruleset in registry.all_rulesets():
         words.add(ruleset.id)
@@ -28,13 +27,24 @@ def game_words(rules: bool = True) -> set[str]:
         for name in ruleset.names.values():
             words.add(name)
             words.update(part for part in re.split(r"\W+", name) if len(part) > 3)
-        if not rules:
-            continue
-        for option in ruleset.options:
-            words.add(option.code)
-            words.update(value for value in option.allowed or () if isinstance(value, str))
-        words.update(code for code in ruleset.refusal_codes if code not in COMMON_REFUSALS)
     return {word.lower() for word in words}
+
+
+def game_rule_words() -> set[str]:
+    """What only a game's rules know: its own refusal codes (as a word), its options and their
+    string values (as strings: an option's name may be an everyday word)."""
+    codes = {code for ruleset in registry.all_rulesets() for code in ruleset.refusal_codes if code not in COMMON_REFUSALS}
+    return {code.lower() for code in codes}
+
+
+def option_names() -> set[str]:
+    """Every registered option's name and string values."""
+    names: set[str] = set()
+    for ruleset in registry.all_rulesets():
+        for option in ruleset.options:
+            names.add(option.code)
+            names.update(value for value in option.allowed or () if isinstance(value, str))
+    return {name.lower() for name in names}
 
 
 def card_codes() -> set[str]:
@@ -42,31 +52,37 @@ def card_codes() -> set[str]:
     return {card.code for card in FULL_DECK} | {f"10{card.suit.value}" for card in FULL_DECK if card.rank is Rank.TEN}
 
 
-def naming(text: str, words: set[str]) -> list[str]:
+def naming(text: str, words: set[str], quoted: set[str] = set()) -> list[str]:
+    """The game words in ``text`` (``quoted`` ones only as a string, an option named in code:
+    ``"target"``, not Python's ``target=``), and the card codes."""
     found = [word for word in words if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE)]
+    found += [word for word in quoted if re.search(rf"[\"']{re.escape(word)}[\"']", text, re.IGNORECASE)]
     return sorted(found) + sorted(code for code in card_codes() if re.search(rf"(?<![\w-]){code}(?![\w-])", text))
 
 
 def test_the_words_of_every_game_are_known_to_the_check():
-    words = game_words()
-    assert {"german-whist", "batak", "sixty-six", "schnapsen", "no_trump", "must_overtrump", "dummy_cannot_act"} <= words
+    words, options = game_words() | game_rule_words(), option_names()
+    assert {"german-whist", "batak", "sixty-six", "must_overtrump", "dummy_cannot_act"} <= words
+    assert {"no_trump", "target", "schnapsen", "last-trick"} <= options
     assert naming('const rank = view.ruleset === "sixty-six"', words) == ["sixty-six"]
     assert naming("such as `QS` or 10H", words) == ["10H", "QS"]
+    assert naming('options["target"]', words, options) == ["target"]
+    assert naming("Thread(target=run)", words, options) == []
 
 
-def offences(paths: list[Path], words: set[str]) -> str:
+def offences(paths: list[Path], words: set[str], quoted: set[str] = set()) -> str:
     """Each line naming a game's word, as ``file:line: words``."""
     return "\n".join(
         f"{path.relative_to(SERVICE.parent)}:{number}: {', '.join(found)}"
         for path in paths
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if (found := naming(line, words))
+        if (found := naming(line, words, quoted))
     )
 
 
 def test_no_module_of_the_service_names_a_game_an_option_a_card_or_a_games_refusal():
-    assert MODULES and offences(MODULES, game_words()) == ""
+    assert MODULES and offences(MODULES, game_words() | game_rule_words(), option_names()) == ""
 
 
 def test_the_web_table_names_no_game_and_no_card():
-    assert WEB_TABLE and offences(WEB_TABLE, game_words(rules=False)) == ""
+    assert WEB_TABLE and offences(WEB_TABLE, game_words()) == ""
