@@ -29,12 +29,9 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..metrics import WAITING
 from ..tables import Table, Tables
-from .games import VIEW_SCHEMA, tables
-from .history import HistoryEventSchema
+from .games import tables
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
-
-EVENTS_SCHEMA = HistoryEventSchema(many=True)
 
 EXAMPLE = """\
 retry: 2000
@@ -140,7 +137,7 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
     while True:
         if after is not None and after < table.version:
             yield from history_messages(koz, table, seat, after)
-        yield message("view", table.version, VIEW_SCHEMA.dump(table.view(seat)))
+        yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
         if table.over:
             if table.finished:  # an abandoned match is not revealed: its deal never ended
                 yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
@@ -166,4 +163,5 @@ def history_messages(koz: Tables, table: Table, seat: int | None, after: int) ->
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():
-        yield message("history", version, {"version": version, "events": EVENTS_SCHEMA.dump(events)})
+        # as built, like GET /history: the events have the schema's shape already
+        yield message("history", version, {"version": version, "events": events})
