@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import threading
 import time
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence, cast
 
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, registry
 from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
@@ -34,6 +35,11 @@ from .replay import ReplayCache, action_event, apply_logged
 from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
+log = logging.getLogger(__name__)
+
+#: a worker's batch of computer moves is written once its thinking has taken this long, so that
+#: an expert's long decision does not hold up the quick moves decided before it
+BATCH_THINKING_SECONDS = 0.02
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
 #: games whose last announced version a process keeps, for the requests waiting on them
@@ -276,9 +282,10 @@ class Table:
         """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
         calling its answer thinks, with no I/O, within the decision ceiling."""
         view = self.ruleset.view(self.state, seat)
-        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
-        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         chooser = player(level, self.ruleset.id)
+        events = self._events_seen_by(store, seat) if chooser.reads_events else ()
+        info = SeatInfo(self.ruleset.id, seat, self.options, view, events)
+        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         seed = f"{self.seed}:{self.version}:{seat}"
         timer = DECISION_SECONDS.labels(self.ruleset.id, level)
 
@@ -620,22 +627,63 @@ class Tables:
         """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
         a move was committed. Another worker making the same move first makes this one's commit
         fail: a move is never applied twice."""
-        try:
-            table = self.load(game_id)
-        except Problem:  # the game expired
-            return False
+        return self.play_computers([game_id]) == 1
+
+    def play_computers(self, game_ids: Sequence[str]) -> int:
+        """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
+        trip, decided one after the other, written together (one round trip, and one sync of
+        Redis's append-only file for them all); how many moves were committed. A game whose
+        move cannot be made is logged and skipped: it would fail on every worker."""
+        moves: list[tuple[Table, int]] = []
+        written = 0
+        thinking_since = time.monotonic()
+        for game_id, stored in zip(game_ids, self.store.load_many(list(game_ids))):
+            try:
+                move = self._computer_move(game_id, stored)
+            except RedisError:
+                raise  # the batch is left pending: this worker or another does it again
+            except Exception:
+                log.exception("the computer move in game %s failed", game_id)
+                continue
+            if move is not None:
+                moves.append(move)
+            if moves and time.monotonic() - thinking_since > BATCH_THINKING_SECONDS:
+                # long thinking (experts) does not hold up the moves decided before it
+                written += self._commit_moves(moves)
+                moves, thinking_since = [], time.monotonic()
+        return written + self._commit_moves(moves)
+
+    def _computer_move(self, game_id: str, stored: Stored | Legacy | None) -> tuple[Table, int] | None:
+        """The game with its computer's move applied, and the version it was read at; None if
+        no computer is to move (or the game is gone)."""
+        if stored is None:
+            return None
+        table = Table.from_stored(game_id, stored) if isinstance(stored, Stored) else self._read(game_id)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
         seat = table.computer_to_act()
         if seat is None:
-            return False
+            return None
         level = table.seats[seat].bot
         assert level is not None  # computer_to_act names only computer seats
         action = table.decide(self.store, self.settings, seat, level)
         start = table.version
         table.act(seat, action)
-        commit = self.commit(table, start, schedule=table.computer_to_act() is not None)
-        if commit.written:
-            table.committed()
-        return commit.written
+        return table, start
+
+    def _commit_moves(self, moves: list[tuple[Table, int]]) -> int:
+        writes = [
+            self.store.prepare(
+                table.id, start, table.version, table.snapshot(), bytes(table.appended),
+                ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+            )
+            for table, start in moves
+        ]
+        written = 0
+        for (table, _), commit in zip(moves, self.store.commit_all(writes) if writes else []):
+            if commit.written:
+                table.committed()
+                written += 1
+        return written
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
