@@ -19,7 +19,6 @@ subscription (``service/announcements.py``).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Iterator
 
@@ -27,6 +26,7 @@ from flask import Response
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..encoding import json_text
 from ..metrics import WAITING
 from ..tables import Table, Tables
 from .games import tables
@@ -83,12 +83,12 @@ class ResumeHeadersSchema(Schema):
 
 
 def message(kind: str, version: int, data: Any) -> str:
-    return f"id: {version}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n"
+    return f"id: {version}\nevent: {kind}\ndata: {json_text(data)}\n\n"
 
 
 @blp.route("/<game_id>/events", operation_id="streamEvents")
-@blp.arguments(EventsQuerySchema, location="query")
-@blp.arguments(ResumeHeadersSchema, location="headers")
+@blp.arguments(EventsQuerySchema(), location="query")
+@blp.arguments(ResumeHeadersSchema(), location="headers")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
 @blp.doc(

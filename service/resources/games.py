@@ -322,7 +322,7 @@ def tables():
 
 
 @blp.route("", methods=["POST"], operation_id="createGame")
-@blp.arguments(GameCreateSchema)
+@blp.arguments(GameCreateSchema())
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
 @blp.problems(
     {
@@ -364,7 +364,7 @@ def create_game(body: dict[str, Any]):
 
 
 @blp.route("/<game_id>", operation_id="getGame")
-@blp.arguments(ViewQuerySchema, location="query")
+@blp.arguments(ViewQuerySchema(), location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
