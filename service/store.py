@@ -39,6 +39,7 @@ from redis.exceptions import NoScriptError
 #: ttl, idempotent answer ("" for none), channel, game id ("" to queue no computer move).
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
+#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel.
 COMMIT_SCRIPT = """
 local expected, new_version, setup, snapshot, appended, ttl, answer, channel, queued =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
@@ -61,7 +62,7 @@ if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
 redis.call('EXPIRE', KEYS[2], ttl)
 if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
 if queued ~= '' then redis.call('XADD', KEYS[4], '*', 'game', queued) end
-redis.call('PUBLISH', channel, new_version)
+redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
 return {1, new_version}
 """
 

@@ -162,6 +162,23 @@ class Table:
         self.stored_version = self.version
         self.appended = bytearray()
 
+    def follow(self, version: int, entries: bytes) -> bool:
+        """Apply what another process committed over this table's version (its log ``entries``,
+        as announced), reaching ``version`` as stored, without reading the game again: the engine
+        is deterministic. False if it does not come out at ``version``; the table is then
+        unusable and is read again."""
+        if self.appended or self.stored_version != self.version:
+            return False
+        try:
+            for seat, action in action_log.decode(entries):
+                self.act(seat, Action.from_json(action))
+        except (RuleError, Problem, ValueError, KeyError, IndexError, TypeError):  # entries this table cannot follow
+            return False
+        if self.version != version:
+            return False
+        self.stored_version, self.appended = version, bytearray()
+        return True
+
     # --- who is asking ----------------------------------------------------------------------
 
     def viewer(self, token: str | None) -> int | None:
@@ -619,7 +636,9 @@ class Tables:
                     # the wait ended, or the subscription was renewed: the store says
                     if (self.store.version(table.id) or 0) <= table.version:
                         continue
-            table = self.load(table.id)
+            change = replies.changes.pop(table.version, None)
+            if change is None or not table.follow(*change):
+                table = self.load(table.id)
             replies.after = table.version
         return table
 
