@@ -198,6 +198,8 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
         api.close()
         worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", service.log.read_text()).group(1))
         assert alive(worker_pid)
+        # the computers think at a lower CPU priority than the requests are answered
+        assert os.getpriority(os.PRIO_PROCESS, worker_pid) == min(19, os.getpriority(os.PRIO_PROCESS, service.process.pid) + 10)
     finally:
         assert service.stop() == 0
     assert not alive(worker_pid), "koz serve left its worker running"
