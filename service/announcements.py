@@ -50,10 +50,17 @@ class Waiter:
         self._event.wait(timeout)
         self._event.clear()
 
+    def newer_than(self, version: int) -> int:
+        """The highest version announced since the waiter began, if it passes ``version``; else ``version``."""
+        return self.announced if self.announced is not None and self.announced > version else version
+
     def _wake(self, version: int | None, change: tuple[int, bytes] | None = None) -> None:
         if version is not None:
             self.announced = max(version, self.announced or version)
             if change is not None:
+                # only the changes past what the waiter has may still be asked for: a stream
+                # that waits on one game for a whole match keeps a few, not all
+                self.changes = {over: known for over, known in self.changes.items() if over >= self.after}
                 self.changes[change[0]] = (version, change[1])
         self._event.set()
 

@@ -414,6 +414,8 @@ class Tables:
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
+        #: the last action log read, per game (and setup: an id may come back as another game)
+        self._logs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
@@ -506,7 +508,12 @@ class Tables:
         """The history events of versions ``after < version <= up_to``, in order, derived by
         replaying the game's log (and the service's word that the match was abandoned)."""
         cache_key = (table.id, f"{table.seed}@{table.created_at}")
-        log = self.store.log(table.id)
+        log = self._logs.get(cache_key)
+        if log is None or len(log) < table.log_length:
+            # read once per process and version, however many streams of the game ask for it
+            log = self._logs[cache_key] = self.store.log(table.id)
+            while len(self._logs) > ANNOUNCED_KEPT:
+                self._logs.popitem(last=False)  # the oldest first
         events = self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
         if table.abandonment is not None and after < table.abandonment["version"] <= up_to:
             events.append((table.abandonment["version"], Event(table.abandonment["event"])))
@@ -717,25 +724,37 @@ class Tables:
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
-        table = self.load(game_id)
-        seat = table.viewer(token)
-        if after is None or wait <= 0 or table.version > after:
-            return table, seat
-        version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds))
+        if after is None or wait <= 0:
+            table = self.load(game_id)
+            return table, table.viewer(token)
+        with self.announcements.waiting(game_id, after) as waiter:
+            table = self.load(game_id)  # read after registering: no announcement is missed
+            seat = table.viewer(token)
+            if table.version > after:
+                return table, seat
+            version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds), waiter)
         if version is None or version == table.version:
             return table, seat
         return (self.load_announced(game_id, version) or table), seat
 
-    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
+    def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
-        (None if the game is gone). Waits on the process's one subscription."""
+        (None if the game is gone). Waits on the process's one subscription. ``waiter``: one
+        registered on the game since before the caller read it at ``after`` (an event stream
+        keeps one), so that the store need not be read again to know that nothing was missed."""
+        if waiter is None:
+            with self.announcements.waiting(game_id, after) as registered:
+                return self._wait(registered, game_id, after, timeout, self.store.version(game_id))
+        waiter.after = after
+        return self._wait(waiter, game_id, after, timeout, waiter.newer_than(after))
+
+    def _wait(self, waiter: Waiter, game_id: str, after: int, timeout: float, version: int | None) -> int | None:
         deadline = time.monotonic() + timeout
-        with self.announcements.waiting(game_id, after) as waiter:
-            version = self.store.version(game_id)  # read after registering: no announcement is missed
-            while version is not None and version <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                waiter.wait(remaining)
-                version = waiter.announced if waiter.announced is not None and waiter.announced > after else self.store.version(game_id)
-            return version
+        while version is not None and version <= after:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            waiter.wait(remaining)
+            # nothing newer announced: the wait ended, or the subscription was renewed, and the store says
+            version = waiter.newer_than(after) if waiter.newer_than(after) > after else self.store.version(game_id)
+        return version

@@ -134,25 +134,34 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
-    while True:
-        if after is not None and after < table.version:
-            yield from history_messages(koz, table, seat, after)
-        yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
-        if table.over:
-            if table.finished:  # an abandoned match is not revealed: its deal never ended
-                yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
-            return
-        after = table.version
-        while (version := koz.wait_for_version(table.id, after, min(heartbeat, max(0.0, ends - time.monotonic())))) == after:
-            if time.monotonic() >= ends:
+    # one registration for the whole stream: what is announced while a message is being sent is
+    # kept for the next wait, and no wait after the first needs to read the store
+    with koz.announcements.waiting(table.id, table.version) as waiter:
+        registered_before_read = False  # `table` was read before the registration
+        while True:
+            if after is not None and after < table.version:
+                yield from history_messages(koz, table, seat, after)
+            yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
+            if table.over:
+                if table.finished:  # an abandoned match is not revealed: its deal never ended
+                    yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
                 return
-            yield ": heartbeat\n\n"
-        if version is None:  # the game expired
-            return
-        newer = koz.load_announced(table.id, version)
-        if newer is None:
-            return
-        table = newer
+            after = table.version
+            while True:
+                timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
+                version = koz.wait_for_version(table.id, after, timeout, waiter if registered_before_read else None)
+                registered_before_read = True  # that wait read the store after the registration
+                if version != after:
+                    break
+                if time.monotonic() >= ends:
+                    return
+                yield ": heartbeat\n\n"
+            if version is None:  # the game expired
+                return
+            newer = koz.load_announced(table.id, version)
+            if newer is None:
+                return
+            table = newer
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
