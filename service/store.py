@@ -36,34 +36,44 @@ from redis.exceptions import NoScriptError
 
 #: KEYS: game hash, log, idempotent answer, queue of computer moves. ARGV: expected version ("new"
 #: to create), new version, setup (written only when creating), snapshot, log bytes to append,
-#: ttl, idempotent answer ("" for none), channel, game id ("" to queue no computer move).
+#: ttl, idempotent answer ("" for none), channel, game id ("" to queue no computer move), and
+#: optionally the workers' group followed by the ids of the queue's entries this write does.
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
-#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel.
+#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel. The
+#: entries done are acknowledged and deleted whatever the outcome: the job was to try this write.
 COMMIT_SCRIPT = """
-local expected, new_version, setup, snapshot, appended, ttl, answer, channel, queued =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
-if answer ~= '' then
-  local seen = redis.call('GET', KEYS[3])
-  if seen then return {2, seen} end
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel, queued, group =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local function write()
+  if answer ~= '' then
+    local seen = redis.call('GET', KEYS[3])
+    if seen then return {2, seen} end
+  end
+  local current = redis.call('HGET', KEYS[1], 'version')
+  if expected == 'new' then
+    if current then return {0, current} end
+    redis.call('HSET', KEYS[1], 'setup', setup)
+  elseif not current then
+    return {3, ''}
+  elseif current ~= expected then
+    return {0, current}
+  end
+  redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
+  redis.call('EXPIRE', KEYS[1], ttl)
+  if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
+  redis.call('EXPIRE', KEYS[2], ttl)
+  if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
+  if queued ~= '' then redis.call('XADD', KEYS[4], '*', 'game', queued) end
+  redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
+  return {1, new_version}
 end
-local current = redis.call('HGET', KEYS[1], 'version')
-if expected == 'new' then
-  if current then return {0, current} end
-  redis.call('HSET', KEYS[1], 'setup', setup)
-elseif not current then
-  return {3, ''}
-elseif current ~= expected then
-  return {0, current}
+local result = write()
+if #ARGV > 10 then
+  redis.call('XACK', KEYS[4], group, unpack(ARGV, 11))
+  redis.call('XDEL', KEYS[4], unpack(ARGV, 11))
 end
-redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
-redis.call('EXPIRE', KEYS[1], ttl)
-if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
-redis.call('EXPIRE', KEYS[2], ttl)
-if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
-if queued ~= '' then redis.call('XADD', KEYS[4], '*', 'game', queued) end
-redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
-return {1, new_version}
+return result
 """
 
 #: KEYS: game hash, old history, log. ARGV: the legacy version, setup, snapshot, log.
@@ -131,6 +141,8 @@ class Prepared:
     args: list[Any]
     #: queue a computer move once written, as a command of its own (on a cluster)
     queue_after: bool
+    #: the write acknowledges the queue's entries it was asked to (see :meth:`GameStore.prepare`)
+    acknowledged: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,8 +262,13 @@ class GameStore:
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         schedule: bool = False,
         ttl_seconds: int | None = None,
+        done: tuple[str, list[bytes]] | None = None,
     ) -> Prepared:
-        """A write as :meth:`commit` makes it, to make later with others (:meth:`commit_all`)."""
+        """A write as :meth:`commit` makes it, to make later with others (:meth:`commit_all`).
+        ``done``: (the workers' group, the ids of the queue's entries this write does), to
+        acknowledge in the same script, so that the worker's write and its acknowledgement reach
+        Redis's append-only file together (one sync to disk, not two); a cluster, whose queue is on
+        another node, leaves them to the worker (``Prepared.acknowledged`` is False)."""
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         # a cluster cannot run the game's keys and the queue (on other slots) in one script: the
         # job follows the write as its own command (see the README on a crash between the two)
@@ -268,9 +285,13 @@ class GameStore:
             game_id if schedule and not queue_after else "",
         ]
         keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
+        acknowledged = False
         if not self.cluster:
             keys.append(self.jobs_key)
-        return Prepared(game_id, keys, args, queue_after)
+            if done is not None and done[1]:
+                args += [done[0], *done[1]]
+                acknowledged = True
+        return Prepared(game_id, keys, args, queue_after, acknowledged)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
         """Make the prepared writes, each atomic by itself, in one round trip (one after the

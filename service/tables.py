@@ -336,6 +336,15 @@ class Table:
         return events[starts[-1] :]
 
 
+@dataclass
+class Played:
+    """What a batch of computer moves did: the games whose move was committed, and those whose
+    jobs their write acknowledged."""
+
+    written: set[str]
+    acknowledged: set[str]
+
+
 def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]]) -> Table:
     """A game stored before the action log, rebuilt from its actions: replayed from its seed,
     it must come out as stored, else it is refused (the rules changed since it was played)."""
@@ -653,15 +662,16 @@ class Tables:
         """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
         a move was committed. Another worker making the same move first makes this one's commit
         fail: a move is never applied twice."""
-        return self.play_computers([game_id]) == 1
+        return game_id in self.play_computers([game_id]).written
 
-    def play_computers(self, game_ids: Sequence[str]) -> int:
+    def play_computers(self, game_ids: Sequence[str], jobs: tuple[str, Mapping[str, list[bytes]]] | None = None) -> Played:
         """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
         trip, decided one after the other, written together (one round trip, and one sync of
-        Redis's append-only file for them all); how many moves were committed. A game whose
-        move cannot be made is logged and skipped: it would fail on every worker."""
+        Redis's append-only file for them all). A game whose move cannot be made is logged and
+        skipped: it would fail on every worker. ``jobs``: (the workers' group, the queue's entries
+        of each game), acknowledged by the writes where the store can."""
         moves: list[tuple[Table, int]] = []
-        written = 0
+        played = Played(set(), set())
         thinking_since = time.monotonic()
         for game_id, stored in zip(game_ids, self.store.load_many(list(game_ids))):
             try:
@@ -675,9 +685,10 @@ class Tables:
                 moves.append(move)
             if moves and time.monotonic() - thinking_since > BATCH_THINKING_SECONDS:
                 # long thinking (experts) does not hold up the moves decided before it
-                written += self._commit_moves(moves)
+                self._commit_moves(moves, jobs, played)
                 moves, thinking_since = [], time.monotonic()
-        return written + self._commit_moves(moves)
+        self._commit_moves(moves, jobs, played)
+        return played
 
     def _computer_move(self, game_id: str, stored: Stored | Legacy | None) -> tuple[Table, int] | None:
         """The game with its computer's move applied, and the version it was read at; None if
@@ -696,20 +707,21 @@ class Tables:
         table.act(seat, action)
         return table, start
 
-    def _commit_moves(self, moves: list[tuple[Table, int]]) -> int:
+    def _commit_moves(self, moves: list[tuple[Table, int]], jobs: tuple[str, Mapping[str, list[bytes]]] | None, played: Played) -> None:
         writes = [
             self.store.prepare(
                 table.id, start, table.version, table.snapshot(), bytes(table.appended),
                 ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+                done=(jobs[0], list(jobs[1].get(table.id, []))) if jobs else None,
             )
             for table, start in moves
         ]
-        written = 0
-        for (table, _), commit in zip(moves, self.store.commit_all(writes) if writes else []):
+        for (table, _), write, commit in zip(moves, writes, self.store.commit_all(writes) if writes else []):
+            if write.acknowledged:
+                played.acknowledged.add(table.id)
             if commit.written:
                 table.committed()
-                written += 1
-        return written
+                played.written.add(table.id)
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.

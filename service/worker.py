@@ -10,8 +10,9 @@ read (up to :data:`BATCH`) are done together: their games read in one round trip
 written in one, so that under load a worker waits for Redis (and its sync to disk) once per
 batch, not once per move.
 
-An entry is acknowledged (and deleted) only once it is done (with the worker's next read, to
-save a round trip: an entry done again finds its move made). A worker that dies with entries in
+An entry is acknowledged (and deleted) only once it is done: by the script that writes its move
+(so that the move and the acknowledgement reach Redis's append-only file in one sync), or, when
+there was no move to write, with the worker's next read (an entry done again finds its move made). A worker that dies with entries in
 hand leaves them pending in the group; another worker claims every entry pending longer than
 ``job_claim_seconds`` (XAUTOCLAIM) and does it. Doing an entry twice cannot apply a move twice:
 the second commit finds the version moved on and writes nothing.
@@ -93,11 +94,18 @@ class Worker:
         entries = self._claim_abandoned()
         if not entries:
             entries = self._acknowledge_and_read(block)
-        games = [fields[b"game"].decode() for _, fields in entries if fields and b"game" in fields]
-        if games:
-            # together: one read and one write for the batch (a game named twice moves once)
-            self.tables.play_computers(list(dict.fromkeys(games)))
-        self._done += [entry_id for entry_id, _ in entries]
+        jobs: dict[str, list[bytes]] = {}  # a game named twice moves once
+        for entry_id, fields in entries:
+            game = (fields or {}).get(b"game")
+            if game is None:
+                self._done.append(entry_id)
+            else:
+                jobs.setdefault(game.decode(), []).append(entry_id)
+        if jobs:
+            # together: one read and one write for the batch; the write acknowledges the jobs
+            # it does, and the others are acknowledged with the next read
+            played = self.tables.play_computers(list(jobs), (GROUP, jobs))
+            self._done += [entry_id for game, ids in jobs.items() if game not in played.acknowledged for entry_id in ids]
         return len(entries)
 
     def _acknowledge_and_read(self, block: bool) -> list:

@@ -55,7 +55,7 @@ def test_a_commit_that_leaves_a_computer_to_move_queues_one_job_for_it(backend):
 
 def test_one_read_of_the_queue_moves_each_game_it_names_once(backend):
     """A worker does the jobs of one read together: every game named moves once, however many
-    jobs name it, and each commit queues the move that follows it."""
+    jobs name it, and the write of each move acknowledges every job of its game."""
     app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
@@ -66,9 +66,9 @@ def test_one_read_of_the_queue_moves_each_game_it_names_once(backend):
     worker.join_group()
     assert worker.work() == 6
     assert [api.view(game_id).body["version"] for game_id in games] == [1, 1, 1]
-    assert backend.xpending(store.jobs_key, GROUP)["pending"] == 6  # acknowledged with the next read
-    worker.drain()
     assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
+    assert backend.xlen(store.jobs_key) == 0  # and deleted: the human is to play now
+    assert worker.drain() == 0
     assert [action_versions(api, game_id) for game_id in games] == [[1], [1], [1]]
 
 
