@@ -3,7 +3,8 @@
 Public surface: :mod:`engine.cards` (cards as numbers, hands as masks), :mod:`engine.actions`
 (one typed class per kind of action), :class:`Ruleset` and :class:`TrickTaking` (the interface
 each game implements), :mod:`engine.registry` (the games by id, each registered below in one
-line with its computer strategy), and :mod:`engine.rules` (:class:`Event`, options, results).
+line with its computer strategy), :mod:`engine.rules` (:class:`Event`, options, results) and
+:mod:`engine.texts` (every text in English and Turkish, rendered in one place).
 """
 
 from . import registry

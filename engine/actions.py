@@ -7,11 +7,12 @@ not (its ``verify_<kind>`` method), so its legal actions and its refusals come f
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from .cards import Card, Suit
 from .errors import Refusal, RuleError
+from .texts import Text
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,29 +23,27 @@ class Action:
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"type": self.type}
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if value is None or value is False and field.default is False:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if value is None or value is False and spec.default is False:
                 continue  # an optional flag left out reads as false
-            doc[field.name] = value.code if isinstance(value, Card) else value.value if isinstance(value, Suit) else value
+            doc[spec.name] = value.code if isinstance(value, Card) else value.value if isinstance(value, Suit) else value
         return doc
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "Action":
         """Parse an action object; a malformed one raises ``RuleError(code="malformed_action")``."""
         if not isinstance(doc, Mapping):
-            raise _malformed("an action is a JSON object such as {\"type\": \"play\", \"card\": \"QS\"}")
+            raise _malformed("not_an_object")
         given_type = doc.get("type")
         kind = KINDS.get(given_type) if isinstance(given_type, str) else None
         if kind is None:
-            raise _malformed(f"unknown action type {doc.get('type')!r}; types are {', '.join(KINDS)}")
-        wanted = {field.name for field in fields(kind)}
-        required = {field.name for field in fields(kind) if field.default is MISSING}
+            raise _malformed("unknown_type", type=repr(doc.get("type")), types=list(KINDS))
+        wanted = {spec.name for spec in fields(kind)}
+        required = {spec.name for spec in fields(kind) if spec.default is MISSING}
         given = set(doc) - {"type"}
         if not required <= given <= wanted:
-            raise _malformed(
-                f"a {kind.type!r} action takes the fields {sorted(wanted) or 'none'}, got {sorted(given) or 'none'}"
-            )
+            raise _malformed("fields", type=kind.type, wanted=sorted(wanted) or "-", given=sorted(given) or "-")
         return kind(**{name: _PARSERS[name](doc[name]) for name in given})
 
     def __str__(self) -> str:
@@ -53,18 +52,24 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class Play(Action):
+    """Playing a card to the trick."""
+
     type: ClassVar[str] = "play"
-    card: Card
+    card: Card = field(metadata={"description": "The card played"})
 
 
 @dataclass(frozen=True, slots=True)
 class Bid(Action):
+    """A bid in the auction."""
+
     type: ClassVar[str] = "bid"
-    value: int
+    value: int = field(metadata={"description": "The number of tricks bid"})
 
 
 @dataclass(frozen=True, slots=True)
 class Pass(Action):
+    """Passing in the auction."""
+
     type: ClassVar[str] = "pass"
 
 
@@ -73,7 +78,7 @@ class Trump(Action):
     """Naming the trump suit."""
 
     type: ClassVar[str] = "trump"
-    suit: Suit
+    suit: Suit = field(metadata={"description": "The suit named trump"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +100,11 @@ class Marriage(Action):
     """Announcing a marriage by leading its king or queen; ``declare`` claims 66 at once."""
 
     type: ClassVar[str] = "marriage"
-    card: Card
-    declare: bool = False
+    card: Card = field(metadata={"description": "The king or queen led (or, with `declare`, named)"})
+    declare: bool = field(
+        default=False,
+        metadata={"description": "`true` announces the marriage and claims 66 in one action: it counts at once, no card is led"},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,20 +118,41 @@ class Declare(Action):
 KINDS: dict[str, type[Action]] = {kind.type: kind for kind in (Play, Bid, Pass, Trump, Exchange, Close, Marriage, Declare)}
 
 
-def _malformed(message: str) -> RuleError:
-    return RuleError("malformed_action", message, Refusal.MALFORMED)
+#: why an action object is malformed
+MESSAGES: Mapping[str, Text] = {
+    "not_an_object": {
+        "en": 'an action is a JSON object such as {{"type": "play", "card": "QS"}}',
+        "tr": 'hamle, {{"type": "play", "card": "QS"}} gibi bir JSON nesnesidir',
+    },
+    "unknown_type": {"en": "unknown action type {type}; types are {types}", "tr": "{type} diye bir hamle türü yok; türler: {types}"},
+    "fields": {
+        "en": "a {type!r} action takes the fields {wanted}, got {given}",
+        "tr": "{type!r} hamlesinin alanları {wanted}; gelen: {given}",
+    },
+    "not_a_card": {
+        "en": '{value} is not a card code such as "QS" or "TD"',
+        "tr": '{value} bir kart kodu değil ("QS", "TD" gibi olmalı)',
+    },
+    "bid_not_integer": {"en": "a bid's value is an integer", "tr": "ihalenin değeri bir tam sayıdır"},
+    "not_a_suit": {"en": "{value} is not a suit; suits are C, D, H, S", "tr": "{value} bir renk değil; renkler: C, D, H, S"},
+    "declare_not_boolean": {"en": "declare is true or false", "tr": "declare alanı true ya da false olur"},
+}
+
+
+def _malformed(message: str, **params: Any) -> RuleError:
+    return RuleError("malformed_action", MESSAGES[message], Refusal.MALFORMED, params=params)
 
 
 def _card(value: Any) -> Card:
     try:
         return Card.parse(value)
     except ValueError:
-        raise _malformed(f"{value!r} is not a card code such as \"QS\" or \"TD\"") from None
+        raise _malformed("not_a_card", value=repr(value)) from None
 
 
 def _bid_value(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _malformed("a bid's value is an integer")
+        raise _malformed("bid_not_integer")
     return value
 
 
@@ -131,12 +160,12 @@ def _suit(value: Any) -> Suit:
     try:
         return Suit(value)
     except ValueError:
-        raise _malformed(f"{value!r} is not a suit; suits are C, D, H, S") from None
+        raise _malformed("not_a_suit", value=repr(value)) from None
 
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _malformed("declare is true or false")
+        raise _malformed("declare_not_boolean")
     return value
 
 

@@ -34,13 +34,14 @@ card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the sco
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 4
@@ -134,6 +135,109 @@ class Auction:
         }
 
 
+class BatakDealResult(TypedDict):
+    """How a deal of Partnership Batak ended (it names no winners: the match totals decide)."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    declarer: Annotated[int, "The declarer"]
+    dummy: Annotated[int, "The declarer's partner, whose hand was open"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    trump: Annotated[SuitCode, "The trump named"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West"]
+    made: Annotated[bool, "The declaring team took at least its bid"]
+    sweep: Annotated[int | None, "The team (0 North-South, 1 East-West) that took all 13 tricks"]
+    points: Annotated[list[int], "What the deal added to each score; partners score the same (one entry per seat, in seat order)"]
+    team_points: Annotated[list[int], "Points of North-South and of East-West"]
+
+
+class BidShown(TypedDict):
+    seat: int
+    bid: Annotated[int | None, "null for a pass"]
+
+
+class AuctionShown(TypedDict):
+    bids: Annotated[list[BidShown], "Every call, in order"]
+    high_bid: int | None
+    high_bidder: int | None
+    passed: Annotated[list[int], "Seats out of the auction"]
+    open: Annotated[bool, "The auction is still going on"]
+
+
+class OpenHand(TypedDict):
+    seat: int
+    label: Annotated[NamesObject, "The seat's label, shown with the open hand"]
+    cards: list[CardCode]
+
+
+class BatakDealEvent(TypedDict):
+    """A deal of Partnership Batak begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    first_bidder: Annotated[int, "The seat that opens the auction"]
+
+
+class ContractEvent(TypedDict):
+    """The auction is over."""
+
+    type: Literal["contract"]
+    declarer: int
+    dummy: Annotated[int, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int, "The winning bid (7 when all passed)"]
+    all_passed: bool
+
+
+class TrumpEvent(TypedDict):
+    """The declarer named trump."""
+
+    type: Literal["trump"]
+    seat: int
+    suit: SuitCode
+
+
+class OpenHandEvent(TypedDict):
+    """The dummy's hand, face up from now on."""
+
+    type: Literal["open_hand"]
+    seat: int
+    hand: list[CardCode]
+
+
+class BatakDealResultEvent(BatakDealResult):
+    """A deal of Partnership Batak ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class BatakView(BaseView):
+    """A game of Partnership Batak as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[BatakDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    teams: Annotated[list[list[int]], "The teams, [[0, 2], [1, 3]] (North-South, East-West)"]
+    auction: Annotated[AuctionShown, "The auction of this deal"]
+    declarer: Annotated[int | None, "The declarer, once the auction is over"]
+    dummy: Annotated[int | None, "The declarer's partner, whose hand the declarer plays"]
+    contract: Annotated[int | None, "The winning bid (7 when all passed)"]
+    role: Annotated[
+        Literal["declarer", "dummy", "defender"] | None,
+        "The viewer's role once the auction is over; the dummy acts in nothing this deal",
+    ]
+    trump: Annotated[SuitCode | None, "The trump suit, once named"]
+    trump_broken: Annotated[bool, "A trump was played to an earlier trick"]
+    open_hand: Annotated[OpenHand | None, "The dummy's hand, face up once trump is named"]
+    turn: Annotated[int | None, "The seat whose card is next (the dummy's, in its turn, while `to_act` is the declarer)"]
+    trick_number: Annotated[int | None, "The trick being played, from 1"]
+    trick: Annotated[TrickView | None, "The trick on the table; null before trump is named"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    team_tricks: Annotated[list[int], "Tricks of North-South and of East-West this deal"]
+
+
 class BatakState(NamedTuple):
     match: Match
     hands: tuple[int, ...]  # masks
@@ -213,6 +317,9 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
 
 
 class PartnershipBatak(TrickTaking[BatakState]):
+    deal_result_type = BatakDealResult
+    view_type = BatakView
+    event_types = (*COMMON_EVENTS, BatakDealEvent, ContractEvent, TrumpEvent, OpenHandEvent, BatakDealResultEvent)
     id = "partnership-batak"
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (
@@ -224,39 +331,110 @@ class PartnershipBatak(TrickTaking[BatakState]):
     deck = DECK
     action_kinds = (Bid, Pass, Trump, Play)
     refusal_codes = {
-        "not_in_auction": "the seat passed and is out of the auction for this deal",
-        "dummy_cannot_act": "the dummy's cards are played by the declarer",
-        "not_declarer": "only the declarer names trump",
-        "auction_in_progress": "the auction is not over: bid or pass",
-        "auction_over": "the auction is over: no more bids or passes",
-        "bid_out_of_range": "a bid is a number from 8 to 13",
-        "bid_too_low": "a bid must be higher than the highest bid so far",
-        "trump_not_named": "the declarer names trump before the first card is played",
-        "trump_already_named": "trump is named once",
-        "illegal_action": "an action of a kind this phase does not have",
-        "card_not_in_hand": "the card is not in the hand to play from",
-        "trump_not_broken": "trump may not be led before it is broken, unless only trumps are held",
-        "must_follow_suit": "a seat holding the suit led must follow it",
-        "must_beat": "a seat following must beat the highest card of the suit led if it can",
-        "must_trump": "a seat void in the suit led must trump",
-        "must_overtrump": "a seat trumping must beat the highest trump in the trick if it can",
+        "not_in_auction": {
+            "en": "the seat passed and is out of the auction for this deal",
+            "tr": "pas geçen koltuk bu elin ihalesinden çıkmıştır",
+        },
+        "dummy_cannot_act": {"en": "the dummy's cards are played by the declarer", "tr": "açık elin kartlarını ihaleci oynar"},
+        "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
+        "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
+        "auction_over": {"en": "the auction is over: no more bids or passes", "tr": "ihale bitti: artık söylenemez, pas geçilemez"},
+        "bid_out_of_range": {"en": "a bid is a number from 8 to 13", "tr": "ihale 8 ile 13 arasında bir sayıdır"},
+        "bid_too_low": {
+            "en": "a bid must be higher than the highest bid so far",
+            "tr": "ihale şimdiye dek söylenenlerin en yükseğinden büyük olmalı",
+        },
+        "trump_not_named": {"en": "the declarer names trump before the first card is played", "tr": "ilk kart oynanmadan önce ihaleci kozu söyler"},
+        "trump_already_named": {"en": "trump is named once", "tr": "koz bir kez söylenir"},
+        "illegal_action": {"en": "an action of a kind this phase does not have", "tr": "bu aşamada bu tür hamle yapılmaz"},
+        "card_not_in_hand": {"en": "the card is not in the hand to play from", "tr": "kart, oynanacak elde yok"},
+        "trump_not_broken": {
+            "en": "trump may not be led before it is broken, unless only trumps are held",
+            "tr": "koz çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
+        },
+        "must_follow_suit": {"en": "a seat holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
+        "must_beat": {
+            "en": "a seat following must beat the highest card of the suit led if it can",
+            "tr": "rengi oynayan, yapabiliyorsa yerdeki rengin en büyük kartını geçmeli",
+        },
+        "must_trump": {"en": "a seat void in the suit led must trump", "tr": "yerdeki renkten kartı olmayan koz çakmalı"},
+        "must_overtrump": {
+            "en": "a seat trumping must beat the highest trump in the trick if it can",
+            "tr": "koz çakan, yapabiliyorsa yerdeki en büyük kozu geçmeli",
+        },
     }
+    messages = {
+        "not_in_auction": {
+            "en": "you passed and are out of the auction for this deal",
+            "tr": "pas geçtiniz; bu elin ihalesinden çıktınız",
+        },
+        "dummy_cannot_act": {
+            "en": "you are the dummy: your hand is played by the declarer in this deal",
+            "tr": "bu elde eliniz açık: kartlarınızı ortağınız ihaleci oynar",
+        },
+        "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
+        "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
+        "auction_over": {"en": "the auction is over", "tr": "ihale bitti"},
+        "bid_out_of_range": {"en": "a bid is a number from {minimum} to {maximum}", "tr": "ihale {minimum} ile {maximum} arasında bir sayıdır"},
+        "bid_too_low": {
+            "en": "a bid must be higher than {high_bid}, the highest bid so far",
+            "tr": "ihale, şimdiye dek söylenen en yüksek ihaleden ({high_bid}) büyük olmalı",
+        },
+        "trump_already_named": {"en": "trump is {trump_suit} already", "tr": "koz zaten söylendi: {trump_suit}"},
+        "trump_not_named": {
+            "en": "the declarer names trump before the first card is played",
+            "tr": "ilk kart oynanmadan önce ihaleci kozu söyler",
+        },
+        "card_not_in_own_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "card_not_in_open_hand": {"en": "{card} is not in the open hand of {seat}", "tr": "{card}, {seat} koltuğunun açık elinde yok"},
+        "trump_not_broken": {
+            "en": "{trump_suit} may not be led before trump is broken, unless only trumps are held",
+            "tr": "koz ({trump_suit}) çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
+        },
+        "must_follow_suit": {"en": "{led_suit} was led and must be followed", "tr": "yerde {led_suit} var: bu rengi oynamalısınız"},
+        "must_beat": {
+            "en": "you hold {led_suit} higher than every one in the trick and must play one",
+            "tr": "elinizde yerdekilerin hepsinden büyük bir {led_suit} var: onu oynamalısınız",
+        },
+        "must_trump": {
+            "en": "void in {led_suit}, a trump ({trump_suit}) must be played",
+            "tr": "elinizde {led_suit} yok: koz ({trump_suit}) çakmalısınız",
+        },
+        "must_overtrump": {
+            "en": "a trump higher than every trump in the trick must be played",
+            "tr": "yerdeki bütün kozlardan büyük bir koz oynamalısınız",
+        },
+    }
+    #: what a table shows beside the options, per language
+    table_labels = {"open_hand": {"en": "Open hand", "tr": "Açık el"}}
     options = (
         Option(
             "target",
             "integer",
             31,
             {"en": "Target score", "tr": "Bitiş puanı"},
-            "Deals are played until a team's total reaches the target; the higher total wins and "
-            "equal totals play another deal.",
+            {
+                "en": "Deals are played until a team's total reaches the target; the higher total wins and "
+                "equal totals play another deal.",
+                "tr": "Bir takımın toplamı hedefe ulaşana dek el oynanır; yüksek toplam kazanır, toplamlar "
+                "eşitse bir el daha oynanır.",
+            },
             allowed=(21, 31, 51),
+            labels={
+                21: {"en": "21 (Quick)", "tr": "21 (Hızlı)"},
+                31: {"en": "31 (Normal)", "tr": "31 (Normal)"},
+                51: {"en": "51 (Long)", "tr": "51 (Uzun)"},
+            },
         ),
         Option(
             "trump_lead_before_broken",
             "boolean",
             False,
             {"en": "Trump may be led before it is broken", "tr": "Koz çakılmadan koz çıkılabilir"},
-            "A trump may be led even before a trump has been played to an earlier trick.",
+            {
+                "en": "A trump may be led even before a trump has been played to an earlier trick.",
+                "tr": "Önceki lövelerde koz oynanmamış olsa da kozla çıkılabilir.",
+            },
         ),
     )
     #: the table against the computer: one human at South, partner and opponents played by bots
@@ -329,71 +507,66 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def turn_refusal(self, state: BatakState, seat: int) -> RuleError:
         if state.declarer is None:
             if seat in state.auction.passed:
-                message = "you passed and are out of the auction for this deal"
-                return RuleError("not_in_auction", message, Refusal.NOT_YOUR_TURN)
+                return RuleError("not_in_auction", self.messages["not_in_auction"], Refusal.NOT_YOUR_TURN)
         elif seat == state.dummy:
-            return RuleError(
-                "dummy_cannot_act",
-                "you are the dummy: your hand is played by the declarer in this deal",
-                Refusal.NOT_YOUR_TURN,
-            )
+            return RuleError("dummy_cannot_act", self.messages["dummy_cannot_act"], Refusal.NOT_YOUR_TURN)
         elif state.trump is None:
-            return RuleError("not_declarer", "only the declarer names trump", Refusal.NOT_YOUR_TURN)
+            return RuleError("not_declarer", self.messages["not_declarer"], Refusal.NOT_YOUR_TURN)
         return super().turn_refusal(state, seat)
 
     def refuse_kind(self, state: BatakState, action: Action) -> RuleError:
         if state.declarer is None:
-            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+            return illegal("auction_in_progress", self.messages["auction_in_progress"])
         return super().refuse_kind(state, action)
 
     def verify_bid(self, state: BatakState, seat: int, action: Bid) -> RuleError | None:
         if state.declarer is not None:
-            return illegal("auction_over", "the auction is over")
+            return illegal("auction_over", self.messages["auction_over"])
         if not MIN_BID <= action.value <= MAX_BID:
-            return illegal("bid_out_of_range", f"a bid is a number from {MIN_BID} to {MAX_BID}")
+            return illegal("bid_out_of_range", self.messages["bid_out_of_range"], minimum=MIN_BID, maximum=MAX_BID)
         if action.value < state.auction.lowest_bid():
-            return illegal("bid_too_low", f"a bid must be higher than {state.auction.high_bid}, the highest bid so far")
+            return illegal("bid_too_low", self.messages["bid_too_low"], high_bid=state.auction.high_bid)
         return None
 
     def verify_pass(self, state: BatakState, seat: int, action: Pass) -> RuleError | None:
         if state.declarer is not None:
-            return illegal("auction_over", "the auction is over")
+            return illegal("auction_over", self.messages["auction_over"])
         return None
 
     def verify_trump(self, state: BatakState, seat: int, action: Trump) -> RuleError | None:
         if state.declarer is None:
-            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+            return illegal("auction_in_progress", self.messages["auction_in_progress"])
         if state.trump is not None:
-            return illegal("trump_already_named", f"trump is {SUITS[state.trump].names['en'].lower()} already")
+            return illegal("trump_already_named", self.messages["trump_already_named"], trump_suit=SUITS[state.trump].value)
         return None
 
     def verify_play(self, state: BatakState, seat: int, action: Play) -> RuleError | None:
         """The rule a card outside the legal ones breaks (checked in the order of rules 1-4)."""
         if state.declarer is None:
-            return illegal("auction_in_progress", "the auction is not over: bid or pass")
+            return illegal("auction_in_progress", self.messages["auction_in_progress"])
         if state.trump is None or state.trick is None or state.turn is None:
-            return illegal("trump_not_named", "the declarer names trump before the first card is played")
+            return illegal("trump_not_named", self.messages["trump_not_named"])
         card = action.card.index
         turn, trick = state.turn, state.trick
         hand = state.hands[turn]
         if not hand >> card & 1:
-            whose = "your hand" if turn == seat else f"the open hand of {self.seat_names[turn]['en']}"
-            return illegal("card_not_in_hand", f"{action.card} is not in {whose}")
+            if turn == seat:
+                return illegal("card_not_in_hand", self.messages["card_not_in_own_hand"], card=action.card.code)
+            return illegal("card_not_in_hand", self.messages["card_not_in_open_hand"], card=action.card.code, seat=dict(self.seat_names[turn]))
         if self._legal_mask(state, turn) >> card & 1:
             return None
-        trump = SUITS[state.trump].names["en"].lower()
+        trump = SUITS[state.trump].value
         if not trick.cards:
-            message = f"{trump} may not be led before trump is broken, unless only trumps are held"
-            return illegal("trump_not_broken", message)
+            return illegal("trump_not_broken", self.messages["trump_not_broken"], trump_suit=trump)
         led = trick.cards[0] // RANKS
-        led_name = SUITS[led].names["en"].lower()
+        led_suit = SUITS[led].value
         if hand & SUIT_MASKS[led]:
             if card // RANKS != led:
-                return illegal("must_follow_suit", f"{led_name} was led and must be followed")
-            return illegal("must_beat", f"you hold {led_name} higher than every one in the trick and must play one")
+                return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=led_suit)
+            return illegal("must_beat", self.messages["must_beat"], led_suit=led_suit)
         if card // RANKS != state.trump:
-            return illegal("must_trump", f"void in {led_name}, a trump ({trump}) must be played")
-        return illegal("must_overtrump", "a trump higher than every trump in the trick must be played")
+            return illegal("must_trump", self.messages["must_trump"], led_suit=led_suit, trump_suit=trump)
+        return illegal("must_overtrump", self.messages["must_overtrump"])
 
     def perform_bid(self, state: BatakState, seat: int, action: Bid) -> tuple[BatakState, tuple[Event, ...]]:
         return self._call(state, seat, action.value)
@@ -467,13 +640,13 @@ class PartnershipBatak(TrickTaking[BatakState]):
         least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
         ``points`` (per seat; partners score the same) and ``team_points``.
         """
-        assert state.declarer is not None and state.contract is not None and state.trump is not None
+        assert state.declarer is not None and state.dummy is not None and state.contract is not None and state.trump is not None
         declaring = state.declarer % 2
         team_tricks = [state.won[0] + state.won[2], state.won[1] + state.won[3]]
         declaring_points, defending_points = deal_points(state.contract, team_tricks[declaring])
         team_points = [declaring_points, defending_points] if declaring == 0 else [defending_points, declaring_points]
         points = [team_points[seat % 2] for seat in range(SEATS)]
-        result = {
+        result: BatakDealResult = {
             "deal": state.match.deal_number,
             "declarer": state.declarer,
             "dummy": state.dummy,

@@ -68,6 +68,22 @@ RANK_NAMES = {
     Rank.KING: {"en": "King", "tr": "Papaz"},
     Rank.ACE: {"en": "Ace", "tr": "As"},
 }
+#: a rank's name as the possessed noun of a Turkish card name: "Maça Kızı", "Karo Onlusu"
+TURKISH_POSSESSIVE = {
+    Rank.TWO: "İkilisi",
+    Rank.THREE: "Üçlüsü",
+    Rank.FOUR: "Dörtlüsü",
+    Rank.FIVE: "Beşlisi",
+    Rank.SIX: "Altılısı",
+    Rank.SEVEN: "Yedilisi",
+    Rank.EIGHT: "Sekizlisi",
+    Rank.NINE: "Dokuzlusu",
+    Rank.TEN: "Onlusu",
+    Rank.JACK: "Valesi",
+    Rank.QUEEN: "Kızı",
+    Rank.KING: "Papazı",
+    Rank.ACE: "Ası",
+}
 SUIT_NAMES = {
     Suit.CLUBS: {"en": "Clubs", "tr": "Sinek"},
     Suit.DIAMONDS: {"en": "Diamonds", "tr": "Karo"},
@@ -114,9 +130,9 @@ class Card:
         return self.index < other.index
 
     def names(self) -> dict[str, str]:
-        """Display names, e.g. ``{"en": "Queen of Spades", "tr": "Maça Kız"}``."""
-        rank, suit = self.rank.names, self.suit.names
-        return {"en": f"{rank['en']} of {suit['en']}", "tr": f"{suit['tr']} {rank['tr']}"}
+        """Display names, e.g. ``{"en": "Queen of Spades", "tr": "Maça Kızı"}`` (Turkish names a
+        card in the possessive: the suit's queen)."""
+        return {"en": f"{self.rank.names['en']} of {self.suit.names['en']}", "tr": f"{self.suit.names['tr']} {TURKISH_POSSESSIVE[self.rank]}"}
 
     @staticmethod
     def parse(code: str) -> "Card":
@@ -132,6 +148,9 @@ for _suit in Suit:
     for _rank in Rank:
         _CARDS[(_rank, _suit)] = Card._make(_rank, _suit, len(_CARDS))
 _BY_CODE = {card.code: card for card in _CARDS.values()}
+
+#: what a card code looks like, for schemas that check one before the engine does
+CARD_PATTERN = f"^[{''.join(RANK_CODES[rank] for rank in Rank)}][{''.join(suit.value for suit in Suit)}]$"
 
 #: The 52 cards, clubs first, each suit from two to ace.
 FULL_DECK: tuple[Card, ...] = tuple(_CARDS.values())

@@ -13,13 +13,14 @@ players call them too.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -50,6 +51,62 @@ def leader_wins(lead: int, reply: int, trump: int) -> bool:
     if lead // 13 == reply // 13:
         return lead > reply
     return reply // 13 != trump
+
+
+class GermanWhistDealResult(TypedDict):
+    """How a deal of German Whist ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Counted tricks won (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    points: Annotated[list[int], "What the deal added to each score (one entry per seat, in seat order)"]
+    winners: Annotated[list[int], "The seats that won the deal; empty for a tie"]
+
+
+class GermanWhistDealEvent(TypedDict):
+    """A deal of German Whist begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode, "The first face-up stock card"]
+    stock_size: Annotated[int, "Cards in the stock"]
+
+
+class TurnUpEvent(TypedDict):
+    """The next stock card was turned face up."""
+
+    type: Literal["turn_up"]
+    card: CardCode
+    stock_size: Annotated[int, "Cards left in the stock"]
+
+
+class GermanWhistDealResultEvent(GermanWhistDealResult):
+    """A deal of German Whist ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class GermanWhistView(BaseView):
+    """A game of German Whist as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[GermanWhistDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode | None, "The trump suit; null when playing without trump"]
+    face_up: Annotated[CardCode | None, "The face-up stock card, the prize of the trick"]
+    stock_size: Annotated[int, "Cards left in the stock"]
+    phase: Annotated[int, "1 while drawing from the stock, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    tricks_by_phase: Annotated[list[list[int]], "Tricks won in phase 1 and in phase 2 (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]], "Cards publicly known to be in each hand (taken face up), until played (one entry per seat, in seat order)"
+    ]
 
 
 class GermanWhistState(NamedTuple):
@@ -90,15 +147,25 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
 
 
 class GermanWhist(TrickTaking[GermanWhistState]):
+    deal_result_type = GermanWhistDealResult
+    view_type = GermanWhistView
+    event_types = (*COMMON_EVENTS, GermanWhistDealEvent, TakeEvent, DrawEvent, TurnUpEvent, GermanWhistDealResultEvent)
     id = "german-whist"
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
     action_kinds = (Play,)
     refusal_codes = {
-        "illegal_action": "German Whist has only play actions",
-        "card_not_in_hand": "the card is not in the player's hand",
-        "must_follow_suit": "a player holding the suit led must follow it",
+        "illegal_action": {"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"},
+        "card_not_in_hand": {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
+        "must_follow_suit": {"en": "a player holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
+    }
+    messages = {
+        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "must_follow_suit": {
+            "en": "you hold {led_suit} and must follow suit",
+            "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız",
+        },
     }
     options = (
         Option(
@@ -106,38 +173,59 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "string",
             "tricks",
             {"en": "Scoring", "tr": "Puanlama"},
-            "tricks: each player scores the counted tricks they won; over-six: only the deal's winner "
-            "scores, the tricks won above 6 (above 13 when all tricks count).",
+            {
+                "en": "tricks: each player scores the counted tricks they won; over-six: only the deal's winner "
+                "scores, the tricks won above 6 (above 13 when all tricks count).",
+                "tr": "Alınan löve: her oyuncu aldığı sayılan löveler kadar puan alır; 6 üstü fark: yalnızca eli "
+                "kazanan, 6'nın (bütün löveler sayılırsa 13'ün) üstünde aldığı löveler kadar puan alır.",
+            },
             allowed=("tricks", "over-six"),
+            labels={
+                "tricks": {"en": "Tricks won", "tr": "Alınan löve"},
+                "over-six": {"en": "Over six", "tr": "6 üstü fark"},
+            },
         ),
         Option(
             "count_all_tricks",
             "boolean",
             False,
             {"en": "Count all 26 tricks", "tr": "26 el sayılır"},
-            "Phase-1 tricks count too; a 13-13 deal is then a tie.",
+            {
+                "en": "Phase-1 tricks count too; a 13-13 deal is then a tie.",
+                "tr": "İlk aşamanın löveleri de sayılır; 13-13 biten el berabere olur.",
+            },
         ),
         Option(
             "no_trump",
             "boolean",
             False,
             {"en": "No trump", "tr": "Kozsuz"},
-            "No trump suit; the face-up card only shows what the trick's winner gets.",
+            {
+                "en": "No trump suit; the face-up card only shows what the trick's winner gets.",
+                "tr": "Koz rengi yok; açık kart yalnızca löveyi alanın ne kazanacağını gösterir.",
+            },
         ),
         Option(
             "misere",
             "boolean",
             False,
             {"en": "Misère (fewest tricks win)", "tr": "Düşük el"},
-            "The player with fewer counted tricks wins the deal, and the two scores are swapped.",
+            {
+                "en": "Fewest tricks win: the player with fewer counted tricks wins the deal, and the two scores are swapped.",
+                "tr": "Az el alan kazanır: sayılan lövelerden daha azını alan oyuncu eli kazanır, iki oyuncunun puanları yer değiştirir.",
+            },
         ),
         Option(
             "target",
             "integer",
             0,
             {"en": "Target score", "tr": "Hedef puan"},
-            "0 plays a single deal; otherwise deals are played until a total reaches the target, "
-            "the higher total winning and equal totals playing another deal.",
+            {
+                "en": "0 plays a single deal; otherwise deals are played until a total reaches the target, "
+                "the higher total winning and equal totals playing another deal.",
+                "tr": "0 tek el oynatır; yoksa toplamlardan biri hedefe ulaşana dek el oynanır, yüksek toplam "
+                "kazanır, toplamlar eşitse bir el daha oynanır.",
+            },
             minimum=0,
             maximum=1000,
         ),
@@ -194,12 +282,11 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         card = action.card.index
         hand = state.hands[seat]
         if not hand >> card & 1:
-            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
         cards = state.trick.cards
         if legal_cards(hand, cards[0] if cards else -1) >> card & 1:
             return None
-        led = SUITS[cards[0] // 13]
-        return illegal("must_follow_suit", f"you hold {led.names['en'].lower()} and must follow suit")
+        return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
     def perform_play(self, state: GermanWhistState, seat: int, action: Play) -> tuple[GermanWhistState, tuple[Event, ...]]:
         card = action.card.index
@@ -239,7 +326,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         if hands[0] or hands[1]:
             return state, tuple(events)
         counted, points, winners = deal_scores(state.won, state.match.options)
-        result = {
+        result: GermanWhistDealResult = {
             "deal": state.match.deal_number,
             "tricks": counted,
             "tricks_by_phase": [list(seat) for seat in state.won],

@@ -10,8 +10,14 @@ from __future__ import annotations
 from .errors import Refusal, RuleError
 from .players.base import Strategy, register_strategy, unregister_strategy
 from .ruleset import Ruleset
+from .texts import Text
 
 _RULESETS: dict[str, Ruleset] = {}
+
+UNKNOWN_RULESET: Text = {
+    "en": "there is no ruleset {ruleset}; rulesets are: {allowed}",
+    "tr": "{ruleset} diye bir oyun yok; oyunlar: {allowed}",
+}
 
 
 def register(ruleset: Ruleset, strategy: Strategy | None = None) -> Ruleset:
@@ -41,8 +47,9 @@ def get(ruleset_id: str) -> Ruleset:
     except (KeyError, TypeError):
         raise RuleError(
             "unknown_ruleset",
-            f"there is no ruleset {ruleset_id!r}; rulesets are: {', '.join(_RULESETS)}",
+            UNKNOWN_RULESET,
             Refusal.BAD_SETUP,
+            params={"ruleset": repr(ruleset_id), "allowed": list(_RULESETS)},
             details={"allowed": list(_RULESETS)},
         ) from None
 

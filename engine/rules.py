@@ -5,11 +5,12 @@ Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
+from .texts import DEFAULT_LANGUAGE, Text, render
 
 #: Display names of a thing in English and Turkish: ``{"en": ..., "tr": ...}``.
 Names = Mapping[str, str]
@@ -90,17 +91,19 @@ class Option:
     type: str  # "boolean", "integer" or "string"
     default: Any
     names: Names
-    description: str
+    description: Text
     allowed: tuple[Any, ...] | None = None  # the allowed values, when they are a short list
     minimum: int | None = None
     maximum: int | None = None
+    #: what a table shows for each allowed value (booleans: for true), per language
+    labels: Mapping[Any, Names] = field(default_factory=dict)
 
-    def allowed_text(self) -> str:
+    def allowed_text(self, language: str = DEFAULT_LANGUAGE) -> str:
         if self.allowed is not None:
             return ", ".join(_show(value) for value in self.allowed)
         if self.type == "integer":
-            return f"an integer from {self.minimum} to {self.maximum}"
-        return "true or false"
+            return render(OPTION_MESSAGES["integer_range"], {"minimum": self.minimum, "maximum": self.maximum}, language)
+        return "true, false"
 
     def check(self, value: Any) -> Any:
         """``value`` if it is allowed, else ``RuleError(code="invalid_option")``."""
@@ -114,16 +117,17 @@ class Option:
         if ok and self.type == "integer":
             ok = (self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum)
         if not ok:
-            raise bad_option(self, f"option {self.code!r} cannot be {_show(value)}; allowed: {self.allowed_text()}")
+            raise bad_option(self, _show(value))
         return value
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "code": self.code,
             "type": self.type,
             "default": self.default,
             "names": dict(self.names),
-            "description": self.description,
+            "description": render(self.description, {}, language),
+            "labels": [{"value": value, "names": dict(names)} for value, names in self.labels.items()],
         }
         if self.allowed is not None:
             doc["allowed"] = list(self.allowed)
@@ -134,13 +138,28 @@ class Option:
         return doc
 
 
-def bad_option(option: Option, message: str) -> RuleError:
+#: the messages of a refused option
+OPTION_MESSAGES: Mapping[str, Text] = {
+    "invalid_option": {
+        "en": "option {option!r} cannot be {value}; allowed: {allowed}",
+        "tr": "{option!r} seçeneği {value} olamaz; olabilecekler: {allowed}",
+    },
+    "integer_range": {"en": "an integer from {minimum} to {maximum}", "tr": "{minimum} ile {maximum} arasında bir tam sayı"},
+}
+
+
+def bad_option(option: Option, shown: str, text: Text | None = None, **params: Any) -> RuleError:
+    """The ``invalid_option`` refusal of ``option`` set to a value (``shown`` as JSON); a ruleset
+    that refuses a combination of options gives its own ``text`` and ``params``."""
     details: dict[str, Any] = {"option": option.code}
     if option.allowed is not None:
         details["allowed"] = list(option.allowed)
     else:
         details["allowed"] = option.allowed_text()
-    return RuleError("invalid_option", message, Refusal.BAD_SETUP, details=details)
+    if text is None:
+        text = OPTION_MESSAGES["invalid_option"]
+        params = {"option": option.code, "value": shown, "allowed": {lang: option.allowed_text(lang) for lang in text}}
+    return RuleError("invalid_option", text, Refusal.BAD_SETUP, params=params, details=details)
 
 
 def _show(value: Any) -> str:

@@ -37,6 +37,7 @@ from .cards import Deck
 from .errors import Refusal, RuleError, illegal
 from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
+from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
 
 class Match(NamedTuple):
@@ -92,15 +93,31 @@ class Match(NamedTuple):
         )
 
 
-#: the refusals every ruleset may give
-COMMON_REFUSALS = {
-    "unknown_option": "the ruleset has no such option",
-    "invalid_option": "an option value that is not allowed",
-    "malformed_action": "the action is not a well-formed action object",
-    "game_over": "the match is over",
-    "unknown_seat": "there is no such seat",
-    "not_your_turn": "the seat may not act now",
-    "illegal_action": "an action of a kind the ruleset does not have, or not now",
+#: the refusals every ruleset may give, and what each means
+COMMON_REFUSALS: Mapping[str, Text] = {
+    "unknown_option": {"en": "the ruleset has no such option", "tr": "oyunda böyle bir seçenek yok"},
+    "invalid_option": {"en": "an option value that is not allowed", "tr": "seçeneğin bu değeri alınamaz"},
+    "malformed_action": {"en": "the action is not a well-formed action object", "tr": "hamle, geçerli bir hamle nesnesi değil"},
+    "game_over": {"en": "the match is over", "tr": "maç bitti"},
+    "unknown_seat": {"en": "there is no such seat", "tr": "böyle bir koltuk yok"},
+    "not_your_turn": {"en": "the seat may not act now", "tr": "bu koltuk şimdi oynayamaz"},
+    "illegal_action": {"en": "an action of a kind the ruleset does not have, or not now", "tr": "oyunda bu tür hamle yok ya da şimdi yapılamaz"},
+}
+
+#: the messages of the refusals every ruleset may give
+COMMON_MESSAGES: Mapping[str, Text] = {
+    "unknown_option": {
+        "en": "{ruleset} has no option {option!r}; its options are: {allowed}",
+        "tr": "{ruleset} oyununda {option!r} seçeneği yok; seçenekler: {allowed}",
+    },
+    "game_over": {"en": "the match is over", "tr": "maç bitti"},
+    "unknown_seat": {"en": "there is no seat {seat}", "tr": "{seat} numaralı koltuk yok"},
+    "not_your_turn": {"en": "it is not your turn", "tr": "sıra sizde değil"},
+    "illegal_action": {"en": "{ruleset} has {kinds} actions, not {kind!r}", "tr": "{ruleset} oyununun hamleleri {kinds}; {kind!r} değil"},
+    "game_not_over": {
+        "en": "the deal is revealed only once the match is over",
+        "tr": "dağıtım ancak maç bittiğinde açıklanır",
+    },
 }
 
 
@@ -121,6 +138,12 @@ class Ruleset(ABC, Generic[S]):
     names: ClassVar[Names]
     seat_names: ClassVar[tuple[Names, ...]]  # seat labels, in play order
     options: ClassVar[tuple[Option, ...]]
+    #: the shape of the game's deal results (a TypedDict): the view's ``last_deal``, the ``deal_result`` event
+    deal_result_type: ClassVar[type]
+    #: the shape of a view (a TypedDict extending :class:`~engine.shapes.BaseView`)
+    view_type: ClassVar[type]
+    #: the shapes of the events the game gives, each a TypedDict with its ``type`` as a Literal
+    event_types: ClassVar[tuple[type, ...]]
     #: bumped whenever the serialized form of this ruleset's state changes
     state_format: ClassVar[int] = 1
     #: the human seats of a game created without a seat list: the standard table against the
@@ -129,8 +152,12 @@ class Ruleset(ABC, Generic[S]):
     #: the kinds of action the ruleset accepts; each has a ``verify_<type>`` and a
     #: ``perform_<type>`` method
     action_kinds: ClassVar[tuple[type[Action], ...]]
-    #: every code the ruleset refuses an action or a setup with, and what it means
-    refusal_codes: ClassVar[Mapping[str, str]]
+    #: every code the ruleset refuses an action or a setup with, and what it means, per language
+    refusal_codes: ClassVar[Mapping[str, Text]]
+    #: the messages of the ruleset's refusals, per language, by name
+    messages: ClassVar[Mapping[str, Text]] = {}
+    #: what a table shows of the game besides its options (such as Batak's open hand), per language
+    table_labels: ClassVar[Mapping[str, Names]] = {}
 
     def __init__(self) -> None:
         self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
@@ -149,8 +176,9 @@ class Ruleset(ABC, Generic[S]):
             if code not in known:
                 raise RuleError(
                     "unknown_option",
-                    f"{self.id} has no option {code!r}; its options are: {', '.join(known) or 'none'}",
+                    COMMON_MESSAGES["unknown_option"],
                     Refusal.BAD_SETUP,
+                    params={"ruleset": dict(self.names), "option": code, "allowed": list(known) or "-"},
                     details={"option": code, "allowed": list(known)},
                 )
         options = {code: option.check(raw[code]) if raw and code in raw else option.default for code, option in known.items()}
@@ -186,10 +214,10 @@ class Ruleset(ABC, Generic[S]):
         code of the rule it breaks, with the legal actions attached.
         """
         if state.match.result is not None:
-            raise RuleError("game_over", "the match is over", Refusal.NOT_YOUR_TURN)
+            raise RuleError("game_over", COMMON_MESSAGES["game_over"], Refusal.NOT_YOUR_TURN)
         if seat not in self.to_act(state):
             if seat not in range(self.seat_count):
-                raise RuleError("unknown_seat", f"there is no seat {seat}", Refusal.NOT_YOUR_TURN)
+                raise RuleError("unknown_seat", COMMON_MESSAGES["unknown_seat"], Refusal.NOT_YOUR_TURN, params={"seat": seat})
             raise self.turn_refusal(state, seat)
         verifier = self._verifiers.get(type(action))
         error = self.refuse_kind(state, action) if verifier is None else verifier(state, seat, action)
@@ -211,8 +239,8 @@ class Ruleset(ABC, Generic[S]):
 
     def refuse_kind(self, state: S, action: Action) -> RuleError:
         """The refusal of an action of a kind the ruleset does not accept."""
-        kinds = ", ".join(repr(kind.type) for kind in self.action_kinds)
-        return illegal("illegal_action", f"{self.names['en']} has {kinds} actions, not {action.type!r}")
+        kinds = [repr(kind.type) for kind in self.action_kinds]
+        return illegal("illegal_action", COMMON_MESSAGES["illegal_action"], ruleset=dict(self.names), kinds=kinds, kind=action.type)
 
     def check(self) -> None:
         """Raise ``ValueError`` if the ruleset is not fit to serve: its seats, options and
@@ -226,6 +254,11 @@ class Ruleset(ABC, Generic[S]):
             raise fault("needs seats, and standard human seats among them")
         if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
             raise fault("needs action kinds and a catalogue of refusal codes")
+        texts = [*self.refusals().values(), *self.messages.values(), *(option.names for option in self.options)]
+        texts += [text for option in self.options for text in (option.description, *option.labels.values())]
+        texts += self.table_labels.values()
+        if not all(set(LANGUAGES) <= set(text) for text in texts):
+            raise fault("every refusal, message, option and label is written in every language")
         for option in self.options:
             option.check(option.default)
         state, events = self.new_game(self.parse_options({}), "check")
@@ -240,13 +273,13 @@ class Ruleset(ABC, Generic[S]):
             if view["seat"] != seat or view["to_act"] != list(to_act):
                 raise fault("a view says whose it is and who acts")
 
-    def refusals(self) -> dict[str, str]:
+    def refusals(self) -> dict[str, Text]:
         """The catalogue of every refusal code this ruleset may give, and what it means."""
         return {**COMMON_REFUSALS, **self.refusal_codes}
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
-        return RuleError("not_your_turn", "it is not your turn", Refusal.NOT_YOUR_TURN)
+        return RuleError("not_your_turn", COMMON_MESSAGES["not_your_turn"], Refusal.NOT_YOUR_TURN)
 
     # --- what a seat sees -------------------------------------------------------------------
 
@@ -287,7 +320,7 @@ class Ruleset(ABC, Generic[S]):
         """Everything needed to re-check a finished match: the seed and every deal as dealt."""
         match = state.match
         if match.result is None:
-            raise RuleError("game_not_over", "the deal is revealed only once the match is over", Refusal.NOT_YOUR_TURN)
+            raise RuleError("game_not_over", COMMON_MESSAGES["game_not_over"], Refusal.NOT_YOUR_TURN)
         deals = []
         for number in range(1, match.deal_number + 1):
             dealer = match._replace(deal_number=number).dealer(self.seat_count)
@@ -319,14 +352,16 @@ class Ruleset(ABC, Generic[S]):
 
     # --- catalog ----------------------------------------------------------------------------
 
-    def describe(self) -> dict[str, Any]:
-        """The ruleset's catalog entry (without the computer levels, which the bots add)."""
+    def describe(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """The ruleset's catalog entry, its descriptions in ``language`` (without the computer
+        levels, which the bots add)."""
         return {
             "id": self.id,
             "names": dict(self.names),
             "seat_count": self.seat_count,
             "seats": [{"index": i, "names": dict(names)} for i, names in enumerate(self.seat_names)],
-            "options": [option.to_json() for option in self.options],
+            "options": [option.to_json(language) for option in self.options],
+            "labels": [{"code": code, "names": dict(names)} for code, names in self.table_labels.items()],
         }
 
 

@@ -43,13 +43,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
 from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
 from .ruleset import Match, TrickTaking
+from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
 SEATS = 2
@@ -173,12 +174,16 @@ class Closing:
     tricks: int
 
 
+#: how a deal ends
+DealEnd = Literal["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"]
+
+
 class Outcome(NamedTuple):
     """How a deal that ends now is decided."""
 
     winner: int | None
     game_points: int
-    reason: str  # claim, false_claim, closer_failed, last_trick, more_points, drawn
+    reason: DealEnd
     claimant: int | None  # the seat that claimed, or was deemed to
     deemed: bool
     points: tuple[int, int]  # counted points, the last-trick 10 included
@@ -208,6 +213,7 @@ def deal_outcome(
     deemed = played_out and claimant is not None
 
     winner: int | None
+    reason: DealEnd
     if claimant is not None and scored[claimant] >= CLAIM:
         winner, reason = claimant, "claim"
         if closing is not None and closing.seat != claimant:
@@ -251,6 +257,122 @@ class Announcement:
 
     def points(self, trump: int) -> int:
         return marriage_value(self.card, trump)
+
+
+class TalonAtClose(TypedDict):
+    """The closer's opponent's points and tricks when the talon was closed."""
+
+    points: int
+    tricks: int
+
+
+class SixtySixDealResult(TypedDict):
+    """How a deal of Sixty-Six ended."""
+
+    deal: Annotated[int, "The deal's number, from 1"]
+    winners: Annotated[list[int], "The seat that won the deal; empty for a drawn deal"]
+    game_points: Annotated[list[int], "Game points the deal added to each score (one entry per seat, in seat order)"]
+    reason: Annotated[DealEnd, "How the deal ended"]
+    claimed_by: Annotated[int | None, "The seat that claimed 66, or was deemed to"]
+    deemed_claim: Annotated[
+        bool,
+        "All tricks were played and the claim is deemed: the closer's, with 66 or more on a closed talon, else the last "
+        "trick's winner's",
+    ]
+    points: Annotated[list[int], "Each player's points in the deal: cards, counted marriages, the last-trick 10"]
+    marriage_points: Annotated[list[int], "Counted marriage points (one entry per seat, in seat order)"]
+    last_trick_ten: Annotated[int | None, "The seat given 10 for the last trick"]
+    tricks: Annotated[list[int], "Tricks won (one entry per seat, in seat order)"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    at_close: Annotated[TalonAtClose | None, "The closer's opponent's points and tricks when the talon was closed"]
+
+
+class MarriageShown(TypedDict):
+    seat: int
+    suit: SuitCode
+    points: Annotated[int, "20, or 40 in trump"]
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    pending: Annotated[bool, "Not counted until the announcer wins a trick"]
+
+
+class SixtySixDealEvent(TypedDict):
+    """A deal of Sixty-Six begins."""
+
+    type: Literal["deal"]
+    deal: Annotated[int, "The deal's number, from 1"]
+    dealer: int
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[CardCode | None, "The face-up trump card under the talon; null without a talon"]
+    talon_size: Annotated[int, "Face-down cards in the talon"]
+
+
+class ExchangeEvent(TypedDict):
+    """A seat exchanged the trump card under the talon."""
+
+    type: Literal["exchange"]
+    seat: int
+    gave: Annotated[CardCode, "The card put under the talon"]
+    took: Annotated[CardCode, "The trump card taken"]
+
+
+class CloseEvent(TypedDict):
+    """A seat closed the talon."""
+
+    type: Literal["close"]
+    seat: int
+
+
+class MarriageEvent(TypedDict):
+    """A seat announced a marriage."""
+
+    type: Literal["marriage"]
+    seat: int
+    card: Annotated[CardCode, "The king or queen led or named"]
+    suit: SuitCode
+    pair: Annotated[list[CardCode], "The king and the queen"]
+    value: Annotated[int, "20, or 40 in trump"]
+
+
+class DeclareEvent(TypedDict):
+    """A seat claimed 66."""
+
+    type: Literal["declare"]
+    seat: int
+
+
+class SixtySixDealResultEvent(SixtySixDealResult):
+    """A deal of Sixty-Six ended."""
+
+    type: Literal["deal_result"]
+    scores: Annotated[list[int], "Match totals after the deal (one entry per seat, in seat order)"]
+
+
+class SixtySixView(BaseView):
+    """A game of Sixty-Six as one seat (or a spectator) sees it."""
+
+    last_deal: Annotated[SixtySixDealResult | None, "How the last finished deal ended; null before"]
+    hand: Annotated[list[CardCode] | None, "The viewer's cards; null for a spectator"]
+    hand_sizes: Annotated[list[int], "Cards in each hand (one entry per seat, in seat order)"]
+    trump: Annotated[SuitCode, "The trump suit"]
+    trump_card: Annotated[
+        CardCode | None, "The face-up trump card under the talon; null once taken, when closed, or without a talon"
+    ]
+    talon_size: Annotated[int, "Face-down cards left in the talon"]
+    talon_closed: Annotated[bool, "The talon has been closed"]
+    closed_by: Annotated[int | None, "The seat that closed the talon"]
+    phase: Annotated[int, "1 while drawing from the talon, then 2"]
+    trick_number: Annotated[int | None, "The trick being played, from 1; null once the match is over"]
+    trick: Annotated[TrickView, "The trick on the table"]
+    last_trick: Annotated[TrickView | None, "The last finished trick"]
+    tricks_won: Annotated[list[int], "Tricks won this deal (one entry per seat, in seat order)"]
+    known_cards: Annotated[
+        list[list[CardCode]],
+        "Cards both players know to be in each hand (a trump card taken, a marriage partner) (one entry per seat, in seat order)",
+    ]
+    marriages: Annotated[list[MarriageShown], "Marriages announced this deal"]
+    pending_marriage: Annotated[list[bool], "Marriage points waiting for a trick won (one entry per seat, in seat order)"]
+    points: Annotated[list[int] | None, "Points so far (cards and counted marriages); null unless `open_scores`"]
+    won_cards: Annotated[list[list[CardCode]] | None, "The cards of the tricks won; null unless `open_scores`"]
 
 
 class SixtySixState(NamedTuple):
@@ -299,7 +421,7 @@ class SixtySixState(NamedTuple):
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
 
 
-def deal_result(state: SixtySixState, claimant: int | None) -> dict[str, Any]:
+def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResult:
     """The result of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks played.
 
     Keys: ``deal``; ``winners`` (the winning seat, or empty for a drawn deal); ``game_points``
@@ -345,37 +467,155 @@ EXHAUSTED_TALON = Option(
     "string",
     "last-trick",
     {"en": "Exhausted talon", "tr": "Talon bitince"},
-    "When the last trick is played on a talon that ran out and no one claimed: last-trick, its "
-    "winner wins the deal and scores 1; last-trick-ten, its winner adds 10 points, the player with "
-    "more points wins as for a claim and equal points are a drawn deal. Schnapsen allows only last-trick.",
+    {
+        "en": "When the last trick is played on a talon that ran out and no one claimed: last-trick, its "
+        "winner wins the deal and scores 1; last-trick-ten, its winner adds 10 points, the player with "
+        "more points wins as for a claim and equal points are a drawn deal. Schnapsen allows only last-trick.",
+        "tr": "Talon bitmiş, kimse 66 ilan etmemişken son löve oynanınca: son löveyi alan kazanır seçilirse "
+        "son löveyi alan eli kazanır ve 1 puan alır; son löveye 10 puan seçilirse son löveyi alan 10 sayı "
+        "ekler, sayısı çok olan ilan etmiş gibi kazanır, sayılar eşitse el berabere biter. Schnapsen'de "
+        "yalnızca ilki seçilebilir.",
+    },
     allowed=("last-trick", "last-trick-ten"),
+    labels={
+        "last-trick": {"en": "Last trick wins", "tr": "Son löveyi alan kazanır"},
+        "last-trick-ten": {"en": "Last trick scores 10", "tr": "Son löveye 10 puan"},
+    },
 )
 
 
 class SixtySix(TrickTaking[SixtySixState]):
+    deal_result_type = SixtySixDealResult
+    view_type = SixtySixView
+    event_types = (
+        *COMMON_EVENTS,
+        SixtySixDealEvent,
+        TakeEvent,
+        DrawEvent,
+        ExchangeEvent,
+        CloseEvent,
+        MarriageEvent,
+        DeclareEvent,
+        SixtySixDealResultEvent,
+    )
     id = "sixty-six"
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
     action_kinds = (Play, Marriage, Exchange, Close, Declare)
     refusal_codes = {
-        "illegal_action": "Sixty-Six has no actions of this kind",
-        "card_not_in_hand": "the card is not in the player's hand",
-        "must_follow_suit": "with the talon closed or exhausted, the follower must follow suit",
-        "must_win_trick": "with the talon closed or exhausted, the follower must win the trick if able",
-        "must_trump": "with the talon closed or exhausted, a follower who cannot follow must trump",
-        "declare_not_allowed": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only "
-        "once a trick is won",
-        "marriages_disabled": "the game is played without marriages",
-        "not_on_lead": "only the leader may exchange, close or announce a marriage, before leading",
-        "not_a_marriage_card": "a marriage is announced by leading its king or queen",
-        "marriage_not_held": "a marriage needs both the king and the queen",
-        "talon_closed": "the talon is closed",
-        "talon_exhausted": "the talon is exhausted",
-        "exchange_not_allowed": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
-        "after winning a trick (in Schnapsen at any time), while the talon is open",
-        "close_not_allowed": "there is no talon to close",
-        "invalid_option": "an option value not allowed (alone or with the others)",
+        "illegal_action": {"en": "Sixty-Six has no actions of this kind", "tr": "Altmışaltı'da bu tür hamle yok"},
+        "card_not_in_hand": {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
+        "must_follow_suit": {
+            "en": "with the talon closed or exhausted, the follower must follow suit",
+            "tr": "talon kapalıyken ya da bitmişken ikinci oynayan yerdeki rengi oynamalı",
+        },
+        "must_win_trick": {
+            "en": "with the talon closed or exhausted, the follower must win the trick if able",
+            "tr": "talon kapalıyken ya da bitmişken ikinci oynayan, yapabiliyorsa löveyi almalı",
+        },
+        "must_trump": {
+            "en": "with the talon closed or exhausted, a follower who cannot follow must trump",
+            "tr": "talon kapalıyken ya da bitmişken yerdeki renkten kartı olmayan koz çakmalı",
+        },
+        "declare_not_allowed": {
+            "en": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only once a trick is won",
+            "tr": "66 yalnızca ilk oynayan sıradayken ilan edilir; elin ilk lövesinde edilmez; evlilikle ancak bir löve alındıktan sonra edilir",
+        },
+        "marriages_disabled": {"en": "the game is played without marriages", "tr": "oyun evliliksiz oynanıyor"},
+        "not_on_lead": {
+            "en": "only the leader may exchange, close or announce a marriage, before leading",
+            "tr": "koz değişimini, kapatmayı ve evlilik ilanını yalnızca ilk oynayan, kart oynamadan önce yapar",
+        },
+        "not_a_marriage_card": {
+            "en": "a marriage is announced by leading its king or queen",
+            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
+        },
+        "marriage_not_held": {"en": "a marriage needs both the king and the queen", "tr": "evlilik için aynı rengin papazı ve kızı gerekir"},
+        "talon_closed": {"en": "the talon is closed", "tr": "talon kapalı"},
+        "talon_exhausted": {"en": "the talon is exhausted", "tr": "talon bitti"},
+        "exchange_not_allowed": {
+            "en": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
+            "after winning a trick (in Schnapsen at any time), while the talon is open",
+            "tr": "koz kartını yalnızca koz 9'lusu (valesi) elinde olan ilk oynayan, talon açıkken ve bir "
+            "löve aldıktan sonra (Schnapsen'de her zaman) değiştirebilir",
+        },
+        "close_not_allowed": {"en": "there is no talon to close", "tr": "kapatılacak talon yok"},
+        "invalid_option": {
+            "en": "an option value not allowed (alone or with the others)",
+            "tr": "seçeneğin bu değeri alınamaz (tek başına ya da ötekilerle birlikte)",
+        },
+    }
+    messages = {
+        "declare_in_reply": {
+            "en": "you may claim 66 only when on lead, not in reply",
+            "tr": "66'yı yalnızca ilk oynayan olarak ilan edebilirsiniz, karşılık verirken edemezsiniz",
+        },
+        "declare_at_first_lead": {
+            "en": "you may not claim 66 at the first lead of a deal",
+            "tr": "elin ilk lövesinde 66 ilan edemezsiniz",
+        },
+        "declare_before_trick": {
+            "en": "you may claim 66 with a marriage only once you have won a trick in this deal",
+            "tr": "evlilikle 66'yı ancak bu elde bir löve aldıktan sonra ilan edebilirsiniz",
+        },
+        "marriages_disabled": {"en": "this game is played without marriages", "tr": "bu oyun evliliksiz oynanıyor"},
+        "exchange_disabled": {"en": "this game is played without the trump exchange", "tr": "bu oyun koz değişimi olmadan oynanıyor"},
+        "not_on_lead_exchange": {
+            "en": "only the leader may exchange the trump card, before leading a card",
+            "tr": "koz kartını yalnızca ilk oynayan, kart oynamadan önce değiştirebilir",
+        },
+        "not_on_lead_close": {
+            "en": "only the leader may close the talon, before leading a card",
+            "tr": "talonu yalnızca ilk oynayan, kart oynamadan önce kapatabilir",
+        },
+        "not_on_lead_marriage": {
+            "en": "only the leader may announce a marriage, before leading a card",
+            "tr": "evliliği yalnızca ilk oynayan, kart oynamadan önce ilan edebilir",
+        },
+        "no_talon_exchange": {"en": "there is no talon: you may not exchange the trump card", "tr": "talon yok: koz kartı değiştirilemez"},
+        "no_talon_close": {"en": "there is no talon: you may not close the talon", "tr": "talon yok: kapatılamaz"},
+        "talon_closed_exchange": {"en": "the talon is closed: you may not exchange the trump card", "tr": "talon kapalı: koz kartı değiştirilemez"},
+        "talon_closed_close": {"en": "the talon is closed: you may not close the talon", "tr": "talon zaten kapalı"},
+        "talon_exhausted_exchange": {
+            "en": "the talon is exhausted: you may not exchange the trump card",
+            "tr": "talon bitti: koz kartı değiştirilemez",
+        },
+        "talon_exhausted_close": {"en": "the talon is exhausted: you may not close the talon", "tr": "talon bitti: kapatılamaz"},
+        "exchange_card_not_held": {
+            "en": "you do not hold {wanted_card}, the card exchanged for the trump card",
+            "tr": "koz kartıyla değiştirilen kart ({wanted_card}) elinizde yok",
+        },
+        "exchange_before_trick": {
+            "en": "you may exchange only after winning a trick in this deal",
+            "tr": "koz kartını ancak bu elde bir löve aldıktan sonra değiştirebilirsiniz",
+        },
+        "not_a_marriage_card": {
+            "en": "a marriage is announced by leading its king or queen",
+            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
+        },
+        "marriage_not_held": {
+            "en": "you do not hold both the king and the queen of {marriage_suit}",
+            "tr": "elinizde {marriage_suit} papazı ile kızı birlikte yok",
+        },
+        "marriage_talon_closed": {
+            "en": "marriages may be announced only while the talon is open",
+            "tr": "evlilik yalnızca talon açıkken ilan edilir",
+        },
+        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "must_follow_suit": {"en": "you hold {led_suit} and must follow suit", "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız"},
+        "must_win_trick": {
+            "en": "you hold a higher {led_suit} card and must win the trick",
+            "tr": "elinizde daha büyük bir {led_suit} var: löveyi almalısınız",
+        },
+        "must_trump": {
+            "en": "you cannot follow {led_suit} but hold trump, and must trump",
+            "tr": "elinizde {led_suit} yok ama koz var: koz çakmalısınız",
+        },
+        "schnapsen_last_trick": {
+            "en": 'option "exhausted_talon" cannot be "{value}" with variant "schnapsen"; allowed: "last-trick"',
+            "tr": '"schnapsen" varyantında "exhausted_talon" seçeneği "{value}" olamaz; olabilecek: "last-trick"',
+        },
     }
     options = (
         Option(
@@ -383,41 +623,65 @@ class SixtySix(TrickTaking[SixtySixState]):
             "string",
             "sixty-six",
             {"en": "Variant", "tr": "Varyant"},
-            "sixty-six: 24 cards, 6 each; schnapsen: 20 cards (no nines), 5 each, exchange with the "
-            "trump jack without a trick won, marriages after closing too, stiffer penalties.",
+            {
+                "en": "sixty-six: 24 cards, 6 each; schnapsen: 20 cards (no nines), 5 each, exchange with the "
+                "trump jack without a trick won, marriages after closing too, stiffer penalties.",
+                "tr": "Altmışaltı: 24 kart, kişi başı 6; Schnapsen: 20 kart (dokuzlular yok), kişi başı 5, löve "
+                "almadan koz valesiyle değişim, kapattıktan sonra da evlilik, ağır cezalar.",
+            },
             allowed=tuple(VARIANTS),
+            labels={
+                "sixty-six": {"en": "Sixty-Six (24 cards)", "tr": "Altmışaltı (24 kart)"},
+                "schnapsen": {"en": "Schnapsen (20 cards)", "tr": "Schnapsen (20 kart)"},
+            },
         ),
         Option(
             "marriages",
             "boolean",
             True,
             {"en": "Marriages", "tr": "Evlilik"},
-            "A king and queen of one suit announced with the lead score 20, or 40 in trump; false "
-            "plays without marriages.",
+            {
+                "en": "A king and queen of one suit announced with the lead score 20, or 40 in trump; false "
+                "plays without marriages.",
+                "tr": "Aynı rengin papazı ile kızı, biri oynanırken ilan edilince 20, kozda 40 sayı kazandırır; "
+                "seçilmezse evliliksiz oynanır.",
+            },
         ),
         Option(
             "trump_exchange",
             "boolean",
             True,
             {"en": "Trump exchange", "tr": "Koz değişimi"},
-            "While the talon is open, the leader holding the trump nine (jack in Schnapsen) may swap "
-            "it for the face-up trump card.",
+            {
+                "en": "While the talon is open, the leader holding the trump nine (jack in Schnapsen) may swap "
+                "it for the face-up trump card.",
+                "tr": "Talon açıkken koz 9'lusu (Schnapsen'de valesi) elinde olan ilk oynayan, onu açık koz "
+                "kartıyla değiştirebilir.",
+            },
         ),
         Option(
             "open_scores",
             "boolean",
             False,
             {"en": "Open scores", "tr": "Açık puan takibi"},
-            "Each view shows both players' points and won cards; otherwise only the tricks won and "
-            "whether marriage points are pending.",
+            {
+                "en": "Each view shows both players' points and won cards; otherwise only the tricks won and "
+                "whether marriage points are pending.",
+                "tr": "Masada iki oyuncunun sayıları ve aldığı kartlar görünür; seçilmezse yalnızca alınan löveler "
+                "ve bekleyen evlilik sayısı olup olmadığı görünür.",
+            },
         ),
         Option(
             "no_talon",
             "boolean",
             False,
             {"en": "No talon (practice)", "tr": "Talonsuz pratik"},
-            "All cards are dealt; the dealer's last card is shown and fixes trump; phase-2 rules from "
-            "the first trick, no exchange or closing; marriages when leading.",
+            {
+                "en": "All cards are dealt; the dealer's last card is shown and fixes trump; phase-2 rules from "
+                "the first trick, no exchange or closing; marriages when leading.",
+                "tr": "Bütün kartlar dağıtılır; dağıtanın son kartı gösterilir ve kozu belirler; ilk löveden "
+                "başlayarak ikinci aşamanın kuralları geçer, değişim ve kapatma yok; evlilik ilk oynarken.",
+            },
         ),
         EXHAUSTED_TALON,
         Option(
@@ -425,7 +689,10 @@ class SixtySix(TrickTaking[SixtySixState]):
             "integer",
             7,
             {"en": "Target score", "tr": "Hedef puan"},
-            "The first player to reach this many game points wins the match.",
+            {
+                "en": "The first player to reach this many game points wins the match.",
+                "tr": "Bu kadar oyun puanına ilk ulaşan maçı kazanır.",
+            },
             allowed=(5, 7, 9, 11),
         ),
     )
@@ -435,11 +702,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     def check_option_combination(self, options: Mapping[str, Any]) -> None:
         if options["variant"] == "schnapsen" and options["exhausted_talon"] != "last-trick":
             allowed = replace(EXHAUSTED_TALON, allowed=("last-trick",))
-            raise bad_option(
-                allowed,
-                f'option "exhausted_talon" cannot be "{options["exhausted_talon"]}" with variant '
-                f'"schnapsen"; allowed: {allowed.allowed_text()}',
-            )
+            raise bad_option(allowed, options["exhausted_talon"], self.messages["schnapsen_last_trick"], value=options["exhausted_talon"])
 
     @staticmethod
     def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...], int]:
@@ -541,30 +804,30 @@ class SixtySix(TrickTaking[SixtySixState]):
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
         if trick.cards:
-            return illegal("declare_not_allowed", "you may claim 66 only when on lead, not in reply")
+            return illegal("declare_not_allowed", self.messages["declare_in_reply"])
         if not trick.cards and not (state.won[0] or state.won[1]):
-            return illegal("declare_not_allowed", "you may not claim 66 at the first lead of a deal")
+            return illegal("declare_not_allowed", self.messages["declare_at_first_lead"])
         return None
 
     def _leader_move(self, state: SixtySixState, seat: int, action: Action) -> RuleError | None:
         """What forbids the leader's moves other than a card and a claim, before its kind's own rules."""
         options = state.match.options
         if isinstance(action, Marriage) and not options["marriages"]:
-            return illegal("marriages_disabled", "this game is played without marriages")
+            return illegal("marriages_disabled", self.messages["marriages_disabled"])
         if isinstance(action, Exchange) and not options["trump_exchange"]:
-            return illegal("exchange_not_allowed", "this game is played without the trump exchange")
+            return illegal("exchange_not_allowed", self.messages["exchange_disabled"])
         if state.trick.cards:
-            return illegal("not_on_lead", f"only the leader may {_verb(action)}, before leading a card")
+            return illegal("not_on_lead", self.messages[f"not_on_lead_{action.type}"])
         return None
 
     def _talon_move(self, state: SixtySixState, action: Action) -> RuleError | None:
         """What forbids an exchange or a close: no talon, a closed or an exhausted one."""
         if state.match.options["no_talon"]:
-            return illegal(f"{action.type}_not_allowed", f"there is no talon: you may not {_verb(action)}")
+            return illegal(f"{action.type}_not_allowed", self.messages[f"no_talon_{action.type}"])
         if state.closing is not None:
-            return illegal("talon_closed", f"the talon is closed: you may not {_verb(action)}")
+            return illegal("talon_closed", self.messages[f"talon_closed_{action.type}"])
         if not state.talon:
-            return illegal("talon_exhausted", f"the talon is exhausted: you may not {_verb(action)}")
+            return illegal("talon_exhausted", self.messages[f"talon_exhausted_{action.type}"])
         return None
 
     def verify_close(self, state: SixtySixState, seat: int, action: Close) -> RuleError | None:
@@ -574,10 +837,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         refused = self._leader_move(state, seat, action) or self._talon_move(state, action)
         if refused is not None or self._may_exchange(state, seat):
             return refused
-        wanted = DECK.cards[self._exchange_card(state)]
         if not state.hands[seat] >> self._exchange_card(state) & 1:
-            return illegal("exchange_not_allowed", f"you do not hold {wanted}, the card exchanged for the trump card")
-        return illegal("exchange_not_allowed", "you may exchange only after winning a trick in this deal")
+            wanted = DECK.cards[self._exchange_card(state)]  # the trump nine (jack): no hidden card
+            return illegal("exchange_not_allowed", self.messages["exchange_card_not_held"], wanted_card=str(wanted))
+        return illegal("exchange_not_allowed", self.messages["exchange_before_trick"])
 
     def verify_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> RuleError | None:
         refused = self._leader_move(state, seat, action)
@@ -585,34 +848,33 @@ class SixtySix(TrickTaking[SixtySixState]):
             return refused
         card = DECK.number.get(action.card)
         if card is None or card % 6 not in (KING, QUEEN):
-            return illegal("not_a_marriage_card", "a marriage is announced by leading its king or queen")
+            return illegal("not_a_marriage_card", self.messages["not_a_marriage_card"])
         if not marriage_cards(state.hands[seat]) >> card & 1:
-            suit = action.card.suit.names["en"].lower()
-            return illegal("marriage_not_held", f"you do not hold both the king and the queen of {suit}")
+            return illegal("marriage_not_held", self.messages["marriage_not_held"], marriage_suit=action.card.suit.value)
         if self._marriage_time(state):
             if action.declare and not state.won[seat]:
-                return illegal("declare_not_allowed", "you may claim 66 with a marriage only once you have won a trick in this deal")
+                return illegal("declare_not_allowed", self.messages["declare_before_trick"])
             return None
         # held, on lead and allowed by the options: only the talon's state forbids it
         if state.closing is not None:
-            return illegal("talon_closed", "marriages may be announced only while the talon is open")
-        return illegal("talon_exhausted", "marriages may be announced only while the talon is open")
+            return illegal("talon_closed", self.messages["marriage_talon_closed"])
+        return illegal("talon_exhausted", self.messages["marriage_talon_closed"])
 
     def verify_play(self, state: SixtySixState, seat: int, action: Play) -> RuleError | None:
         trick = state.trick
         card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
-            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
         if not trick.cards or self._follower_cards(state, seat) >> card & 1:
             return None
         lead = trick.cards[0]
-        suit = SUITS[lead // 6].names["en"].lower()
+        suit = SUITS[lead // 6].value
         if card // 6 != lead // 6 and hand & SUIT_MASKS[lead // 6]:
-            return illegal("must_follow_suit", f"you hold {suit} and must follow suit")
+            return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=suit)
         if card // 6 == lead // 6:
-            return illegal("must_win_trick", f"you hold a higher {suit} card and must win the trick")
-        return illegal("must_trump", f"you cannot follow {suit} but hold trump, and must trump")
+            return illegal("must_win_trick", self.messages["must_win_trick"], led_suit=suit)
+        return illegal("must_trump", self.messages["must_trump"], led_suit=suit)
 
     def perform_play(self, state: SixtySixState, seat: int, action: Play) -> tuple[SixtySixState, tuple[Event, ...]]:
         return self._play(state, seat, BY_INDEX[action.card.index], ())
@@ -819,6 +1081,3 @@ def _draw(seat: int, card: str, talon_size: int) -> Event:
         {"type": "draw", "seat": seat, "talon_size": talon_size},
     )
 
-
-def _verb(action: Action) -> str:
-    return {"exchange": "exchange the trump card", "close": "close the talon", "marriage": "announce a marriage"}[action.type]

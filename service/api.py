@@ -19,6 +19,7 @@ from engine import RuleError
 
 from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
+from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +52,20 @@ class Api(flask_smorest.Api):
         data = getattr(error, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
         if error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
-            problem = Problem(400, "malformed_json", "the request body is not valid JSON")
+            problem = Problem(400, "malformed_json", "malformed_json")
         elif error.code == 400 and messages is not None:
             # webargs refuses a body or query that does not fit its schema
-            problem = Problem(400, "invalid_request", _describe(messages), errors=_flatten(messages))
+            detail, params = _describe(messages)
+            problem = Problem(400, "invalid_request", detail, params=params, errors=_flatten(messages))
         else:
             if error.code == 500:
                 log.error("unhandled error on %s %s", request.method, request.path, exc_info=getattr(error, "original_exception", error))
             code = HTTP_ERROR_CODES.get(error.code or 500, HTTPStatus(error.code or 500).phrase.lower().replace(" ", "_"))
-            detail = error.description or "" if error.code != 500 else "the server failed to answer this request"
-            problem = Problem(error.code or 500, code, detail)
+            if error.code == 500:
+                problem = Problem(500, code, "server_failed")
+            else:
+                detail = code if code in DETAILS else "http_error"
+                problem = Problem(error.code or 500, code, detail, params={"description": error.description or ""})
         response = problem.response()
         allowed = getattr(error, "valid_methods", None)
         if error.code == 405 and allowed:
@@ -71,9 +76,9 @@ class Api(flask_smorest.Api):
         # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
         if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
-            return Problem(503, "capacity", "the game store is full; try again later", headers={"Retry-After": "60"}).response()
+            return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
-        return Problem(503, "storage_unavailable", "the game store is unavailable; try again shortly", headers={"Retry-After": "1"}).response()
+        return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 
     def register_blueprint(self, blp, *, parameters=None, **options) -> None:
         super().register_blueprint(blp, parameters=parameters, **options)
@@ -86,10 +91,10 @@ class Api(flask_smorest.Api):
         """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
         for status in HTTPStatus:
             if status >= 400:
-                response = {"description": status.phrase, "schema": ProblemSchema}
+                response = {"description": status.phrase, "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
                 prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
                 self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema}
+        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
@@ -106,7 +111,8 @@ class Blueprint(flask_smorest.Blueprint):
 
     def route(self, rule, *, operation_id: str, tags=None, **options):
         """Register an operation under a stable ``operationId`` (generated clients name their
-        methods after it). Every operation takes an ``X-Request-ID`` and may meet the server's own
+        methods after it). Every operation takes an ``X-Request-ID`` and a language (``Accept-Language``,
+        ``lang``), and may meet the server's own
         refusals (414, 431); one that does not document a seat token needs none (``security: []``)."""
 
         def decorator(function):
@@ -116,7 +122,8 @@ class Blueprint(flask_smorest.Blueprint):
             # documents from the arguments schema (`wait`, `after`): headers go on the path instead
             headers = function._apidoc["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
-            register = super(Blueprint, self).route(rule, parameters=[*headers, REQUEST_ID], tags=tags, **options)
+            parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
+            register = super(Blueprint, self).route(rule, parameters=parameters, tags=tags, **options)
             return register(function)
 
         return decorator
@@ -139,6 +146,7 @@ class Blueprint(flask_smorest.Blueprint):
                     },
                     content_type=PROBLEM_CONTENT_TYPE,
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
+                    headers={"Content-Language": CONTENT_LANGUAGE},
                 )(function)
             return function
 
@@ -174,17 +182,19 @@ def _flatten(messages) -> dict[str, object]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
-def _describe(messages) -> str:
+def _describe(messages) -> tuple[str, dict[str, object]]:
+    """The detail of an invalid request: its first field and that field's first message (the
+    messages, from marshmallow, are English: a Turkish detail names the field only)."""
     fields = _flatten(messages)
     first = next(iter(fields.items()), None)
     if first is None:
-        return "the request is not valid"
+        return "invalid_request", {}
     name, problem = first
     while isinstance(problem, (list, dict)) and problem:
         problem = problem[0] if isinstance(problem, list) else next(iter(problem.values()))
-    where = "the request" if name == "_schema" else f"'{name}'"
-    more = f" (and {len(fields) - 1} more)" if len(fields) > 1 else ""
-    return f"{where}: {problem}{more}"
+    where = {"en": "the request", "tr": "istek"} if name == "_schema" else {"en": f"'{name}'", "tr": f"'{name}'"}
+    params = {"field": where, "problem": problem, "others": len(fields) - 1}
+    return ("invalid_fields" if len(fields) > 1 else "invalid_field"), params
 
 
 def bearer_token() -> str | None:
@@ -197,7 +207,7 @@ def bearer_token() -> str | None:
         raise Problem(
             401,
             "invalid_token",
-            "the Authorization header must be 'Bearer <seat token>'",
+            "bearer",
             headers={"WWW-Authenticate": 'Bearer error="invalid_request"'},
         )
     return token.strip()

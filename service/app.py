@@ -16,7 +16,7 @@ from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
 
-from . import edge, limits, logs, metrics
+from . import edge, limits, logs, metrics, texts
 from .api import Api
 from .config import Settings
 from .embedded import EmbeddedRedis
@@ -24,7 +24,9 @@ from .encoding import json_bytes, json_text
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
-from .resources.games import document_seat_counts
+from .resources.games import document_seat_counts, document_views
+from .resources.history import document_events
+from .schemas import document_actions, document_options
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -129,6 +131,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    document_actions(api.spec)
+    document_options(api.spec)
+    document_views(api.spec)
+    document_events(api.spec)
     document_seat_counts(api.spec)
     limits.install(app, settings, redis)
 
@@ -157,9 +163,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     @app.before_request
     def bodies_are_json():
         if request.method == "POST" and request.content_length and not request.is_json:
-            raise Problem(415, "unsupported_media_type", "send the body as application/json")
+            raise Problem(415, "unsupported_media_type", "unsupported_media_type")
 
     edge.install(app)
+    texts.install(app)
     metrics.install(app)
     logs.install(app)
 

@@ -21,12 +21,13 @@ from engine.players import level_names
 
 from . import bot, logs
 from .app import create_app, redis_client
+from .clocks import run as run_clocks
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
 from .store import GameStore
 from .tables import Tables
+from .verify import verify
 from .worker import BLOCK_SECONDS, Worker
-
 
 log = logging.getLogger("koz")
 
@@ -136,6 +137,9 @@ def work(args: argparse.Namespace) -> None:
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
     if args.with_parent:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
+    # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
+    # checking the same deadline apply it once
+    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
     Worker(tables).run(stop)
 
 
@@ -166,6 +170,15 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def verify_history(args: argparse.Namespace) -> None:
+    problems = verify(json.loads(args.history.read_text()))
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if problems:
+        sys.exit(1)
+    print("OK: the seed matches its commitment, and every deal and event replays from it")
+
+
 def main(argv: list[str] | None = None) -> None:
     logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
@@ -179,12 +192,15 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser.add_argument("--connections", type=int, default=10000, help="open connections per web process (default 10000)")
     serve_parser.add_argument("--workers", type=int, default=1, help="koz worker processes beside the web server (default 1; 0 for none)")
     serve_parser.set_defaults(run=serve)
-    worker_parser = commands.add_parser("worker", help="make the computer players' moves (needs REDIS_URL)")
+    worker_parser = commands.add_parser("worker", help="make the computer players' moves and enforce the turn clocks (needs REDIS_URL)")
     worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")
     worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
+    verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
+    verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
+    verify_parser.set_defaults(run=verify_history)
     bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
     bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
     bot_parser.add_argument("game_id")

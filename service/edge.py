@@ -43,16 +43,16 @@ def check_json_text(data: bytes) -> None:
     for bracket in _BRACKET.findall(skeleton):
         depth += 1 if bracket in b"[{" else -1
         if depth > MAX_JSON_DEPTH:
-            raise Problem(400, "json_too_deep", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+            raise Problem(400, "json_too_deep", "json_too_deep", params={"limit": MAX_JSON_DEPTH})
     if any(len(number) > MAX_NUMBER_LENGTH for number in _NUMBER.findall(skeleton)):
-        raise Problem(400, "number_too_large", f"a number in the body has more than {MAX_NUMBER_LENGTH} characters")
+        raise Problem(400, "number_too_large", "number_too_large", params={"limit": MAX_NUMBER_LENGTH})
 
 
 def check_well_formed(value: Any) -> None:
     """Refuse any text (key or value) that is not well-formed Unicode: a lone surrogate."""
     if isinstance(value, str):
         if not _is_well_formed(value):
-            raise Problem(400, "invalid_text", "a text in the body is not well-formed Unicode (a lone surrogate)")
+            raise Problem(400, "invalid_text", "invalid_text")
     elif isinstance(value, dict):
         for key, item in value.items():
             check_well_formed(key)
@@ -97,7 +97,7 @@ def check_if_match(header: str | None) -> str | None:
         raise Problem(
             400,
             "invalid_request",
-            'If-Match must be "*" or entity tags such as W/"12"',
+            "if_match",
             errors={"If-Match": ['"*" or entity tags such as W/"12"']},
         )
     return header

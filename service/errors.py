@@ -13,8 +13,10 @@ import marshmallow as ma
 from flask import Response, g, has_request_context, json, request
 
 from engine import Refusal, RuleError
+from engine.texts import Text, render
 
 from .metrics import REFUSALS
+from .texts import DETAILS, TURKISH_TITLES, language
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -28,13 +30,28 @@ REFUSAL_STATUS = {
 
 
 class Problem(Exception):
-    """A refused request: status, stable code, a sentence saying why, and optional extras."""
+    """A refused request: status, stable code, a sentence saying why, and optional extras.
 
-    def __init__(self, status: int, code: str, detail: str, *, headers: Mapping[str, str] | None = None, **extra: Any):
-        super().__init__(detail)
+    The sentence is ``detail``, the name of one of the service's texts (:data:`texts.DETAILS`)
+    or a text itself (an engine refusal's), with its ``params``; it is rendered in the
+    request's language when the problem is answered. The code never depends on the language.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str | Text,
+        *,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        **extra: Any,
+    ):
+        self.text = DETAILS[detail] if isinstance(detail, str) else detail
+        self.params = dict(params or {})
+        super().__init__(self.detail_in("en"))
         self.status = status
         self.code = code
-        self.detail = detail
         self.headers = dict(headers or {})
         self.extra = extra
 
@@ -43,12 +60,23 @@ class Problem(Exception):
         extra: dict[str, Any] = dict(error.details)
         if error.legal_actions is not None:
             extra["legal_actions"] = [action.to_json() for action in error.legal_actions]
-        return cls(REFUSAL_STATUS[error.refusal], error.code, error.message, **extra)
+        return cls(REFUSAL_STATUS[error.refusal], error.code, error.text, params=error.params, **extra)
+
+    def detail_in(self, language: str) -> str:
+        return render(self.text, self.params, language)
+
+    @property
+    def detail(self) -> str:
+        return self.detail_in(language())
+
+    def title(self) -> str:
+        phrase = HTTPStatus(self.status).phrase
+        return TURKISH_TITLES.get(self.status, phrase) if language() == "tr" else phrase
 
     def to_json(self) -> dict[str, Any]:
         return {
             "type": f"urn:koz:problem:{self.code}",
-            "title": HTTPStatus(self.status).phrase,
+            "title": self.title(),
             "status": self.status,
             "code": self.code,
             "detail": self.detail,
@@ -69,13 +97,17 @@ class ProblemSchema(ma.Schema):
     """The body of every error response."""
 
     type = ma.fields.String(required=True, metadata={"description": "`urn:koz:problem:<code>`"})
-    title = ma.fields.String(required=True, metadata={"description": "The HTTP status phrase"})
+    title = ma.fields.String(
+        required=True, metadata={"description": "The HTTP status phrase, in the language of `Content-Language`"}
+    )
     status = ma.fields.Integer(required=True)
     code = ma.fields.String(
         required=True,
         metadata={"description": "Stable machine-readable reason, such as `not_your_turn` or `must_follow_suit`"},
     )
-    detail = ma.fields.String(required=True, metadata={"description": "Why, in one sentence"})
+    detail = ma.fields.String(
+        required=True, metadata={"description": "Why, in one sentence, in the language of `Content-Language`"}
+    )
     instance = ma.fields.String(allow_none=True, metadata={"description": "The request path"})
     legal_actions = ma.fields.List(
         ma.fields.Nested("ActionSchema"),
@@ -86,13 +118,17 @@ class ProblemSchema(ma.Schema):
         metadata={
             "description": "For a bad option, ruleset or level (400): the allowed values (a list), "
             "or a sentence describing them",
-            "type": ["array", "string"],
-            "items": {},
+            "oneOf": [{"type": "array", "items": {}}, {"type": "string"}],
         }
     )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),
-        values=ma.fields.Raw(metadata={"type": ["array", "object"], "description": "Messages, or messages per nested field"}),
+        values=ma.fields.Raw(
+            metadata={
+                "description": "The messages of the field, or of its nested fields by name",
+                "oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "object", "additionalProperties": True}],
+            }
+        ),
         metadata={"description": "For an invalid request (400): the messages per field"},
     )
     current_version = ma.fields.Integer(metadata={"description": "For a stale version (412): the game's version now"})

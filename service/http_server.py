@@ -54,7 +54,7 @@ def problem_page(page: bytes) -> bytes:
         {"type": f"urn:koz:problem:{code}", "title": phrase, "status": status, "code": code, "detail": detail, "instance": None}
     ).encode()
     head = (
-        f"HTTP/1.1 {status} {phrase}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+        f"HTTP/1.1 {status} {phrase}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Language: en\r\n"
         f"Content-Length: {len(body)}\r\nX-Request-ID: {secrets.token_hex(16)}\r\n\r\n"
     )
     return head.encode("latin-1") + body

@@ -40,6 +40,10 @@ def seat_token_key() -> str:
 LIMITED = {
     "games.create_game": ("rate_limit_create", client_address),
     "actions.post_action": ("rate_limit_actions", seat_token_key),
+    # taking a seat issues a token and a rematch makes a game: counted like creating one
+    "seats.take_seat": ("rate_limit_create", client_address),
+    "seats.rematch": ("rate_limit_create", client_address),
+    "seats.leave": ("rate_limit_actions", seat_token_key),
 }
 
 

@@ -7,17 +7,21 @@ allowed values.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
+import typing
+from dataclasses import MISSING
+from typing import Any, Mapping
 
 import marshmallow as ma
+from apispec import APISpec
 from marshmallow import fields, validate
 
 from engine import registry
-from engine.actions import KINDS
+from engine.actions import KINDS, Action
+from engine.cards import CARD_PATTERN, Card, Suit
 
-CARD_PATTERN = r"^[2-9TJQKA][CDHS]$"
-SUITS = ["C", "D", "H", "S"]
+SUITS = [suit.value for suit in Suit]
 
 
 def card_field(**kwargs: Any) -> fields.String:
@@ -52,25 +56,81 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+def _action_field(name: str, annotation: Any, required: bool, description: str) -> fields.Field:
+    """The field of an action's attribute, from its type in the engine's action class."""
+    kwargs: dict[str, Any] = {"required": required, "metadata": {"description": description}}
+    if annotation is Card:
+        return card_field(**kwargs)
+    if annotation is Suit:
+        return suit_field(**kwargs)
+    if annotation is bool:
+        return StrictBoolean(**kwargs)
+    if annotation is int:
+        return fields.Integer(**kwargs)
+    raise TypeError(f"no schema field for the action field {name!r} of type {annotation!r}")
+
+
+def _kind_schema(kind: type[Action]) -> type[ma.Schema]:
+    """The schema of one kind of action, generated from its engine class: each field typed, the
+    ones without a default required, nothing else accepted."""
+    hints = typing.get_type_hints(kind)
+    attributes: dict[str, Any] = {
+        "type": fields.String(required=True, validate=validate.Equal(kind.type), metadata={"enum": [kind.type]}),
+        **{
+            spec.name: _action_field(spec.name, hints[spec.name], spec.default is MISSING, spec.metadata.get("description", ""))
+            for spec in dataclasses.fields(kind)
+        },
+        "Meta": type("Meta", (), {"ordered": True, "unknown": ma.RAISE}),
+    }
+    schema = type(f"{kind.__name__}ActionSchema", (ma.Schema,), attributes)
+    schema.__doc__ = kind.__doc__
+    return schema
+
+
+#: the schema of each kind of action, by its type
+ACTION_SCHEMAS: dict[str, type[ma.Schema]] = {kind_type: _kind_schema(kind) for kind_type, kind in KINDS.items()}
+
+
 class ActionSchema(ma.Schema):
-    """One action. `play` and `marriage` take `card`, `bid` takes `value`, `trump` takes `suit`;
-    a `marriage` may add `declare`; `pass`, `exchange`, `close` and `declare` take nothing else.
-    A client may post back any member of its view's `legal_actions` verbatim."""
+    """One action: an object whose `type` says which fields it takes. A client may post back any
+    member of its view's `legal_actions` verbatim. Documented as one schema per type (see
+    :func:`document_actions`), and loaded and dumped by the schema of its type."""
 
     type = fields.String(required=True, validate=validate.OneOf(list(KINDS)))
-    card = card_field(metadata={"description": "For `play` and `marriage` (the king or queen led, or named with a claim)"})
-    value = fields.Integer(metadata={"description": "For `bid`"})
-    suit = suit_field()
-    declare = StrictBoolean(
-        metadata={
-            "description": "For `marriage` (Sixty-Six): `true` announces it and claims 66 in one action; the "
-            "marriage counts at once, no card is led and the deal ends. Offered beside the plain marriage "
-            "once the announcer has won a trick in the deal"
-        }
-    )
 
-    class Meta:
-        ordered = True
+    def _kind(self, data: Any) -> ma.Schema:
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        if not isinstance(kind, str) or kind not in ACTION_SCHEMAS:
+            raise ma.ValidationError({"type": [f"Must be one of: {', '.join(KINDS)}."]})
+        return ACTION_SCHEMAS[kind]()
+
+    def _do_load(self, data: Any, *, many: bool | None = None, partial: Any = None, unknown: Any = None, postprocess: bool = True) -> Any:
+        if many or (many is None and self.many):
+            if not isinstance(data, list):
+                raise ma.ValidationError(["Not a valid list."])
+            return [self._do_load(item, many=False, partial=partial, unknown=unknown, postprocess=postprocess) for item in data]
+        # a missing or an extra field goes on to the engine, which refuses it as `malformed_action`
+        return self._kind(data).load(data, partial=True, unknown=ma.INCLUDE)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        if many or (many is None and self.many):
+            return [self.dump(item, many=False) for item in obj]
+        return self._kind(obj).dump(obj)
+
+
+def document_actions(spec: APISpec) -> None:
+    """Document ``Action`` as one schema per type, told apart by ``type``: each kind with the
+    fields it requires, so a generated client cannot build ``{"type": "bid"}`` without a value."""
+    mapping = {}
+    for kind_type, schema in ACTION_SCHEMAS.items():
+        name = schema.__name__.removesuffix("Schema")
+        spec.components.schema(name, schema=schema)
+        mapping[kind_type] = f"#/components/schemas/{name}"
+    spec.components.schemas["Action"] = {
+        "description": " ".join((ActionSchema.__doc__ or "").split("Documented as")[0].split()),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
 
 
 class SeatSchema(ma.Schema):
@@ -78,41 +138,57 @@ class SeatSchema(ma.Schema):
     label = fields.Nested(NamesSchema, required=True, metadata={"description": "The seat's label, e.g. South / Güney"})
     name = fields.String(required=True, allow_none=True)
     bot = fields.String(required=True, allow_none=True, metadata={"description": "The computer level, or null for a human"})
-    human = fields.Boolean(required=True)
+    human = fields.Boolean(required=True, metadata={"description": "Played by a person now (false for a computer, and for a seat that left)"})
+    open = fields.Boolean(required=True, metadata={"description": "Waiting for someone to take it"})
+    left = fields.Boolean(required=True, metadata={"description": "Its player left it to the computer `bot`; the seat's token can take it back"})
 
 
-def _option_field(rulesets_options: list[tuple[str, Any]]) -> fields.Raw:
-    """A documented, engine-validated option field, merged over the rulesets that have it."""
-    types = {option.type for _, option in rulesets_options}
-    metadata: dict[str, Any] = {
-        "type": types.pop() if len(types) == 1 else sorted(types),
-        "description": " ".join(
-            f"{ruleset_id}: {option.description} Default {json.dumps(option.default)}"
-            + (f", one of {json.dumps(list(option.allowed))}." if option.allowed else ".")
-            for ruleset_id, option in rulesets_options
-        ),
+def _option_property(option: Any) -> dict[str, Any]:
+    """One option as JSON Schema: typed and bounded, with no ``default`` (the server fills in an
+    absent option, so a generated client need not send one)."""
+    prop: dict[str, Any] = {
+        "type": option.type,
+        "description": f"{option.description['en']} Absent: {json.dumps(option.default)}.",
     }
-    if len(rulesets_options) == 1:
-        option = rulesets_options[0][1]
-        metadata["default"] = option.default
-        if option.allowed is not None:
-            metadata["enum"] = list(option.allowed)
-        for bound in ("minimum", "maximum"):
-            if getattr(option, bound) is not None:
-                metadata[bound] = getattr(option, bound)
-    return fields.Raw(metadata=metadata)
+    if option.allowed is not None:
+        prop["enum"] = list(option.allowed)
+    for bound in ("minimum", "maximum"):
+        if getattr(option, bound) is not None:
+            prop[bound] = getattr(option, bound)
+    return prop
+
+
+def options_component(ruleset: Any) -> str:
+    """The name of a ruleset's options in the document, e.g. ``GermanWhistOptions``."""
+    return "".join(part.capitalize() for part in ruleset.id.replace("_", "-").split("-")) + "Options"
 
 
 def options_schema() -> type[ma.Schema]:
-    """The options of every ruleset, each documented; which apply depends on the ruleset."""
-    by_code: dict[str, list[tuple[str, Any]]] = {}
-    for ruleset in registry.all_rulesets():
-        for option in ruleset.options:
-            by_code.setdefault(option.code, []).append((ruleset.id, option))
-    attributes: dict[str, Any] = {code: _option_field(found) for code, found in by_code.items()}
-    # Unknown options pass through to the engine, which refuses them naming the known ones.
+    """Every ruleset's options, for loading: each passes through to the engine, which validates
+    it and refuses an unknown one naming the known ones. Documented per ruleset (see
+    :func:`document_options`)."""
+    codes = {option.code for ruleset in registry.all_rulesets() for option in ruleset.options}
+    attributes: dict[str, Any] = {code: fields.Raw() for code in sorted(codes)}
     attributes["Meta"] = type("Meta", (), {"unknown": ma.INCLUDE})
     return type("GameOptionsSchema", (ma.Schema,), attributes)
 
 
 GameOptionsSchema = options_schema()
+
+
+def document_options(spec: APISpec) -> None:
+    """Document each ruleset's options as its own schema; ``GameOptions`` is one of them."""
+    refs = []
+    for ruleset in registry.all_rulesets():
+        name = options_component(ruleset)
+        spec.components.schema(
+            name,
+            {
+                "type": "object",
+                "description": f"The options of {ruleset.id}; an absent one takes the value the catalog lists as its default",
+                "properties": {option.code: _option_property(option) for option in ruleset.options},
+                "additionalProperties": False,
+            },
+        )
+        refs.append({"$ref": f"#/components/schemas/{name}"})
+    spec.components.schemas["GameOptions"] = {"description": "The options of the game's ruleset", "anyOf": refs}

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import zlib
-
-import orjson
 from dataclasses import dataclass
 from typing import Any, cast
 
+import orjson
 from redis import Redis
 from redis.cluster import RedisCluster
 from redis.exceptions import NoScriptError
@@ -92,6 +92,14 @@ if ARGV[4] ~= '' then
   if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
 end
 return 1
+"""
+
+
+#: KEYS: the clocks. ARGV: game id, now. Removes the game's deadline only if it is due.
+UNSCHEDULE_SCRIPT = """
+local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if deadline and tonumber(deadline) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
 """
 
 
@@ -165,6 +173,7 @@ class GameStore:
         self.cluster = isinstance(redis, RedisCluster)
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
+        self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -329,6 +338,51 @@ class GameStore:
         args: list[Any] = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
         return bool(self._migrate(keys=keys, args=args))
 
+    # --- the lobby --------------------------------------------------------------------------
+    #
+    # Public games with open seats are indexed in sorted sets by creation time: one of all games
+    # (``<prefix>:lobby``) and one per ruleset (``<prefix>:lobby:<ruleset>``). They are keys of
+    # their own, apart from any game's slot, so on a Redis Cluster each lives on one node and is
+    # written beside the game's compare-and-set, not inside it: an entry may outlive its game's
+    # last open seat (or the game), and whoever lists it drops it then.
+
+    def _lobby_keys(self, ruleset: str | None) -> list[str]:
+        return [f"{self.prefix}:lobby"] + ([f"{self.prefix}:lobby:{ruleset}"] if ruleset else [])
+
+    def list_waiting(self, ruleset: str, game_id: str) -> None:
+        created = time.time()
+        for key in self._lobby_keys(ruleset):
+            self.redis.zadd(key, {game_id: created})
+            self.redis.expire(key, self.ttl_seconds)
+
+    def unlist_waiting(self, ruleset: str | None, game_id: str) -> None:
+        for key in self._lobby_keys(ruleset):
+            self.redis.zrem(key, game_id)
+
+    def waiting(self, ruleset: str | None, count: int, before: float | None) -> list[tuple[str, float]]:
+        """Up to ``count`` listed games, newest first, created before ``before`` (None: any)."""
+        key = self._lobby_keys(ruleset)[-1]
+        entries = self.redis.zrevrangebyscore(key, f"({before!r}" if before is not None else "+inf", "-inf", start=0, num=count, withscores=True)
+        return [(game_id.decode(), score) for game_id, score in entries]
+
+    # --- turn clocks ------------------------------------------------------------------------
+    #
+    # The deadline of each timed game's seat to act, in one sorted set (``<prefix>:clocks``, a
+    # key of its own like the lobby's), read by whoever enforces the clocks.
+
+    def _clocks_key(self) -> str:
+        return f"{self.prefix}:clocks"
+
+    def schedule_clock(self, game_id: str, deadline: float) -> None:
+        self.redis.zadd(self._clocks_key(), {game_id: deadline})
+
+    def unschedule_clock(self, game_id: str, now: float) -> None:
+        """Drop a game's entry if it is due (a later deadline, just scheduled by a change of the game, stays)."""
+        self._unschedule(keys=[self._clocks_key()], args=[game_id, repr(now)])
+
+    def due_clocks(self, now: float, count: int = 100) -> list[str]:
+        """Games whose deadline has passed, earliest first."""
+        return [game_id.decode() for game_id in self.redis.zrangebyscore(self._clocks_key(), "-inf", repr(now), start=0, num=count)]
 
     # --- computer moves: a stream read by a consumer group ----------------------------------
 

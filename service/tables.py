@@ -9,6 +9,7 @@ calls its interface.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import logging
@@ -23,7 +24,8 @@ from typing import Any, Callable, Mapping, Sequence, cast
 from redis.exceptions import RedisError, ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, registry
-from engine.players import Budget, SeatInfo, player, standard_level, strongest_level
+from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
+from engine.shuffle import first_dealer
 
 from . import action_log
 from .announcements import Announcements, Waiter
@@ -56,6 +58,25 @@ class SeatRecord:
     name: str | None
     bot: str | None
     token_hash: str | None
+    #: waiting for someone to take it (with ``POST /v1/games/{id}/seats/{seat}``)
+    open: bool = False
+    #: the hash of what taking an open seat requires: a private game's join code, or for a
+    #: rematch the seat's token in the match before; None: nothing
+    code_hash: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As the setup keeps it: the fields every seat has, the others only when set."""
+        record: dict[str, Any] = {"name": self.name, "bot": self.bot, "token_hash": self.token_hash}
+        if self.open:
+            record.update(open=True, code_hash=self.code_hash)
+        return record
+
+
+#: history events the service adds beside the engine's (stored in the snapshot, each with the
+#: version it produced): a seat taken, left to a computer, taken back, a rematch made
+SEAT_EVENTS = ("seat_taken", "left", "rejoined", "rematch", "timeout")
+#: the level that plays a timed-out seat's one action under ``on_timeout: "computer"``
+TIMEOUT_LEVEL = "basic"
 
 
 @dataclass
@@ -85,11 +106,30 @@ class Table:
         log_length: int = 0,
         deal_base: DealBase | None = None,
         abandonment: dict[str, Any] | None = None,
+        seat_events: list[dict[str, Any]] | None = None,
+        seed_source: str = "server",
+        clock: dict[str, Any] | None = None,
+        turn: dict[str, Any] | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
         self.options = options
+        #: the seats as created (the setup), and as they are now, after the seat events
+        self.initial_seats = [SeatRecord(**asdict(seat)) for seat in seats]
         self.seats = seats
+        self.seed_source = seed_source
+        #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
+        self.clock = clock
+        #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
+        #: the epoch; ``banks``: each seat's bank left; ``seat`` None while no human is to act)
+        self.turn = turn
+        #: the time of this request, set by :class:`Tables` (from its clock, injectable)
+        self.now = time.time()
+        #: the service's own events, in the stored form ``{"version": v, "event": {...}}`` (a
+        #: taken seat's also ``"token_hash"``); each is a version of its own
+        self.seat_events: list[dict[str, Any]] = []
+        for stored in seat_events or []:
+            self._apply_seat_event(stored)
         self.state = state
         self.seed = seed
         self.version = version
@@ -125,12 +165,16 @@ class Table:
             log_length=snapshot["log_length"],
             deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
             abandonment=snapshot.get("abandoned"),
+            seat_events=snapshot.get("seats"),
+            seed_source=setup.get("seed_source", "unknown"),
+            clock=setup.get("clock"),
+            turn=snapshot.get("turn"),
         )
 
     @classmethod
-    def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str) -> "Table":
+    def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str, seed_source: str = "server") -> "Table":
         state, events = ruleset.new_game(options, seed)
-        table = cls(game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None))
+        table = cls(game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None), seed_source=seed_source)
         table._deal_events = []
         table._record(events)
         return table
@@ -140,9 +184,11 @@ class Table:
         return {
             "ruleset": self.ruleset.id,
             "options": self.options,
-            "seats": [asdict(seat) for seat in self.seats],
+            "seats": [seat.to_json() for seat in self.initial_seats],
             "seed": self.seed,
+            "seed_source": self.seed_source,
             "created_at": self.created_at,
+            **({"clock": self.clock} if self.clock else {}),
         }
 
     def snapshot(self) -> dict[str, Any]:
@@ -151,6 +197,10 @@ class Table:
         snapshot: dict[str, Any] = {"state": self.ruleset.dump(self.state), "log_length": self.log_length}
         if self.abandonment is not None:
             snapshot["abandoned"] = self.abandonment
+        if self.seat_events:
+            snapshot["seats"] = self.seat_events
+        if self.turn is not None and not self.over:
+            snapshot["turn"] = self.turn
         if not self.over:
             snapshot["deal_base"] = asdict(self.deal_base) if self.deal_base else None
         return snapshot
@@ -167,8 +217,8 @@ class Table:
         as announced), reaching ``version`` as stored, without reading the game again: the engine
         is deterministic. False if it does not come out at ``version``; the table is then
         unusable and is read again."""
-        if self.appended or self.stored_version != self.version:
-            return False
+        if self.appended or self.stored_version != self.version or self.clock is not None:
+            return False  # (a turn clock restarts at the writer's time, which the entries do not tell)
         try:
             for seat, action in action_log.decode(entries):
                 self.act(seat, Action.from_json(action))
@@ -192,7 +242,7 @@ class Table:
             raise Problem(
                 401,
                 "invalid_token",
-                "the token does not belong to a seat of this game",
+                "invalid_token",
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         return seat
@@ -209,13 +259,40 @@ class Table:
         return self.abandonment is not None
 
     @property
+    def forfeit(self) -> dict[str, Any] | None:
+        """The timeout event that ended the match by forfeit, if one did."""
+        return next((stored["event"] for stored in self.seat_events if stored["event"].get("on_timeout") == "forfeit"), None)
+
+    @property
     def over(self) -> bool:
-        """The match ended, by its rules or abandoned."""
-        return self.abandoned or self.finished
+        """The match ended, by its rules, by a forfeit or abandoned."""
+        return self.abandoned or self.finished or self.forfeit is not None
+
+    @property
+    def waiting(self) -> bool:
+        """Some seat is still open: nobody acts until every seat is taken."""
+        return any(seat.open for seat in self.seats)
 
     @property
     def status(self) -> str:
-        return "abandoned" if self.abandoned else "finished" if self.finished else "active"
+        if self.abandoned:
+            return "abandoned"
+        if self.forfeit is not None:
+            return "forfeited"
+        if self.finished:
+            return "finished"
+        return "waiting" if self.waiting else "active"
+
+    @property
+    def seed_commitment(self) -> str:
+        """SHA-256 of the seed, shown from the start: the seed revealed at the end must match it."""
+        return hashlib.sha256(self.seed.encode("utf-8")).hexdigest()
+
+    @property
+    def rematch(self) -> str | None:
+        """The id of the next match, once one was made."""
+        made = [stored["event"]["game"] for stored in self.seat_events if stored["event"]["type"] == "rematch"]
+        return made[-1] if made else None
 
     def view(self, seat: int | None) -> dict[str, Any]:
         view = {
@@ -228,7 +305,69 @@ class Table:
         }
         if self.abandoned:
             view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
+        elif (forfeit := self.forfeit) is not None:
+            view.update(status="forfeited", to_act=[], legal_actions=[], winners=forfeit["winners"])
+        elif self.waiting:
+            view.update(status="waiting", to_act=[], legal_actions=[])
+        view.update(seed_commitment=self.seed_commitment, seed_source=self.seed_source, rematch=self.rematch, clock=self.clock_view())
         return view
+
+    # --- the turn clock ---------------------------------------------------------------------
+
+    def clock_view(self) -> dict[str, Any] | None:
+        if self.clock is None:
+            return None
+        deadline = self.deadline()
+        deadlines: list[str | None] = [None] * len(self.seats)
+        if deadline is not None and self.turn is not None:
+            moment = datetime.fromtimestamp(deadline, timezone.utc).isoformat(timespec="milliseconds")
+            deadlines[self.turn["seat"]] = moment.replace("+00:00", "Z")
+        return {**self.clock, "deadlines": deadlines, "banks": self._banks()}
+
+    def _banks(self) -> list[float]:
+        if self.clock is None:
+            return []
+        return list(self.turn["banks"]) if self.turn is not None else [float(self.clock["bank"])] * len(self.seats)
+
+    def deadline(self) -> float | None:
+        """When the seat to act times out (seconds of the epoch); None when no clock runs."""
+        if self.clock is None or self.turn is None or self.turn["seat"] is None or self.over:
+            return None
+        return float(self.turn["since"] + self.clock["seconds_per_action"] + self.turn["banks"][self.turn["seat"]])
+
+    def start_turn(self) -> None:
+        """Start the clock of a human seat that has just come to act (each action is a turn of
+        its own); it does not run while a computer acts or the game waits."""
+        if self.clock is None:
+            return
+        banks = self._banks()
+        to_act = [] if self.over or self.waiting else self.ruleset.to_act(self.state)
+        if not to_act or self.seats[to_act[0]].bot is not None:
+            self.turn = {"seat": None, "version": self.version, "since": self.now, "banks": banks}
+        elif self.turn is None or self.turn["seat"] != to_act[0] or self.turn["version"] != self.version:
+            self.turn = {"seat": to_act[0], "version": self.version, "since": self.now, "banks": banks}
+
+    def _spend_bank(self, seat: int) -> None:
+        """What an action took past ``seconds_per_action`` comes off the seat's bank."""
+        if self.clock is None or self.turn is None or self.turn["seat"] != seat:
+            return
+        overtime = max(0.0, self.now - self.turn["since"] - self.clock["seconds_per_action"])
+        self.turn["banks"][seat] = max(0.0, self.turn["banks"][seat] - overtime)
+
+    def time_out(self, store: GameStore, settings: Settings) -> None:
+        """The seat to act let its deadline pass: the table's ``on_timeout`` decides."""
+        assert self.clock is not None and self.turn is not None
+        seat = self.turn["seat"]
+        self.turn["banks"][seat] = 0.0
+        if self.clock["on_timeout"] == "forfeit":
+            view = self.ruleset.view(self.state, None)
+            sides = view.get("teams") or [[index] for index in range(len(self.seats))]
+            winners = sorted(other for side in sides if seat not in side for other in side)
+            self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": winners})
+            return
+        self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "computer"})
+        level = TIMEOUT_LEVEL if TIMEOUT_LEVEL in level_names(self.ruleset.id) else standard_level(self.ruleset.id)
+        self.act(seat, self.decide(store, settings, seat, level))
 
     def seat_list(self) -> list[dict[str, Any]]:
         return [
@@ -238,18 +377,83 @@ class Table:
                 "name": seat.name,
                 "bot": seat.bot,
                 "human": seat.bot is None,
+                "open": seat.open,
+                "left": seat.bot is not None and seat.token_hash is not None,
             }
             for index, seat in enumerate(self.seats)
         ]
+
+    # --- seats ------------------------------------------------------------------------------
+
+    def _apply_seat_event(self, stored: dict[str, Any]) -> None:
+        event = stored["event"]
+        if event["type"] != "rematch":
+            seat = self.seats[event["seat"]]
+            if event["type"] == "seat_taken":
+                seat.name, seat.token_hash, seat.open = event["name"], stored["token_hash"], False
+            elif event["type"] == "left":
+                seat.bot = event["level"]
+            elif event["type"] == "rejoined":
+                seat.bot = None
+        self.seat_events.append(stored)
+
+    def seat_event(self, event: dict[str, Any], token_hash: str | None = None) -> None:
+        """Record one of the service's events (a version of its own) and what it changes."""
+        self.version += 1
+        stored: dict[str, Any] = {"version": self.version, "event": event}
+        if token_hash is not None:
+            stored["token_hash"] = token_hash
+        self._apply_seat_event(stored)
+
+    def take_seat(self, seat: int, name: str | None, code: str | None) -> str:
+        """Take an open seat (with its join code if it has one); its new token."""
+        record = self._seat(seat)
+        if not record.open:
+            raise Problem(409, "seat_taken", "seat_not_open", params={"seat": seat})
+        if record.code_hash is not None and (code is None or not seat_of(code, [record.code_hash]) == 0):
+            raise Problem(403, "invalid_join_code", "invalid_join_code")
+        token = new_token()
+        name = name or self.ruleset.default_seat_name(seat, human=True)
+        self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
+        return token
+
+    def leave(self, seat: int, level: str | None) -> None:
+        """Hand ``seat`` to a computer of ``level`` (None: the ruleset's standard one) for the rest
+        of the match (its token may take it back)."""
+        if self.over:
+            raise Problem(409, "game_over", "game_over")
+        if self.seats[seat].bot is not None:
+            raise Problem(409, "seat_left", "seat_left", params={"seat": seat})
+        level = level or standard_level(self.ruleset.id)
+        player(level, self.ruleset.id)  # refuses a level the ruleset does not have
+        self.seat_event({"type": "left", "seat": seat, "level": level})
+
+    def rejoin(self, seat: int) -> None:
+        """The seat's token takes back a seat it left to a computer."""
+        if self.over:
+            raise Problem(409, "game_over", "game_over")
+        if self.seats[seat].bot is None:
+            raise Problem(409, "seat_taken", "seat_played_by_token", params={"seat": seat})
+        self.seat_event({"type": "rejoined", "seat": seat})
+
+    def _seat(self, seat: int) -> SeatRecord:
+        if not 0 <= seat < len(self.seats):
+            raise Problem(404, "unknown_seat", "unknown_seat", params={"last": len(self.seats) - 1})
+        return self.seats[seat]
 
     # --- changes ----------------------------------------------------------------------------
 
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
         if self.abandoned:
-            raise Problem(409, "game_over", "the match was abandoned: it ran longer than this service allows")
+            raise Problem(409, "game_over", "abandoned")
+        if self.waiting:
+            raise Problem(409, "waiting_for_players", "waiting_for_players")
+        if self.forfeit is not None:
+            raise Problem(409, "game_over", "forfeited")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
+        self._spend_bank(seat)
         entry = action_log.encode(seat, action.to_json())
         if any(event.data["type"] == "deal" for event in events):
             self.deal_base = DealBase(self.log_length, self.ruleset.dump(before))
@@ -282,7 +486,7 @@ class Table:
 
     def computer_to_act(self) -> int | None:
         """The seat to act now if a computer plays it, else None (one seat acts at a time)."""
-        if self.abandoned:
+        if self.over or self.waiting:
             return None
         to_act = self.ruleset.to_act(self.state)
         return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
@@ -356,7 +560,8 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     unreadable = Problem(
         410,
         "game_unreadable",
-        f"game {game_id!r} was stored by an earlier version of Koz and does not replay under the current rules",
+        "game_unreadable",
+        params={"game": repr(game_id)},
     )
     try:
         for version, entry in history:
@@ -371,12 +576,36 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     return table
 
 
+def _action_version(number: int, own: Sequence[int]) -> int:
+    """The version of the ``number``-th action, when the versions ``own`` (sorted) went to the service's events."""
+    version = number
+    for taken in own:
+        if taken <= version:
+            version += 1
+    return version
+
+
+def new_join_code() -> str:
+    """The code that takes an open seat of a private game: 96 random bits, short enough to pass on."""
+    return secrets.token_urlsafe(12)
+
+
+def next_dealer_seed(table: Table) -> str:
+    """A fresh seed whose first dealer is the seat after the finished match's first dealer:
+    drawn until one fits (a few draws; the seed stays secret and random)."""
+    wanted = (first_dealer(table.seed, len(table.seats)) + 1) % len(table.seats)
+    while True:
+        seed = secrets.token_hex(16)
+        if first_dealer(seed, len(table.seats)) == wanted:
+            return seed
+
+
 def require_token(token: str | None) -> str:
     if token is None:
         raise Problem(
             401,
             "missing_token",
-            "this needs the seat's token: Authorization: Bearer <token>",
+            "missing_token",
             headers={"WWW-Authenticate": "Bearer"},
         )
     return token
@@ -389,7 +618,7 @@ def _check_presentable(table: Table) -> None:
         for seat in [None, *range(len(table.seats))]:
             json.dumps(table.view(seat), ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
-        raise Problem(400, "invalid_request", "the new game could not be shown; nothing was stored") from error
+        raise Problem(400, "invalid_request", "not_shown") from error
 
 
 def _fingerprint(seat: int, action: Mapping[str, Any]) -> str:
@@ -417,9 +646,11 @@ class Tables:
     through :meth:`play_computer`. Reads never write.
     """
 
-    def __init__(self, store: GameStore, settings: Settings) -> None:
+    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
+        #: the time now, in seconds of the epoch: what turn clocks are read against (tests inject one)
+        self.clock = clock
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
@@ -471,25 +702,26 @@ class Tables:
             self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
             self._memory_read_at = now
         if self._memory_full:
-            raise Problem(503, "capacity", "no new games for now: the game store is nearly full", headers={"Retry-After": "60"})
+            raise Problem(503, "capacity", "nearly_full", headers={"Retry-After": "60"})
 
     def load(self, game_id: str) -> Table:
         table = self._read(game_id)
         table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        table.now = self.clock()
         return table
 
     def _read(self, game_id: str) -> Table:
         for _ in range(MAX_ATTEMPTS):
             stored = self.store.load(game_id)
             if stored is None:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if isinstance(stored, Stored):
                 return Table.from_stored(game_id, stored)
             table = upgrade(game_id, stored, self.store.legacy_history(game_id))
             if self.store.replace_legacy(game_id, stored.version, table.setup(), table.snapshot(), bytes(table.appended)):
                 table.committed()
                 return table
-        raise Problem(503, "storage_unavailable", "could not read the game; try again")
+        raise Problem(503, "storage_unavailable", "read_failed")
 
     def ttl(self, table: Table) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -497,21 +729,22 @@ class Tables:
             return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
         return self.settings.game_ttl_seconds
 
-    def commit(
-        self,
-        table: Table,
-        expected_version: int | None,
-        idempotency: tuple[int, str, dict[str, Any]] | None = None,
-        schedule: bool = False,
-    ) -> Commit:
+    def commit(self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
         """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
-        one compare-and-set: the new actions' log entries and the snapshot; ``schedule`` queues
-        a computer move with it."""
+        one compare-and-set: the new actions' log entries and the snapshot, and the job of a
+        computer move when a computer is to act."""
         setup = table.setup() if expected_version is None else None
-        return self.store.commit(
+        table.start_turn()
+        commit = self.store.commit(
             table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
-            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=schedule,
+            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
         )
+        deadline = table.deadline()
+        if commit.written and deadline is not None:
+            # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
+            # process did not get to schedule is caught by the next change of the game
+            self.store.schedule_clock(table.id, deadline)
+        return commit
 
     def events(self, table: Table, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by
@@ -523,15 +756,28 @@ class Tables:
             log = self._logs[cache_key] = self.store.log(table.id)
             while len(self._logs) > ANNOUNCED_KEPT:
                 self._logs.popitem(last=False)  # the oldest first
-        events = self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, after, up_to)
+        # the replay numbers the actions 1, 2, ...; the service's own events take versions between
+        own = [stored["version"] for stored in table.seat_events]
+        counted = lambda version: version - bisect.bisect_right(own, version)  # noqa: E731 (actions up to a version)
+        replayed = self.replays.events(cache_key, table.ruleset, table.options, table.seed, log, counted(after), counted(up_to))
+        events = [(_action_version(number, own), event) for number, event in replayed]
+        events += [(stored["version"], Event(stored["event"])) for stored in table.seat_events if after < stored["version"] <= up_to]
         if table.abandonment is not None and after < table.abandonment["version"] <= up_to:
             events.append((table.abandonment["version"], Event(table.abandonment["event"])))
-        return events
+        return sorted(events, key=lambda entry: entry[0])  # stable: a version's events keep their order
 
     def create(
-        self, ruleset_id: str, options: Mapping[str, Any] | None, seats: list[Mapping[str, Any]] | None, seed: str | None
-    ) -> tuple[Table, dict[int, str]]:
-        """A new game and the tokens of its human seats (returned once, never stored)."""
+        self,
+        ruleset_id: str,
+        options: Mapping[str, Any] | None,
+        seats: list[Mapping[str, Any]] | None,
+        seed: str | None,
+        *,
+        private: bool = False,
+        clock: Mapping[str, Any] | None = None,
+    ) -> tuple[Table, dict[int, str], dict[int, str]]:
+        """A new game, the tokens of its human seats and the join codes of its open seats (a
+        private game's); both returned once, never stored."""
         self.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
@@ -542,29 +788,135 @@ class Tables:
             raise Problem(
                 400,
                 "invalid_seats",
-                f"{ruleset.id} has {ruleset.seat_count} seats, but {len(seats)} were given",
+                "invalid_seats",
+                params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
                 allowed=f"a list of {ruleset.seat_count} seats",
             )
         tokens: dict[int, str] = {}
+        codes: dict[int, str] = {}
         records = []
         for index, seat in enumerate(seats):
             level = seat.get("bot")
+            if level is not None and seat.get("open"):
+                raise Problem(400, "invalid_seats", "open_and_computer", params={"seat": index})
             if level is not None:
                 player(level, ruleset.id)  # refuses a level the ruleset does not have
+            elif seat.get("open"):
+                codes[index] = new_join_code() if private else ""
             else:
                 tokens[index] = new_token()
-            name = seat.get("name") or ruleset.default_seat_name(index, human=level is None)
-            records.append(SeatRecord(name, level, token_hash(tokens[index]) if index in tokens else None))
+            name = seat.get("name") or (None if seat.get("open") else ruleset.default_seat_name(index, human=level is None))
+            records.append(
+                SeatRecord(
+                    name,
+                    level,
+                    token_hash(tokens[index]) if index in tokens else None,
+                    open=index in codes,
+                    code_hash=token_hash(codes[index]) if codes.get(index) else None,
+                )
+            )
+        table = self._store_new(ruleset, parsed, records, seed or secrets.token_hex(16), "client" if seed else "server", clock)
+        if codes and not private and seed is None:
+            self.store.list_waiting(ruleset.id, table.id)
+        return table, tokens, {index: code for index, code in codes.items() if code}
+
+    def _store_new(
+        self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str, clock: Mapping[str, Any] | None
+    ) -> Table:
         for _ in range(MAX_ATTEMPTS):
-            table = Table.new(secrets.token_hex(8), ruleset, parsed, records, seed or secrets.token_hex(16))
+            table = Table.new(secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source)
+            table.clock = dict(clock) if clock else None
+            table.now = self.clock()
             table.length_cap = (self.settings.max_deals, self.settings.max_versions)
             _check_presentable(table)
-            schedule = table.computer_to_act() is not None
-            with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
-                if self.commit(table, None, schedule=schedule).written:
-                    table.committed()
-                    return (self._after_computers(table, replies) if schedule else table), tokens
-        raise Problem(503, "storage_unavailable", "could not store the new game; try again")
+            commit, table = self._commit_and_follow(table, None)
+            if commit.written:
+                return table
+        raise Problem(503, "storage_unavailable", "store_failed")
+
+    def change(self, game_id: str, change) -> tuple[Table, Any]:
+        """Apply ``change(table)`` (which may raise a Problem) in one compare-and-set, retried
+        when another request moved first; (table, what ``change`` returned). The table is as the
+        computers' replies left it if they come within the reply wait."""
+        for _ in range(MAX_ATTEMPTS):
+            table = self.load(game_id)
+            start = table.version
+            outcome = change(table)
+            commit, table = self._commit_and_follow(table, start)
+            if commit.written:
+                return table, outcome
+            if commit.missing:
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+        raise Problem(409, "busy", "busy")
+
+    def take_seat(self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None) -> tuple[Table, int, str | None]:
+        """Take an open seat (its new token), or with the seat's own token take back a seat it
+        left (no new token); (table, seat, token)."""
+
+        def take(table: Table) -> str | None:
+            if token is not None:
+                if table.authenticate(token) != seat:
+                    raise Problem(403, "not_your_seat", "not_your_seat", params={"seat": seat})
+                table.rejoin(seat)
+                return None
+            return table.take_seat(seat, name, code)
+
+        table, new = self.change(game_id, take)
+        if not table.waiting:
+            self.store.unlist_waiting(table.ruleset.id, table.id)
+        return table, seat, new
+
+    def leave(self, game_id: str, token: str | None, level: str | None) -> Table:
+        token = require_token(token)
+        return self.change(game_id, lambda table: table.leave(table.authenticate(token), level))[0]
+
+    def lobby(self, ruleset_id: str | None, limit: int, before: float | None) -> tuple[list[Table], float | None]:
+        """Public games with open seats, newest first: (a page, the cursor of the next page or None).
+
+        Entries of games that filled up or expired (their last request did not get to unlist
+        them) are dropped on the way."""
+        ruleset = registry.get(ruleset_id).id if ruleset_id else None
+        page: list[Table] = []
+        cursor = before
+        while len(page) < limit:
+            entries = self.store.waiting(ruleset, limit - len(page), cursor)
+            for game_id, created in entries:
+                stored = self.store.load(game_id)
+                table = Table.from_stored(game_id, stored) if isinstance(stored, Stored) else None
+                if table is not None and table.waiting:
+                    page.append(table)
+                else:
+                    self.store.unlist_waiting(table.ruleset.id if table is not None else ruleset, game_id)
+                cursor = created
+            if len(entries) < limit:
+                return page, None
+        return page, cursor
+
+    def rematch(self, game_id: str, token: str | None) -> tuple[Table, int, str]:
+        """The next match of a finished one (made by the first seat that asks): same seats,
+        options and levels, the first dealer moved on. Each human seat takes its place with its
+        old token and gets a new one; (the new game, the seat, its new token)."""
+        token = require_token(token)
+        old = self.load(game_id)
+        seat = old.authenticate(token)
+        if not (old.finished or old.forfeit is not None):
+            raise Problem(409, "game_not_finished", "rematch_too_soon")
+        if old.rematch is None:
+            # a human seat is kept for its token, open until that token asks (a seat that left to
+            # a computer included); a computer seat stays the same computer
+            records = [
+                SeatRecord(record.name, None, None, open=True, code_hash=record.token_hash)
+                if record.token_hash is not None
+                else SeatRecord(record.name, record.bot, None)
+                for record in old.seats
+            ]
+            made = self._store_new(old.ruleset, old.options, records, next_dealer_seed(old), "server", old.clock)
+            # two seats asking at once: the first link stands, the other's new game is never used
+            old, _ = self.change(game_id, lambda table: table.rematch or table.seat_event({"type": "rematch", "game": made.id}))
+        rematch_id = old.rematch
+        assert rematch_id is not None
+        table, new_token_ = self.change(rematch_id, lambda table: table.take_seat(seat, old.seats[seat].name, token))
+        return table, seat, new_token_
 
     def act(
         self,
@@ -594,35 +946,35 @@ class Tables:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game is at version {table.version}, not the one in If-Match",
+                    "stale_version",
+                    params={"version": table.version},
                     current_version=table.version,
                 )
             start = table.version
             table.act(seat, action)
-            schedule = table.computer_to_act() is not None
+            replied = table.computer_to_act() is not None
             # the committed view: the answer when no computer replies, and a retry's answer
-            view = table.view(seat) if idempotency_key or not schedule else None
+            view = table.view(seat) if idempotency_key or not replied else None
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            with self.announcements.waiting(game_id, table.version) as replies:  # before the commit: no reply is missed
-                commit = self.commit(table, start, idempotency=answer, schedule=schedule)
-                if commit.written:
-                    table.committed()
-                    if schedule:
-                        return self._after_computers(table, replies).view(seat), False
-                    assert view is not None  # computed above whenever no computer replies
-                    return view, False
+            commit, after = self._commit_and_follow(table, start, answer)
+            if commit.written:
+                if replied:
+                    return after.view(seat), False
+                assert view is not None  # computed above whenever no computer replies
+                return view, False
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
-                raise Problem(404, "unknown_game", f"there is no game {game_id!r} (it may have expired)")
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if if_match is not None:
                 raise Problem(
                     412,
                     "stale_version",
-                    f"the game moved on to version {commit.version} meanwhile",
+                    "moved_on",
+                    params={"version": commit.version},
                     current_version=commit.version,
                 )
-        raise Problem(409, "busy", "the game kept changing while this action was applied; try again")
+        raise Problem(409, "busy", "busy")
 
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
@@ -630,9 +982,49 @@ class Tables:
             raise Problem(
                 422,
                 "idempotency_key_reused",
-                "this Idempotency-Key was used for a different action; use a new key for a new action",
+                "idempotency_key_reused",
             )
         return earlier["view"]
+
+    def expire(self, game_id: str) -> bool:
+        """Enforce the clock of a game whose deadline is scheduled as due: if the seat to act has
+        let it pass, the table's ``on_timeout`` acts (one compare-and-set; an action that came
+        first wins, and the clock restarts). Whether a timeout was applied."""
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                table = self.load(game_id)
+            except Problem as problem:
+                if problem.status not in (404, 410):
+                    raise
+                self.store.unschedule_clock(game_id, self.clock())
+                return False
+            deadline = table.deadline()
+            if deadline is None or deadline > table.now:
+                if deadline is None:
+                    self.store.unschedule_clock(game_id, table.now)
+                else:
+                    self.store.schedule_clock(game_id, deadline)
+                return False
+            start = table.version
+            table.time_out(self.store, self.settings)
+            if self.commit(table, start).written:
+                table.committed()
+                if table.deadline() is None:
+                    self.store.unschedule_clock(game_id, table.now)
+                return True
+        return False
+
+    def _commit_and_follow(
+        self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None
+    ) -> tuple[Commit, Table]:
+        """:meth:`commit`, and once written the game as the computers' replies left it if they
+        come within the reply wait (a simple client sees them at once), else as committed."""
+        with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
+            commit = self.commit(table, expected_version, idempotency)
+            if commit.written:
+                table.committed()
+                table = self._after_computers(table, replies)
+        return commit, table
 
     def _after_computers(self, table: Table, replies: Waiter) -> Table:
         """The game once the computers have replied, if they do within the reply wait (and a
@@ -696,7 +1088,8 @@ class Tables:
         if stored is None:
             return None
         table = Table.from_stored(game_id, stored) if isinstance(stored, Stored) else self._read(game_id)
-        table.length_cap = (self.settings.max_deals, self.settings.max_versions)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)  # as load sets them
+        table.now = self.clock()
         seat = table.computer_to_act()
         if seat is None:
             return None
@@ -708,20 +1101,26 @@ class Tables:
         return table, start
 
     def _commit_moves(self, moves: list[tuple[Table, int]], jobs: tuple[str, Mapping[str, list[bytes]]] | None, played: Played) -> None:
-        writes = [
-            self.store.prepare(
-                table.id, start, table.version, table.snapshot(), bytes(table.appended),
-                ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
-                done=(jobs[0], list(jobs[1].get(table.id, []))) if jobs else None,
+        """:meth:`commit` for the moves of a batch, in one round trip."""
+        writes = []
+        for table, start in moves:
+            table.start_turn()
+            writes.append(
+                self.store.prepare(
+                    table.id, start, table.version, table.snapshot(), bytes(table.appended),
+                    ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+                    done=(jobs[0], list(jobs[1].get(table.id, []))) if jobs else None,
+                )
             )
-            for table, start in moves
-        ]
         for (table, _), write, commit in zip(moves, writes, self.store.commit_all(writes) if writes else []):
             if write.acknowledged:
                 played.acknowledged.add(table.id)
             if commit.written:
                 table.committed()
                 played.written.add(table.id)
+                deadline = table.deadline()
+                if deadline is not None:  # beside the compare-and-set, as in commit
+                    self.store.schedule_clock(table.id, deadline)
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
@@ -729,7 +1128,7 @@ class Tables:
         table = self.load(game_id)
         seat = table.authenticate(require_token(token))
         if table.over:
-            raise Problem(409, "game_over", "the match is over")
+            raise Problem(409, "game_over", "game_over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
         return table, seat, off_the_loop(table.decision(self.store, self.settings, seat, strongest_level(table.ruleset.id)))

@@ -72,6 +72,24 @@ def capture_on(client) -> dict:
     keep("getHistory", client.get("/v1/games/no-such-game/history"))
     keep("getHistory", client.get(f"{game}/history", headers={"Authorization": "Bearer not-a-token"}))
     keep("getHint", client.get("/v1/games/no-such-game/hint", headers=bearer(token)))
+    # a table people sit at: an open seat, the lobby, taking the seat, leaving, a rematch
+    invitation = {"ruleset": "german-whist", "seats": [{"name": "Ayşe"}, {"open": True}], "clock": {"seconds_per_action": 60, "bank": 120}}
+    table = client.post("/v1/games", json=invitation).get_json()
+    keep("listWaitingGames", client.get("/v1/games", query_string={"status": "waiting", "ruleset": "german-whist"}))
+    keep("listWaitingGames", client.get("/v1/games", query_string={"status": "active"}))
+    taken = keep("takeSeat", client.post(f"/v1/games/{table['id']}/seats/1", json={"name": "Bora"}), {"name": "Bora"})
+    keep("takeSeat", client.post(f"/v1/games/{table['id']}/seats/1", json={"name": "Cem"}))
+    keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={"level": "expert"}, headers=bearer(taken["token"])), {"level": "expert"})
+    keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={}, headers=bearer(taken["token"])))
+    keep("makeRematch", client.post(f"/v1/games/{table['id']}/rematch", headers=bearer(table["tokens"][0]["token"])))
+    two_humans = {"ruleset": "german-whist", "seats": [{"name": "Ayşe"}, {"name": "Can"}], "seed": "example-9"}
+    both_left = client.post("/v1/games", json=two_humans).get_json()
+    for entry in both_left["tokens"]:
+        client.post(f"/v1/games/{both_left['id']}/leave", json={"level": "random"}, headers=bearer(entry["token"]))
+    finished = client.get(f"/v1/games/{both_left['id']}").get_json()
+    while finished["status"] != "finished":  # the worker plays the computers' match out
+        finished = client.get(f"/v1/games/{both_left['id']}", query_string={"wait": 30, "after": finished["version"]}).get_json()
+    keep("makeRematch", client.post(f"/v1/games/{both_left['id']}/rematch", headers=bearer(both_left["tokens"][0]["token"])))
     too_large = b"[" + b" " * 20_000 + b"]"
     keep("postAction", client.post(f"{game}/actions", data=too_large, headers={**bearer(token), "Content-Type": "application/json"}))
 

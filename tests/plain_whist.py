@@ -7,13 +7,14 @@ deal). It has no computer strategies, so its computer seats play at the ``random
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
 from engine.errors import RuleError, illegal
 from engine.rules import DealRecord, Event, Trick, deal_opened
 from engine.ruleset import Match
+from engine.shapes import COMMON_EVENTS, BaseView, CardCode, SuitCode, TrickView
 from engine.shuffle import shuffled_deck
 
 DECK = STANDARD
@@ -34,14 +35,51 @@ def legal_cards(hand: int, led: int) -> int:
     return following or hand
 
 
+class PlainWhistDealResult(TypedDict):
+    deal: Annotated[int, "The deal's number, from 1"]
+    tricks: Annotated[list[int], "Tricks won by each seat"]
+    winners: Annotated[list[int], "The seat with more tricks"]
+
+
+class PlainWhistDealEvent(TypedDict):
+    type: Literal["deal"]
+    deal: int
+    dealer: int
+
+
+class PlainWhistDealResultEvent(PlainWhistDealResult):
+    type: Literal["deal_result"]
+    scores: list[int]
+
+
+class PlainWhistView(BaseView):
+    last_deal: PlainWhistDealResult | None
+    hand: list[CardCode] | None
+    hand_sizes: list[int]
+    trump: Annotated[SuitCode | None, "Always null: no trump"]
+    trick: TrickView
+    last_trick: TrickView | None
+    tricks_won: list[int]
+
+
 class PlainWhist(TrickTaking[PlainWhistState]):
     id = "plain-whist"
     names = {"en": "Plain Whist", "tr": "Düz Whist"}
     seat_names = ({"en": "North", "tr": "Kuzey"}, {"en": "South", "tr": "Güney"})
     options = ()
+    deal_result_type = PlainWhistDealResult
+    view_type = PlainWhistView
+    event_types = (*COMMON_EVENTS, PlainWhistDealEvent, PlainWhistDealResultEvent)
     deck = DECK
     action_kinds = (Play,)
-    refusal_codes = {"card_not_in_hand": "the card is not in the hand", "must_follow_suit": "the suit led must be followed"}
+    refusal_codes = {
+        "card_not_in_hand": {"en": "the card is not in the hand", "tr": "kart elde yok"},
+        "must_follow_suit": {"en": "the suit led must be followed", "tr": "yerdeki renk oynanmalı"},
+    }
+    messages = {
+        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "must_follow_suit": {"en": "follow the suit led", "tr": "yerdeki rengi oynayın"},
+    }
 
     def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
         cards = shuffled_deck(match.seed, deal_number, DECK.cards)
@@ -67,9 +105,9 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     def verify_play(self, state: PlainWhistState, seat: int, action: Play) -> RuleError | None:
         card, cards = action.card.index, state.trick.cards
         if not state.hands[seat] >> card & 1:
-            return illegal("card_not_in_hand", f"{action.card} is not in your hand")
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
         if not legal_cards(state.hands[seat], cards[0] if cards else -1) >> card & 1:
-            return illegal("must_follow_suit", "follow the suit led")
+            return illegal("must_follow_suit", self.messages["must_follow_suit"])
         return None
 
     def perform_play(self, state: PlainWhistState, seat: int, action: Play) -> tuple[PlainWhistState, tuple[Event, ...]]:

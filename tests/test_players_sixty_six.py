@@ -15,15 +15,14 @@ from dataclasses import replace
 import pytest
 
 from engine import Action, Close, Declare, Exchange, Marriage, registry
-from engine.cards import Card, Suit, cards
+from engine.cards import Card
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.cards import members
 from engine.players.sixty_six import Table, deal_value, read, sample, utilities
 from engine.actions import play
-from engine.rules import Trick
-from engine.ruleset import Match
 from engine.shuffle import SeededRandom
-from engine.sixty_six import DECK, SUITS, VARIANTS, Announcement, Closing, SixtySixState
+from engine.sixty_six import DECK, SUITS, VARIANTS, Closing, SixtySixState
+from sixty_six_tables import table
 
 GAME = registry.get("sixty-six")
 CARDS = DECK.cards
@@ -40,41 +39,6 @@ ALL_OPTIONS = [
     )
     if not (options["variant"] == "schnapsen" and options["exhausted_talon"] == "last-trick-ten")
 ]
-
-
-def table(
-    hand0: str,
-    hand1: str,
-    talon: str = "",
-    *,
-    trump_card: str | None = None,
-    trump: str = "H",
-    leader: int = 0,
-    trick: str = "",
-    won: tuple[str, str] = ("", ""),
-    announced: tuple[tuple[int, str], ...] = (),
-    shown: tuple[str, str] = ("", ""),
-    closing: tuple[int, int, int] | None = None,
-    **option_values,
-) -> SixtySixState:
-    """A Sixty-Six state in the middle of a deal, written out as card codes."""
-    return SixtySixState(
-        match=Match.start(GAME.parse_options(option_values), "test", 2),
-        hands=(DECK.mask(cards(hand0)), DECK.mask(cards(hand1))),
-        talon=numbers(talon),
-        trump_card=DECK.number[Card.parse(trump_card)] if trump_card else None,
-        trump=SUITS.index(Suit(trump)),
-        trick=Trick(leader, numbers(trick)),
-        won=(DECK.mask(cards(won[0])), DECK.mask(cards(won[1]))),
-        marriages=tuple(Announcement(seat, DECK.number[Card.parse(code)]) for seat, code in announced),
-        shown=(DECK.mask(cards(shown[0])), DECK.mask(cards(shown[1]))),
-        closing=Closing(*closing) if closing else None,
-    )
-
-
-def numbers(codes: str) -> tuple[int, ...]:
-    """The engine's numbers of some cards."""
-    return tuple(DECK.number[card] for card in cards(codes))
 
 
 def whole(state: SixtySixState) -> SixtySixState:

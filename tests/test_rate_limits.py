@@ -73,3 +73,10 @@ def test_no_limits_means_no_ratelimit_headers(client):
 def test_a_malformed_limit_is_refused_when_the_service_starts(fake_redis, limit):
     with pytest.raises(ValueError):
         create_app(make_settings(rate_limit_create=limit), redis=fake_redis)
+
+
+def test_taking_seats_is_counted_per_client_address_like_creating_games(fake_redis):
+    api = limited_api(fake_redis, rate_limit_create="2/minute")
+    game_id = api.create(ruleset="partnership-batak", seats=[{}, {"open": True}, {"open": True}, {"open": True}]).body["id"]
+    answers = [api.request("POST", f"/v1/games/{game_id}/seats/{seat}", json_body={}) for seat in (1, 2, 3)]
+    assert [answer.status for answer in answers] == [200, 200, 429]

@@ -128,11 +128,18 @@ def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_
     service = Service(data_dir)
     try:
         api = SocketClient(service.url)
+        timed = {"ruleset": "german-whist", "seats": [{}, {}], "clock": {"seconds_per_action": 1, "on_timeout": "forfeit"}}
+        timed_id = api.create(**timed).body["id"]
         games = [play_and_check(api, "german-whist", options, f"serve-{n}") for n, options in enumerate(WHIST_OPTIONS)]
         games.append(play_and_check(api, "german-whist", {"target": 15}, "serve-target"))
         games.append(play_and_check(api, "sixty-six", {"variant": "schnapsen", "open_scores": True}, "serve-66"))
         games.append(play_and_check(api, "partnership-batak", {"target": 21}, "serve-batak"))
         assert api.request("GET", "/docs/").status == 200
+        # nobody acted in the timed game: the clock check beside the web workers ended it
+        deadline = time.monotonic() + 10
+        while api.view(timed_id).body["status"] != "forfeited" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert api.view(timed_id).body["status"] == "forfeited"
         api.close()
         redis_pid = service.redis_pid
         assert alive(redis_pid)
@@ -171,7 +178,9 @@ def read_stream_messages(response, count: int) -> list[tuple[str, int, dict]]:
 
 
 def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(data_dir):
-    service = Service(data_dir)
+    # the worker thinks at a lower priority: on a busy machine its reply may take more than the
+    # default 2 s, and this test is about the reply coming, not about how long an answer waits
+    service = Service(data_dir, KOZ_REPLY_WAIT_SECONDS="10")
     try:
         api = SocketClient(service.url)
         for seed in range(40):  # a deal where the human leads, so that the computer replies

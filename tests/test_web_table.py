@@ -250,9 +250,10 @@ def check_the_actions_and_the_hand(table: Table, view: dict[str, Any]) -> None:
 
 
 def card_name(code: str) -> str:
-    """The card's Turkish name, as the catalog gives it (suit, then rank)."""
-    ranks = {"T": "10", "J": "Vale", "Q": "Kız", "K": "Papaz", "A": "As"}
-    return f"{SUIT_NAMES[code[1]]} {ranks.get(code[0], code[0])}"
+    """The card's Turkish name, as the catalog gives it (suit, then rank in the possessive)."""
+    ranks = {"T": "Onlusu", "J": "Valesi", "Q": "Kızı", "K": "Papazı", "A": "Ası", "9": "Dokuzlusu", "8": "Sekizlisi", "7": "Yedilisi"}
+    ranks |= {"6": "Altılısı", "5": "Beşlisi", "4": "Dörtlüsü", "3": "Üçlüsü", "2": "İkilisi"}
+    return f"{SUIT_NAMES[code[1]]} {ranks[code[0]]}"
 
 
 def test_a_german_whist_deal_against_the_random_computer(browser, service, api):
@@ -290,7 +291,9 @@ def test_a_refused_action_shows_the_servers_reason(browser, service, api):
         game_id = table.start("Alman Whisti", {"target": 0})
         table.wait_for_my_move_or_the_end()
         not_mine = next(card for card in (r + s for r in RANKS for s in SUITS) if card not in api.view(game_id, table.token).body["hand"])
-        refusal = api.act(game_id, {"type": "play", "card": not_mine}, table.token).body
+        # the page is in Turkish, and asks for the server's problems in Turkish
+        refusal = api.act(game_id, {"type": "play", "card": not_mine}, table.token, **{"Accept-Language": "tr"}).body
+        assert refusal["detail"].endswith("elinizde yok")
         table.page.route("**/actions", lambda route: route.continue_(post_data=json.dumps({"type": "play", "card": not_mine})))
         table.expected_errors.append("status of 422")
         version = table.version()

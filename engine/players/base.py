@@ -9,6 +9,7 @@ from typing import Any, Callable, ClassVar, Mapping
 from ..actions import Action
 from ..errors import Refusal, RuleError
 from ..shuffle import SeededRandom
+from ..texts import Text
 
 
 @dataclass(frozen=True)
@@ -157,15 +158,17 @@ def strongest_level(ruleset_id: str) -> str:
     return level_names(ruleset_id)[-1]
 
 
+UNKNOWN_LEVEL: Text = {
+    "en": "there is no computer level {level}; levels are: {allowed}",
+    "tr": "{level} diye bir bilgisayar seviyesi yok; seviyeler: {allowed}",
+}
+
+
 def player(level: str, ruleset_id: str | None = None) -> Player:
     """The player of ``level`` (for ``ruleset_id``, one of its levels); raises
     ``RuleError(code="unknown_level")`` for any other."""
     allowed = level_names(ruleset_id)
     if not isinstance(level, str) or level not in allowed:
-        raise RuleError(
-            "unknown_level",
-            f"there is no computer level {level!r}" + (f" for {ruleset_id}" if ruleset_id else "") + f"; levels are: {', '.join(allowed)}",
-            Refusal.BAD_SETUP,
-            details={"allowed": allowed},
-        )
+        params = {"level": repr(level), "allowed": allowed}
+        raise RuleError("unknown_level", UNKNOWN_LEVEL, Refusal.BAD_SETUP, params=params, details={"allowed": allowed})
     return _LEVELS[level]

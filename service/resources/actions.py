@@ -65,7 +65,7 @@ IDEMPOTENCY_KEY = header_parameter(
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: ["not_your_turn", "game_over", "dummy_cannot_act", "busy"],
+        409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "waiting_for_players", "busy"],
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
@@ -88,7 +88,8 @@ def post_action(action: dict[str, Any], game_id: str):
         raise Problem(
             400,
             "invalid_request",
-            f"an Idempotency-Key has 1 to {MAX_KEY_LENGTH} characters",
+            "idempotency_key_length",
+            params={"limit": MAX_KEY_LENGTH},
             errors={"Idempotency-Key": [f"1 to {MAX_KEY_LENGTH} characters"]},
         )
     token = require_token(bearer_token())

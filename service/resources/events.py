@@ -22,11 +22,12 @@ from __future__ import annotations
 import time
 from typing import Any, Iterator
 
-from flask import Response
-from marshmallow import EXCLUDE, Schema, fields, validate
+from flask import Response, request
+from marshmallow import Schema, fields, validate
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..encoding import json_text
+from ..errors import Problem
 from ..metrics import WAITING
 from ..tables import Table, Tables
 from .games import tables
@@ -68,18 +69,22 @@ class EventsQuerySchema(Schema):
     )
 
 
-class ResumeHeadersSchema(Schema):
-    class Meta:
-        unknown = EXCLUDE
+LAST_EVENT_ID = header_parameter(
+    "Last-Event-ID",
+    "The `id` of the last message received (a version): the stream resumes after it. "
+    "EventSource sends it when it reconnects; it takes precedence over `after`",
+    pattern="^(-1|[0-9]+)$",
+)
 
-    last_event_id = fields.Integer(
-        data_key="Last-Event-ID",
-        validate=validate.Range(min=-1),
-        metadata={
-            "description": "The `id` of the last message received (a version): the stream resumes after it. "
-            "EventSource sends it when it reconnects; it takes precedence over `after`"
-        },
-    )
+
+def last_event_id() -> int | None:
+    """The Last-Event-ID header as a version, None without one; anything else is a 400."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return None
+    if not header.isascii() or not (header == "-1" or header.isdigit()) or len(header) > 18:
+        raise Problem(400, "invalid_request", "last_event_id", errors={"Last-Event-ID": ["-1 or a whole number"]})
+    return int(header)
 
 
 def message(kind: str, version: int, data: Any) -> str:
@@ -88,24 +93,26 @@ def message(kind: str, version: int, data: Any) -> str:
 
 @blp.route("/<game_id>/events", operation_id="streamEvents")
 @blp.arguments(EventsQuerySchema(), location="query")
-@blp.arguments(ResumeHeadersSchema(), location="headers")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
 @blp.doc(
     security=SEAT_TOKEN_OPTIONAL,
+    parameters=[LAST_EVENT_ID],
     responses={
         "200": {
+            # the whole stream's text is shown in the description; the example is one message's data
+            "description": STREAM_DESCRIPTION + "\n\nFor example:\n\n```text\n" + EXAMPLE + "```",
             "content": {
                 "text/event-stream": {
-                    # what each message's data is: a JSON object (see the description)
+                    # what each message's `data` is (the stream's framing is the SSE format)
                     "schema": {"type": "object", "description": "A message's `data`: a GameView, or a history or reveal message"},
-                    "example": EXAMPLE,
+                    "example": {"version": 4, "events": [{"version": 4, "type": "action", "seat": 1, "action": {"type": "play", "card": "2C"}}]},
                 }
-            }
+            },
         }
     },
 )
-def get_game_events(query: dict[str, Any], resume: dict[str, Any], game_id: str):
+def get_game_events(query: dict[str, Any], game_id: str):
     """Follow a game (Server-Sent Events).
 
     With a seat's token, that seat's views and the events it may see; without one, a
@@ -113,7 +120,8 @@ def get_game_events(query: dict[str, Any], resume: dict[str, Any], game_id: str)
     current view; then each new version's history and view as it is committed. Once the match
     is over: the final events, the view, the `reveal`, and the end of the stream.
     """
-    after = resume.get("last_event_id", query.get("after"))
+    resumed = last_event_id()
+    after = resumed if resumed is not None else query.get("after")
     koz = tables()
     table = koz.load(game_id)
     seat = table.viewer(bearer_token())
@@ -172,5 +180,5 @@ def history_messages(koz: Tables, table: Table, seat: int | None, after: int) ->
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():
-        # as built, like GET /history: the events have the schema's shape already
+        # as built, like the history: the events have the schema's shape (tests/test_schemas_mirror_engine.py)
         yield message("history", version, {"version": version, "events": events})

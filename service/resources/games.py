@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
+from functools import cache
 from typing import Any
 
 from flask import Response, current_app, request, url_for
@@ -11,18 +12,22 @@ from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
 from engine.players import level_names
+from engine.ruleset import Ruleset
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import ActionSchema, GameOptionsSchema, NamesSchema, SeatSchema, card_field, cards_field, suit_field
+from ..schemas import GameOptionsSchema, SeatSchema, StrictBoolean, options_component
+from ..shapes import schema_of
 from ..tables import version_matches
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
 
-STATUSES = ["active", "finished", "abandoned"]
+STATUSES = ["waiting", "active", "finished", "forfeited", "abandoned"]
 STATUS_DESCRIPTION = (
-    "`finished` when the match ended by its rules; `abandoned` when it ran past the service's cap on a "
+    "`waiting` while a seat is open (nobody acts until every seat is taken); "
+    "`finished` when the match ended by its rules; `forfeited` when a seat let its turn clock run out "
+    "under `on_timeout: \"forfeit\"` (its side lost: `winners` are the others); `abandoned` when it ran past the service's cap on a "
     "match's length (deals or versions): it ends with no winner"
 )
 
@@ -52,6 +57,40 @@ class SeatSpecSchema(Schema):
         allow_none=True,
         metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
     )
+    open = StrictBoolean(
+        load_default=False,
+        metadata={"description": "A human seat left for someone to take with `POST /v1/games/{id}/seats/{seat}`; the game waits until it is taken"},
+    )
+
+
+class ClockSchema(Schema):
+    seconds_per_action = fields.Integer(
+        strict=True,
+        required=True, validate=validate.Range(min=1, max=86400), metadata={"description": "Seconds each action may take"}
+    )
+    bank = fields.Integer(
+        strict=True,
+        load_default=0,
+        validate=validate.Range(min=0, max=86400),
+        metadata={"description": "Seconds each seat may spend beyond `seconds_per_action`, over the whole match"},
+    )
+    on_timeout = fields.String(
+        load_default="computer",
+        validate=validate.OneOf(["computer", "forfeit"]),
+        metadata={
+            "description": "When a seat's deadline passes: `computer` (the basic computer plays that one action) "
+            "or `forfeit` (the seat's side loses the match)"
+        },
+    )
+
+
+class ClockViewSchema(ClockSchema):
+    deadlines = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "When each seat to act times out (ISO 8601, UTC), null for the others (one entry per seat)"},
+    )
+    banks = fields.List(fields.Float(), required=True, metadata={"description": "Each seat's bank left, in seconds"})
 
 
 class GameCreateSchema(Schema):
@@ -73,8 +112,14 @@ class GameCreateSchema(Schema):
         metadata={
             "oneOf": [{"type": "string", "minLength": 1, "maxLength": 128}, {"type": "integer"}],
             "description": "A seed for a reproducible deal; absent, one is drawn from a secure source "
-            "and revealed only when the match is over",
+            "and revealed only when the match is over. A game with a seed of the client's is marked "
+            "`seed_source: \"client\"` (its creator could know every hand) and is never listed in the lobby",
         }
+    )
+    clock = fields.Nested(ClockSchema, metadata={"description": "A turn clock for the human seats; absent: untimed"})
+    private = StrictBoolean(
+        load_default=False,
+        metadata={"description": "Open seats are taken with a join code (one per open seat, returned once); the game is not listed in the lobby"},
     )
 
 
@@ -82,7 +127,13 @@ def document_seat_counts(spec) -> None:
     """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
     field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
     spec.components.schemas["GameCreate"]["oneOf"] = [
-        {"properties": {"ruleset": {"const": ruleset.id}, "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count}}}
+        {
+            "properties": {
+                "ruleset": {"const": ruleset.id},
+                "options": {"$ref": f"#/components/schemas/{options_component(ruleset)}"},
+                "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count},
+            }
+        }
         for ruleset in registry.all_rulesets()
     ]
 
@@ -90,6 +141,14 @@ def document_seat_counts(spec) -> None:
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     token = fields.String(required=True, metadata={"description": "The seat's secret: `Authorization: Bearer <token>`"})
+
+
+class JoinCodeSchema(Schema):
+    seat = fields.Integer(required=True)
+    code = fields.String(
+        required=True,
+        metadata={"description": "Pass it on with the invitation: `POST /v1/games/{id}/seats/{seat}` with `{\"code\": ...}`"},
+    )
 
 
 class GameCreatedSchema(Schema):
@@ -102,184 +161,97 @@ class GameCreatedSchema(Schema):
     tokens = fields.List(
         fields.Nested(SeatTokenSchema),
         required=True,
-        metadata={"description": "The tokens of the human seats. Shown only here, once: keep them"},
+        metadata={"description": "The tokens of the human seats (not the open ones). Shown only here, once: keep them"},
     )
+    join_codes = fields.List(
+        fields.Nested(JoinCodeSchema),
+        required=True,
+        metadata={"description": "A private game's join codes, one per open seat (empty otherwise). Shown only here, once"},
+    )
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed"})
+    seed_source = fields.String(required=True, validate=validate.OneOf(["server", "client"]))
 
 
 # --- seeing ------------------------------------------------------------------------------------
 
 
-class TrickCardSchema(Schema):
-    seat = fields.Integer(required=True)
-    card = card_field(required=True)
+class ViewFrameSchema(Schema):
+    """The service's part of every view: the game, its version, its status and its seats."""
 
-
-class TrickSchema(Schema):
-    leader = fields.Integer(required=True)
-    cards = fields.List(fields.Nested(TrickCardSchema), required=True, metadata={"description": "In play order"})
-    winner = fields.Integer(required=True, allow_none=True)
-
-
-def _per_seat(field: fields.Field, description: str, **kwargs: Any) -> fields.List:
-    return fields.List(field, metadata={"description": description + " (one entry per seat, in seat order)"}, **kwargs)
-
-
-class AtCloseSchema(Schema):
-    points = fields.Integer(required=True)
-    tricks = fields.Integer(required=True)
-
-
-class DealResultSchema(Schema):
-    """How the last finished deal ended. `deal` is always present; the other fields depend on the
-    ruleset."""
-
-    deal = fields.Integer(required=True)
-    winners = fields.List(
-        fields.Integer(), metadata={"description": "German Whist, Sixty-Six: the seats that won the deal; empty for a tie (Batak has none)"}
+    id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "Increments with every change (an action, a seat taken or left); also the ETag"})
+    seed_commitment = fields.String(
+        required=True,
+        metadata={"description": "SHA-256 (hex) of the seed, shown from the start; the history's `reveal` shows the seed once the match is over"},
     )
-    points = _per_seat(
-        fields.Integer(),
-        "German Whist: what the deal added to each score. Sixty-Six: each player's points in the deal "
-        "(cards, counted marriages, the last-trick 10)",
-    )
-    tricks = _per_seat(fields.Integer(), "Tricks won (German Whist: counted tricks)")
-    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
-    game_points = _per_seat(fields.Integer(), "Sixty-Six: game points the deal added to each score")
-    reason = fields.String(
+    seed_source = fields.String(
+        required=True,
+        validate=validate.OneOf(["server", "client", "unknown"]),
         metadata={
-            "description": "Sixty-Six: how the deal ended",
-            "enum": ["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"],
-        }
+            "description": "`server`: drawn by the server, secret until the end; `client`: chosen by the game's creator, "
+            "who could know every hand; `unknown`: a game stored before this was kept"
+        },
     )
-    claimed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that claimed 66, or was deemed to"})
-    deemed_claim = fields.Boolean(
-        metadata={
-            "description": "Sixty-Six: all tricks were played and the claim is deemed: the closer's, with 66 or more "
-            "on a closed talon, else the last trick's winner's"
-        }
-    )
-    marriage_points = _per_seat(fields.Integer(), "Sixty-Six: counted marriage points")
-    last_trick_ten = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat given 10 for the last trick"})
-    closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
-    at_close = fields.Nested(
-        AtCloseSchema,
-        allow_none=True,
-        metadata={"description": "Sixty-Six: the closer's opponent's points and tricks when the talon was closed"},
-    )
-    declarer = fields.Integer(metadata={"description": "Batak: the declarer"})
-    dummy = fields.Integer(metadata={"description": "Batak: the declarer's partner, whose hand was open"})
-    contract = fields.Integer(metadata={"description": "Batak: the winning bid (7 when all passed)"})
-    trump = suit_field(metadata={"description": "Batak: the trump named"})
-    team_tricks = fields.List(fields.Integer(), metadata={"description": "Batak: tricks of North-South and of East-West"})
-    made = fields.Boolean(metadata={"description": "Batak: the declaring team took at least its bid"})
-    sweep = fields.Integer(allow_none=True, metadata={"description": "Batak: the team (0 North-South, 1 East-West) that took all 13 tricks"})
-    team_points = fields.List(fields.Integer(), metadata={"description": "Batak: points of North-South and of East-West"})
+    rematch = fields.String(required=True, allow_none=True, metadata={"description": "The id of the next match, once a seat asked for one"})
+    clock = fields.Nested(ClockViewSchema, required=True, allow_none=True, metadata={"description": "The turn clock; null for an untimed game"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
 
 
-class BidSchema(Schema):
-    seat = fields.Integer(required=True)
-    bid = fields.Integer(required=True, allow_none=True, metadata={"description": "null for a pass"})
+def view_component(ruleset: Ruleset) -> str:
+    """The name of a ruleset's view in the document, e.g. ``GermanWhistView``."""
+    return options_component(ruleset).removesuffix("Options") + "View"
 
 
-class AuctionSchema(Schema):
-    bids = fields.List(fields.Nested(BidSchema), required=True, metadata={"description": "Every call, in order"})
-    high_bid = fields.Integer(required=True, allow_none=True)
-    high_bidder = fields.Integer(required=True, allow_none=True)
-    passed = fields.List(fields.Integer(), required=True, metadata={"description": "Seats out of the auction"})
-    open = fields.Boolean(required=True, metadata={"description": "The auction is still going on"})
-
-
-class OpenHandSchema(Schema):
-    seat = fields.Integer(required=True)
-    label = fields.Nested(NamesSchema, required=True, metadata={"description": "The seat's label, shown with the open hand"})
-    cards = fields.List(card_field(), required=True)
-
-
-class MarriageSchema(Schema):
-    seat = fields.Integer(required=True)
-    suit = suit_field(required=True)
-    points = fields.Integer(required=True, metadata={"description": "20, or 40 in trump"})
-    pair = fields.List(card_field(), required=True, metadata={"description": "The king and the queen"})
-    pending = fields.Boolean(required=True, metadata={"description": "Not counted until the announcer wins a trick"})
+@cache
+def ruleset_view_schema(ruleset: Ruleset) -> type[Schema]:
+    """A ruleset's view: the service's frame around the engine's typed view of that ruleset."""
+    attributes: dict[str, Any] = {
+        "ruleset": fields.String(required=True, validate=validate.Equal(ruleset.id), metadata={"enum": [ruleset.id]}),
+        # options as the server filled them in, all of them: the ruleset's options schema
+        "options": fields.Raw(required=True),  # documented as the ruleset's options (see document_views)
+        **ViewFrameSchema._declared_fields,
+    }
+    return type(f"{view_component(ruleset)}Schema", (schema_of(ruleset.view_type),), attributes)
 
 
 class GameViewSchema(Schema):
-    """A game as one seat (or a spectator) may see it. Fields a ruleset does not use are absent."""
+    """A game as one seat (or a spectator) may see it: its ruleset's view, told apart by
+    `ruleset`. Documented as one schema per ruleset (see :func:`document_views`)."""
 
-    id = fields.String(required=True)
     ruleset = fields.String(required=True)
-    options = fields.Nested(GameOptionsSchema, required=True)
-    version = fields.Integer(required=True, metadata={"description": "Increments with every applied action; also the ETag"})
-    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
-    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
-    seats = fields.List(fields.Nested(SeatSchema), required=True)
-    to_act = fields.List(
-        fields.Integer(), required=True, metadata={"description": "The seat that may act now (one at a time; none once the match is over)"}
-    )
-    legal_actions = fields.List(
-        fields.Nested(ActionSchema),
-        required=True,
-        metadata={"description": "Exactly what the viewer may post now; empty when it must wait"},
-    )
-    scores = _per_seat(fields.Integer(), "Match totals", required=True)
-    winners = fields.List(
-        fields.Integer(), required=True, metadata={"description": "The winning seats once finished; empty before (and for a drawn match)"}
-    )
-    deal = fields.Integer(required=True, metadata={"description": "The current deal, from 1"})
-    dealer = fields.Integer(required=True)
-    last_deal = fields.Nested(DealResultSchema, required=True, allow_none=True)
-    hand = cards_field("The viewer's cards; null for a spectator", required=True, allow_none=True)
-    hand_sizes = _per_seat(fields.Integer(), "Cards in each hand", required=True)
-    trump = suit_field(required=True, allow_none=True)
-    trick = fields.Nested(
-        TrickSchema, required=True, allow_none=True, metadata={"description": "The trick on the table (Batak: null before trump is named)"}
-    )
-    last_trick = fields.Nested(TrickSchema, required=True, allow_none=True, metadata={"description": "The last finished trick"})
-    tricks_won = _per_seat(fields.Integer(), "Tricks won this deal", required=True)
-    known_cards = _per_seat(
-        fields.List(card_field()),
-        "Cards publicly known to be in each hand (taken face up, shown), until played",
-    )
-    # German Whist
-    face_up = card_field(allow_none=True, metadata={"description": "German Whist: the face-up stock card, the prize of the trick"})
-    stock_size = fields.Integer(metadata={"description": "German Whist: cards left in the stock"})
-    phase = fields.Integer(metadata={"description": "1 while drawing from the stock or talon, then 2"})
-    trick_number = fields.Integer(allow_none=True, metadata={"description": "The trick being played, from 1"})
-    tricks_by_phase = _per_seat(fields.List(fields.Integer()), "German Whist: tricks won in phase 1 and in phase 2")
-    # Sixty-Six
-    trump_card = card_field(
-        allow_none=True,
-        metadata={"description": "Sixty-Six: the face-up trump card under the talon; null once taken, when closed, or without a talon"},
-    )
-    talon_size = fields.Integer(metadata={"description": "Sixty-Six: face-down cards left in the talon"})
-    talon_closed = fields.Boolean(metadata={"description": "Sixty-Six: the talon has been closed"})
-    closed_by = fields.Integer(allow_none=True, metadata={"description": "Sixty-Six: the seat that closed the talon"})
-    marriages = fields.List(fields.Nested(MarriageSchema), metadata={"description": "Sixty-Six: marriages announced this deal"})
-    pending_marriage = _per_seat(fields.Boolean(), "Sixty-Six: marriage points waiting for a trick won")
-    points = _per_seat(
-        fields.Integer(),
-        "Sixty-Six: points so far (cards and counted marriages); null unless `open_scores`",
-        allow_none=True,
-    )
-    won_cards = _per_seat(fields.List(card_field()), "Sixty-Six: the cards of the tricks won; null unless `open_scores`", allow_none=True)
-    # Partnership Batak
-    teams = fields.List(fields.List(fields.Integer()), metadata={"description": "Batak: the teams, [[0, 2], [1, 3]] (North-South, East-West)"})
-    auction = fields.Nested(AuctionSchema, metadata={"description": "Batak: the auction of this deal"})
-    declarer = fields.Integer(allow_none=True, metadata={"description": "Batak: the declarer, once the auction is over"})
-    dummy = fields.Integer(allow_none=True, metadata={"description": "Batak: the declarer's partner, whose hand the declarer plays"})
-    contract = fields.Integer(allow_none=True, metadata={"description": "Batak: the winning bid (7 when all passed)"})
-    role = fields.String(
-        allow_none=True,
-        validate=validate.OneOf(["declarer", "dummy", "defender"]),
-        metadata={"description": "Batak: the viewer's role once the auction is over; the dummy acts in nothing this deal"},
-    )
-    trump_broken = fields.Boolean(metadata={"description": "Batak: a trump was played to an earlier trick"})
-    open_hand = fields.Nested(OpenHandSchema, allow_none=True, metadata={"description": "Batak: the dummy's hand, face up once trump is named"})
-    turn = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Batak: the seat whose card is next (the dummy's, in its turn, while `to_act` is the declarer)"},
-    )
-    team_tricks = fields.List(fields.Integer(), metadata={"description": "Batak: tricks of North-South and of East-West this deal"})
+
+    @staticmethod
+    def _own(view: Any) -> Schema:
+        ruleset_id = view.get("ruleset") if isinstance(view, dict) else None
+        if ruleset_id not in {ruleset.id for ruleset in registry.all_rulesets()}:
+            raise ValidationError({"ruleset": ["Not a known ruleset."]})
+        return ruleset_view_schema(registry.get(ruleset_id))()
+
+    def _do_load(self, data: Any, *, many: bool | None = None, partial: Any = None, unknown: Any = None, postprocess: bool = True) -> Any:
+        return self._own(data).load(data, partial=partial, unknown=unknown)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        if many or (many is None and self.many):
+            return [self.dump(item, many=False) for item in obj]
+        return self._own(obj).dump(obj)
+
+
+def document_views(spec) -> None:
+    """Document ``GameView`` as one of each ruleset's views, told apart by ``ruleset``."""
+    mapping = {}
+    for ruleset in registry.all_rulesets():
+        spec.components.schema(view_component(ruleset), schema=ruleset_view_schema(ruleset))
+        # options as the server filled them in, all of them: the ruleset's options schema
+        spec.components.schemas[view_component(ruleset)]["properties"]["options"] = {
+            "$ref": f"#/components/schemas/{options_component(ruleset)}"
+        }
+        mapping[ruleset.id] = f"#/components/schemas/{view_component(ruleset)}"
+    spec.components.schemas["GameView"] = {
+        "description": " ".join((GameViewSchema.__doc__ or "").split("Documented as")[0].split()),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "ruleset", "mapping": mapping},
+    }
 
 
 class ViewQuerySchema(Schema):
@@ -345,12 +317,16 @@ def tables():
 def create_game(body: dict[str, Any]):
     """Create a game.
 
-    Each seat is a human (a token is issued for it, returned once, here) or a computer player
-    of a named level. Without `seats`, the standard table: the ruleset's human seats (see the
+    Each seat is a human (a token is issued for it, returned once, here), an open seat
+    (`{"open": true}`: the game waits until someone takes it; an invitation is the game's URL
+    and the seat, plus its join code in a `private` game) or a computer player of a named
+    level. Without `seats`, the standard table: the ruleset's human seats (see the
     catalog) against computer players. Computer seats move at once when it is their turn; a
     game of computer seats only plays itself to the end.
     """
-    table, tokens = tables().create(body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"))
+    table, tokens, codes = tables().create(
+        body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"], clock=body.get("clock")
+    )
     created = {
         "id": table.id,
         "ruleset": table.ruleset.id,
@@ -359,6 +335,9 @@ def create_game(body: dict[str, Any]):
         "status": table.status,
         "seats": table.seat_list(),
         "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
+        "join_codes": [{"seat": seat, "code": code} for seat, code in sorted(codes.items())],
+        "seed_commitment": table.seed_commitment,
+        "seed_source": table.seed_source,
     }
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
 
@@ -381,3 +360,64 @@ def get_game(query: dict[str, Any], game_id: str):
     if condition is not None and version_matches(condition, table.version):
         return private(Response(status=304), table.version)
     return view_response(table.view(seat))
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+class LobbyQuerySchema(Schema):
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["waiting"]),
+        metadata={"description": "`waiting`: games with an open seat (the only listing there is)"},
+    )
+    ruleset = fields.String(
+        validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"}
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100), metadata={"description": "Games per page"})
+    before = fields.Float(metadata={"description": "The `next_before` of the page before"})
+
+
+class LobbyGameSchema(Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Nested(GameOptionsSchema, required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    open_seats = fields.List(fields.Integer(), required=True, metadata={"description": "Take one with `POST /v1/games/{id}/seats/{seat}`"})
+    seed_commitment = fields.String(required=True)
+    seed_source = fields.String(required=True, metadata={"description": "Always `server`: a game with a client's seed is never listed"})
+    created_at = fields.String(required=True)
+
+
+class LobbySchema(Schema):
+    games = fields.List(fields.Nested(LobbyGameSchema), required=True)
+    next_before = fields.Float(required=True, allow_none=True, metadata={"description": "Pass as `before` for the next page; null on the last"})
+
+
+@blp.route("", methods=["GET"], operation_id="listWaitingGames")
+@blp.arguments(LobbyQuerySchema, location="query")
+@blp.response(200, LobbySchema)
+@blp.problems({400: ["invalid_request", "unknown_ruleset"]})
+def list_games(query: dict[str, Any]):
+    """Find a game to join.
+
+    Public games with an open seat, newest first, paged: public information only. Private
+    games and games whose seed was chosen by their creator are never listed.
+    """
+    page, next_before = tables().lobby(query.get("ruleset"), query["limit"], query.get("before"))
+    games = [
+        {
+            "id": table.id,
+            "url": url_for("games.get_game", game_id=table.id),
+            "ruleset": table.ruleset.id,
+            "options": table.options,
+            "seats": table.seat_list(),
+            "open_seats": [index for index, seat in enumerate(table.seats) if seat.open],
+            "seed_commitment": table.seed_commitment,
+            "seed_source": table.seed_source,
+            "created_at": table.created_at,
+        }
+        for table in page
+    ]
+    return {"games": games, "next_before": next_before}

@@ -27,7 +27,7 @@ def healthz():
     """
     embedded = current_app.extensions.get("koz_embedded")
     if embedded is not None and embedded.failed:
-        raise Problem(503, "storage_failed", "the embedded Redis died and could not be restarted; restart the service")
+        raise Problem(503, "storage_failed", "storage_failed")
     return {"status": "ok"}
 
 
@@ -41,5 +41,5 @@ def readyz():
     `storage_unavailable` otherwise, so a load balancer sends requests elsewhere until it recovers.
     """
     if not ready(current_app.extensions["koz_readiness"]):
-        raise Problem(503, "storage_unavailable", "the Redis cluster is not ready")
+        raise Problem(503, "storage_unavailable", "cluster_not_ready")
     return {"status": "ok"}

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from functools import cache
+from typing import Any, get_args
 
 from flask import current_app
 from marshmallow import Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
-from ..schemas import ActionSchema, card_field, cards_field, suit_field
-from .games import STATUS_DESCRIPTION, STATUSES, AtCloseSchema, TrickCardSchema, private, tables
+from ..schemas import ActionSchema, card_field, cards_field
+from engine import registry
+
+from ..shapes import schema_of
+from .games import STATUS_DESCRIPTION, STATUSES, private, tables
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -17,65 +22,124 @@ blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The hi
 MAX_PAGE = 1000
 
 
-class HistoryEventSchema(Schema):
-    """One event. `version` and `type` are always present; the other fields depend on the type.
-
-    `action`: a seat's applied action, `{"seat": s, "action": {...}}` as posted. Every ruleset:
-    `deal` (a deal begins), `dealt` (`hand` only for its seat), `trick`, `deal_result`,
-    `match_result`. German Whist: `take`, `draw` (`card` only for the drawer), `turn_up`.
-    Sixty-Six: `exchange`, `close`, `marriage`, `draw` (`card` only for the drawer), `take` (the
-    trump card), `declare`. Batak: `contract` (the auction's outcome), `trump`, `open_hand` (the
-    dummy's `hand`, public once trump is named). The service adds `abandoned` (`reason`, `deal`,
-    `max_deals`, `max_versions`): the match ran past its cap on length and ended with no winner."""
+class ActionEventSchema(Schema):
+    """A seat's applied action, as posted."""
 
     version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["action"]})
+    seat = fields.Integer(required=True)
+    action = fields.Nested(ActionSchema, required=True)
+
+
+class AbandonedEventSchema(Schema):
+    """The match ran past the service's cap on its length and ended with no winner."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["abandoned"]})
+    reason = fields.String(required=True, metadata={"enum": ["too_long"]})
+    deal = fields.Integer(required=True)
+    max_deals = fields.Integer(required=True, metadata={"description": "The cap on deals"})
+    max_versions = fields.Integer(required=True, metadata={"description": "The cap on versions"})
+
+
+class SeatTakenEventSchema(Schema):
+    """An open seat was taken."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["seat_taken"]})
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={"description": "The name of who took the seat"})
+
+
+class LeftEventSchema(Schema):
+    """The seat's player left it to a computer of that level."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["left"]})
+    seat = fields.Integer(required=True)
+    level = fields.String(required=True, metadata={"description": "The computer level playing the seat from now on"})
+
+
+class RejoinedEventSchema(Schema):
+    """The seat's token took the seat back."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["rejoined"]})
+    seat = fields.Integer(required=True)
+
+
+class RematchEventSchema(Schema):
+    """The next match was made."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["rematch"]})
+    game = fields.String(required=True, metadata={"description": "The next match's id"})
+
+
+class TimeoutEventSchema(Schema):
+    """The seat let its turn clock run out."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    type = fields.String(required=True, metadata={"enum": ["timeout"]})
+    seat = fields.Integer(required=True)
+    on_timeout = fields.String(
+        required=True,
+        metadata={
+            "enum": ["computer", "forfeit"],
+            "description": "`computer`: it played the seat's action, the next event; `forfeit`: the match is lost",
+        },
+    )
+    winners = fields.List(fields.Integer(), metadata={"description": "For a forfeit: the winning seats"})
+
+
+class HistoryEventSchema(Schema):
+    """One event, with the version it produced; its `type` says which fields it has: the
+    service's `action` and `abandoned`, and the events each ruleset declares.
+    Documented as one schema per type (see :func:`document_events`)."""
+
+    version = fields.Integer(required=True)
     type = fields.String(required=True)
-    seat = fields.Integer()
-    action = fields.Nested(ActionSchema)
-    deal = fields.Integer()
-    dealer = fields.Integer()
-    trump = suit_field(allow_none=True)
-    face_up = card_field(allow_none=True)
-    stock_size = fields.Integer()
-    hand = cards_field("The cards dealt to the seat (only for that seat until the match is over)")
-    count = fields.Integer()
-    number = fields.Integer(metadata={"description": "The trick's number in the deal, from 1"})
-    phase = fields.Integer()
-    leader = fields.Integer()
-    cards = fields.List(fields.Nested(TrickCardSchema), metadata={"description": "A trick's cards in play order"})
-    winner = fields.Integer(allow_none=True)
-    card = card_field()
-    trump_card = card_field(allow_none=True)
-    talon_size = fields.Integer()
-    gave = card_field(metadata={"description": "Sixty-Six exchange: the card put under the talon"})
-    took = card_field(metadata={"description": "Sixty-Six exchange: the trump card taken"})
-    suit = suit_field()
-    pair = fields.List(card_field(), metadata={"description": "Sixty-Six marriage: the king and the queen"})
-    value = fields.Integer(metadata={"description": "Sixty-Six marriage: 20, or 40 in trump"})
-    tricks = fields.List(fields.Integer())
-    tricks_by_phase = fields.List(fields.List(fields.Integer()))
-    points = fields.List(fields.Integer())
-    winners = fields.List(fields.Integer())
-    scores = fields.List(fields.Integer())
-    game_points = fields.List(fields.Integer())
-    reason = fields.String()
-    claimed_by = fields.Integer(allow_none=True)
-    deemed_claim = fields.Boolean()
-    marriage_points = fields.List(fields.Integer())
-    last_trick_ten = fields.Integer(allow_none=True)
-    closed_by = fields.Integer(allow_none=True)
-    at_close = fields.Nested(AtCloseSchema, allow_none=True)
-    first_bidder = fields.Integer()
-    declarer = fields.Integer()
-    dummy = fields.Integer()
-    contract = fields.Integer()
-    all_passed = fields.Boolean()
-    team_tricks = fields.List(fields.Integer())
-    made = fields.Boolean()
-    sweep = fields.Integer(allow_none=True)
-    team_points = fields.List(fields.Integer())
-    max_deals = fields.Integer(metadata={"description": "abandoned: the cap on deals"})
-    max_versions = fields.Integer(metadata={"description": "abandoned: the cap on versions"})
+
+
+@cache
+def event_schema(shape: type) -> type[Schema]:
+    """An engine event's schema, with the version the service numbers it by."""
+    version = fields.Integer(required=True, metadata={"description": "The version this event produced"})
+    return type(f"{shape.__name__}Schema", (schema_of(shape),), {"version": version})
+
+
+def document_events(spec) -> None:
+    """Document ``HistoryEvent`` as one schema per ``type``; a type whose fields differ between
+    rulesets (``deal``, ``deal_result``) is one of each ruleset's."""
+    by_type: dict[str, dict[str, type[Schema]]] = {
+        "action": {"ActionEvent": ActionEventSchema},
+        "abandoned": {"AbandonedEvent": AbandonedEventSchema},
+        "seat_taken": {"SeatTakenEvent": SeatTakenEventSchema},
+        "left": {"LeftEvent": LeftEventSchema},
+        "rejoined": {"RejoinedEvent": RejoinedEventSchema},
+        "rematch": {"RematchEvent": RematchEventSchema},
+        "timeout": {"TimeoutEvent": TimeoutEventSchema},
+    }
+    for ruleset in registry.all_rulesets():
+        for shape in ruleset.event_types:
+            (kind,) = get_args(typing.get_type_hints(shape)["type"])
+            by_type.setdefault(kind, {})[shape.__name__] = event_schema(shape)
+    mapping = {}
+    for kind, schemas in by_type.items():
+        for name, schema in schemas.items():
+            spec.components.schema(name, schema=schema)
+        refs = [{"$ref": f"#/components/schemas/{name}"} for name in schemas]
+        if len(refs) == 1:
+            mapping[kind] = refs[0]["$ref"]
+        else:
+            union = "".join(part.capitalize() for part in kind.split("_")) + "Event"
+            spec.components.schema(union, {"description": f"A `{kind}` event, in its ruleset's terms", "oneOf": refs})
+            mapping[kind] = f"#/components/schemas/{union}"
+    spec.components.schemas["HistoryEvent"] = {
+        "description": " ".join((HistoryEventSchema.__doc__ or "").split("Documented as")[0].split()),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
 
 
 class DealtSchema(Schema):
@@ -97,6 +161,9 @@ class RevealSchema(Schema):
 
 class HistorySchema(Schema):
     id = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    options = fields.Dict(required=True, metadata={"description": "The game's options"})
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed, as every view showed it from the start"})
     version = fields.Integer(required=True, metadata={"description": "The game's current version"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     events = fields.List(fields.Nested(HistoryEventSchema), required=True)
@@ -138,6 +205,9 @@ def get_history(query: dict[str, Any], game_id: str):
             events.append({"version": version, **seen})
     history = {
         "id": table.id,
+        "ruleset": table.ruleset.id,
+        "options": table.options,
+        "seed_commitment": table.seed_commitment,
         "version": table.version,
         "status": table.status,
         "events": events,

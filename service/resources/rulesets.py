@@ -5,11 +5,12 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from engine import registry
-from engine.cards import Rank, Suit
+from engine.cards import Card, Rank, Suit
 from engine.players import level_names, player
 
 from ..api import Blueprint
 from ..schemas import NamesSchema
+from ..texts import CONTENT_LANGUAGE, language
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="The games Koz hosts, with their options")
 
@@ -19,13 +20,28 @@ class OptionSchema(Schema):
     type = fields.String(required=True, metadata={"enum": ["boolean", "integer", "string"]})
     default = fields.Raw(required=True, metadata={"type": ["boolean", "integer", "string"]})
     names = fields.Nested(NamesSchema, required=True)
-    description = fields.String(required=True)
+    description = fields.String(required=True, metadata={"description": "What the option does, in the language of `Content-Language`"})
+    labels = fields.List(
+        fields.Nested(lambda: ValueLabelSchema()),
+        required=True,
+        metadata={"description": "What a table shows for allowed values, in every language (a boolean's: for true)"},
+    )
     allowed = fields.List(
         fields.Raw(metadata={"type": ["boolean", "integer", "string"]}),
         metadata={"description": "The allowed values, when they are a short list"},
     )
     minimum = fields.Integer()
     maximum = fields.Integer()
+
+
+class ValueLabelSchema(Schema):
+    value = fields.Raw(required=True, metadata={"type": ["boolean", "integer", "string"]})
+    names = fields.Nested(NamesSchema, required=True)
+
+
+class TableLabelSchema(Schema):
+    code = fields.String(required=True)
+    names = fields.Nested(NamesSchema, required=True)
 
 
 class SeatLabelSchema(Schema):
@@ -44,6 +60,11 @@ class RulesetSchema(Schema):
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatLabelSchema), required=True, metadata={"description": "Seats in play order"})
     options = fields.List(fields.Nested(OptionSchema), required=True)
+    labels = fields.List(
+        fields.Nested(TableLabelSchema),
+        required=True,
+        metadata={"description": "What a table of this game shows besides its options (such as `open_hand`), in every language"},
+    )
     standard_human_seats = fields.List(
         fields.Integer(),
         required=True,
@@ -65,13 +86,18 @@ class CatalogSchema(Schema):
     rulesets = fields.List(fields.Nested(RulesetSchema), required=True)
     suits = fields.List(fields.Nested(CardNameSchema), required=True, metadata={"description": "Suit codes and names"})
     ranks = fields.List(fields.Nested(CardNameSchema), required=True, metadata={"description": "Rank codes and names"})
+    cards = fields.List(
+        fields.Nested(CardNameSchema),
+        required=True,
+        metadata={"description": "Every card's code and names (the Turkish one in the possessive)"},
+    )
 
 
 def catalog() -> dict:
     return {
         "rulesets": [
             {
-                **ruleset.describe(),
+                **ruleset.describe(language()),
                 "standard_human_seats": list(ruleset.standard_human_seats),
                 "levels": [{"level": level, "names": dict(player(level).names)} for level in level_names(ruleset.id)],
             }
@@ -79,15 +105,18 @@ def catalog() -> dict:
         ],
         "suits": [{"code": suit.value, "names": suit.names} for suit in Suit],
         "ranks": [{"code": rank.code, "names": rank.names} for rank in Rank],
+        "cards": [{"code": Card(rank, suit).code, "names": Card(rank, suit).names()} for suit in Suit for rank in Rank],
     }
 
 
 @blp.route("", operation_id="listRulesets")
-@blp.response(200, CatalogSchema)
+@blp.response(200, CatalogSchema, headers={"Content-Language": CONTENT_LANGUAGE})
 def list_rulesets():
     """The catalog of rulesets.
 
     Each ruleset with its names in English and Turkish, its seats in play order, its options
-    (type, default, allowed values) and the computer levels; also the names of suits and ranks.
+    (type, default, allowed values and their labels in English and Turkish, a description in
+    the language asked for by `Accept-Language`) and the computer levels; also the names of
+    suits, ranks and cards.
     """
     return catalog()

@@ -6,8 +6,8 @@
 "use strict";
 
 // --- texts -----------------------------------------------------------------------------------
-// The game's own texts (game, option, seat, level, suit and rank names) come from the catalog;
-// these are the page's.
+// The game's own texts (game, option, option value, seat, level, suit and card names) come from the
+// catalog; these are the page's.
 
 const TEXTS = {
   tr: {
@@ -30,9 +30,6 @@ const TEXTS = {
     reasons: { claim: "66 ilanı", false_claim: "yanlış 66 ilanı", closer_failed: "kapatan 66'ya ulaşamadı",
       last_trick: "son löve", more_points: "daha çok puan", drawn: "berabere" },
     stockOrder: "Deste sırası", computer: "Bilgisayar", team: "Takım", us: "biz", total: "Toplam",
-    values: { "21": "21 (Hızlı)", "31": "31 (Normal)", "51": "51 (Uzun)", tricks: "Alınan löve", "over-six": "6 üstü fark",
-      "sixty-six": "Altmışaltı (24 kart)", schnapsen: "Schnapsen (20 kart)", "last-trick": "Son löveyi alan kazanır",
-      "last-trick-ten": "Son löveye 10 puan" },
     targetZero: "0: tek el", error: "Bir hata oldu", retry: "Yeniden dene", unknownGame: "Bu oyun bulunamadı.",
   },
   en: {
@@ -55,9 +52,6 @@ const TEXTS = {
     reasons: { claim: "66 claimed", false_claim: "false claim", closer_failed: "the closer missed 66",
       last_trick: "last trick", more_points: "more points", drawn: "drawn" },
     stockOrder: "Stock order", computer: "Computer", team: "Team", us: "us", total: "Total",
-    values: { "21": "21 (Quick)", "31": "31 (Normal)", "51": "51 (Long)", tricks: "Tricks won", "over-six": "Over six",
-      "sixty-six": "Sixty-Six (24 cards)", schnapsen: "Schnapsen (20 cards)", "last-trick": "Last trick wins",
-      "last-trick-ten": "Last trick scores 10" },
     targetZero: "0: a single deal", error: "Something went wrong", retry: "Try again", unknownGame: "There is no such game.",
   },
 };
@@ -109,9 +103,7 @@ function ruleset(id) {
 }
 
 function cardName(code) {
-  const rank = page.catalog.ranks.find((entry) => entry.code === code[0]);
-  const suit = page.catalog.suits.find((entry) => entry.code === code[1]);
-  return page.lang === "tr" ? `${named(suit.names)} ${named(rank.names)}` : `${named(rank.names)} of ${named(suit.names)}`;
+  return named(page.catalog.cards.find((entry) => entry.code === code).names);
 }
 
 function suitName(code) {
@@ -148,7 +140,8 @@ class Refusal extends Error {
 }
 
 async function api(method, path, { token, body, headers = {}, signal } = {}) {
-  const request = { method, headers: { Accept: "application/json", ...headers }, signal };
+  // problems come back in the page's language; codes stay the same
+  const request = { method, headers: { Accept: "application/json", "Accept-Language": page.lang, ...headers }, signal };
   if (token) request.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     request.headers["Content-Type"] = "application/json";
@@ -197,9 +190,10 @@ function showHome() {
 
 // --- "Bilgisayarla Oyna": name, options from the catalog, computer level, BAŞLA ---------------
 
-/** How an allowed value reads: the page's words for it where it has them, else the value. */
-function valueLabel(value) {
-  return text("values")[String(value)] || String(value);
+/** How an allowed value reads: the catalog's label for it where it has one, else the value. */
+function valueLabel(option, value) {
+  const label = option.labels.find((entry) => entry.value === value);
+  return label ? named(label.names) : String(value);
 }
 
 function optionInput(option) {
@@ -212,7 +206,7 @@ function optionInput(option) {
   let input;
   if (option.allowed) {
     input = h("select", { id, name: option.code },
-      option.allowed.map((value) => h("option", { value: String(value), selected: value === option.default }, valueLabel(value))));
+      option.allowed.map((value) => h("option", { value: String(value), selected: value === option.default }, valueLabel(option, value))));
   } else {
     input = h("input", { id, name: option.code, type: option.type === "integer" ? "number" : "text", value: String(option.default),
       min: option.minimum, max: option.maximum, "aria-describedby": option.code === "target" ? `${id}-note` : undefined });
@@ -318,7 +312,7 @@ async function follow(game) {
 /** Read the Server-Sent Events stream with fetch (EventSource cannot send the seat's token);
  * each `view` message is the seat's new view. Returns when the stream ends. */
 async function followStream(game) {
-  const headers = { Accept: "text/event-stream" };
+  const headers = { Accept: "text/event-stream", "Accept-Language": page.lang };
   if (game.token) headers.Authorization = `Bearer ${game.token}`;
   const response = await fetch(`/v1/games/${game.id}/events?after=${game.view.version}`, { headers, signal: game.follow.signal });
   if (!response.ok || !response.body) throw new Refusal(response.status, await response.json().catch(() => null));
@@ -780,6 +774,7 @@ document.getElementById("language").addEventListener("click", () => {
     document.getElementById("game-title").textContent = named(page.game.entry.names);
     render(page.game);
   } else {
+    page.catalog = null; // its option descriptions are in the language it was asked in
     route();
   }
 });

@@ -1,0 +1,122 @@
+"""``/v1/games/{id}/seats``, ``leave`` and ``rematch``: people sitting down at a table, getting up, and playing again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+from marshmallow import Schema, fields, validate
+
+from engine.players import level_names
+
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..edge import Name
+from .games import GameViewSchema, tables, view_response
+
+blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
+
+
+class TakeSeatSchema(Schema):
+    name = Name(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Bora", "description": "The name shown at the table"})
+    code = fields.String(validate=validate.Length(max=100), metadata={"description": "The seat's join code, in a private game"})
+
+
+class SeatTakenSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The game's id"})
+    seat = fields.Integer(required=True)
+    token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The seat's secret (`Authorization: Bearer <token>`), shown only here, once; null when a token took back its own seat"
+        },
+    )
+    view = fields.Nested(GameViewSchema, required=True, metadata={"description": "The game as the seat sees it now"})
+
+
+class LeaveSchema(Schema):
+    level = fields.String(
+        load_default=None,
+        validate=validate.OneOf(level_names()),
+        metadata={"description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level"},
+    )
+
+
+def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
+    return {"id": table.id, "seat": seat, "token": token, "view": table.view(seat)}
+
+
+@blp.route("/<game_id>/seats/<int(signed=True):seat>", methods=["POST"], operation_id="takeSeat")
+@blp.arguments(TakeSeatSchema, required=False)
+@blp.response(200, SeatTakenSchema)
+@blp.problems(
+    {
+        400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text"],
+        401: ["invalid_token"],
+        403: ["invalid_join_code", "not_your_seat"],
+        404: ["unknown_game", "unknown_seat", "not_found"],
+        409: ["seat_taken", "game_over", "busy"],
+        413: ["payload_too_large"],
+        429: ["rate_limited"],
+    }
+)
+@blp.doc(security=SEAT_TOKEN_OPTIONAL)
+def take_seat(body: dict[str, Any], game_id: str, seat: int):
+    """Take a seat.
+
+    Without a token: take an open seat (with its `code` in a private game) and receive its
+    token, once. Of two people taking the same seat at once, one gets it and the other 409
+    `seat_taken`. With the seat's own token: take back a seat it left to a computer, while the
+    match runs.
+    """
+    table, seat, token = tables().take_seat(game_id, seat, bearer_token(), body.get("name"), body.get("code"))
+    return seat_taken(table, seat, token)
+
+
+@blp.route("/<game_id>/leave", methods=["POST"], operation_id="leaveGame")
+@blp.arguments(LeaveSchema, required=False)
+@blp.response(200, GameViewSchema)
+@blp.problems(
+    {
+        400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_level"],
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        409: ["seat_left", "game_over", "busy"],
+        413: ["payload_too_large"],
+        429: ["rate_limited"],
+    }
+)
+@blp.doc(security=SEAT_TOKEN_REQUIRED)
+def leave(body: dict[str, Any], game_id: str):
+    """Leave a game.
+
+    A computer of `level` plays the caller's seat for the rest of the match (the history says
+    so); the seat's token can take it back with `POST /v1/games/{id}/seats/{seat}`.
+    """
+    token = bearer_token()
+    table = tables().leave(game_id, token, body.get("level"))
+    return view_response(table.view(table.authenticate(token)))
+
+
+@blp.route("/<game_id>/rematch", methods=["POST"], operation_id="makeRematch")
+@blp.response(201, SeatTakenSchema, headers={"Location": {"description": "The new game's URL", "schema": {"type": "string"}}})
+@blp.problems(
+    {
+        401: ["missing_token", "invalid_token"],
+        404: ["unknown_game"],
+        409: ["game_not_finished", "seat_taken", "busy"],
+        429: ["rate_limited"],
+        503: ["capacity", "storage_unavailable"],
+    }
+)
+@blp.doc(security=SEAT_TOKEN_REQUIRED)
+def rematch(game_id: str):
+    """Play again.
+
+    After the match, any seat's token makes the next match (or joins the one another seat
+    made): the same seats, options and computer levels, the first dealer moved on one seat.
+    Each caller gets its seat's new token; the new game waits until every human seat has
+    asked. The finished game's view links to it (`rematch`).
+    """
+    table, seat, token = tables().rematch(game_id, bearer_token())
+    return seat_taken(table, seat, token), 201, {"Location": url_for("games.get_game", game_id=table.id)}

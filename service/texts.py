@@ -1,0 +1,200 @@
+"""The service's own texts, in every language Koz speaks, and the language of a request.
+
+A request's language is its ``lang`` query parameter when that names a language Koz speaks (an
+EventSource or a link cannot set headers), else the best match of its ``Accept-Language``, else
+English. Texts of games come from the engine; these are the service's: its problems' details
+(templates, rendered by :func:`engine.texts.render`) and the titles of HTTP statuses.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from flask import Flask, g, has_request_context, request
+
+from engine.texts import DEFAULT_LANGUAGE, LANGUAGES, Text
+
+
+def language() -> str:
+    """The language this request is answered in."""
+    if not has_request_context():
+        return DEFAULT_LANGUAGE
+    if "language" not in g:
+        asked = request.args.get("lang")
+        g.language = asked if asked in LANGUAGES else request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
+    return g.language
+
+
+#: the header that says which language a problem or the catalog is written in
+CONTENT_LANGUAGE = {
+    "description": "The language of the texts in the body (`en` or `tr`)",
+    "schema": {"type": "string", "enum": list(LANGUAGES)},
+}
+
+
+#: every operation takes the language of its texts in ``Accept-Language``...
+ACCEPT_LANGUAGE = {
+    "in": "header",
+    "name": "Accept-Language",
+    "required": False,
+    "schema": {"type": "string", "example": "tr"},
+    "description": "The language of problems' `title` and `detail` and of the catalog's descriptions: "
+    f"{', '.join(LANGUAGES)} (default {DEFAULT_LANGUAGE}). Codes never change with the language.",
+}
+#: ... or, for a client that cannot set headers, in ``lang``
+LANG = {
+    "in": "query",
+    "name": "lang",
+    "required": False,
+    "schema": {"type": "string", "example": "tr"},
+    "description": f"The language ({', '.join(LANGUAGES)}), for clients that cannot set `Accept-Language` "
+    "(an EventSource, a link); wins over it, and any other value is ignored",
+}
+
+
+def install(app: Flask) -> None:
+    @app.after_request
+    def say_which_language(response):
+        # only an answer with a text in it (a problem, the catalog) asked for the language
+        if "language" in g:
+            response.headers["Content-Language"] = g.language
+            response.vary.add("Accept-Language")
+        return response
+
+
+#: the title of a problem in Turkish, by HTTP status (English uses the status phrase)
+TURKISH_TITLES: Mapping[int, str] = {
+    400: "Hatalı istek",
+    401: "Kimlik doğrulanamadı",
+    403: "Yasak",
+    404: "Bulunamadı",
+    405: "Yöntem kullanılamaz",
+    406: "Kabul edilemez",
+    409: "Çakışma",
+    410: "Artık yok",
+    412: "Ön koşul tutmadı",
+    413: "İstek çok büyük",
+    415: "Desteklenmeyen içerik türü",
+    422: "İşlenemeyen istek",
+    428: "Ön koşul gerekli",
+    429: "Çok fazla istek",
+    500: "Sunucu hatası",
+    503: "Hizmet kullanılamıyor",
+}
+
+#: the details of the service's problems, by name
+DETAILS: Mapping[str, Text] = {
+    "json_too_deep": {"en": "the body nests deeper than {limit} levels", "tr": "gövde {limit} düzeyden derin iç içe"},
+    "number_too_large": {
+        "en": "a number in the body has more than {limit} characters",
+        "tr": "gövdedeki bir sayı {limit} karakterden uzun",
+    },
+    "invalid_text": {
+        "en": "a text in the body is not well-formed Unicode (a lone surrogate)",
+        "tr": "gövdedeki bir metin geçerli Unicode değil (eşsiz bir vekil karakter)",
+    },
+    "last_event_id": {
+        "en": "Last-Event-ID must be a version: a whole number, -1 or more",
+        "tr": "Last-Event-ID bir sürüm olmalı: -1 ya da daha büyük bir tam sayı",
+    },
+    "if_match": {"en": 'If-Match must be "*" or entity tags such as W/"12"', "tr": 'If-Match, "*" ya da W/"12" gibi etiketler olmalı'},
+    "invalid_token": {
+        "en": "the token does not belong to a seat of this game",
+        "tr": "bu belirteç bu oyunun hiçbir koltuğuna ait değil",
+    },
+    "bearer": {
+        "en": "the Authorization header must be 'Bearer <seat token>'",
+        "tr": "Authorization başlığı 'Bearer <koltuk belirteci>' biçiminde olmalı",
+    },
+    "missing_token": {
+        "en": "this needs the seat's token: Authorization: Bearer <token>",
+        "tr": "bunun için koltuğun belirteci gerekli: Authorization: Bearer <belirteç>",
+    },
+    "abandoned": {
+        "en": "the match was abandoned: it ran longer than this service allows",
+        "tr": "maç bırakıldı: bu hizmetin izin verdiğinden uzun sürdü",
+    },
+    "game_over": {"en": "the match is over", "tr": "maç bitti"},
+    "forfeited": {
+        "en": "the match was lost by forfeit: a seat let its clock run out",
+        "tr": "maç hükmen kaybedildi: bir koltuk süresini doldurdu",
+    },
+    "waiting_for_players": {
+        "en": "the game starts once every open seat is taken",
+        "tr": "oyun, boş koltukların hepsi dolunca başlar",
+    },
+    "seat_not_open": {"en": "seat {seat} is not open: someone took it", "tr": "{seat}. koltuk boş değil: biri oturdu"},
+    "seat_played_by_token": {
+        "en": "seat {seat} is already played by its token",
+        "tr": "{seat}. koltukta zaten belirteciyle oynanıyor",
+    },
+    "seat_left": {"en": "seat {seat} has already left to a computer", "tr": "{seat}. koltuk zaten bilgisayara bırakıldı"},
+    "invalid_join_code": {
+        "en": "this seat is taken with the join code the game's creator received",
+        "tr": "bu koltuğa, oyunu kuranın aldığı katılma koduyla oturulur",
+    },
+    "unknown_seat": {"en": "this game has seats 0 to {last}", "tr": "bu oyunun koltukları 0 ile {last} arası"},
+    "rematch_too_soon": {"en": "a rematch is made once the match is over", "tr": "rövanş maç bitince yapılır"},
+    "open_and_computer": {
+        "en": "seat {seat} is open and a computer: a seat is one or the other",
+        "tr": "{seat}. koltuk hem boş hem bilgisayar: bir koltuk ya biri ya öteki olur",
+    },
+    "not_your_seat": {"en": "the token belongs to another seat than {seat}", "tr": "belirteç {seat}. koltuğa değil, başka bir koltuğa ait"},
+    "game_unreadable": {
+        "en": "game {game} was stored by an earlier version of Koz and does not replay under the current rules",
+        "tr": "{game} oyunu Koz'un eski bir sürümüyle saklandı; bugünkü kurallarla yeniden oynatılamıyor",
+    },
+    "not_shown": {"en": "the new game could not be shown; nothing was stored", "tr": "yeni oyun gösterilemedi; hiçbir şey saklanmadı"},
+    "nearly_full": {
+        "en": "no new games for now: the game store is nearly full",
+        "tr": "şimdilik yeni oyun yok: oyun deposu dolmak üzere",
+    },
+    "store_full": {"en": "the game store is full; try again later", "tr": "oyun deposu dolu; sonra yeniden deneyin"},
+    "unknown_game": {"en": "there is no game {game} (it may have expired)", "tr": "{game} diye bir oyun yok (süresi dolmuş olabilir)"},
+    "read_failed": {"en": "could not read the game; try again", "tr": "oyun okunamadı; yeniden deneyin"},
+    "store_failed": {"en": "could not store the new game; try again", "tr": "yeni oyun saklanamadı; yeniden deneyin"},
+    "store_unavailable": {
+        "en": "the game store is unavailable; try again shortly",
+        "tr": "oyun deposuna ulaşılamıyor; biraz sonra yeniden deneyin",
+    },
+    "invalid_seats": {
+        "en": "{ruleset} has {seat_count} seats, but {given} were given",
+        "tr": "{ruleset} oyununda {seat_count} koltuk var, ama {given} koltuk verildi",
+    },
+    "stale_version": {
+        "en": "the game is at version {version}, not the one in If-Match",
+        "tr": "oyun {version}. sürümde; If-Match'teki sürümde değil",
+    },
+    "moved_on": {"en": "the game moved on to version {version} meanwhile", "tr": "oyun bu arada {version}. sürüme geçti"},
+    "busy": {
+        "en": "the game kept changing while this action was applied; try again",
+        "tr": "hamle uygulanırken oyun durmadan değişti; yeniden deneyin",
+    },
+    "idempotency_key_reused": {
+        "en": "this Idempotency-Key was used for a different action; use a new key for a new action",
+        "tr": "bu Idempotency-Key başka bir hamlede kullanıldı; yeni hamleye yeni anahtar verin",
+    },
+    "idempotency_key_length": {
+        "en": "an Idempotency-Key has 1 to {limit} characters",
+        "tr": "Idempotency-Key 1 ile {limit} karakter arasında olur",
+    },
+    "storage_failed": {
+        "en": "the embedded Redis died and could not be restarted; restart the service",
+        "tr": "gömülü Redis durdu ve yeniden başlatılamadı; hizmeti yeniden başlatın",
+    },
+    "cluster_not_ready": {"en": "the Redis cluster is not ready", "tr": "Redis kümesi hazır değil"},
+    "unsupported_media_type": {"en": "send the body as application/json", "tr": "gövdeyi application/json olarak gönderin"},
+    "malformed_json": {"en": "the request body is not valid JSON", "tr": "istek gövdesi geçerli JSON değil"},
+    "invalid_field": {"en": "{field}: {problem}", "tr": "{field} geçersiz"},
+    "invalid_fields": {"en": "{field}: {problem} (and {others} more)", "tr": "{field} ve {others} alan daha geçersiz"},
+    "invalid_request": {"en": "the request is not valid", "tr": "istek geçersiz"},
+    "server_failed": {"en": "the server failed to answer this request", "tr": "sunucu bu isteği yanıtlayamadı"},
+    # the problems of HTTP errors raised by the framework, by their code
+    "malformed_request": {"en": "{description}", "tr": "istek anlaşılamadı"},
+    "not_found": {"en": "{description}", "tr": "bu adreste bir şey yok"},
+    "method_not_allowed": {"en": "{description}", "tr": "bu adres bu yöntemle kullanılamaz"},
+    "not_acceptable": {"en": "{description}", "tr": "istenen biçimde yanıt verilemiyor"},
+    "payload_too_large": {"en": "{description}", "tr": "istek gövdesi çok büyük"},
+    "rate_limited": {"en": "{description}", "tr": "çok sık istek gönderildi; biraz bekleyin"},
+    "http_error": {"en": "{description}", "tr": "istek yanıtlanamadı"},
+}

@@ -1,0 +1,215 @@
+"""Turn clocks: deadlines in the views, a bank, and timeouts enforced with no request coming."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+import fakeredis
+import pytest
+
+from service import create_app
+from service.clocks import enforce, run
+from service.worker import WorkerThread
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+
+START = 1_800_000_000.0
+
+
+class Clock:
+    """The time the service reads, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def app(clock):
+    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    app.extensions["koz"].clock = clock
+    with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
+        yield app
+    app.extensions["koz"].announcements.stop()
+
+
+@pytest.fixture
+def tables(app):
+    return app.extensions["koz"]
+
+
+@pytest.fixture
+def api(app):
+    return FlaskClient(app.test_client())
+
+
+def timed_game(api, clock_spec, seats=None, ruleset="german-whist"):
+    seats = seats or [{"name": "Ayşe"}, {"name": "Bora"}]
+    created = api.create(ruleset=ruleset, seats=seats, clock=clock_spec, seed="clock")
+    assert created.status == 201, created.body
+    return created.body["id"], {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+
+
+def iso(moment: float) -> str:
+    return datetime.fromtimestamp(moment, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def events(api, game_id):
+    return api.whole_history(game_id)["events"]
+
+
+def test_views_show_the_deadline_of_the_seat_to_act(api):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30, "bank": 60})
+    view = api.view(game_id).body
+    (seat,) = view["to_act"]
+    assert view["clock"]["deadlines"][seat] == iso(START + 90)
+    assert view["clock"]["deadlines"][1 - seat] is None
+    assert view["clock"]["on_timeout"] == "computer" and view["clock"]["banks"] == [60, 60]
+
+
+def test_time_past_seconds_per_action_comes_off_the_bank(api, clock):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30, "bank": 60})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 40
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
+    assert api.view(game_id).body["clock"]["banks"][seat] == 50
+    assert api.view(game_id).body["clock"]["deadlines"][1 - seat] == iso(START + 40 + 90)
+
+
+def test_nothing_times_out_before_the_deadline(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30})
+    clock.now += 29
+    assert enforce(tables) == 0
+    assert api.view(game_id).body["version"] == 0
+
+
+def test_on_timeout_computer_plays_that_one_action_with_no_request_coming(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 31
+    assert enforce(tables) == 1
+    history = events(api, game_id)
+    timeout = next(index for index, event in enumerate(history) if event["type"] == "timeout")
+    assert history[timeout] == {"version": 1, "type": "timeout", "seat": seat, "on_timeout": "computer"}
+    assert history[timeout + 1]["type"] == "action" and history[timeout + 1]["seat"] == seat
+    view = api.view(game_id).body
+    assert view["seats"][seat]["human"] is True and view["to_act"] == [1 - seat]
+    assert view["clock"]["deadlines"][1 - seat] == iso(clock.now + 30)
+
+
+def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 31
+    assert enforce(tables) == 1
+    view = api.view(game_id).body
+    assert (view["status"], view["winners"], view["to_act"]) == ("forfeited", [1 - seat], [])
+    assert {"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": [1 - seat]} in [
+        {key: value for key, value in event.items() if key != "version"} for event in events(api, game_id)
+    ]
+    answer = api.act(game_id, {"type": "pass"}, tokens[seat])
+    assert (answer.status, answer.code) == (409, "game_over")
+
+
+def test_a_forfeit_loses_the_match_for_the_seat_s_whole_side(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"}, [{}] * 4, ruleset="partnership-batak")
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 31
+    enforce(tables)
+    assert api.view(game_id).body["winners"] == sorted([(seat + 1) % 4, (seat + 3) % 4])  # the other team
+
+
+def test_a_computer_seat_has_no_deadline(api):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, {"bot": "basic"}])
+    view = api.view(game_id).body
+    assert view["clock"]["deadlines"][1] is None and view["to_act"] == [0]
+
+
+@pytest.mark.parametrize("first", ["the action", "the timeout"])
+def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, clock, monkeypatch, first):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30})
+    (seat,) = api.view(game_id).body["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][-1]
+    clock.now += 31
+    if first == "the action":
+        assert api.act(game_id, action, tokens[seat]).status == 200
+        assert enforce(tables) == 0  # the deadline now is the other seat's, not due
+        assert "timeout" not in [event["type"] for event in events(api, game_id)]
+        return
+    commit, raced = tables.commit, []
+
+    def commit_after_the_timeout(table, expected, idempotency=None):
+        if not raced:
+            raced.append("timeout")  # first: the timeout's own commit goes through here too
+            raced.append(enforce(tables))  # the clock check commits while the action is decided
+        return commit(table, expected, idempotency)
+
+    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    answer = api.act(game_id, action, tokens[seat])
+    assert raced == ["timeout", 1] and (answer.status, answer.code) == (409, "not_your_turn")
+    assert [event["type"] for event in events(api, game_id)].count("timeout") == 1
+
+
+def test_a_rematch_keeps_the_clock(api, tables, clock):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"})
+    clock.now += 31
+    enforce(tables)
+    rematch = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0])
+    assert rematch.status == 201 and rematch.body["view"]["clock"]["on_timeout"] == "forfeit"
+
+
+def test_the_clock_check_runs_on_its_own_until_stopped(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"})
+    stop = threading.Event()
+    checker = threading.Thread(target=run, args=(tables, stop, 0.01))
+    checker.start()
+    try:
+        clock.now += 31
+        for _ in range(500):
+            if api.view(game_id).body["status"] == "forfeited":
+                break
+            stop.wait(0.01)
+    finally:
+        stop.set()
+        checker.join()
+    assert api.view(game_id).body["status"] == "forfeited"
+
+
+def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, monkeypatch):
+    """The timeout commits while the leave is being applied: the leave's compare-and-set fails,
+    its retry leaves the seat after the timed-out action, and no deadline runs for a computer."""
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 31
+    commit, raced = tables.commit, []
+
+    def commit_after_the_timeout(table, expected, idempotency=None):
+        if not raced:
+            raced.append("timeout")
+            raced.append(enforce(tables))
+        return commit(table, expected, idempotency)
+
+    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[seat])
+    assert raced == ["timeout", 1] and left.status == 200
+    kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("timeout", "action", "left")]
+    assert kinds[:3] == [("timeout", seat), ("action", seat), ("left", seat)]
+    assert api.view(game_id).body["clock"]["deadlines"][seat] is None
+
+
+def test_the_clock_starts_when_the_last_open_seat_is_taken(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, {"open": True}])
+    assert api.view(game_id).body["clock"]["deadlines"] == [None, None]
+    clock.now += 100
+    assert enforce(tables) == 0
+    api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"})
+    view = api.view(game_id).body
+    assert view["clock"]["deadlines"][view["to_act"][0]] == iso(clock.now + 30)

@@ -1,0 +1,316 @@
+"""Tables people can sit at: open seats, invitations, the lobby, leaving, rematch, a fair deck."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+
+import pytest
+
+from service.cli import main as koz
+from service.verify import verify
+from tests.api import FlaskClient
+
+
+@pytest.fixture
+def api(app):
+    return FlaskClient(app.test_client())
+
+
+def take(api, game_id, seat, token=None, **body):
+    return api.request("POST", f"/v1/games/{game_id}/seats/{seat}", json_body=body, token=token)
+
+
+def lobby(api, query=""):
+    return api.request("GET", f"/v1/games?status=waiting{query}")
+
+
+def open_game(api, **extra):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}], **extra)
+    assert created.status == 201
+    return created.body["id"], created.body["tokens"][0]["token"]
+
+
+def finished_game(api):
+    """A one-deal match both of whose humans left it to computers, which played it out."""
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])
+    game_id, tokens = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
+    for token in tokens:
+        api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=token)
+    assert api.finished_view(game_id)["status"] == "finished"  # played out on the worker
+    return game_id, tokens
+
+
+# --- open seats ------------------------------------------------------------------------------
+
+
+def test_a_game_with_an_open_seat_waits_in_every_view_and_nobody_acts(api):
+    game_id, token = open_game(api)
+    for view in (api.view(game_id).body, api.view(game_id, token).body):
+        assert view["status"] == "waiting" and view["to_act"] == [] and view["legal_actions"] == []
+        assert view["seats"][1]["open"] is True
+    answer = api.act(game_id, {"type": "play", "card": api.view(game_id, token).body["hand"][0]}, token)
+    assert (answer.status, answer.code) == (409, "waiting_for_players")
+
+
+def test_computers_do_not_move_while_a_seat_is_open(api):
+    created = api.create(ruleset="partnership-batak", seats=[{"open": True}, {"bot": "random"}, {"bot": "random"}, {"bot": "random"}])
+    assert created.body["version"] == 0 and api.view(created.body["id"]).body["status"] == "waiting"
+
+
+def test_taking_an_open_seat_returns_its_token_once_and_starts_the_game(api):
+    game_id, _ = open_game(api)
+    taken = take(api, game_id, 1, name="Bora")
+    assert taken.status == 200 and taken.body["view"]["status"] == "active"
+    assert api.view(game_id, taken.body["token"]).body["seat"] == 1
+    assert api.view(game_id).body["seats"][1]["name"] == "Bora"
+    again = take(api, game_id, 1, name="Cem")
+    assert (again.status, again.code) == (409, "seat_taken") and "token" not in again.body
+
+
+def test_a_seat_that_is_not_open_cannot_be_taken_and_an_unknown_one_is_404(api):
+    game_id, _ = open_game(api)
+    assert take(api, game_id, 0).code == "seat_taken"
+    assert (take(api, game_id, 7).status, take(api, game_id, 7).code) == (404, "unknown_seat")
+
+
+def test_a_seat_open_and_a_computer_at_once_is_refused(api):
+    answer = api.create(ruleset="german-whist", seats=[{"open": True, "bot": "random"}, {}])
+    assert (answer.status, answer.code) == (400, "invalid_seats")
+
+
+def test_of_many_people_taking_one_seat_at_once_exactly_one_wins(any_app):
+    api = FlaskClient(any_app.test_client())
+    game_id, _ = open_game(api)
+    answers, start = [], threading.Barrier(6)
+
+    def join(name):
+        start.wait()
+        answers.append(FlaskClient(any_app.test_client()).request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": name}))
+
+    threads = [threading.Thread(target=join, args=(f"p{n}",)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answer.status for answer in answers) == [200] + [409] * 5
+    assert {answer.code for answer in answers if answer.status == 409} == {"seat_taken"}
+    winner = next(answer for answer in answers if answer.status == 200)
+    assert api.view(game_id, winner.body["token"]).body["seat"] == 1
+    assert [event["type"] for event in api.history(game_id).body["events"]].count("seat_taken") == 1
+
+
+def test_a_join_that_loses_the_compare_and_set_is_told_the_seat_is_taken(app, api, monkeypatch):
+    """The race made deterministic: another join commits between this one's read and its write."""
+    game_id, _ = open_game(api)
+    tables = app.extensions["koz"]
+    commit = tables.commit
+    raced = []
+
+    def commit_after_a_rival(table, expected, idempotency=None):
+        if not raced:
+            raced.append("rival")  # first: the rival's own commit goes through here too
+            tables.take_seat(game_id, 1, None, "rival", None)
+        return commit(table, expected, idempotency)
+
+    monkeypatch.setattr(tables, "commit", commit_after_a_rival)
+    answer = take(api, game_id, 1, name="late")
+    assert (answer.status, answer.code) == (409, "seat_taken")
+    assert api.view(game_id).body["seats"][1]["name"] == "rival"
+
+
+def test_a_taken_seat_is_in_the_history_as_its_own_version(api):
+    game_id, _ = open_game(api)
+    take(api, game_id, 1, name="Bora")
+    events = api.history(game_id).body["events"]
+    assert {"version": 1, "type": "seat_taken", "seat": 1, "name": "Bora"} in events
+    assert api.view(game_id).body["version"] == 1
+
+
+# --- private games ---------------------------------------------------------------------------
+
+
+def test_a_private_game_gives_a_join_code_per_open_seat_and_requires_it(api):
+    created = api.create(ruleset="partnership-batak", private=True, seats=[{"name": "Ayşe"}, {"open": True}, {"open": True}, {"bot": "random"}])
+    game_id = created.body["id"]
+    codes = {entry["seat"]: entry["code"] for entry in created.body["join_codes"]}
+    assert set(codes) == {1, 2}
+    assert (take(api, game_id, 1).status, take(api, game_id, 1).code) == (403, "invalid_join_code")
+    assert take(api, game_id, 1, code=codes[2]).code == "invalid_join_code"
+    assert take(api, game_id, 1, code=codes[1]).status == 200
+    assert lobby(api).body["games"] == []
+
+
+# --- the lobby -------------------------------------------------------------------------------
+
+
+def test_the_lobby_lists_public_games_with_open_seats_newest_first_paged(api):
+    ids = [open_game(api)[0] for _ in range(3)]
+    first = lobby(api, "&ruleset=german-whist&limit=2").body
+    assert [game["id"] for game in first["games"]] == ids[::-1][:2]
+    second = lobby(api, f"&ruleset=german-whist&limit=2&before={first['next_before']}").body
+    assert [game["id"] for game in second["games"]] == ids[:1] and second["next_before"] is None
+    assert lobby(api, "&ruleset=sixty-six").body["games"] == []
+    assert lobby(api, "&ruleset=no-such-game").status == 400
+
+
+def test_the_lobby_shows_public_information_only(api):
+    game_id, token = open_game(api)
+    listed = json.dumps(lobby(api).body)
+    hand = api.view(game_id, token).body["hand"]
+    assert token not in listed and not any(f'"{card}"' in listed for card in hand)
+    assert "token_hash" not in listed and "code_hash" not in listed
+
+
+def test_a_game_leaves_the_lobby_once_its_seats_are_taken(api):
+    game_id, _ = open_game(api)
+    take(api, game_id, 1)
+    assert lobby(api).body["games"] == []
+
+
+def test_a_game_with_a_seed_of_its_creator_is_marked_and_never_listed(api):
+    game_id, token = open_game(api, seed="my-seed")
+    assert api.view(game_id).body["seed_source"] == "client"
+    assert api.view(game_id, token).body["seed_source"] == "client"
+    assert lobby(api).body["games"] == []
+
+
+# --- leaving ---------------------------------------------------------------------------------
+
+
+def test_a_seat_that_leaves_is_played_by_a_computer_of_the_chosen_level(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="leave")
+    game_id, (ayse, bora) = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
+    before = api.view(game_id).body["version"]
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=bora)
+    assert left.status == 200
+    seat = left.body["seats"][1]
+    assert (seat["bot"], seat["left"], seat["human"]) == ("basic", True, False)
+    assert {"version": before + 1, "type": "left", "seat": 1, "level": "basic"} in api.history(game_id).body["events"]
+    # the computer answers Ayşe's cards from now on: whenever the game waits, it waits for her
+    for _ in range(3):
+        view = api.view(game_id, ayse).body
+        assert view["to_act"] == [0]
+        api.act(game_id, view["legal_actions"][0], ayse)
+    actions = [event for event in api.history(game_id).body["events"] if event["type"] == "action" and event["version"] > before]
+    assert [event["seat"] for event in actions].count(1) >= 2
+
+
+def test_the_token_of_a_seat_that_left_takes_it_back(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])
+    game_id, (ayse, bora) = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
+    api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=bora)
+    assert take(api, game_id, 1, token=ayse).code == "not_your_seat"
+    back = take(api, game_id, 1, token=bora)
+    assert back.status == 200 and back.body["token"] is None
+    assert back.body["view"]["seats"][1]["human"] is True
+    assert "rejoined" in [event["type"] for event in api.history(game_id).body["events"]]
+    assert take(api, game_id, 1, token=bora).code == "seat_taken"
+
+
+def test_a_rejoin_while_the_computer_decides_wins_and_the_computer_move_is_dropped(app, api, monkeypatch):
+    """Bora left; Ayşe's card brings on the computer's turn for Bora; while the worker decides,
+    Bora takes the seat back. The worker's compare-and-set fails and no computer is to act in
+    the game as it now is, so only Ayşe's card is applied and it is Bora's turn."""
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="race")
+    game_id, tokens = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
+    leader = api.view(game_id).body["to_act"][0]
+    follower = 1 - leader
+    api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[follower])
+    tables = app.extensions["koz"]
+    decide = type(tables.load(game_id)).decide
+    rejoined = []
+
+    def decide_while_the_seat_is_taken_back(table, store, settings, seat, level):
+        if not rejoined:
+            rejoined.append(tables.take_seat(game_id, follower, tokens[follower], None, None))
+        return decide(table, store, settings, seat, level)
+
+    monkeypatch.setattr("service.tables.Table.decide", decide_while_the_seat_is_taken_back)
+    view = api.act(game_id, api.view(game_id, tokens[leader]).body["legal_actions"][0], tokens[leader]).body
+    assert rejoined and view["to_act"] == [follower]
+    events = api.history(game_id).body["events"]
+    assert [event["type"] for event in events if event["type"] in ("left", "rejoined", "action")] == ["left", "action", "rejoined"]
+
+
+def test_leaving_needs_the_seat_token_and_a_known_level(api):
+    game_id, token = open_game(api)
+    assert api.request("POST", f"/v1/games/{game_id}/leave", json_body={}).code == "missing_token"
+    assert api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "godlike"}, token=token).status == 400
+
+
+# --- rematch ---------------------------------------------------------------------------------
+
+
+def first_dealer(api, game_id):
+    return next(event["dealer"] for event in api.history(game_id).body["events"] if event["type"] == "deal")
+
+
+def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(api):
+    created = api.create(
+        ruleset="partnership-batak",
+        options={"target": 21},
+        seats=[{"name": "Ayşe"}, {"bot": "basic"}, {"name": "Cem"}, {"bot": "random"}],
+        seed="rematch",
+    )
+    game_id, tokens = created.body["id"], {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+    for token in tokens.values():
+        api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=token)
+    old = api.finished_view(game_id)  # the computers play the match out on the worker
+    assert old["status"] == "finished"
+    first = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0])
+    assert first.status == 201 and first.body["seat"] == 0
+    new_id = first.body["id"]
+    assert api.view(game_id).body["rematch"] == new_id
+    assert first.body["view"]["status"] == "waiting"  # until Cem asks too
+    assert take(api, new_id, 2).code == "invalid_join_code"  # Cem's seat is kept for Cem's token
+    second = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[2])
+    assert second.body["id"] == new_id and second.body["view"]["status"] == "active"
+    new = api.view(new_id, second.body["token"]).body
+    assert new["seat"] == 2 and new["options"] == old["options"]
+    assert [(seat["name"], seat["bot"]) for seat in new["seats"]] == [(seat["name"], seat["bot"]) for seat in created.body["seats"]]
+    assert first_dealer(api, new_id) == (first_dealer(api, game_id) + 1) % 4
+    assert api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0]).code == "seat_taken"
+
+
+def test_a_rematch_is_made_only_after_the_match(api):
+    game_id, token = open_game(api)
+    assert api.request("POST", f"/v1/games/{game_id}/rematch", token=token).code == "game_not_finished"
+
+
+# --- a fair deck -----------------------------------------------------------------------------
+
+
+def test_every_view_commits_to_the_seed_the_end_reveals(api):
+    game_id, (ayse, _) = finished_game(api)
+    commitment = api.view(game_id).body["seed_commitment"]
+    assert api.view(game_id, ayse).body["seed_commitment"] == commitment
+    history = api.whole_history(game_id)
+    assert hashlib.sha256(history["reveal"]["seed"].encode()).hexdigest() == commitment == history["seed_commitment"]
+
+
+def test_a_server_seed_is_committed_to_from_the_first_view(api):
+    game_id, token = open_game(api)
+    view = api.view(game_id, token).body
+    assert view["seed_source"] == "server" and len(view["seed_commitment"]) == 64
+
+
+def test_verify_accepts_a_true_history_and_refuses_a_false_seed_or_deal(api, tmp_path, capsys, monkeypatch):
+    # the command's logging set-up would write to this test's captured output after it is closed
+    monkeypatch.setattr("service.cli.logs.configure", lambda: None)
+    game_id, _ = finished_game(api)
+    history = api.whole_history(game_id)
+    assert verify(history) == []
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(history))
+    koz(["verify", str(path)])
+    assert capsys.readouterr().out.startswith("OK")
+    assert verify({**history, "reveal": {**history["reveal"], "seed": "other"}})[0] == "the revealed seed does not hash to the seed commitment"
+    dealt = next(index for index, event in enumerate(history["events"]) if event["type"] == "dealt")
+    forged = json.loads(json.dumps(history))
+    forged["events"][dealt]["hand"] = forged["events"][dealt]["hand"][::-1]
+    assert verify(forged) == [f"event {dealt} of the history is not what the rules give from the revealed seed"]
+    path.write_text(json.dumps(forged))
+    with pytest.raises(SystemExit):
+        koz(["verify", str(path)])
