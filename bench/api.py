@@ -284,13 +284,18 @@ def main() -> None:
         return
     for appendfsync in args.appendfsync.split(","):
         process, url, data = start_service(appendfsync)
+        load_before = os.getloadavg()[0]
         try:
             rows = measure(args, url, files)
         finally:
             process.terminate()
             process.wait(60)
             shutil.rmtree(data, ignore_errors=True)
-        report(rows, f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis, appendfsync {appendfsync}), {os.cpu_count()} cores")
+        report(
+            rows,
+            f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis, appendfsync {appendfsync}), {os.cpu_count()} cores, "
+            f"load average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (the machine is shared)",
+        )
 
 
 def report(rows: list[tuple[str, str, str]], what: str) -> None:

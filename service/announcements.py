@@ -1,6 +1,7 @@
 """New versions as they are committed: one Redis subscription per process, fanned out in-process.
 
-Every commit publishes the game's new version on that game's channel. A process subscribes once,
+Every commit publishes the game's new version (with the actions it appended to the log) on that
+game's channel. A process subscribes once,
 to the pattern of every game's channel, and wakes the requests waiting on that game: a long-poll
 or an event stream waits on an in-process event and holds no thread and no Redis connection of
 its own. Under ``koz serve`` (gevent) the listener and the waiting requests are greenlets; under
@@ -23,6 +24,15 @@ from .store import GameStore
 log = logging.getLogger(__name__)
 
 
+def parse_announcement(data: bytes) -> tuple[int, tuple[int, bytes] | None]:
+    """A commit's announcement (``<version> <version written over> <log entries>``, see the
+    store's commit script): the new version, and (the version written over, the entries
+    appended); None for a new game."""
+    version, _, rest = data.partition(b" ")
+    over, _, entries = rest.partition(b" ")
+    return int(version), (int(over), entries) if over and over != b"new" else None
+
+
 class Waiter:
     """One waiting request: woken when its game passes the version it has."""
 
@@ -30,6 +40,8 @@ class Waiter:
         self.after = after
         #: the highest version announced since the waiter began, if any
         self.announced: int | None = None
+        #: the changes announced: version written over -> (new version, the log entries appended)
+        self.changes: dict[int, tuple[int, bytes]] = {}
         self._event = threading.Event()  # looked up now: gevent's when the process is patched
 
     def wait(self, timeout: float) -> None:
@@ -38,9 +50,18 @@ class Waiter:
         self._event.wait(timeout)
         self._event.clear()
 
-    def _wake(self, version: int | None) -> None:
+    def newer_than(self, version: int) -> int:
+        """The highest version announced since the waiter began, if it passes ``version``; else ``version``."""
+        return self.announced if self.announced is not None and self.announced > version else version
+
+    def _wake(self, version: int | None, change: tuple[int, bytes] | None = None) -> None:
         if version is not None:
             self.announced = max(version, self.announced or version)
+            if change is not None:
+                # only the changes past what the waiter has may still be asked for: a stream
+                # that waits on one game for a whole match keeps a few, not all
+                self.changes = {over: known for over, known in self.changes.items() if over >= self.after}
+                self.changes[change[0]] = (version, change[1])
         self._event.set()
 
 
@@ -131,13 +152,13 @@ class Announcements:
         if game_id is None:
             return
         try:
-            version = int(message["data"])
+            version, change = parse_announcement(message["data"])
         except (TypeError, ValueError):
             return
         with self._lock:
             waiters = [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < version]
         for waiter in waiters:
-            waiter._wake(version)
+            waiter._wake(version, change)
 
     def _wake_all(self) -> None:
         with self._lock:

@@ -126,6 +126,7 @@ def work(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
+    os.nice(settings.worker_niceness)  # background work: requests on the same machine come first
     # its reads block up to BLOCK_SECONDS for a new job: the socket waits that long more
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import logging
 import secrets
 import threading
 import time
@@ -20,7 +21,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence, cast
 
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, action_log, registry
 from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
@@ -35,6 +36,11 @@ from .replay import ReplayCache, action_event, apply_logged
 from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
+log = logging.getLogger(__name__)
+
+#: a worker's batch of computer moves is written once its thinking has taken this long, so that
+#: an expert's long decision does not hold up the quick moves decided before it
+BATCH_THINKING_SECONDS = 0.02
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
 #: games whose last announced version a process keeps, for the requests waiting on them
@@ -204,6 +210,23 @@ class Table:
             ACTIONS.labels(self.ruleset.id, "human" if self.seats[seat].bot is None else "computer").inc()
         self.stored_version = self.version
         self.appended = bytearray()
+
+    def follow(self, version: int, entries: bytes) -> bool:
+        """Apply what another process committed over this table's version (its log ``entries``,
+        as announced), reaching ``version`` as stored, without reading the game again: the engine
+        is deterministic. False if it does not come out at ``version``; the table is then
+        unusable and is read again."""
+        if self.appended or self.stored_version != self.version or self.clock is not None:
+            return False  # (a turn clock restarts at the writer's time, which the entries do not tell)
+        try:
+            for seat, action in action_log.decode(entries):
+                self.act(seat, Action.from_json(action))
+        except (RuleError, Problem, ValueError, KeyError, IndexError, TypeError):  # entries this table cannot follow
+            return False
+        if self.version != version:
+            return False
+        self.stored_version, self.appended = version, bytearray()
+        return True
 
     # --- who is asking ----------------------------------------------------------------------
 
@@ -479,9 +502,10 @@ class Table:
         """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
         calling its answer thinks, with no I/O, within the decision ceiling."""
         view = self.ruleset.view(self.state, seat)
-        info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
-        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         chooser = player(level, self.ruleset.id)
+        events = self._events_seen_by(store, seat) if chooser.reads_events else ()
+        info = SeatInfo(self.ruleset.id, seat, self.options, view, events)
+        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         seed = f"{self.seed}:{self.version}:{seat}"
         timer = DECISION_SECONDS.labels(self.ruleset.id, level)
 
@@ -513,6 +537,15 @@ class Table:
             events += caused
         starts = [index for index, event in enumerate(events) if event.data["type"] == "deal"]
         return events[starts[-1] :]
+
+
+@dataclass
+class Played:
+    """What a batch of computer moves did: the games whose move was committed, and those whose
+    jobs their write acknowledged."""
+
+    written: set[str]
+    acknowledged: set[str]
 
 
 def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]]) -> Table:
@@ -620,6 +653,8 @@ class Tables:
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
+        #: the last action log read, per game (and setup: an id may come back as another game)
+        self._logs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
@@ -714,7 +749,12 @@ class Tables:
         """The history events of versions ``after < version <= up_to``, in order, derived by
         replaying the game's log (and the service's word that the match was abandoned)."""
         cache_key = (table.id, f"{table.seed}@{table.created_at}")
-        log = self.store.log(table.id)
+        log = self._logs.get(cache_key)
+        if log is None or len(log) < table.log_length:
+            # read once per process and version, however many streams of the game ask for it
+            log = self._logs[cache_key] = self.store.log(table.id)
+            while len(self._logs) > ANNOUNCED_KEPT:
+                self._logs.popitem(last=False)  # the oldest first
         # the replay numbers the actions 1, 2, ...; the service's own events take versions between
         own = [stored["version"] for stored in table.seat_events]
         counted = lambda version: version - bisect.bisect_right(own, version)  # noqa: E731 (actions up to a version)
@@ -1003,7 +1043,9 @@ class Tables:
                     # the wait ended, or the subscription was renewed: the store says
                     if (self.store.version(table.id) or 0) <= table.version:
                         continue
-            table = self.load(table.id)
+            change = replies.changes.pop(table.version, None)
+            if change is None or not table.follow(*change):
+                table = self.load(table.id)
             replies.after = table.version
         return table
 
@@ -1011,22 +1053,73 @@ class Tables:
         """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
         a move was committed. Another worker making the same move first makes this one's commit
         fail: a move is never applied twice."""
-        try:
-            table = self.load(game_id)
-        except Problem:  # the game expired
-            return False
+        return game_id in self.play_computers([game_id]).written
+
+    def play_computers(self, game_ids: Sequence[str], jobs: tuple[str, Mapping[str, list[bytes]]] | None = None) -> Played:
+        """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
+        trip, decided one after the other, written together (one round trip, and one sync of
+        Redis's append-only file for them all). A game whose move cannot be made is logged and
+        skipped: it would fail on every worker. ``jobs``: (the workers' group, the queue's entries
+        of each game), acknowledged by the writes where the store can."""
+        moves: list[tuple[Table, int]] = []
+        played = Played(set(), set())
+        thinking_since = time.monotonic()
+        for game_id, stored in zip(game_ids, self.store.load_many(list(game_ids))):
+            try:
+                move = self._computer_move(game_id, stored)
+            except RedisError:
+                raise  # the batch is left pending: this worker or another does it again
+            except Exception:
+                log.exception("the computer move in game %s failed", game_id)
+                continue
+            if move is not None:
+                moves.append(move)
+            if moves and time.monotonic() - thinking_since > BATCH_THINKING_SECONDS:
+                # long thinking (experts) does not hold up the moves decided before it
+                self._commit_moves(moves, jobs, played)
+                moves, thinking_since = [], time.monotonic()
+        self._commit_moves(moves, jobs, played)
+        return played
+
+    def _computer_move(self, game_id: str, stored: Stored | Legacy | None) -> tuple[Table, int] | None:
+        """The game with its computer's move applied, and the version it was read at; None if
+        no computer is to move (or the game is gone)."""
+        if stored is None:
+            return None
+        table = Table.from_stored(game_id, stored) if isinstance(stored, Stored) else self._read(game_id)
+        table.length_cap = (self.settings.max_deals, self.settings.max_versions)  # as load sets them
+        table.now = self.clock()
         seat = table.computer_to_act()
         if seat is None:
-            return False
+            return None
         level = table.seats[seat].bot
         assert level is not None  # computer_to_act names only computer seats
         action = table.decide(self.store, self.settings, seat, level)
         start = table.version
         table.act(seat, action)
-        commit = self.commit(table, start)
-        if commit.written:
-            table.committed()
-        return commit.written
+        return table, start
+
+    def _commit_moves(self, moves: list[tuple[Table, int]], jobs: tuple[str, Mapping[str, list[bytes]]] | None, played: Played) -> None:
+        """:meth:`commit` for the moves of a batch, in one round trip."""
+        writes = []
+        for table, start in moves:
+            table.start_turn()
+            writes.append(
+                self.store.prepare(
+                    table.id, start, table.version, table.snapshot(), bytes(table.appended),
+                    ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+                    done=(jobs[0], list(jobs[1].get(table.id, []))) if jobs else None,
+                )
+            )
+        for (table, _), write, commit in zip(moves, writes, self.store.commit_all(writes) if writes else []):
+            if write.acknowledged:
+                played.acknowledged.add(table.id)
+            if commit.written:
+                table.committed()
+                played.written.add(table.id)
+                deadline = table.deadline()
+                if deadline is not None:  # beside the compare-and-set, as in commit
+                    self.store.schedule_clock(table.id, deadline)
 
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
@@ -1041,25 +1134,37 @@ class Tables:
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
-        table = self.load(game_id)
-        seat = table.viewer(token)
-        if after is None or wait <= 0 or table.version > after:
-            return table, seat
-        version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds))
+        if after is None or wait <= 0:
+            table = self.load(game_id)
+            return table, table.viewer(token)
+        with self.announcements.waiting(game_id, after) as waiter:
+            table = self.load(game_id)  # read after registering: no announcement is missed
+            seat = table.viewer(token)
+            if table.version > after:
+                return table, seat
+            version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds), waiter)
         if version is None or version == table.version:
             return table, seat
         return (self.load_announced(game_id, version) or table), seat
 
-    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
+    def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
-        (None if the game is gone). Waits on the process's one subscription."""
+        (None if the game is gone). Waits on the process's one subscription. ``waiter``: one
+        registered on the game since before the caller read it at ``after`` (an event stream
+        keeps one), so that the store need not be read again to know that nothing was missed."""
+        if waiter is None:
+            with self.announcements.waiting(game_id, after) as registered:
+                return self._wait(registered, game_id, after, timeout, self.store.version(game_id))
+        waiter.after = after
+        return self._wait(waiter, game_id, after, timeout, waiter.newer_than(after))
+
+    def _wait(self, waiter: Waiter, game_id: str, after: int, timeout: float, version: int | None) -> int | None:
         deadline = time.monotonic() + timeout
-        with self.announcements.waiting(game_id, after) as waiter:
-            version = self.store.version(game_id)  # read after registering: no announcement is missed
-            while version is not None and version <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                waiter.wait(remaining)
-                version = waiter.announced if waiter.announced is not None and waiter.announced > after else self.store.version(game_id)
-            return version
+        while version is not None and version <= after:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            waiter.wait(remaining)
+            # nothing newer announced: the wait ended, or the subscription was renewed, and the store says
+            version = waiter.newer_than(after) if waiter.newer_than(after) > after else self.store.version(game_id)
+        return version

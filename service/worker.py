@@ -1,14 +1,18 @@
 """The worker: computer players move here, never in a web request.
 
 A commit that leaves a computer seat to move adds an entry naming the game to the stream
-``<prefix>:computers`` (in the same transaction as the commit). Workers read the stream as one
-Redis Streams consumer group, so each entry goes to one worker; the worker loads the game,
-lets the computer whose turn it is decide from its seat's information only, and commits through
-the same compare-and-set as a human's action. That commit queues the next entry if another
-computer is to move, so games take turns on the workers instead of one match holding one.
+``<prefix>:computers`` (in the commit's own script). Workers read the stream as one Redis
+Streams consumer group, so each entry goes to one worker; the worker loads the game, lets the
+computer whose turn it is decide from its seat's information only, and commits through the same
+compare-and-set as a human's action. That commit queues the next entry if another computer is to
+move, so games take turns on the workers instead of one match holding one. The entries of one
+read (up to :data:`BATCH`) are done together: their games read in one round trip and their moves
+written in one, so that under load a worker waits for Redis (and its sync to disk) once per
+batch, not once per move.
 
-An entry is acknowledged (and deleted) only once it is done (with the worker's next read, to
-save a round trip: an entry done again finds its move made). A worker that dies with entries in
+An entry is acknowledged (and deleted) only once it is done: by the script that writes its move
+(so that the move and the acknowledgement reach Redis's append-only file in one sync), or, when
+there was no move to write, with the worker's next read (an entry done again finds its move made). A worker that dies with entries in
 hand leaves them pending in the group; another worker claims every entry pending longer than
 ``job_claim_seconds`` (XAUTOCLAIM) and does it. Doing an entry twice cannot apply a move twice:
 the second commit finds the version moved on and writes nothing.
@@ -90,8 +94,18 @@ class Worker:
         entries = self._claim_abandoned()
         if not entries:
             entries = self._acknowledge_and_read(block)
+        jobs: dict[str, list[bytes]] = {}  # a game named twice moves once
         for entry_id, fields in entries:
-            self._do(entry_id, fields)
+            game = (fields or {}).get(b"game")
+            if game is None:
+                self._done.append(entry_id)
+            else:
+                jobs.setdefault(game.decode(), []).append(entry_id)
+        if jobs:
+            # together: one read and one write for the batch; the write acknowledges the jobs
+            # it does, and the others are acknowledged with the next read
+            played = self.tables.play_computers(list(jobs), (GROUP, jobs))
+            self._done += [entry_id for game, ids in jobs.items() if game not in played.acknowledged for entry_id in ids]
         return len(entries)
 
     def _acknowledge_and_read(self, block: bool) -> list:
@@ -123,18 +137,6 @@ class Worker:
         if entries:
             log.info("worker %s took over %d computer moves left by a stopped worker", self.name, len(entries))
         return entries
-
-    def _do(self, entry_id: bytes, fields: dict | None) -> None:
-        game_id = (fields or {}).get(b"game")
-        if game_id is not None:
-            try:
-                self.tables.play_computer(game_id.decode())
-            except RedisError:
-                raise  # left pending: this worker or another does it again
-            except Exception:
-                # a move that cannot be made would fail on every worker: log it, do not loop on it
-                log.exception("worker %s: the computer move in game %s failed", self.name, game_id.decode())
-        self._done.append(entry_id)
 
 
 class WorkerThread:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import fakeredis
 import pytest
@@ -11,6 +12,7 @@ from engine import registry
 from engine.players import STANDARD_LEVEL
 from service import create_app
 from tests.api import FlaskClient
+from service.store import GameStore
 from service.worker import WorkerThread
 from tests.conftest import make_settings
 
@@ -40,6 +42,33 @@ def test_a_game_of_computers_only_plays_itself_to_the_end(api, ruleset_id):
     created = api.create(ruleset=ruleset_id, seats=seats, options=SHORT[ruleset_id], seed="computers").body
     view = api.finished_view(created["id"])  # the worker plays; long-polls follow
     assert view["status"] == "finished" and view["winners"]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_an_answer_after_the_computers_replies_follows_their_moves_as_stored(api, ruleset_id, monkeypatch):
+    """The answer applies the replies announced with each commit instead of reading the game
+    again; it must be the view the store gives, every time, through deals (and to the end of a
+    short match)."""
+    game_id, token = human_at_0(api, ruleset_id, "random", "follow")
+    reads: list[str] = []  # by the requests, not by the worker's thread
+    original = GameStore.load
+
+    def load(store, game):
+        if threading.current_thread().name != "koz-worker":
+            reads.append(game)
+        return original(store, game)
+
+    monkeypatch.setattr(GameStore, "load", load)
+    rng = random.Random(ruleset_id)
+    for _ in range(150):
+        view = api.view(game_id, token).body
+        if view["status"] == "finished":
+            break
+        reads.clear()
+        answer = api.act(game_id, rng.choice(view["legal_actions"]), token).body
+        assert reads == [game_id]  # before the action; the replies were followed, not read
+        assert answer == api.view(game_id, token).body
+    assert view["deal"] > 1 or view["status"] == "finished"
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)

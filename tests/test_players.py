@@ -70,6 +70,18 @@ def test_deals_that_differ_only_in_hidden_cards_give_the_same_information_and_de
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_level_that_reads_no_events_decides_the_same_without_them(ruleset_id):
+    """The service leaves the events out for such a level: they must not change its choice."""
+    quick = [level for level in level_names(ruleset_id) if not player(level).reads_events]
+    assert "random" in quick
+    for level in quick:
+        for number, (_, info) in enumerate(decision_points(ruleset_id, {}, f"no-events-{level}")):
+            assert info.events
+            bare = SeatInfo(info.ruleset, info.seat, info.options, info.view)
+            assert player(level).choose(info, f"s{number}", SMALL) == player(level).choose(bare, f"s{number}", SMALL)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_same_information_seed_and_budget_give_the_same_action(ruleset_id, level):
     chosen = player(level)

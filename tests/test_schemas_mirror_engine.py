@@ -1,7 +1,8 @@
 """The service's schemas mirror the engine: every view, event and deal result that whole random
 matches produce validates against the OpenAPI document's schemas (and against the marshmallow
 schemas the service answers with). Validation, unlike a dump, fails for a required field that is
-missing, a value of the wrong type and a field the schema does not declare."""
+missing, a value of the wrong type and a field the schema does not declare: the service sends
+views and events as built, without a dump, so this is what keeps them as documented."""
 
 from __future__ import annotations
 

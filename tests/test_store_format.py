@@ -46,7 +46,8 @@ def test_a_finished_match_keeps_only_its_setup_log_and_final_state(api, backend)
 
 
 def test_a_computer_in_a_later_deal_reads_only_that_deals_log(any_app, api, monkeypatch):
-    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}], options={"target": 30}).body
+    # a basic player reads the deal's events (a random one is handed none)
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "basic"}], options={"target": 30}).body
     token = created["tokens"][0]["token"]
     reads: list[int] = []
     original = GameStore.log

@@ -53,6 +53,25 @@ def test_a_commit_that_leaves_a_computer_to_move_queues_one_job_for_it(backend):
     assert backend.xlen(store.jobs_key) == 0  # done entries are acknowledged and deleted
 
 
+def test_one_read_of_the_queue_moves_each_game_it_names_once(backend):
+    """A worker does the jobs of one read together: every game named moves once, however many
+    jobs name it, and the write of each move acknowledges every job of its game."""
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    store = app.extensions["koz"].store
+    games = [computer_leads(api, f"batch-{number}")[0] for number in range(3)]
+    for game_id in games:
+        backend.xadd(store.jobs_key, {"game": game_id})  # a second job for each game
+    worker = Worker(app.extensions["koz"], "batcher")
+    worker.join_group()
+    assert worker.work() == 6
+    assert [api.view(game_id).body["version"] for game_id in games] == [1, 1, 1]
+    assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
+    assert backend.xlen(store.jobs_key) == 0  # and deleted: the human is to play now
+    assert worker.drain() == 0
+    assert [action_versions(api, game_id) for game_id in games] == [[1], [1], [1]]
+
+
 def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
     app = create_app(make_settings(reply_wait_seconds=0.3), redis=backend)  # no worker runs
     api = FlaskClient(app.test_client())

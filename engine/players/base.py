@@ -59,6 +59,9 @@ class Player(ABC):
 
     level: ClassVar[str]
     names: ClassVar[Mapping[str, str]]
+    #: whether :meth:`choose` reads ``info.events``: a caller may leave them out when it does not
+    #: (replaying a deal to find them is most of the cost of a quick decision)
+    reads_events: ClassVar[bool] = True
 
     @abstractmethod
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
@@ -100,6 +103,7 @@ class RandomPlayer(Player):
 
     level = "random"
     names = {"en": "Random", "tr": "Rastgele"}
+    reads_events = False
 
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         legal = info.legal_actions()

@@ -29,7 +29,7 @@ IDEMPOTENCY_KEY = header_parameter(
 
 
 @blp.route("/<game_id>/actions", methods=["POST"], operation_id="postAction")
-@blp.arguments(ActionSchema)
+@blp.arguments(ActionSchema())
 @blp.response(
     200,
     GameViewSchema,

@@ -19,7 +19,6 @@ subscription (``service/announcements.py``).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Iterator
 
@@ -30,10 +29,11 @@ from engine import registry
 from engine.cards import EXAMPLE_CODES
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..encoding import json_text
 from ..errors import Problem
 from ..metrics import WAITING
 from ..tables import Table, Tables
-from .games import VIEW_SCHEMA, tables
+from .games import tables
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -94,11 +94,11 @@ def last_event_id() -> int | None:
 
 
 def message(kind: str, version: int, data: Any) -> str:
-    return f"id: {version}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n"
+    return f"id: {version}\nevent: {kind}\ndata: {json_text(data)}\n\n"
 
 
 @blp.route("/<game_id>/events", operation_id="streamEvents")
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
 @blp.doc(
@@ -148,25 +148,34 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
-    while True:
-        if after is not None and after < table.version:
-            yield from history_messages(koz, table, seat, after)
-        yield message("view", table.version, VIEW_SCHEMA.dump(table.view(seat)))
-        if table.over:
-            if table.finished:  # an abandoned match is not revealed: its deal never ended
-                yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
-            return
-        after = table.version
-        while (version := koz.wait_for_version(table.id, after, min(heartbeat, max(0.0, ends - time.monotonic())))) == after:
-            if time.monotonic() >= ends:
+    # one registration for the whole stream: what is announced while a message is being sent is
+    # kept for the next wait, and no wait after the first needs to read the store
+    with koz.announcements.waiting(table.id, table.version) as waiter:
+        registered_before_read = False  # `table` was read before the registration
+        while True:
+            if after is not None and after < table.version:
+                yield from history_messages(koz, table, seat, after)
+            yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
+            if table.over:
+                if table.finished:  # an abandoned match is not revealed: its deal never ended
+                    yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
                 return
-            yield ": heartbeat\n\n"
-        if version is None:  # the game expired
-            return
-        newer = koz.load_announced(table.id, version)
-        if newer is None:
-            return
-        table = newer
+            after = table.version
+            while True:
+                timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
+                version = koz.wait_for_version(table.id, after, timeout, waiter if registered_before_read else None)
+                registered_before_read = True  # that wait read the store after the registration
+                if version != after:
+                    break
+                if time.monotonic() >= ends:
+                    return
+                yield ": heartbeat\n\n"
+            if version is None:  # the game expired
+                return
+            newer = koz.load_announced(table.id, version)
+            if newer is None:
+                return
+            table = newer
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:

@@ -179,7 +179,7 @@ class HistoryQuerySchema(Schema):
 
 
 @blp.route("/<game_id>/history", operation_id="getHistory")
-@blp.arguments(HistoryQuerySchema, location="query")
+@blp.arguments(HistoryQuerySchema(), location="query")
 @blp.response(200, HistorySchema)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL)
