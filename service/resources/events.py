@@ -45,7 +45,7 @@ retry: 2000
 
 id: 4
 event: history
-data: {json.dumps(EXAMPLE_ACTION, separators=(",", ":"))}
+data: {json_text(EXAMPLE_ACTION)}
 
 id: 4
 event: view
