@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from flask import Flask, g, has_request_context, request
+from werkzeug.datastructures import LanguageAccept
 
 from engine.texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -20,9 +21,14 @@ def language() -> str:
     if not has_request_context():
         return DEFAULT_LANGUAGE
     if "language" not in g:
-        asked = request.args.get("lang")
-        g.language = asked if asked in LANGUAGES else request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
+        g.language = choose_language(request.args.get("lang"), request.accept_languages)
     return g.language
+
+
+def choose_language(lang: str | None, accept_language: LanguageAccept) -> str:
+    """``lang`` when it names a language Koz speaks, else the best match of ``Accept-Language``,
+    else English: for the app's answers and the HTTP server's own refusals alike."""
+    return lang if lang in LANGUAGES else accept_language.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
 
 
 #: the header that says which language a problem or the catalog is written in
@@ -75,10 +81,14 @@ TURKISH_TITLES: Mapping[int, str] = {
     412: "Ön koşul tutmadı",
     413: "İstek çok büyük",
     415: "Desteklenmeyen içerik türü",
+    414: "Adres çok uzun",
+    417: "Beklenti karşılanamadı",
     422: "İşlenemeyen istek",
     428: "Ön koşul gerekli",
     429: "Çok fazla istek",
+    431: "İstek başlıkları çok büyük",
     500: "Sunucu hatası",
+    501: "Desteklenmiyor",
     503: "Hizmet kullanılamıyor",
 }
 
@@ -193,4 +203,21 @@ DETAILS: Mapping[str, Text] = {
     "payload_too_large": {"en": "{description}", "tr": "istek gövdesi çok büyük"},
     "rate_limited": {"en": "{description}", "tr": "çok sık istek gönderildi; biraz bekleyin"},
     "http_error": {"en": "{description}", "tr": "istek yanıtlanamadı"},
+    # the refusals of the HTTP server itself, before the app sees the request
+    "not_http": {"en": "the request is not well-formed HTTP", "tr": "istek geçerli bir HTTP isteği değil"},
+    "request_forbidden": {"en": "the request is forbidden", "tr": "bu isteğe izin verilmiyor"},
+    "request_line_too_long": {
+        "en": "the request line is longer than the server accepts",
+        "tr": "istek satırı sunucunun kabul ettiğinden uzun",
+    },
+    "expect_unmet": {"en": "the server cannot meet the Expect header", "tr": "sunucu Expect başlığındaki isteği karşılayamıyor"},
+    "headers_too_large": {
+        "en": "a header, or the headers together, are larger than the server accepts",
+        "tr": "bir başlık ya da başlıkların toplamı sunucunun kabul ettiğinden büyük",
+    },
+    "transfer_coding_unsupported": {
+        "en": "the server does not support this transfer coding",
+        "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
+    },
+    "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
 }

@@ -16,6 +16,7 @@ from engine.ruleset import COMMON_MESSAGES, COMMON_REFUSALS
 from engine.texts import LANGUAGES, card_name
 from service import texts
 from service.api import HTTP_ERROR_CODES
+from service.http_server import SERVER_REFUSALS
 from tests.api import FlaskClient
 
 SERVICE = Path(__file__).resolve().parent.parent / "service"
@@ -64,7 +65,7 @@ ENGLISH_WORDS = {
 #: words Turkish and English share: names, protocols and the game words Turkish players use
 SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "schnapsen", "application"}
 #: the codes of the protocol a text may name: headers, fields, values
-SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "declare", "true", "false"}
+SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "expect", "http", "declare", "true", "false"}
 
 
 def every_text():
@@ -120,6 +121,11 @@ def test_every_problem_the_service_raises_has_a_text_and_a_turkish_title():
             assert detail.value in texts.DETAILS, code.value
     assert {code for status, code in HTTP_ERROR_CODES.items() if status != 500} <= set(texts.DETAILS)
     assert set(HTTP_ERROR_CODES) <= set(texts.TURKISH_TITLES)
+
+
+def test_every_refusal_of_the_http_server_itself_has_a_text_and_a_turkish_title():
+    for status, (code, detail) in SERVER_REFUSALS.items():
+        assert detail in texts.DETAILS and status in texts.TURKISH_TITLES, code
 
 
 def test_every_refusal_code_of_every_ruleset_is_explained_in_both_languages():
