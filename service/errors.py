@@ -86,6 +86,7 @@ class Problem(Exception):
             "detail": self.detail_in(language),
             "instance": request.path if request else None,
             **self.extra,
+            **({"errors": texts.localized(self.extra["errors"], language)} if "errors" in self.extra else {}),
         }
 
     def response(self) -> Response:

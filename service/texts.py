@@ -8,7 +8,7 @@ English. Texts of games come from the engine; these are the service's: its probl
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from flask import Flask, g, has_request_context, request
 from werkzeug.datastructures import LanguageAccept
@@ -191,8 +191,8 @@ DETAILS: Mapping[str, Text] = {
     "cluster_not_ready": {"en": "the Redis cluster is not ready", "tr": "Redis kümesi hazır değil"},
     "unsupported_media_type": {"en": "send the body as application/json", "tr": "gövdeyi application/json olarak gönderin"},
     "malformed_json": {"en": "the request body is not valid JSON", "tr": "istek gövdesi geçerli JSON değil"},
-    "invalid_field": {"en": "{field}: {problem}", "tr": "{field} geçersiz"},
-    "invalid_fields": {"en": "{field}: {problem} (and {others} more)", "tr": "{field} ve {others} alan daha geçersiz"},
+    "invalid_field": {"en": "{field}: {problem}", "tr": "{field}: {problem}"},
+    "invalid_fields": {"en": "{field}: {problem} (and {others} more)", "tr": "{field}: {problem} (ve {others} alan daha)"},
     "invalid_request": {"en": "the request is not valid", "tr": "istek geçersiz"},
     "server_failed": {"en": "the server failed to answer this request", "tr": "sunucu bu isteği yanıtlayamadı"},
     # the problems of HTTP errors raised by the framework, by their code
@@ -220,4 +220,80 @@ DETAILS: Mapping[str, Text] = {
         "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
     },
     "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
+}
+
+
+class FieldMessage(str):
+    """A validation message of a field: the English text itself, so that marshmallow formats and
+    keeps it as it does any message, carrying its text in every language Koz speaks."""
+
+    texts: Text
+
+    def __new__(cls, texts: Text) -> "FieldMessage":
+        message = super().__new__(cls, texts[DEFAULT_LANGUAGE])
+        message.texts = dict(texts)
+        return message
+
+    def format(self, *args: Any, **kwargs: Any) -> "FieldMessage":
+        return FieldMessage({language: text.format(*args, **kwargs) for language, text in self.texts.items()})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return FieldMessage, (self.texts,)
+
+    def in_language(self, language: str) -> str:
+        return self.texts.get(language, self.texts[DEFAULT_LANGUAGE])
+
+
+def localized(messages: Any, language: str) -> Any:
+    """Validation messages (lists, nested by field) with each one in ``language``."""
+    if isinstance(messages, FieldMessage):
+        return messages.in_language(language)
+    if isinstance(messages, Mapping):
+        return {key: localized(value, language) for key, value in messages.items()}
+    if isinstance(messages, (list, tuple)):
+        return [localized(value, language) for value in messages]
+    return messages
+
+
+#: marshmallow's validation messages in Turkish, by the class that defines each and its key (an
+#: error message key of a field or schema, or the attribute holding a validator's message); the
+#: English is marshmallow's own
+TURKISH_FIELD_MESSAGES: Mapping[str, str] = {
+    "Schema.type": "Geçersiz girdi türü.",
+    "Schema.unknown": "Bilinmeyen alan.",
+    "Field.required": "Bu alan gerekli.",
+    "Field.null": "Bu alan null olamaz.",
+    "Field.validator_failed": "Geçersiz değer.",
+    "Nested.type": "Geçersiz tür.",
+    "List.invalid": "Geçerli bir liste değil.",
+    "String.invalid": "Geçerli bir metin değil.",
+    "String.invalid_utf8": "Geçerli bir UTF-8 metni değil.",
+    "Number.invalid": "Geçerli bir sayı değil.",
+    "Number.too_large": "Sayı çok büyük.",
+    "Integer.invalid": "Geçerli bir tam sayı değil.",
+    "Float.special": "Özel sayı değerleri (nan ya da sonsuz) kabul edilmez.",
+    "Boolean.invalid": "Geçerli bir mantıksal değer değil: true ya da false olmalı.",
+    "Range.message_min": "En az {min} olmalı.",
+    "Range.message_max": "En çok {max} olmalı.",
+    "Range.message_all": "{min} ile {max} arasında olmalı.",
+    "Length.message_min": "Uzunluğu en az {min} olmalı.",
+    "Length.message_max": "Uzunluğu en çok {max} olmalı.",
+    "Length.message_all": "Uzunluğu {min} ile {max} arasında olmalı.",
+    "Length.message_equal": "Uzunluğu {equal} olmalı.",
+    "OneOf.error": "Şunlardan biri olmalı: {choices}.",
+    "Equal.error": "{other} olmalı.",
+    "Regexp.error": "Beklenen biçimde değil.",
+}
+
+#: the validation messages of Koz's own fields and headers, by name
+FIELD_MESSAGES: Mapping[str, Text] = {
+    "seed_type": {"en": "a seed is a string or an integer", "tr": "tohum bir metin ya da tam sayı olur"},
+    "seed_length": {"en": "a seed has 1 to 128 characters", "tr": "tohum 1 ile 128 karakter arasında olur"},
+    "name_not_unicode": {"en": "not well-formed Unicode", "tr": "geçerli Unicode değil"},
+    "name_characters": {
+        "en": "a name has no control, format, private-use or unassigned characters",
+        "tr": "bir adda denetim, biçim, özel kullanım ya da atanmamış karakter olmaz",
+    },
+    "if_match": {"en": '"*" or entity tags such as W/"12"', "tr": '"*" ya da W/"12" gibi varlık etiketleri'},
+    "idempotency_key_length": {"en": "1 to {limit} characters", "tr": "1 ile {limit} karakter arası"},
 }

@@ -10,7 +10,7 @@ from flask import current_app
 from marshmallow import Schema, fields, validate
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
-from ..schemas import ActionSchema, card_field, cards_field
+from ..schemas import ActionSchema, RequestSchema, card_field, cards_field
 from engine import registry
 
 from ..shapes import schema_of
@@ -178,7 +178,7 @@ class HistorySchema(Schema):
     )
 
 
-class HistoryQuerySchema(Schema):
+class HistoryQuerySchema(RequestSchema):
     after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
 
