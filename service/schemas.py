@@ -41,17 +41,17 @@ class RequestSchema(ma.Schema):
         }
 
     def on_bind_field(self, field_name: str, field_obj: fields.Field) -> None:
-        speak(field_obj)
+        _speak(field_obj)
 
 
-def speak(field: fields.Field) -> None:
+def _speak(field: fields.Field) -> None:
     """Give a field (a copy bound to one schema), its validators and its inner fields their
     messages in every language; a message marshmallow has no Turkish for here fails loudly."""
     field.error_messages = {key: _field_message(type(field), key, message) for key, message in field.error_messages.items()}
     field.validators = [_spoken_validator(validator) for validator in field.validators]
     for inner in (getattr(field, "inner", None), getattr(field, "key_field", None), getattr(field, "value_field", None)):
         if isinstance(inner, fields.Field):
-            speak(inner)
+            _speak(inner)
 
 
 def _spoken(english: str, key: str) -> FieldMessage:
