@@ -15,8 +15,8 @@ from flask import Response, g, has_request_context, json, request
 from engine import Refusal, RuleError
 from engine.texts import Text, render
 
-from .metrics import REFUSALS
 from . import texts
+from .metrics import REFUSALS
 from .texts import DETAILS, TURKISH_TITLES, language
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
