@@ -71,7 +71,8 @@ ENGLISH_WORDS = {
 #: words Turkish and English share: names, protocols and the game words Turkish players use
 SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "schnapsen", "application"}
 #: the codes of the protocol a text may name: headers, fields, values
-SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "expect", "http", "declare", "true", "false", "null", "utf-8"}
+SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "last-event-id", "expect", "http", "utf-8"}
+SHARED_WORDS |= {"declare", "true", "false", "null"}
 
 
 def every_text():
