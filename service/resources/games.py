@@ -200,7 +200,7 @@ class ViewFrameSchema(Schema):
 
 
 def view_component(ruleset: Ruleset) -> str:
-    """The name of a ruleset's view in the document, e.g. ``GermanWhistView``."""
+    """The name of a ruleset's view in the document: its id in camel case, then ``View``."""
     return options_component(ruleset).removesuffix("Options") + "View"
 
 
