@@ -16,10 +16,11 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engine import RuleError
+from engine.texts import LANGUAGES
 
 from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
-from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG
+from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG, FieldMessage
 
 log = logging.getLogger(__name__)
 
@@ -183,8 +184,7 @@ def _flatten(messages) -> dict[str, object]:
 
 
 def _describe(messages) -> tuple[str, dict[str, object]]:
-    """The detail of an invalid request: its first field and that field's first message (the
-    messages, from marshmallow, are English: a Turkish detail names the field only)."""
+    """The detail of an invalid request: its first field and that field's first message."""
     fields = _flatten(messages)
     first = next(iter(fields.items()), None)
     if first is None:
@@ -193,7 +193,8 @@ def _describe(messages) -> tuple[str, dict[str, object]]:
     while isinstance(problem, (list, dict)) and problem:
         problem = problem[0] if isinstance(problem, list) else next(iter(problem.values()))
     where = {"en": "the request", "tr": "istek"} if name == "_schema" else {"en": f"'{name}'", "tr": f"'{name}'"}
-    params = {"field": where, "problem": problem, "others": len(fields) - 1}
+    said = problem.texts if isinstance(problem, FieldMessage) else {language: str(problem) for language in LANGUAGES}
+    params = {"field": where, "problem": said, "others": len(fields) - 1}
     return ("invalid_fields" if len(fields) > 1 else "invalid_field"), params
 
 

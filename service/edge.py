@@ -20,6 +20,7 @@ from marshmallow import ValidationError, fields
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .errors import Problem
+from .texts import FIELD_MESSAGES, FieldMessage
 
 #: the deepest nesting a body may have; Koz's bodies need 3
 MAX_JSON_DEPTH = 16
@@ -98,7 +99,7 @@ def check_if_match(header: str | None) -> str | None:
             400,
             "invalid_request",
             "if_match",
-            errors={"If-Match": ['"*" or entity tags such as W/"12"']},
+            errors={"If-Match": [FieldMessage(FIELD_MESSAGES["if_match"])]},
         )
     return header
 
@@ -132,8 +133,8 @@ class Name(fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         if not _is_well_formed(text):
-            raise ValidationError("not well-formed Unicode")
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["name_not_unicode"]))
         text = unicodedata.normalize("NFC", text).strip()
         if any(unicodedata.category(char) in _NOT_IN_NAMES and char not in _JOINERS for char in text):
-            raise ValidationError("a name has no control, format, private-use or unassigned characters")
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["name_characters"]))
         return text

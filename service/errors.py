@@ -15,6 +15,7 @@ from flask import Response, g, has_request_context, json, request
 from engine import Refusal, RuleError, registry
 from engine.texts import Text, render
 
+from . import texts
 from .metrics import REFUSALS
 from .texts import DETAILS, TURKISH_TITLES, language
 
@@ -74,19 +75,23 @@ class Problem(Exception):
     def detail(self) -> str:
         return self.detail_in(language())
 
-    def title(self) -> str:
+    def title_in(self, language: str) -> str:
         phrase = HTTPStatus(self.status).phrase
-        return TURKISH_TITLES.get(self.status, phrase) if language() == "tr" else phrase
+        return TURKISH_TITLES.get(self.status, phrase) if language == "tr" else phrase
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, language: str | None = None) -> dict[str, Any]:
+        """The problem's body in ``language``, by default the request's (the HTTP server, which
+        refuses some requests before any app sees them, says which)."""
+        language = language or texts.language()
         return {
             "type": f"urn:koz:problem:{self.code}",
-            "title": self.title(),
+            "title": self.title_in(language),
             "status": self.status,
             "code": self.code,
-            "detail": self.detail,
+            "detail": self.detail_in(language),
             "instance": request.path if request else None,
             **self.extra,
+            **({"errors": texts.localized(self.extra["errors"], language)} if "errors" in self.extra else {}),
         }
 
     def response(self) -> Response:

@@ -11,61 +11,103 @@ import gc
 import json
 import re
 import secrets
+import traceback
 from http import HTTPStatus
 from typing import Any, Callable
+from urllib.parse import parse_qs
 
 from gunicorn.arbiter import Arbiter
+from gunicorn.http.message import Request
 from gunicorn.workers.ggevent import GeventWorker
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 
+from .errors import PROBLEM_CONTENT_TYPE, Problem
 from .logs import LOGGING
+from .texts import choose_language
 
-#: the stable code of each refusal gunicorn answers itself, before the app sees the request
+#: the stable code of each refusal gunicorn answers itself, before the app sees the request, and
+#: the name of its detail (``texts.DETAILS``)
 SERVER_REFUSALS = {
-    400: ("malformed_request", "the request is not well-formed HTTP"),
-    403: ("forbidden", "the request is forbidden"),
-    414: ("uri_too_long", "the request line is longer than the server accepts"),
-    417: ("expectation_failed", "the server cannot meet the Expect header"),
-    431: ("headers_too_large", "a header, or the headers together, are larger than the server accepts"),
-    500: ("internal_error", "the server failed to answer this request"),
-    501: ("not_implemented", "the server does not support this transfer coding"),
+    400: ("malformed_request", "not_http"),
+    403: ("forbidden", "request_forbidden"),
+    414: ("uri_too_long", "request_line_too_long"),
+    417: ("expectation_failed", "expect_unmet"),
+    431: ("headers_too_large", "headers_too_large"),
+    500: ("internal_error", "server_failed"),
+    501: ("not_implemented", "transfer_coding_unsupported"),
 }
 
 
 class ProblemSocket:
-    """A client socket through which gunicorn's HTML error pages leave as problem+json."""
+    """A client socket through which gunicorn's HTML error pages leave as problem+json, in the
+    language the request asked for."""
 
-    def __init__(self, sock: Any) -> None:
+    def __init__(self, sock: Any, language: str) -> None:
         self._sock = sock
+        self._language = language
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
 
     def sendall(self, data: bytes) -> None:
-        self._sock.sendall(problem_page(data))
+        self._sock.sendall(problem_page(data, self._language))
 
 
-def problem_page(page: bytes) -> bytes:
+def problem_page(page: bytes, language: str) -> bytes:
     """gunicorn's error page (``HTTP/1.1 414 URI Too Long`` and HTML) as a problem+json answer."""
     match = re.match(rb"HTTP/1\.[01] (\d{3})", page)
     status = int(match.group(1)) if match else 500
-    code, detail = SERVER_REFUSALS.get(status, ("bad_request", "the request is not acceptable"))
-    phrase = HTTPStatus(status).phrase
-    body = json.dumps(
-        {"type": f"urn:koz:problem:{code}", "title": phrase, "status": status, "code": code, "detail": detail, "instance": None}
-    ).encode()
+    code, detail = SERVER_REFUSALS.get(status, ("bad_request", "request_refused"))
+    body = json.dumps(Problem(status, code, detail).to_json(language)).encode()
     head = (
-        f"HTTP/1.1 {status} {phrase}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Language: en\r\n"
-        f"Content-Length: {len(body)}\r\nX-Request-ID: {secrets.token_hex(16)}\r\n\r\n"
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
+        f"Content-Language: {language}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {secrets.token_hex(16)}\r\n\r\n"
     )
     return head.encode("latin-1") + body
 
 
+def refused_language(request: Request | None, error: BaseException) -> str:
+    """The language of a request gunicorn refused, from what it had read of it when it did: the
+    ``lang`` of its request line, else the ``Accept-Language`` among the headers it had parsed,
+    else English (as for a request too broken to say).
+
+    A request refused while it was parsed is not handed over, so what was read of it is found in
+    the frames of the parser that raised: the request itself (``self``), the headers parsed so far
+    (``headers`` in ``parse_headers``) and, for a request line over the limit, the bytes of it
+    read (``buf`` in ``read_line``)."""
+    query = request.query if request is not None else None
+    headers: list[tuple[str, str]] = request.headers if request is not None else []
+    for frame, _ in traceback.walk_tb(error.__traceback__):
+        scope = frame.f_locals
+        parsed = scope.get("self")
+        if not isinstance(parsed, Request):
+            continue
+        query, headers = parsed.query, parsed.headers or headers
+        if frame.f_code.co_name == "parse_headers":
+            headers = scope.get("headers", headers)
+        elif frame.f_code.co_name == "read_line":
+            query = _whole_parameters(bytes(scope["buf"][: scope["limit"] or None]))
+    accepted = ", ".join(value for name, value in headers if name == "ACCEPT-LANGUAGE")
+    lang = parse_qs(query or "").get("lang", [None])[0]
+    return choose_language(lang, parse_accept_header(accepted, LanguageAccept))
+
+
+def _whole_parameters(line: bytes) -> str:
+    """The query of a request line read in part, as far as its parameters were read whole: each
+    ended by ``&`` or by the space after the target."""
+    target, ended, _ = line.partition(b" ")[2].partition(b" ")
+    query = target.partition(b"?")[2].decode("latin-1")
+    return query if ended else query.rpartition("&")[0]
+
+
 class ProblemErrors:
     """A worker mixin: what gunicorn refuses itself (request line or headers too long, bytes
-    that are not HTTP) is answered as problem+json, like everything the app answers."""
+    that are not HTTP) is answered as problem+json, like everything the app answers, and in the
+    language the request asked for as far as gunicorn read it."""
 
     def handle_error(self, req, client, addr, exc):
-        super().handle_error(req, ProblemSocket(client), addr, exc)
+        super().handle_error(req, ProblemSocket(client, refused_language(req, exc)), addr, exc)
 
 
 class KozGeventWorker(ProblemErrors, GeventWorker):

@@ -7,6 +7,7 @@ allowed values.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import typing
@@ -21,7 +22,77 @@ from engine import registry
 from engine.actions import KINDS, Action
 from engine.cards import CARD_PATTERN, EXAMPLE_CODES, Card, Suit
 
+from .texts import TURKISH_FIELD_MESSAGES, FieldMessage
+
 SUITS = [suit.value for suit in Suit]
+
+
+class RequestSchema(ma.Schema):
+    """A schema of what a client sends: each message its fields, their validators and the schema
+    itself may give is a :class:`~service.texts.FieldMessage`, marshmallow's English with its
+    Turkish, so a problem can list them in the language of the request."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        defaults = ma.Schema._default_error_messages
+        self.error_messages = {
+            key: _spoken(message, f"Schema.{key}") if message == defaults.get(key) else message
+            for key, message in self.error_messages.items()
+        }
+
+    def on_bind_field(self, field_name: str, field_obj: fields.Field) -> None:
+        _speak(field_obj)
+
+
+def _speak(field: fields.Field) -> None:
+    """Give a field (a copy bound to one schema), its validators and its inner fields their
+    messages in every language; a message marshmallow has no Turkish for here fails loudly."""
+    field.error_messages = {key: _field_message(type(field), key, message) for key, message in field.error_messages.items()}
+    field.validators = [_spoken_validator(validator) for validator in field.validators]
+    for inner in (getattr(field, "inner", None), getattr(field, "key_field", None), getattr(field, "value_field", None)):
+        if isinstance(inner, fields.Field):
+            _speak(inner)
+
+
+def _spoken(english: str, key: str) -> FieldMessage:
+    return FieldMessage({"en": english, "tr": TURKISH_FIELD_MESSAGES[key]})
+
+
+def _field_message(field_class: type, key: str, message: Any) -> Any:
+    """A field's message by its key, in every language, found under the class that defines it
+    (the message stays as it is when it is already spoken, or not marshmallow's)."""
+    owner: Any = next(owner for owner in field_class.__mro__ if key in vars(owner).get("default_error_messages", {}))
+    if isinstance(message, FieldMessage) or message != owner.default_error_messages[key]:
+        return message
+    return _spoken(message, f"{owner.__name__}.{key}")
+
+
+#: the attributes holding each validator's messages, by the validator class that defines them
+VALIDATOR_MESSAGES: dict[type, tuple[str, ...]] = {
+    validate.Range: ("message_min", "message_max", "message_all"),
+    validate.Length: ("message_min", "message_max", "message_all", "message_equal"),
+    validate.OneOf: ("error",),
+    validate.Equal: ("error",),
+    validate.Regexp: ("error",),
+}
+
+
+def _spoken_validator(validator: Any) -> Any:
+    """A copy of a marshmallow validator whose messages are spoken (a function validator raises
+    its own messages, and so does a validator given an ``error`` of its own)."""
+    if not isinstance(validator, validate.Validator):
+        return validator
+    owner: Any = next((owner for owner in type(validator).__mro__ if owner in VALIDATOR_MESSAGES), None)
+    if owner is None:
+        raise TypeError(f"no Turkish messages for the validator {validator!r}")
+    if isinstance(validator, validate.Range) and not (validator.min_inclusive and validator.max_inclusive):
+        raise TypeError(f"the Turkish messages of a Range say its bounds are included: {validator!r}")
+    if validator.error not in (None, getattr(owner, "default_message", None)):
+        return validator
+    spoken = copy.copy(validator)
+    for attribute in VALIDATOR_MESSAGES[owner]:
+        setattr(spoken, attribute, _spoken(getattr(validator, attribute), f"{owner.__name__}.{attribute}"))
+    return spoken
 
 
 def card_field(**kwargs: Any) -> fields.String:
@@ -83,16 +154,18 @@ def _kind_schema(kind: type[Action]) -> type[ma.Schema]:
         },
         "Meta": type("Meta", (), {"ordered": True, "unknown": ma.RAISE}),
     }
-    schema = type(f"{kind.__name__}ActionSchema", (ma.Schema,), attributes)
+    schema = type(f"{kind.__name__}ActionSchema", (RequestSchema,), attributes)
     schema.__doc__ = kind.__doc__
     return schema
 
 
 #: the schema of each kind of action, by its type
 ACTION_SCHEMAS: dict[str, type[ma.Schema]] = {kind_type: _kind_schema(kind) for kind_type, kind in KINDS.items()}
+#: ... and one instance of each, to load and dump actions with
+KIND_SCHEMAS: dict[str, ma.Schema] = {kind_type: schema() for kind_type, schema in ACTION_SCHEMAS.items()}
 
 
-class ActionSchema(ma.Schema):
+class ActionSchema(RequestSchema):
     """One action: an object whose `type` says which fields it takes. A client may post back any
     member of its view's `legal_actions` verbatim. Documented as one schema per type (see
     :func:`document_actions`), and loaded and dumped by the schema of its type."""
@@ -100,15 +173,20 @@ class ActionSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(list(KINDS)))
 
     def _kind(self, data: Any) -> ma.Schema:
-        kind = data.get("type") if isinstance(data, Mapping) else None
-        if not isinstance(kind, str) or kind not in ACTION_SCHEMAS:
-            raise ma.ValidationError({"type": [f"Must be one of: {', '.join(KINDS)}."]})
-        return ACTION_SCHEMAS[kind]()
+        """The schema of the action's type, refusing what is no action with the messages its
+        ``type`` field gives."""
+        if not isinstance(data, Mapping):
+            raise ma.ValidationError([self.error_messages["type"]])
+        try:
+            kind = self.fields["type"].deserialize(data.get("type", ma.missing))
+        except ma.ValidationError as error:
+            raise ma.ValidationError({"type": error.messages}) from error
+        return KIND_SCHEMAS[str(kind)]
 
     def _do_load(self, data: Any, *, many: bool | None = None, partial: Any = None, unknown: Any = None, postprocess: bool = True) -> Any:
         if many or (many is None and self.many):
             if not isinstance(data, list):
-                raise ma.ValidationError(["Not a valid list."])
+                raise ma.ValidationError([self.error_messages["type"]])
             return [self._do_load(item, many=False, partial=partial, unknown=unknown, postprocess=postprocess) for item in data]
         # a missing or an extra field goes on to the engine, which refuses it as `malformed_action`
         return self._kind(data).load(data, partial=True, unknown=ma.INCLUDE)
@@ -171,7 +249,7 @@ def options_schema() -> type[ma.Schema]:
     codes = {option.code for ruleset in registry.all_rulesets() for option in ruleset.options}
     attributes: dict[str, Any] = {code: fields.Raw() for code in sorted(codes)}
     attributes["Meta"] = type("Meta", (), {"unknown": ma.INCLUDE})
-    return type("GameOptionsSchema", (ma.Schema,), attributes)
+    return type("GameOptionsSchema", (RequestSchema,), attributes)
 
 
 GameOptionsSchema = options_schema()

@@ -8,9 +8,10 @@ English. Texts of games come from the engine; these are the service's: its probl
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from flask import Flask, g, has_request_context, request
+from werkzeug.datastructures import LanguageAccept
 
 from engine.texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -20,9 +21,14 @@ def language() -> str:
     if not has_request_context():
         return DEFAULT_LANGUAGE
     if "language" not in g:
-        asked = request.args.get("lang")
-        g.language = asked if asked in LANGUAGES else request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
+        g.language = choose_language(request.args.get("lang"), request.accept_languages)
     return g.language
+
+
+def choose_language(lang: str | None, accept_language: LanguageAccept) -> str:
+    """``lang`` when it names a language Koz speaks, else the best match of ``Accept-Language``,
+    else English: for the app's answers and the HTTP server's own refusals alike."""
+    return lang if lang in LANGUAGES else accept_language.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
 
 
 #: the header that says which language a problem or the catalog is written in
@@ -75,10 +81,14 @@ TURKISH_TITLES: Mapping[int, str] = {
     412: "Ön koşul tutmadı",
     413: "İstek çok büyük",
     415: "Desteklenmeyen içerik türü",
+    414: "Adres çok uzun",
+    417: "Beklenti karşılanamadı",
     422: "İşlenemeyen istek",
     428: "Ön koşul gerekli",
     429: "Çok fazla istek",
+    431: "İstek başlıkları çok büyük",
     500: "Sunucu hatası",
+    501: "Desteklenmiyor",
     503: "Hizmet kullanılamıyor",
 }
 
@@ -185,8 +195,8 @@ DETAILS: Mapping[str, Text] = {
     "cluster_not_ready": {"en": "the Redis cluster is not ready", "tr": "Redis kümesi hazır değil"},
     "unsupported_media_type": {"en": "send the body as application/json", "tr": "gövdeyi application/json olarak gönderin"},
     "malformed_json": {"en": "the request body is not valid JSON", "tr": "istek gövdesi geçerli JSON değil"},
-    "invalid_field": {"en": "{field}: {problem}", "tr": "{field} geçersiz"},
-    "invalid_fields": {"en": "{field}: {problem} (and {others} more)", "tr": "{field} ve {others} alan daha geçersiz"},
+    "invalid_field": {"en": "{field}: {problem}", "tr": "{field}: {problem}"},
+    "invalid_fields": {"en": "{field}: {problem} (and {others} more)", "tr": "{field}: {problem} (ve {others} alan daha)"},
     "invalid_request": {"en": "the request is not valid", "tr": "istek geçersiz"},
     "server_failed": {"en": "the server failed to answer this request", "tr": "sunucu bu isteği yanıtlayamadı"},
     # the problems of HTTP errors raised by the framework, by their code
@@ -197,4 +207,98 @@ DETAILS: Mapping[str, Text] = {
     "payload_too_large": {"en": "{description}", "tr": "istek gövdesi çok büyük"},
     "rate_limited": {"en": "{description}", "tr": "çok sık istek gönderildi; biraz bekleyin"},
     "http_error": {"en": "{description}", "tr": "istek yanıtlanamadı"},
+    # the refusals of the HTTP server itself, before the app sees the request
+    "not_http": {"en": "the request is not well-formed HTTP", "tr": "istek geçerli bir HTTP isteği değil"},
+    "request_forbidden": {"en": "the request is forbidden", "tr": "bu isteğe izin verilmiyor"},
+    "request_line_too_long": {
+        "en": "the request line is longer than the server accepts",
+        "tr": "istek satırı sunucunun kabul ettiğinden uzun",
+    },
+    "expect_unmet": {"en": "the server cannot meet the Expect header", "tr": "sunucu Expect başlığındaki isteği karşılayamıyor"},
+    "headers_too_large": {
+        "en": "a header, or the headers together, are larger than the server accepts",
+        "tr": "bir başlık ya da başlıkların toplamı sunucunun kabul ettiğinden büyük",
+    },
+    "transfer_coding_unsupported": {
+        "en": "the server does not support this transfer coding",
+        "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
+    },
+    "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
+}
+
+
+class FieldMessage(str):
+    """A validation message of a field: the English text itself, so that marshmallow formats and
+    keeps it as it does any message, carrying its text in every language Koz speaks."""
+
+    texts: Text
+
+    def __new__(cls, texts: Text) -> "FieldMessage":
+        message = super().__new__(cls, texts[DEFAULT_LANGUAGE])
+        message.texts = dict(texts)
+        return message
+
+    def format(self, *args: Any, **kwargs: Any) -> "FieldMessage":
+        return FieldMessage({language: text.format(*args, **kwargs) for language, text in self.texts.items()})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return FieldMessage, (self.texts,)
+
+    def in_language(self, language: str) -> str:
+        return self.texts.get(language, self.texts[DEFAULT_LANGUAGE])
+
+
+def localized(messages: Any, language: str) -> Any:
+    """Validation messages (lists, nested by field) with each one in ``language``."""
+    if isinstance(messages, FieldMessage):
+        return messages.in_language(language)
+    if isinstance(messages, Mapping):
+        return {key: localized(value, language) for key, value in messages.items()}
+    if isinstance(messages, (list, tuple)):
+        return [localized(value, language) for value in messages]
+    return messages
+
+
+#: marshmallow's validation messages in Turkish, by the class that defines each and its key (an
+#: error message key of a field or schema, or the attribute holding a validator's message); the
+#: English is marshmallow's own
+TURKISH_FIELD_MESSAGES: Mapping[str, str] = {
+    "Schema.type": "Geçersiz girdi türü.",
+    "Schema.unknown": "Bilinmeyen alan.",
+    "Field.required": "Bu alan gerekli.",
+    "Field.null": "Bu alan null olamaz.",
+    "Field.validator_failed": "Geçersiz değer.",
+    "Nested.type": "Geçersiz tür.",
+    "List.invalid": "Geçerli bir liste değil.",
+    "String.invalid": "Geçerli bir metin değil.",
+    "String.invalid_utf8": "Geçerli bir UTF-8 metni değil.",
+    "Number.invalid": "Geçerli bir sayı değil.",
+    "Number.too_large": "Sayı çok büyük.",
+    "Integer.invalid": "Geçerli bir tam sayı değil.",
+    "Float.special": "Özel sayı değerleri (nan ya da sonsuz) kabul edilmez.",
+    "Boolean.invalid": "Geçerli bir mantıksal değer değil: true ya da false olmalı.",
+    "Range.message_min": "En az {min} olmalı.",
+    "Range.message_max": "En çok {max} olmalı.",
+    "Range.message_all": "{min} ile {max} arasında olmalı.",
+    "Length.message_min": "Uzunluğu en az {min} olmalı.",
+    "Length.message_max": "Uzunluğu en çok {max} olmalı.",
+    "Length.message_all": "Uzunluğu {min} ile {max} arasında olmalı.",
+    "Length.message_equal": "Uzunluğu {equal} olmalı.",
+    "OneOf.error": "Şunlardan biri olmalı: {choices}.",
+    "Equal.error": "{other} olmalı.",
+    "Regexp.error": "Beklenen biçimde değil.",
+}
+
+#: the validation messages of Koz's own fields and headers, by name
+FIELD_MESSAGES: Mapping[str, Text] = {
+    "seed_type": {"en": "a seed is a string or an integer", "tr": "tohum bir metin ya da tam sayı olur"},
+    "seed_length": {"en": "a seed has 1 to 128 characters", "tr": "tohum 1 ile 128 karakter arasında olur"},
+    "name_not_unicode": {"en": "not well-formed Unicode", "tr": "geçerli Unicode değil"},
+    "name_characters": {
+        "en": "a name has no control, format, private-use or unassigned characters",
+        "tr": "bir adda denetim, biçim, özel kullanım ya da atanmamış karakter olmaz",
+    },
+    "if_match": {"en": '"*" or entity tags such as W/"12"', "tr": '"*" ya da W/"12" gibi varlık etiketleri'},
+    "idempotency_key_length": {"en": "1 to {limit} characters", "tr": "1 ile {limit} karakter arası"},
+    "last_event_id": {"en": "-1 or a whole number", "tr": "-1 ya da bir tam sayı"},
 }

@@ -17,7 +17,7 @@ import fakeredis
 import pytest
 
 from engine import Action, registry
-from service import create_app
+from service import create_app, texts
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -287,6 +287,37 @@ def test_a_stream_of_an_unknown_game_or_with_a_bad_token_is_a_problem(api):
     assert (wrong.status, wrong.code) == (401, "invalid_token")
     bad_resume = api.request("GET", f"/v1/games/{game_id}/events", headers={"Last-Event-ID": "yesterday"})
     assert (bad_resume.status, bad_resume.code) == (400, "invalid_request")
+
+
+@pytest.mark.parametrize("by", ["lang", "Accept-Language"])
+def test_a_streams_problems_speak_the_language_asked_like_every_route(app, api, by):
+    game_id, tokens = two_humans(api)
+
+    def ask(path, headers=None, token=None):
+        if by == "lang":
+            path += ("&" if "?" in path else "?") + "lang=tr"
+        else:
+            headers = {**(headers or {}), "Accept-Language": "tr-TR,tr;q=0.9"}
+        return api.request("GET", path, token=token, headers=headers)
+
+    missing = ask("/v1/games/nosuchgame/events")
+    assert (missing.status, missing.headers["Content-Language"]) == (404, "tr")
+    assert missing.body["detail"] == "'nosuchgame' diye bir oyun yok (süresi dolmuş olabilir)"
+    wrong = ask(f"/v1/games/{game_id}/events", token="not-a-token")
+    assert (wrong.status, wrong.body["title"], wrong.body["detail"]) == (401, "Kimlik doğrulanamadı", texts.DETAILS["invalid_token"]["tr"])
+    bad_resume = ask(f"/v1/games/{game_id}/events", headers={"Last-Event-ID": "yesterday"})
+    assert bad_resume.body["detail"] == texts.DETAILS["last_event_id"]["tr"]
+    assert bad_resume.body["errors"] == {"Last-Event-ID": ["-1 ya da bir tam sayı"]}
+    bad_after = ask(f"/v1/games/{game_id}/events?after=-5")
+    assert (bad_after.code, bad_after.body["errors"]) == ("invalid_request", {"after": ["En az -1 olmalı."]})
+    # lang is no field of the stream's query: the stream opens, and its messages (views, events)
+    # carry codes and names in both languages, the same whatever the language asked
+    stream = Stream(app.test_client(), game_id, tokens[0], query="?lang=tr")
+    try:
+        assert stream.response.status_code == 200
+        assert stream.next().data == api.view(game_id, tokens[0]).body
+    finally:
+        stream.close()
 
 
 def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):

@@ -7,16 +7,23 @@ import ast
 import re
 from pathlib import Path
 
+import fakeredis
+import marshmallow as ma
 import pytest
 
 from engine import actions, registry, rules
 from engine.cards import Card
 from engine.players import base as players
+from engine.players import level_names
 from engine.ruleset import COMMON_MESSAGES, COMMON_REFUSALS
 from engine.texts import LANGUAGES, card_name
 from service import texts
 from service.api import HTTP_ERROR_CODES
+from service.app import create_app
+from service.schemas import KIND_SCHEMAS
+from service.http_server import SERVER_REFUSALS
 from tests.api import FlaskClient
+from tests.conftest import make_settings
 
 SERVICE = Path(__file__).resolve().parent.parent / "service"
 
@@ -64,7 +71,8 @@ ENGLISH_WORDS = {
 #: words Turkish and English share: names, protocols and the game words Turkish players use
 SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "schnapsen", "application"}
 #: the codes of the protocol a text may name: headers, fields, values
-SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "last-event-id", "declare", "true", "false"}
+SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "last-event-id", "expect", "http", "utf-8"}
+SHARED_WORDS |= {"declare", "true", "false", "null"}
 
 
 def every_text():
@@ -84,6 +92,44 @@ def every_text():
             yield f"{ruleset.id} option {option.code} description", option.description
             yield from ((f"{ruleset.id} option {option.code} = {value}", names) for value, names in option.labels.items())
     yield from (("service detail " + name, text) for name, text in texts.DETAILS.items())
+    yield from (("field message " + name, text) for name, text in texts.FIELD_MESSAGES.items())
+    spoken = {(message.texts["en"], message.texts["tr"]): message.texts for message in request_messages()}
+    yield from ((f"field message {english}", text) for (english, _), text in sorted(spoken.items()))
+
+
+def request_schemas():
+    """Every schema a request is loaded with: each operation's arguments, the kinds of action the
+    action schema hands over to, and every schema nested in them."""
+    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    operations = [getattr(function, "_apidoc", {}).get("arguments", {}) for function in app.view_functions.values()]
+    schemas = [parameter["schema"]() for arguments in operations for parameter in arguments.get("parameters", [])]
+    schemas += KIND_SCHEMAS.values()
+    while schemas:
+        schema = schemas.pop()
+        yield schema
+        for field in every_field(schema.fields.values()):
+            if isinstance(field, ma.fields.Nested):
+                schemas.append(field.schema)
+
+
+def every_field(fields):
+    for field in fields:
+        yield field
+        yield from every_field(inner for inner in (getattr(field, "inner", None), getattr(field, "value_field", None)) if inner is not None)
+
+
+def request_messages():
+    """Every message the request schemas, their fields and their fields' validators may give."""
+    for schema in request_schemas():
+        yield from schema.error_messages.values()
+        for field in every_field(schema.fields.values()):
+            yield from field.error_messages.values()
+            for validator in field.validators:
+                if isinstance(validator, (ma.validate.Range, ma.validate.Length)):
+                    names = [f"message_{bound}" for bound in ("min", "max", "all", "equal")]
+                    yield from (getattr(validator, name) for name in names if hasattr(validator, name))
+                elif isinstance(validator, ma.validate.Validator):
+                    yield validator.error
 
 
 def words(text: str) -> set[str]:
@@ -120,6 +166,18 @@ def test_every_problem_the_service_raises_has_a_text_and_a_turkish_title():
             assert detail.value in texts.DETAILS, code.value
     assert {code for status, code in HTTP_ERROR_CODES.items() if status != 500} <= set(texts.DETAILS)
     assert set(HTTP_ERROR_CODES) <= set(texts.TURKISH_TITLES)
+
+
+def test_every_message_a_request_schema_may_give_is_written_in_every_language():
+    messages = list(request_messages())
+    assert all(isinstance(message, texts.FieldMessage) for message in messages), [m for m in messages if not isinstance(m, texts.FieldMessage)]
+    # ... and no Turkish is kept for a message no field gives
+    assert {message.texts["tr"] for message in messages} == set(texts.TURKISH_FIELD_MESSAGES.values())
+
+
+def test_every_refusal_of_the_http_server_itself_has_a_text_and_a_turkish_title():
+    for status, (code, detail) in SERVER_REFUSALS.items():
+        assert detail in texts.DETAILS and status in texts.TURKISH_TITLES, code
 
 
 def test_every_refusal_code_of_every_ruleset_is_explained_in_both_languages():
@@ -232,7 +290,7 @@ DEEP = [[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]
             "invalid_seats",
             "Alman Whisti oyununda 2 koltuk var, ama 1 koltuk verildi",
         ),
-        ("POST", "/v1/games", {"ruleset": 3}, {}, 400, "invalid_request", "'ruleset' geçersiz"),
+        ("POST", "/v1/games", {"ruleset": 3}, {}, 400, "invalid_request", "'ruleset': Geçerli bir metin değil."),
         ("POST", "/v1/games/nope/actions", {"type": "play", "card": "QS"}, {}, 401, "missing_token", None),
         ("POST", "/v1/games", DEEP, {}, 400, "json_too_deep", "gövde 16 düzeyden derin iç içe"),
     ],
@@ -275,3 +333,86 @@ def test_the_catalog_describes_options_in_the_language_asked_and_labels_them_in_
     english_misere = next(option for option in english["rulesets"][0]["options"] if option["code"] == "misere")
     assert english_misere["description"].startswith("Fewest tricks win")
     assert {"code": "QS", "names": {"en": "Queen of Spades", "tr": "Maça Kızı"}} in turkish.body["cards"]
+
+
+def messages_of(errors):
+    """Every message of a problem's ``errors``, at any depth."""
+    if isinstance(errors, dict):
+        return [message for value in errors.values() for message in messages_of(value)]
+    return list(errors)
+
+
+LONG_KEY = "k" * 300
+GAMES = "/v1/games"
+ACTIONS = "/v1/games/nope/actions"
+SIXTY_SIX = {"ruleset": "sixty-six"}
+ONE_OF_KINDS = ", ".join(actions.KINDS)
+ONE_OF_LEVELS = ", ".join(level_names())
+CONTROL_CHARACTER = "a name has no control, format, private-use or unassigned characters"
+
+
+#: a bad request of each kind: the field (dotted into nested ones), marshmallow's or Koz's
+#: English message, and its Turkish
+BAD_FIELDS = [
+    ("POST", GAMES, {"seats": [{}, {}]}, {}, "ruleset", "Missing data for required field.", "Bu alan gerekli."),
+    ("POST", GAMES, {"ruleset": None}, {}, "ruleset", "Field may not be null.", "Bu alan null olamaz."),
+    ("POST", GAMES, {"ruleset": ["sixty-six"]}, {}, "ruleset", "Not a valid string.", "Geçerli bir metin değil."),
+    ("POST", GAMES, {**SIXTY_SIX, "colour": 1}, {}, "colour", "Unknown field.", "Bilinmeyen alan."),
+    ("POST", GAMES, ["sixty-six"], {}, "_schema", "Invalid input type.", "Geçersiz girdi türü."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": {}}, {}, "seats", "Not a valid list.", "Geçerli bir liste değil."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": []}, {}, "seats", "Length must be between 1 and 4.", "Uzunluğu 1 ile 4 arasında olmalı."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": ""}, {}]}, {}, "seats.0.name",
+     "Length must be between 1 and 40.", "Uzunluğu 1 ile 40 arasında olmalı."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": "A\u0007"}, {}]}, {}, "seats.0.name",
+     CONTROL_CHARACTER, "bir adda denetim, biçim, özel kullanım ya da atanmamış karakter olmaz"),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"open": "yes"}, {}]}, {}, "seats.0.open",
+     "Not a valid boolean.", "Geçerli bir mantıksal değer değil: true ya da false olmalı."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [3, {}]}, {}, "seats.0._schema", "Invalid input type.", "Geçersiz girdi türü."),
+    ("POST", GAMES, {**SIXTY_SIX, "clock": {"seconds_per_action": 0}}, {}, "clock.seconds_per_action",
+     "Must be greater than or equal to 1 and less than or equal to 86400.", "1 ile 86400 arasında olmalı."),
+    ("POST", GAMES, {**SIXTY_SIX, "clock": {"seconds_per_action": 30, "bank": 1.5}}, {}, "clock.bank",
+     "Not a valid integer.", "Geçerli bir tam sayı değil."),
+    ("POST", GAMES, {**SIXTY_SIX, "clock": {"seconds_per_action": 30, "on_timeout": "wait"}}, {}, "clock.on_timeout",
+     "Must be one of: computer, forfeit.", "Şunlardan biri olmalı: computer, forfeit."),
+    ("POST", GAMES, {**SIXTY_SIX, "clock": 30}, {}, "clock._schema", "Invalid input type.", "Geçersiz girdi türü."),
+    ("POST", GAMES, {**SIXTY_SIX, "seed": 1.5}, {}, "seed", "a seed is a string or an integer", "tohum bir metin ya da tam sayı olur"),
+    ("POST", GAMES, {**SIXTY_SIX, "seed": ""}, {}, "seed", "a seed has 1 to 128 characters", "tohum 1 ile 128 karakter arasında olur"),
+    ("GET", GAMES + "?status=open", None, {}, "status", "Must be one of: waiting.", "Şunlardan biri olmalı: waiting."),
+    ("GET", GAMES + "?status=waiting&before=soon", None, {}, "before", "Not a valid number.", "Geçerli bir sayı değil."),
+    ("GET", GAMES + "/nope?wait=nan", None, {}, "wait",
+     "Special numeric values (nan or infinity) are not permitted.", "Özel sayı değerleri (nan ya da sonsuz) kabul edilmez."),
+    ("GET", GAMES + "/nope?after=-2", None, {}, "after", "Must be greater than or equal to -1.", "En az -1 olmalı."),
+    ("GET", GAMES + "/nope/history?limit=100000", None, {}, "limit",
+     "Must be greater than or equal to 1 and less than or equal to 1000.", "1 ile 1000 arasında olmalı."),
+    ("POST", ACTIONS, {"card": "QS"}, {}, "type", "Missing data for required field.", "Bu alan gerekli."),
+    ("POST", ACTIONS, {"type": "dance"}, {}, "type", f"Must be one of: {ONE_OF_KINDS}.", f"Şunlardan biri olmalı: {ONE_OF_KINDS}."),
+    ("POST", ACTIONS, {"type": "play", "card": "ZZ"}, {}, "card", "String does not match expected pattern.", "Beklenen biçimde değil."),
+    ("POST", ACTIONS, {"type": "play", "card": "QS"}, {"Idempotency-Key": LONG_KEY}, "Idempotency-Key",
+     "1 to 200 characters", "1 ile 200 karakter arası"),
+    ("POST", GAMES + "/nope/leave", {"level": "grandmaster"}, {}, "level",
+     f"Must be one of: {ONE_OF_LEVELS}.", f"Şunlardan biri olmalı: {ONE_OF_LEVELS}."),
+    ("POST", GAMES + "/nope/seats/1", {"name": 7}, {}, "name", "Not a valid string.", "Geçerli bir metin değil."),
+]
+
+
+@pytest.mark.parametrize("method, path, body, headers, field, english, turkish", BAD_FIELDS, ids=[case[4] + ": " + case[5] for case in BAD_FIELDS])
+def test_a_turkish_request_gets_turkish_field_messages(api, method, path, body, headers, field, english, turkish):
+    answers = {
+        language: api.request(method, path, json_body=body, headers={"Accept-Language": language, **headers}) for language in ("en", "tr")
+    }
+    assert {answer.code for answer in answers.values()} == {"invalid_request"}
+    assert answers["tr"].headers["Content-Language"] == "tr"
+    said = {language: answer.body["errors"] for language, answer in answers.items()}
+    for key in field.split("."):
+        said = {language: errors[key] for language, errors in said.items()}
+    assert (said["en"], said["tr"]) == ([english], [turkish])
+    for message in messages_of(answers["tr"].body["errors"]):
+        prose = message.partition("biri olmalı:")[0]  # the values listed after it are codes
+        assert message not in messages_of(answers["en"].body["errors"]) and words(prose).isdisjoint(ENGLISH_WORDS), message
+    assert answers["tr"].body["detail"] != answers["en"].body["detail"]
+
+
+def test_a_malformed_if_match_is_explained_field_by_field_in_turkish(api, whist):
+    game_id, token, _ = whist
+    answer = api.act(game_id, {"type": "play", "card": "QS"}, token, **{"If-Match": "12", "Accept-Language": "tr"})
+    assert answer.body["errors"] == {"If-Match": ['"*" ya da W/"12" gibi varlık etiketleri']}

@@ -12,9 +12,13 @@ import socket
 import threading
 import time
 import uuid
+from http import HTTPStatus
 from pathlib import Path
 
 import pytest
+
+from service import texts
+from service.http_server import SERVER_REFUSALS
 
 from tests.api import SocketClient
 from tests.test_serve import Service
@@ -207,6 +211,52 @@ def test_what_the_http_server_refuses_itself_is_answered_as_problem_json(served,
     assert (answered, body["code"], body["status"]) == (status, code, status)
     assert headers["Content-Type"] == "application/problem+json"
     assert headers["X-Request-ID"]
+
+
+LONG = b"a" * 5_000
+HUGE_HEADER = b"X-Padding: " + b"p" * 9_000 + b"\r\n"
+MANY_HEADERS = b"".join(b"X-Field-%d: %d\r\n" % (number, number) for number in range(120))
+
+
+@pytest.mark.parametrize(
+    "data, status, language",
+    [
+        (b"GET /v1/games?lang=tr&pad=" + LONG + b" HTTP/1.1\r\nHost: koz\r\n\r\n", 414, "tr"),
+        (b"GET /v1/games?pad=" + LONG + b"&lang=tr HTTP/1.1\r\nHost: koz\r\n\r\n", 414, "en"),
+        (b"GET /v1/games?pad=" + LONG + b" HTTP/1.1\r\nAccept-Language: tr\r\n\r\n", 414, "en"),
+        (b"GET /healthz?lang=tr HTTP/1.1\r\nHost: koz\r\n" + HUGE_HEADER + b"\r\n", 431, "tr"),
+        (b"GET /healthz HTTP/1.1\r\nAccept-Language: tr-TR,tr;q=0.9,en;q=0.5\r\n" + HUGE_HEADER + b"\r\n", 431, "tr"),
+        (b"GET /healthz HTTP/1.1\r\n" + HUGE_HEADER + b"Accept-Language: tr\r\n\r\n", 431, "en"),
+        (b"GET /healthz HTTP/1.1\r\nAccept-Language: tr\r\n" + MANY_HEADERS + b"\r\n", 431, "tr"),
+        (b"GET /healthz?lang=tr HTTP/1.1\r\nAccept-Language: en\r\n" + HUGE_HEADER + b"\r\n", 431, "tr"),
+        (b"GET /healthz?lang=de HTTP/1.1\r\nAccept-Language: tr\r\n" + HUGE_HEADER + b"\r\n", 431, "tr"),
+        (b"GET /healthz HTTP/1.1\r\nAccept-Language: de, en;q=0.5\r\n" + HUGE_HEADER + b"\r\n", 431, "en"),
+        (b"GET /healthz HTTP/1.1\r\nAccept-Language: tr\r\nthis is no header\r\n\r\n", 400, "tr"),
+        (b"GET /healthz?lang=tr HTTP/9.9\r\nHost: koz\r\n\r\n", 400, "tr"),
+        (b"GET /v1/games/\xff\xfe?lang=tr HTTP/1.1\r\nAccept-Language: tr\r\n\r\n", 400, "en"),
+    ],
+    ids=[
+        "414, lang=tr read before the limit",
+        "414, lang=tr beyond the limit",
+        "414, Accept-Language never parsed",
+        "431, lang=tr",
+        "431, Accept-Language tr parsed before the large header",
+        "431, Accept-Language after the large header",
+        "431, Accept-Language among too many fields",
+        "431, lang wins over Accept-Language",
+        "431, a lang Koz does not speak is ignored",
+        "431, an Accept-Language without tr",
+        "400, a line that is no header after Accept-Language tr",
+        "400, an HTTP version after lang=tr",
+        "400, a request line too broken to say",
+    ],
+)
+def test_what_the_http_server_refuses_itself_is_answered_in_the_language_asked_as_far_as_it_read(served, data, status, language):
+    answered, headers, body = raw_request(served, data)
+    assert (answered, headers["Content-Language"]) == (status, language)
+    code, detail = SERVER_REFUSALS[status]
+    assert body["code"] == code and body["detail"] == texts.DETAILS[detail][language]
+    assert body["title"] == (texts.TURKISH_TITLES[status] if language == "tr" else HTTPStatus(status).phrase)
 
 
 def chunked(body: bytes, size: int = 4000) -> bytes:

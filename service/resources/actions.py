@@ -11,6 +11,7 @@ from ..edge import check_if_match
 from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from ..tables import require_token
+from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import ETAG_HEADER, GameViewSchema, tables, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
@@ -65,7 +66,7 @@ def post_action(action: dict[str, Any], game_id: str):
             "invalid_request",
             "idempotency_key_length",
             params={"limit": MAX_KEY_LENGTH},
-            errors={"Idempotency-Key": [f"1 to {MAX_KEY_LENGTH} characters"]},
+            errors={"Idempotency-Key": [FieldMessage(FIELD_MESSAGES["idempotency_key_length"]).format(limit=MAX_KEY_LENGTH)]},
         )
     token = require_token(bearer_token())
     if_match = check_if_match(request.headers.get("If-Match"))

@@ -23,7 +23,7 @@ import time
 from typing import Any, Iterator
 
 from flask import Response, request
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from engine import registry
 from engine.cards import EXAMPLE_CODES
@@ -32,7 +32,9 @@ from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..encoding import json_text
 from ..errors import Problem
 from ..metrics import WAITING
+from ..schemas import RequestSchema
 from ..tables import Table, Tables
+from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import tables
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
@@ -68,7 +70,7 @@ Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an h
 lost."""
 
 
-class EventsQuerySchema(Schema):
+class EventsQuerySchema(RequestSchema):
     after = fields.Integer(
         validate=validate.Range(min=-1),
         metadata={"description": "Resume after this version: its history is not sent again (`-1`: the whole history)"},
@@ -89,7 +91,7 @@ def last_event_id() -> int | None:
     if header is None:
         return None
     if not header.isascii() or not (header == "-1" or header.isdigit()) or len(header) > 18:
-        raise Problem(400, "invalid_request", "last_event_id", errors={"Last-Event-ID": ["-1 or a whole number"]})
+        raise Problem(400, "invalid_request", "last_event_id", errors={"Last-Event-ID": [FieldMessage(FIELD_MESSAGES["last_event_id"])]})
     return int(header)
 
 

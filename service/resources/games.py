@@ -17,9 +17,10 @@ from engine.ruleset import Ruleset
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import GameOptionsSchema, SeatSchema, StrictBoolean, options_component
+from ..schemas import GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
 from ..tables import version_matches
+from ..texts import FIELD_MESSAGES, FieldMessage
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
 
@@ -40,14 +41,14 @@ class Seed(fields.Field):
 
     def _deserialize(self, value: Any, attr, data, **kwargs) -> str:
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise ValidationError("a seed is a string or an integer")
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["seed_type"]))
         text = str(value)
         if not 1 <= len(text) <= 128:
-            raise ValidationError("a seed has 1 to 128 characters")
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["seed_length"]))
         return text
 
 
-class SeatSpecSchema(Schema):
+class SeatSpecSchema(RequestSchema):
     name = Name(
         validate=validate.Length(min=1, max=40),
         allow_none=True,
@@ -63,7 +64,7 @@ class SeatSpecSchema(Schema):
     )
 
 
-class ClockSchema(Schema):
+class ClockSchema(RequestSchema):
     seconds_per_action = fields.Integer(
         strict=True,
         required=True, validate=validate.Range(min=1, max=86400), metadata={"description": "Seconds each action may take"}
@@ -93,7 +94,7 @@ class ClockViewSchema(ClockSchema):
     banks = fields.List(fields.Float(), required=True, metadata={"description": "Each seat's bank left, in seconds"})
 
 
-class GameCreateSchema(Schema):
+class GameCreateSchema(RequestSchema):
     ruleset = fields.String(
         required=True,
         metadata={"description": "A ruleset id from the catalog", "enum": [ruleset.id for ruleset in registry.all_rulesets()]},
@@ -254,7 +255,7 @@ def document_views(spec) -> None:
     }
 
 
-class ViewQuerySchema(Schema):
+class ViewQuerySchema(RequestSchema):
     wait = fields.Float(
         load_default=0,
         validate=validate.Range(min=0, max=300),
@@ -365,7 +366,7 @@ def get_game(query: dict[str, Any], game_id: str):
 # --- the lobby ---------------------------------------------------------------------------------
 
 
-class LobbyQuerySchema(Schema):
+class LobbyQuerySchema(RequestSchema):
     status = fields.String(
         required=True,
         validate=validate.OneOf(["waiting"]),

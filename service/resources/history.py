@@ -13,7 +13,7 @@ from engine import registry
 from engine.shapes import Dealt
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
-from ..schemas import ActionSchema, cards_field
+from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
 from .games import STATUS_DESCRIPTION, STATUSES, private, tables
 
@@ -173,7 +173,7 @@ class HistorySchema(Schema):
     )
 
 
-class HistoryQuerySchema(Schema):
+class HistoryQuerySchema(RequestSchema):
     after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
 

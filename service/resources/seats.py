@@ -11,12 +11,13 @@ from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..edge import Name
+from ..schemas import RequestSchema
 from .games import GameViewSchema, tables, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
 
 
-class TakeSeatSchema(Schema):
+class TakeSeatSchema(RequestSchema):
     name = Name(validate=validate.Length(min=1, max=40), allow_none=True, metadata={"example": "Bora", "description": "The name shown at the table"})
     code = fields.String(validate=validate.Length(max=100), metadata={"description": "The seat's join code, in a private game"})
 
@@ -34,7 +35,7 @@ class SeatTakenSchema(Schema):
     view = fields.Nested(GameViewSchema, required=True, metadata={"description": "The game as the seat sees it now"})
 
 
-class LeaveSchema(Schema):
+class LeaveSchema(RequestSchema):
     level = fields.String(
         load_default=None,
         validate=validate.OneOf(level_names()),
