@@ -22,7 +22,7 @@ from .embedded import EmbeddedRedis
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
-from .resources.games import document_seat_counts, document_views
+from .resources.games import document_game_create, document_views
 from .resources.history import document_events
 from .schemas import document_actions, document_options
 from .store import GameStore
@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     document_options(api.spec)
     document_views(api.spec)
     document_events(api.spec)
-    document_seat_counts(api.spec)
+    document_game_create(api.spec)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

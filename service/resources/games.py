@@ -123,19 +123,31 @@ class GameCreateSchema(Schema):
     )
 
 
-def document_seat_counts(spec) -> None:
-    """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
-    field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
-    spec.components.schemas["GameCreate"]["oneOf"] = [
-        {
-            "properties": {
-                "ruleset": {"const": ruleset.id},
-                "options": {"$ref": f"#/components/schemas/{options_component(ruleset)}"},
-                "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count},
-            }
+def create_component(ruleset: Ruleset) -> str:
+    """The name of a ruleset's creation request in the document, e.g. ``GermanWhistGameCreate``."""
+    return options_component(ruleset).removesuffix("Options") + "GameCreate"
+
+
+def document_game_create(spec) -> None:
+    """Document ``GameCreate`` as one request per ruleset, told apart by ``ruleset``: each with
+    that ruleset's options and seat count (marshmallow cannot say that one field's bounds depend
+    on another's value), so a generated client builds a whole request of one ruleset."""
+    common = spec.components.schemas["GameCreate"]
+    mapping = {}
+    for ruleset in registry.all_rulesets():
+        properties = {
+            **common["properties"],
+            "ruleset": {"const": ruleset.id, "type": "string", "description": common["properties"]["ruleset"]["description"]},
+            "options": {**common["properties"]["options"], "$ref": f"#/components/schemas/{options_component(ruleset)}"},
+            "seats": {**common["properties"]["seats"], "minItems": ruleset.seat_count, "maxItems": ruleset.seat_count},
         }
-        for ruleset in registry.all_rulesets()
-    ]
+        spec.components.schema(create_component(ruleset), {**common, "properties": properties})
+        mapping[ruleset.id] = f"#/components/schemas/{create_component(ruleset)}"
+    spec.components.schemas["GameCreate"] = {
+        "description": "A new game of one ruleset, told apart by `ruleset`",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "ruleset", "mapping": mapping},
+    }
 
 
 class SeatTokenSchema(Schema):
