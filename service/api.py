@@ -107,12 +107,15 @@ def nullable_enum_as_any_of(converter, field, ret: dict, **kwargs) -> dict:
     """Document a nullable enum as `anyOf` the enum and null (after apispec's own conversion, which
     gives `type: [string, null]` with null among the values): generated clients then make one
     enum type and allow None, where `type: [string, null]` gave openapi-python-client one
-    identical enum class per branch."""
+    identical enum class per branch. A field whose metadata names an enum ``component`` refers to
+    it, so that every field of that enum shares one type."""
     enum = ret.get("enum")
     if enum is None or None not in enum or not isinstance(ret.get("type"), list):
         return {}
     (kind,) = [name for name in ret.pop("type") if name != "null"]
-    ret["anyOf"] = [{"type": kind, "enum": [value for value in ret.pop("enum") if value is not None]}, {"type": "null"}]
+    values = [value for value in ret.pop("enum") if value is not None]
+    named = field.metadata.get("component")
+    ret["anyOf"] = [{"$ref": f"#/components/schemas/{named}"} if named else {"type": kind, "enum": values}, {"type": "null"}]
     return {}
 
 

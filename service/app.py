@@ -24,7 +24,7 @@ from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_game_create, document_views
 from .resources.history import document_events
-from .schemas import document_actions, document_options
+from .schemas import document_actions, document_levels, document_options
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -107,6 +107,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
+    document_levels(api.spec)
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "A seat token, as returned once when the game was created"},

@@ -20,6 +20,7 @@ from marshmallow import fields, validate
 from engine import registry
 from engine.actions import KINDS, Action
 from engine.cards import CARD_PATTERN, Card, Suit
+from engine.players import level_names
 
 SUITS = [suit.value for suit in Suit]
 
@@ -131,6 +132,17 @@ def document_actions(spec: APISpec) -> None:
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
+
+
+#: the document's enum of computer levels, which every field naming a level refers to
+LEVEL_COMPONENT = "LevelName"
+
+
+def document_levels(spec: APISpec) -> None:
+    spec.components.schema(
+        LEVEL_COMPONENT,
+        {"type": "string", "enum": level_names(), "description": "A computer level; the catalog lists each ruleset's, weakest first"},
+    )
 
 
 class SeatSchema(ma.Schema):

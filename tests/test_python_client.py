@@ -61,7 +61,7 @@ def typed_game(ruleset_id: str, seed: str):
     """The typed request of each match: the ruleset's own create model and options model, a
     human at seat 0 and the basic computer at the others."""
     models = importlib.import_module("koz_client.models")
-    computer = models.SeatSpec(bot=models.SeatSpecBotType0.BASIC)
+    computer = models.SeatSpec(bot=models.LevelName.BASIC)
     if ruleset_id == "german-whist":
         return models.GermanWhistGameCreate(ruleset="german-whist", seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
     if ruleset_id == "german-whist-no-trump-misere":

@@ -17,7 +17,7 @@ from engine.ruleset import Ruleset
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import GameOptionsSchema, SeatSchema, StrictBoolean, options_component
+from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
 from ..tables import version_matches
 
@@ -55,7 +55,12 @@ class SeatSpecSchema(Schema):
     )
     bot = fields.String(
         allow_none=True,
-        metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
+        # an unknown level is refused as unknown_level, naming the ruleset's levels
+        metadata={
+            "description": "A computer level (see the catalog's `levels`); absent or null for a human seat",
+            "enum": level_names() + [None],
+            "component": LEVEL_COMPONENT,
+        },
     )
     open = StrictBoolean(
         load_default=False,

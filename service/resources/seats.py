@@ -10,6 +10,7 @@ from marshmallow import Schema, fields, validate
 from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..schemas import LEVEL_COMPONENT
 from ..edge import Name
 from .games import GameViewSchema, tables, view_response
 
@@ -38,7 +39,10 @@ class LeaveSchema(Schema):
     level = fields.String(
         load_default=None,
         validate=validate.OneOf(level_names()),
-        metadata={"description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level"},
+        metadata={
+            "description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level",
+            "component": LEVEL_COMPONENT,
+        },
     )
 
 
