@@ -24,7 +24,7 @@ from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
 from .resources.games import document_game_create, document_views
 from .resources.history import document_events
-from .schemas import document_actions, document_levels, document_options
+from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     document_views(api.spec)
     document_events(api.spec)
     document_game_create(api.spec)
+    document_request_defaults(api.spec)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

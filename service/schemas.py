@@ -204,3 +204,28 @@ def document_options(spec: APISpec) -> None:
         )
         refs.append({"$ref": f"#/components/schemas/{name}"})
     spec.components.schemas["GameOptions"] = {"description": "The options of the game's ruleset", "anyOf": refs}
+
+
+def document_request_defaults(spec: APISpec) -> None:
+    """Say a request field's default in its description ("Absent: false."), not as `default`:
+    the server fills it in, while generated clients resend a documented default
+    (openapi-python-client) or make the field required (openapi-typescript), as with options."""
+    schemas = spec.components.schemas
+    pending = [operation["requestBody"] for operations in spec._paths.values() for operation in operations.values() if "requestBody" in operation]
+    reached: set[str] = set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] not in reached:
+                reached.add(ref.rsplit("/", 1)[1])
+                pending.append(schemas[ref.rsplit("/", 1)[1]])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    for name in sorted(reached):
+        for prop in schemas[name].get("properties", {}).values():
+            if "default" in prop:
+                default = prop.pop("default")
+                if default is not None:  # an absent nullable field is null: its description says what that means
+                    prop["description"] = f"{prop['description'].rstrip('.')}. Absent: {json.dumps(default)}."

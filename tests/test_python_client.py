@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import README_SERVER, readme_example
 from tests.test_serve import Service
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -130,4 +131,11 @@ def test_the_generated_python_client_plays_a_whole_match_against_the_computer(ge
     assert page.reveal is not None
     assert hashlib.sha256(page.reveal.seed.encode()).hexdigest() == page.seed_commitment == view.seed_commitment
     assert len(page.reveal.deals) == sum(event.type_ == "deal" for event in events)
+    own = {"german-whist": "GermanWhist", "partnership-batak": "Batak", "sixty-six": "SixtySix"}[created.ruleset]
+    assert {type(event).__name__ for event in events if event.type_ in ("deal", "deal_result")} == {f"{own}DealEvent", f"{own}DealResultEvent"}
     assert all(len(hand) > 0 for deal in page.reveal.deals for hand in deal.hands)
+
+
+def test_the_readme_python_example_plays_a_schnapsen_match(generated, service, capsys):
+    exec(compile(readme_example("python").replace(README_SERVER, service.url), "README.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("finished [")
