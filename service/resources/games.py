@@ -138,6 +138,9 @@ def document_game_create(spec) -> None:
     that ruleset's options and seat count (marshmallow cannot say that one field's bounds depend
     on another's value), so a generated client builds a whole request of one ruleset."""
     common = spec.components.schemas["GameCreate"]
+    # a documentation tool samples a seat with every field set (a computer and open at once, which
+    # is refused) unless the schema gives one whole seat to show
+    spec.components.schemas["SeatSpec"]["example"] = {"name": "Ayşe"}
     mapping = {}
     for ruleset in registry.all_rulesets():
         properties = {
