@@ -22,7 +22,7 @@ from .embedded import EmbeddedRedis
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
-from .resources.games import document_game_create, document_views
+from .resources.games import document_rulesets_apart, document_views
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
@@ -118,7 +118,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     document_options(api.spec)
     document_views(api.spec)
     document_events(api.spec)
-    document_game_create(api.spec)
+    document_rulesets_apart(api.spec)
     document_request_defaults(api.spec)
     limits.install(app, settings, redis)
 

@@ -189,8 +189,8 @@ GameOptionsSchema = options_schema()
 
 
 def document_options(spec: APISpec) -> None:
-    """Document each ruleset's options as its own schema; ``GameOptions`` is one of them."""
-    refs = []
+    """Document each ruleset's options as its own schema (every schema with options names its
+    ruleset's, see ``document_rulesets_apart``), in place of the loader's ``GameOptions``."""
     for ruleset in registry.all_rulesets():
         name = options_component(ruleset)
         spec.components.schema(
@@ -202,8 +202,6 @@ def document_options(spec: APISpec) -> None:
                 "additionalProperties": False,
             },
         )
-        refs.append({"$ref": f"#/components/schemas/{name}"})
-    spec.components.schemas["GameOptions"] = {"description": "The options of the game's ruleset", "anyOf": refs}
 
 
 def document_request_defaults(spec: APISpec) -> None:

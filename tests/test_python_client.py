@@ -89,16 +89,20 @@ def test_the_generated_python_client_plays_a_whole_match_against_the_computer(ge
     from koz_client.api.actions import post_action
     from koz_client.api.games import create_game, get_game
     from koz_client.api.history import get_history
-    from koz_client.models import ActionEvent, GameCreated, History, PlayAction, PlayActionType, PostActionResponse422
+    from koz_client.models import ActionEvent, PlayAction, PlayActionType, PostActionResponse422
 
     request = typed_game(match, seed=f"python-client-{match}")
     created = create_game.sync(client=Client(base_url=service.url), body=request)
-    assert isinstance(created, GameCreated), created
+    # each ruleset's answers are their own classes, with that ruleset's options
+    own = {"german-whist": "GermanWhist", "partnership-batak": "PartnershipBatak", "sixty-six": "SixtySix"}[request.ruleset]
+    assert type(created).__name__ == f"{own}GameCreated", created
+    assert type(created.options).__name__ == f"{own}Options"
     token = next(entry.token for entry in created.tokens if entry.seat == 0)
     client = AuthenticatedClient(base_url=service.url, token=token, timeout=60)
     rng = random.Random(match)
 
     view = get_game.sync(created.id, client=client)
+    assert type(view).__name__ == f"{own}View", view
     posted, refused = [], None
     while view.status == "active":
         if not view.legal_actions:
@@ -124,15 +128,16 @@ def test_the_generated_python_client_plays_a_whole_match_against_the_computer(ge
     events, after = [], -1
     while after is not None:
         page = get_history.sync(created.id, client=client, after=after, limit=200)
-        assert isinstance(page, History), page
+        assert type(page).__name__ == f"{own}History", page
+        assert type(page.options).__name__ == f"{own}Options"
         events.extend(page.events)
         after = page.next_after
     assert [event.action.to_dict() for event in events if isinstance(event, ActionEvent) and event.seat == 0] == posted
     assert page.reveal is not None
     assert hashlib.sha256(page.reveal.seed.encode()).hexdigest() == page.seed_commitment == view.seed_commitment
     assert len(page.reveal.deals) == sum(event.type_ == "deal" for event in events)
-    own = {"german-whist": "GermanWhist", "partnership-batak": "Batak", "sixty-six": "SixtySix"}[created.ruleset]
-    assert {type(event).__name__ for event in events if event.type_ in ("deal", "deal_result")} == {f"{own}DealEvent", f"{own}DealResultEvent"}
+    deal_events = {"GermanWhist": "GermanWhist", "PartnershipBatak": "Batak", "SixtySix": "SixtySix"}[own]
+    assert {type(event).__name__ for event in events if event.type_ in ("deal", "deal_result")} == {f"{deal_events}DealEvent", f"{deal_events}DealResultEvent"}
     assert all(len(hand) > 0 for deal in page.reveal.deals for hand in deal.hands)
 
 
