@@ -139,6 +139,7 @@ LEVEL_COMPONENT = "LevelName"
 
 
 def document_levels(spec: APISpec) -> None:
+    """Document the computer levels as one enum, so that a generated client has one type of them."""
     spec.components.schema(
         LEVEL_COMPONENT,
         {"type": "string", "enum": level_names(), "description": "A computer level; the catalog lists each ruleset's, weakest first"},

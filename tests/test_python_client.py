@@ -136,8 +136,8 @@ def test_the_generated_python_client_plays_a_whole_match_against_the_computer(ge
     assert page.reveal is not None
     assert hashlib.sha256(page.reveal.seed.encode()).hexdigest() == page.seed_commitment == view.seed_commitment
     assert len(page.reveal.deals) == sum(event.type_ == "deal" for event in events)
-    deal_events = {"GermanWhist": "GermanWhist", "PartnershipBatak": "Batak", "SixtySix": "SixtySix"}[own]
-    assert {type(event).__name__ for event in events if event.type_ in ("deal", "deal_result")} == {f"{deal_events}DealEvent", f"{deal_events}DealResultEvent"}
+    deals = {"GermanWhist": "GermanWhist", "PartnershipBatak": "Batak", "SixtySix": "SixtySix"}[own]
+    assert {type(event).__name__ for event in events if event.type_ in ("deal", "deal_result")} == {f"{deals}DealEvent", f"{deals}DealResultEvent"}
     assert all(len(hand) > 0 for deal in page.reveal.deals for hand in deal.hands)
 
 

@@ -10,8 +10,8 @@ from marshmallow import Schema, fields, validate
 from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
-from ..schemas import LEVEL_COMPONENT
 from ..edge import Name
+from ..schemas import LEVEL_COMPONENT
 from .games import GameViewSchema, tables, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
