@@ -128,6 +128,17 @@ def test_every_illegal_action_code_of_the_engine_is_documented_as_a_422():
     assert raised and _documented_codes(post_action, "422") == raised | {"idempotency_key_reused"}
 
 
+def test_every_turn_refusal_of_the_engine_is_documented_as_a_409():
+    engine = Path(__file__).resolve().parent.parent / "engine"
+    pattern = r'RuleError\(\s*"([a-z_]+)",[^)]*Refusal\.NOT_YOUR_TURN'
+    raised = {match for source in engine.rglob("*.py") for match in re.findall(pattern, source.read_text())}
+    # a seat number no token can name, and the reveal of a match not over, never come from an action
+    raised -= {"unknown_seat", "game_not_over"}
+    document = json.loads(COMMITTED.read_text())
+    post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
+    assert {"not_your_turn", "game_over", "not_in_auction"} <= raised <= _documented_codes(post_action, "409")
+
+
 def test_the_refusal_codes_of_an_operation_are_an_enum(client):
     document = json.loads(COMMITTED.read_text())
     post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]

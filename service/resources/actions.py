@@ -65,7 +65,7 @@ IDEMPOTENCY_KEY = header_parameter(
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: ["not_your_turn", "game_over", "dummy_cannot_act", "waiting_for_players", "busy"],
+        409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer", "waiting_for_players", "busy"],
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
