@@ -78,12 +78,22 @@ def typed_game(ruleset_id: str, seed: str):
     if ruleset_id == "sixty-six":
         options = models.SixtySixOptions(target=models.SixtySixOptionsTarget.VALUE_5)
         return models.SixtySixGameCreate(ruleset="sixty-six", options=options, seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
+    if ruleset_id == "sixty-six-no-talon":
+        options = models.SixtySixOptions(
+            no_talon=True,
+            exhausted_talon=models.SixtySixOptionsExhaustedTalon.LAST_TRICK_TEN,
+            open_scores=True,
+            target=models.SixtySixOptionsTarget.VALUE_5,
+        )
+        return models.SixtySixGameCreate(ruleset="sixty-six", options=options, seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
     assert ruleset_id == "schnapsen"
     options = models.SixtySixOptions(variant=models.SixtySixOptionsVariant.SCHNAPSEN, target=models.SixtySixOptionsTarget.VALUE_5)
     return models.SixtySixGameCreate(ruleset="sixty-six", options=options, seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
 
 
-@pytest.mark.parametrize("match", ["german-whist", "german-whist-no-trump-misere", "partnership-batak", "sixty-six", "schnapsen"])
+@pytest.mark.parametrize(
+    "match", ["german-whist", "german-whist-no-trump-misere", "partnership-batak", "sixty-six", "sixty-six-no-talon", "schnapsen"]
+)
 def test_the_generated_python_client_plays_a_whole_match_against_the_computer(generated, service, match):
     from koz_client import AuthenticatedClient, Client
     from koz_client.api.actions import post_action
