@@ -1,32 +1,53 @@
-"""Actions per second through the whole HTTP stack: ``koz serve`` on its embedded Redis.
+"""The service under load, side by side in one run: ``koz serve`` as installed, on its embedded Redis.
 
-    python bench/api.py [--clients 8] [--seconds 20] [--url http://127.0.0.1:8000]
-    python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies side by side
+    python bench/api.py [--clients 8] [--seconds 10] [--waiters 2000] [--experts 20] [--url URL]
+    python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies, one after the other
 
-Without ``--url`` it starts ``koz serve`` on a free port with a temporary data directory (the
-embedded default: gunicorn, one worker with 16 threads, a real redis-server) and stops it after.
-Each client thread plays German Whist games between two human seats over one kept-alive
-connection: it reads the seat's view, posts a random legal action, and starts a new game when one
-ends. Printed: actions per second, and the latency of the action requests (p50/p95/max). The
-service is started with its rate limits off: this measures the stack, not the limits.
+Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
+embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
+this measures the stack, not the limits) on a free port with a temporary data directory, and
+stops it after. The clients
+are greenlets of this process (gevent), each on its own kept-alive connection. Measured, in turn:
+
+1. ``GET /healthz`` per second with ``--clients`` clients: the trivial endpoint.
+2. Actions per second with the same clients: each plays German Whist against a ``random``
+   computer, posting a legal action; the answer comes after the computer's reply (made by the
+   worker). The ratio to (1) is the first figure.
+3. Action latency at half the peak action rate (the clients paced): p50/p99.
+4. ``--waiters`` idle clients waiting, half long-polls (``?wait=30&after=v``), half event streams,
+   on games between humans: (2) and (3) again, then one action in each watched game, and the
+   delay from sending that action to each waiter receiving its new version.
+5. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
+   meanwhile, against its latency with nothing else going on.
+
+The open-file limit of this process (and so of the server it starts) is raised to its hard
+limit, for the waiters' connections.
 """
 
 from __future__ import annotations
 
-import argparse
-import http.client
-import json
-import os
-import random
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-from pathlib import Path
-from urllib.parse import urlsplit
+from gevent import monkey
+
+monkey.patch_all()
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
+
+import gevent  # noqa: E402
+from gevent.pool import Group  # noqa: E402
 
 
 def free_port() -> int:
@@ -36,9 +57,11 @@ def free_port() -> int:
 
 
 class Connection:
-    def __init__(self, url: str) -> None:
+    """One kept-alive HTTP connection."""
+
+    def __init__(self, url: str, timeout: float = 60) -> None:
         parts = urlsplit(url)
-        self.http = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        self.http = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
 
     def call(self, method: str, path: str, body=None, token: str | None = None):
         headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -46,24 +69,176 @@ class Connection:
             headers["Authorization"] = f"Bearer {token}"
         self.http.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
         response = self.http.getresponse()
-        return response.status, json.loads(response.read())
+        data = response.read()
+        return response.status, (json.loads(data) if data else None)
+
+    def close(self) -> None:
+        self.http.close()
 
 
-def client(url: str, stop: float, seed: int, latencies: list[float]) -> None:
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def ms(seconds: float) -> str:
+    return f"{1000 * seconds:.1f} ms"
+
+
+# --- load -----------------------------------------------------------------------------------------
+
+
+def healthz_client(url: str, until: float, latencies: list[float], pace: float = 0.0) -> None:
+    """Asks ``/healthz``, one request every ``pace`` seconds (0: at once)."""
+    connection = Connection(url)
+    while time.perf_counter() < until:
+        started = time.perf_counter()
+        status, _ = connection.call("GET", "/healthz")
+        latencies.append(time.perf_counter() - started)
+        assert status == 200
+        if pace:
+            gevent.sleep(max(0.0, pace - (time.perf_counter() - started)))
+    connection.close()
+
+
+def new_game_against_the_computer(connection: Connection):
+    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {"bot": "random"}]})
+    assert status == 201, created
+    token = created["tokens"][0]["token"]
+    _, view = connection.call("GET", f"/v1/games/{created['id']}", token=token)
+    return created["id"], token, view
+
+
+def action_client(url: str, until: float, seed: int, latencies: list[float], interval: float = 0.0) -> None:
+    """Plays against a random computer, one action every ``interval`` seconds (0: at once)."""
     connection = Connection(url)
     rng = random.Random(seed)
-    while time.perf_counter() < stop:
-        _, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {}]})
-        tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
-        path = f"/v1/games/{created['id']}"
-        _, view = connection.call("GET", path)
-        while view["status"] == "active" and time.perf_counter() < stop:
+    game_id, token, view = new_game_against_the_computer(connection)
+    next_at = time.perf_counter()
+    while time.perf_counter() < until:
+        if view["status"] == "finished":
+            game_id, token, view = new_game_against_the_computer(connection)
+            continue
+        if not view["legal_actions"]:  # the computer has not replied yet: wait for it
+            _, view = connection.call("GET", f"/v1/games/{game_id}?wait=10&after={view['version']}", token=token)
+            continue
+        if interval:
+            gevent.sleep(max(0.0, next_at - time.perf_counter()))
+            next_at = max(next_at + interval, time.perf_counter() - interval)
+        started = time.perf_counter()
+        status, view = connection.call("POST", f"/v1/games/{game_id}/actions", rng.choice(view["legal_actions"]), token)
+        latencies.append(time.perf_counter() - started)
+        assert status == 200, view
+    connection.close()
+
+
+def run_clients(client, count: int, seconds: float) -> tuple[float, list[float]]:
+    """Runs ``count`` clients for ``seconds``, each as ``client(number, until, latencies)``;
+    (requests per second, latencies)."""
+    latencies: list[float] = []
+    until = time.perf_counter() + seconds
+    started = time.perf_counter()
+    group = Group()
+    for number in range(count):
+        group.spawn(client, number, until, latencies)
+    group.join(raise_error=True)
+    return len(latencies) / (time.perf_counter() - started), latencies
+
+
+# --- waiters --------------------------------------------------------------------------------------
+
+
+class Waiters:
+    """Idle clients: half long-polls, half event streams, spread over games between humans."""
+
+    def __init__(self, url: str, count: int, games: int) -> None:
+        self.url = url
+        self.games: list[tuple[str, dict[int, str], int]] = []
+        setup = Connection(url)
+        for _ in range(games):
+            _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {}]})
+            tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+            self.games.append((created["id"], tokens, created["version"]))
+        setup.close()
+        #: game id -> [receive times of the version awaited]
+        self.received: dict[str, list[float]] = {game_id: [] for game_id, _, _ in self.games}
+        self.ready = 0
+        self.group = Group()
+        for number in range(count):
+            game_id, _, version = self.games[number % games]
+            self.group.spawn(self.long_poll if number % 2 == 0 else self.stream, game_id, version)
+            if number % 100 == 99:
+                gevent.sleep(0.05)  # do not overflow the server's accept queue
+
+    def long_poll(self, game_id: str, version: int) -> None:
+        connection = Connection(self.url, timeout=120)
+        self.ready += 1
+        while True:
+            _, view = connection.call("GET", f"/v1/games/{game_id}?wait=30&after={version}")
+            if view["version"] > version:
+                self.received[game_id].append(time.perf_counter())
+                version = view["version"]
+
+    def stream(self, game_id: str, version: int) -> None:
+        parts = urlsplit(self.url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
+        connection.request("GET", f"/v1/games/{game_id}/events")
+        response = connection.getresponse()
+        assert response.status == 200
+        self.ready += 1
+        while True:
+            line = response.readline()
+            if not line:
+                return
+            if line.startswith(b"id: "):
+                seen = int(line[4:])
+                if seen > version:
+                    self.received[game_id].append(time.perf_counter())
+                    version = seen
+
+    def wait_until_ready(self, count: int, timeout: float = 120) -> None:
+        deadline = time.perf_counter() + timeout
+        while self.ready < count:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"only {self.ready} of {count} waiters connected")
+            gevent.sleep(0.1)
+        gevent.sleep(1.0)  # let the last ones reach their wait
+
+    def deliver(self, spacing: float) -> tuple[list[float], int]:
+        """One action in each watched game; the delays from sending it to each waiter's receipt,
+        and how many waiters received nothing within 5 s."""
+        connection = Connection(self.url)
+        sent: dict[str, float] = {}
+        for game_id, tokens, _ in self.games:
+            _, view = connection.call("GET", f"/v1/games/{game_id}")
             seat = view["to_act"][0]
-            _, mine = connection.call("GET", path, token=tokens[seat])
-            started = time.perf_counter()
-            status, view = connection.call("POST", path + "/actions", rng.choice(mine["legal_actions"]), tokens[seat])
-            latencies.append(time.perf_counter() - started)
-            assert status == 200, view
+            _, mine = connection.call("GET", f"/v1/games/{game_id}", token=tokens[seat])
+            sent[game_id] = time.perf_counter()
+            status, _ = connection.call("POST", f"/v1/games/{game_id}/actions", mine["legal_actions"][0], tokens[seat])
+            assert status == 200
+            gevent.sleep(spacing)
+        gevent.sleep(5.0)
+        connection.close()
+        delays = [at - sent[game_id] for game_id, times in self.received.items() for at in times if at >= sent[game_id]]
+        return delays, self.total - len(delays)
+
+    @property
+    def total(self) -> int:
+        return len(self.group)
+
+    def close(self) -> None:
+        self.group.kill(block=False)
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+def raise_open_file_limit() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else 65536
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
@@ -91,8 +266,11 @@ def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--clients", type=int, default=8, help="load clients (default 8)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
+    parser.add_argument("--waiters", type=int, default=2000, help="idle waiting clients, half long-polls, half streams (default 2000)")
+    parser.add_argument("--watched-games", type=int, default=100, help="games the waiters watch (default 100)")
+    parser.add_argument("--experts", type=int, default=20, help="games of expert computers thinking at once (default 20)")
     parser.add_argument("--url", help="a running service (default: start koz serve)")
     parser.add_argument(
         "--appendfsync",
@@ -100,34 +278,93 @@ def main() -> None:
         help="the embedded Redis's appendfsync, or several separated by commas to compare them in one run (default: always)",
     )
     args = parser.parse_args()
+    files = raise_open_file_limit()
     if args.url is not None:
-        run(args, args.url)
+        report(measure(args, args.url, files), f"the service at {args.url}")
         return
     for appendfsync in args.appendfsync.split(","):
-        print(f"appendfsync {appendfsync}:")
         process, url, data = start_service(appendfsync)
         try:
-            run(args, url)
+            rows = measure(args, url, files)
         finally:
             process.terminate()
-            process.wait(30)
+            process.wait(60)
             shutil.rmtree(data, ignore_errors=True)
+        report(rows, f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis, appendfsync {appendfsync}), {os.cpu_count()} cores")
 
 
-def run(args: argparse.Namespace, url: str) -> None:
-    latencies: list[float] = []
-    stop = time.perf_counter() + args.seconds
-    threads = [threading.Thread(target=client, args=(url, stop, seed, latencies)) for seed in range(args.clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    latencies.sort()
-    pick = lambda fraction: 1000 * latencies[min(len(latencies) - 1, int(fraction * len(latencies)))]  # noqa: E731
-    print(f"{len(latencies)} actions in {elapsed:.1f} s with {args.clients} clients: {len(latencies) / elapsed:.0f} actions/s")
-    print(f"action latency ms: p50 {pick(0.5):.1f}, p95 {pick(0.95):.1f}, max {1000 * latencies[-1]:.1f}")
+def report(rows: list[tuple[str, str, str]], what: str) -> None:
+    width = max(len(name) for name, _, _ in rows)
+    print(what)
+    for name, measured, target in rows:
+        print(f"{name:<{width}}  {measured}  {target}")
+
+
+def measure(args: argparse.Namespace, url: str, files: int) -> list[tuple[str, str, str]]:
+    """Every figure, in turn, against the service at ``url``: (what, measured, target) rows."""
+    rows: list[tuple[str, str, str]] = []
+
+    def row(what: str, measured: str, target: str = "") -> None:
+        rows.append((what, measured, target))
+        print(f"  {what}: {measured}  {target}", file=sys.stderr, flush=True)
+
+    clients, seconds = args.clients, args.seconds
+    healthz = lambda number, until, latencies: healthz_client(url, until, latencies)  # noqa: E731
+    paced_healthz = lambda number, until, latencies: healthz_client(url, until, latencies, 0.01)  # noqa: E731
+    actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
+    healthz_rate, healthz_latencies = run_clients(healthz, clients, seconds)
+    row(f"GET /healthz, {clients} clients", f"{healthz_rate:.0f}/s, p99 {ms(percentile(healthz_latencies, 0.99))}")
+    run_clients(actions, clients, min(seconds, 3.0))  # warm-up: the worker's first decisions, the games' first deals
+    action_rate, _ = run_clients(actions, clients, seconds)
+    row(f"POST action vs computer, {clients} clients", f"{action_rate:.0f}/s = {action_rate / healthz_rate:.2f}x healthz", "(target >= 0.5x)")
+    interval = clients / (action_rate / 2)
+    half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
+    half_rate, half_latencies = run_clients(half, clients, seconds)
+    row(
+        f"POST action at half load ({half_rate:.0f}/s)",
+        f"p50 {ms(percentile(half_latencies, 0.5))}, p99 {ms(percentile(half_latencies, 0.99))}",
+        "(target p99 <= 25 ms)",
+    )
+
+    waiters = Waiters(url, args.waiters, args.watched_games)
+    waiters.wait_until_ready(args.waiters)
+    gc.freeze()  # the waiters' connections stay: keep the collector's full passes of this client short
+    long_polls, streams = args.waiters // 2 + args.waiters % 2, args.waiters // 2
+    row("idle waiters connected", f"{waiters.ready} ({long_polls} long-polls, {streams} streams; open-file limit {files})")
+    waited_rate, waited_latencies = run_clients(actions, clients, seconds)
+    row(
+        f"POST action with {args.waiters} waiters, {clients} clients",
+        f"{waited_rate:.0f}/s = {waited_rate / action_rate:.2f}x without, p99 {ms(percentile(waited_latencies, 0.99))}",
+        "(target >= 0.8x)",
+    )
+    waited_half_rate, waited_half = run_clients(half, clients, seconds)
+    row(
+        f"POST action with {args.waiters} waiters at half load ({waited_half_rate:.0f}/s)",
+        f"p50 {ms(percentile(waited_half, 0.5))}, p99 {ms(percentile(waited_half, 0.99))}",
+        "(target p99 <= 50 ms)",
+    )
+    delays, missed = waiters.deliver(spacing=0.05)
+    row(
+        f"new version to each of {waiters.total} waiters (from sending the action)",
+        f"p50 {ms(percentile(delays, 0.5))}, p99 {ms(percentile(delays, 0.99))}, max {ms(max(delays) if delays else float('nan'))}, "
+        f"{sum(delay > 0.1 for delay in delays) + missed} over 100 ms or missed",
+        "(target: all within 100 ms)",
+    )
+    waiters.close()
+
+    _, quiet = run_clients(paced_healthz, 4, seconds)
+    setup = Connection(url)
+    for _ in range(args.experts):
+        status, _ = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"bot": "expert"}, {"bot": "expert"}]})
+        assert status == 201
+    setup.close()
+    _, busy = run_clients(paced_healthz, 4, seconds)
+    row(
+        f"GET /healthz p99 while {args.experts} expert games think",
+        f"{ms(percentile(busy, 0.99))} (nothing else going on: {ms(percentile(quiet, 0.99))})",
+        "(target <= 50 ms)",
+    )
+    return rows
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
-from redis import Redis
+from redis import BlockingConnectionPool, Redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
@@ -51,6 +51,8 @@ def api_description() -> str:
 
 #: seconds /readyz waits for Redis
 READINESS_TIMEOUT = 0.5
+#: Redis connections of one process at most; more requests in flight wait for one
+MAX_CONNECTIONS = 64
 
 
 def redis_client(
@@ -58,7 +60,10 @@ def redis_client(
 ) -> Redis | RedisCluster:
     """A Redis client that gives up after the timeouts, and never retries by itself: a write that
     timed out may have been applied, and only the caller (with its version check and
-    idempotency key) can tell.
+    idempotency key) can tell. A single server's connections are shared by every request of the
+    process: under gevent thousands of requests may be in flight at once, and past
+    ``MAX_CONNECTIONS`` a request waits (up to ``timeout``) for a free one rather than failing
+    at once. Waiting requests hold none: they wait on the process's one subscription.
 
     With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
     from it. The cluster client keeps its own retries: they follow a slot that moved to another
@@ -67,9 +72,8 @@ def redis_client(
         assert url is not None, "a cluster is named by the URL of one of its nodes"
         return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
-    if url is not None:
-        return InstrumentedRedis.from_url(url, **options)
-    return InstrumentedRedis(unix_socket_path=unix_socket_path, **options)
+    pool = BlockingConnectionPool.from_url(url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
+    return InstrumentedRedis(connection_pool=pool)
 
 
 def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
@@ -129,7 +133,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         origins="*",
         send_wildcard=True,
         methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID", "Last-Event-ID"],
         expose_headers=[
             "ETag",
             "Location",

@@ -20,18 +20,23 @@ from redis import Redis
 from engine.players import level_names
 
 from . import bot, logs
+from .app import create_app, redis_client
 from .clocks import run as run_clocks
-from .app import create_app
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
+from .store import GameStore
+from .tables import Tables
 from .verify import verify
+from .worker import BLOCK_SECONDS, Worker
+
+log = logging.getLogger("koz")
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 
 
 class Server(BaseApplication):
-    """gunicorn, run in-process: workers forked from a master that owns the app and supervises
-    the embedded Redis."""
+    """gunicorn, run in-process: gevent workers forked from a master that owns the app and
+    supervises the embedded Redis."""
 
     def __init__(self, app: Flask, options: dict[str, Any]) -> None:
         self.application = app
@@ -52,35 +57,97 @@ class Server(BaseApplication):
         arbiter.run()
 
 
+class WorkerProcesses:
+    """``koz worker`` processes beside the web server, started again if one stops."""
+
+    def __init__(self, count: int, redis_url: str) -> None:
+        self.count = count
+        self.environment = {**os.environ, "REDIS_URL": redis_url}
+        self.processes: list[subprocess.Popen] = []
+        self.stopping = threading.Event()
+
+    def start(self) -> None:
+        for number in range(self.count):
+            threading.Thread(target=self._keep_running, args=(number,), name=f"koz-worker-{number}", daemon=True).start()
+
+    def _keep_running(self, number: int) -> None:
+        while not self.stopping.is_set():
+            process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--with-parent"], env=self.environment)
+            self.processes.append(process)
+            process.wait()
+            self.processes.remove(process)
+            if not self.stopping.is_set():
+                log.warning("koz worker %s stopped (%s); starting it again", process.pid, process.returncode)
+                self.stopping.wait(1.0)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for process in list(self.processes):
+            process.terminate()
+        for process in list(self.processes):
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     app = create_app(settings)
     embedded = app.extensions.get("koz_embedded")
-    # the turn clocks are enforced by a process of their own beside the web workers
-    redis_url = f"unix://{embedded.socket_file}" if embedded is not None else settings.redis_url
-    checker = subprocess.Popen([sys.executable, "-m", "service.cli", "clocks"], env={**os.environ, "REDIS_URL": redis_url or ""})
+    workers = WorkerProcesses(args.workers, settings.redis_url or f"unix://{app.extensions['koz_embedded'].socket_file}")
+
+    def when_ready(_server) -> None:
+        workers.start()
 
     def on_exit(_server) -> None:
-        # also on SIGTERM and SIGINT: gunicorn's master stops the workers, then calls this
-        checker.terminate()
-        checker.wait(timeout=10)
+        # also on SIGTERM and SIGINT: gunicorn's master stops the web processes, then calls this;
+        # the embedded Redis stops last, once no process uses it
+        workers.stop()
         if embedded is not None:
             embedded.stop()
 
     kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
     where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
-    logging.getLogger("koz").info("Koz on http://%s:%s with %s", args.host, args.port, where)
+    log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
     Server(
         app,
         {
             "bind": f"{args.host}:{args.port}",
-            "workers": args.workers,
-            "threads": args.threads,
-            # views may be held for a long-poll, and computer players may think
-            "timeout": int(settings.max_wait_seconds + settings.bot_time_per_request + 30),
+            "workers": args.processes,
+            "worker_connections": args.connections,
+            "when_ready": when_ready,
             "on_exit": on_exit,
         },
     ).run()
+
+
+def work(args: argparse.Namespace) -> None:
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
+    # its reads block up to BLOCK_SECONDS for a new job: the socket waits that long more
+    redis = redis_client(
+        settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
+    )
+    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    stop = threading.Event()
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
+    if args.with_parent:
+        threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
+    # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
+    # checking the same deadline apply it once
+    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
+    Worker(tables).run(stop)
+
+
+def stop_with_parent(parent: int, stop: threading.Event) -> None:
+    """Set ``stop`` once the process that started this one is gone, however it ended."""
+    while not stop.wait(1.0):
+        if os.getppid() != parent:
+            log.warning("the process that started this worker stopped; stopping")
+            stop.set()
 
 
 def play_seat(args: argparse.Namespace) -> None:
@@ -102,15 +169,6 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def enforce_clocks(args: argparse.Namespace) -> None:
-    app = create_app(Settings.from_env())
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    logging.getLogger("koz").info("enforcing turn clocks every %.1f s", args.interval)
-    run_clocks(app.extensions["koz"], stop, args.interval)
-
-
 def verify_history(args: argparse.Namespace) -> None:
     problems = verify(json.loads(args.history.read_text()))
     for problem in problems:
@@ -124,18 +182,21 @@ def main(argv: list[str] | None = None) -> None:
     logs.configure()
     parser = argparse.ArgumentParser(prog="koz", description="Koz: trick-taking card games as a service")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve_parser = commands.add_parser("serve", help="run the HTTP service (embedded Redis unless REDIS_URL is set)")
+    serve_parser = commands.add_parser(
+        "serve", help="run the HTTP service and a worker beside it (embedded Redis unless REDIS_URL is set)"
+    )
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000)
-    serve_parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    serve_parser.add_argument("--threads", type=int, default=16, help="threads per worker (default 16)")
+    serve_parser.add_argument("--processes", type=int, default=1, help="web processes (default 1)")
+    serve_parser.add_argument("--connections", type=int, default=10000, help="open connections per web process (default 10000)")
+    serve_parser.add_argument("--workers", type=int, default=1, help="koz worker processes beside the web server (default 1; 0 for none)")
     serve_parser.set_defaults(run=serve)
+    worker_parser = commands.add_parser("worker", help="make the computer players' moves and enforce the turn clocks (needs REDIS_URL)")
+    worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")
+    worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
-    clocks_parser = commands.add_parser("clocks", help="enforce turn clocks: time out the seats whose deadline passed (run one beside the service)")
-    clocks_parser.add_argument("--interval", type=float, default=0.5, help="seconds between checks (default 0.5)")
-    clocks_parser.set_defaults(run=enforce_clocks)
     verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
     verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
     verify_parser.set_defaults(run=verify_history)

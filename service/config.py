@@ -21,8 +21,15 @@ class Settings:
     max_wait_seconds: float = 30.0
     #: request bodies above this size are refused (413)
     max_body_bytes: int = 16 * 1024
-    #: computer players in one request think for at most this long; the rest continue later
-    bot_time_per_request: float = 10.0
+    #: a human's action waits this long at most for the computers' replies before it answers
+    reply_wait_seconds: float = 2.0
+    #: an event stream sends a comment this often, so that proxies keep an idle stream open
+    stream_heartbeat_seconds: float = 15.0
+    #: an event stream ends after this long; the client reconnects with Last-Event-ID, losing nothing
+    stream_max_seconds: float = 3600.0
+    #: a computer move a worker took and did not finish in this time is taken over by another
+    job_claim_seconds: float = 10.0
+    #: when a human may act in the same moment as a computer player, the computer waits this long
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
     #: prefix of every Redis key
@@ -73,7 +80,11 @@ class Settings:
             game_ttl_seconds=number("KOZ_GAME_TTL_SECONDS", defaults.game_ttl_seconds, int) or defaults.game_ttl_seconds,
             max_wait_seconds=number("KOZ_MAX_WAIT_SECONDS", defaults.max_wait_seconds),
             max_body_bytes=number("KOZ_MAX_BODY_BYTES", defaults.max_body_bytes, int) or defaults.max_body_bytes,
-            bot_time_per_request=number("KOZ_BOT_TIME_PER_REQUEST", defaults.bot_time_per_request),
+            reply_wait_seconds=number("KOZ_REPLY_WAIT_SECONDS", defaults.reply_wait_seconds),
+            stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
+            or defaults.stream_heartbeat_seconds,
+            stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
+            job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
             redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,

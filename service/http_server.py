@@ -7,6 +7,7 @@ which holds the same.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import secrets
@@ -14,7 +15,7 @@ from http import HTTPStatus
 from typing import Any, Callable
 
 from gunicorn.arbiter import Arbiter
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.workers.ggevent import GeventWorker
 
 from .logs import LOGGING
 
@@ -67,13 +68,25 @@ class ProblemErrors:
         super().handle_error(req, ProblemSocket(client), addr, exc)
 
 
-class KozThreadWorker(ProblemErrors, ThreadWorker):
-    """Threaded workers: views may be held for a long-poll while other requests go on."""
+class KozGeventWorker(ProblemErrors, GeventWorker):
+    """gevent workers: a request is a greenlet, so a long-poll or an event stream waiting for a
+    move holds no thread, and one process keeps thousands of them open."""
+
+
+def post_fork(_server, _worker) -> None:
+    # what the app loaded before the fork lives as long as the process: keep it out of the
+    # collector's full passes, which would otherwise stall thousands of waiting requests at times
+    gc.freeze()
 
 
 SETTINGS: dict[str, Any] = {
-    "worker_class": "service.http_server.KozThreadWorker",
-    "threads": 16,
+    "worker_class": "service.http_server.KozGeventWorker",
+    "worker_connections": 10000,
+    # requests think for no computer; a worker's loop blocked this long is restarted
+    "timeout": 30,
+    # event streams never end by themselves: on a stop, the requests under way get 5 s
+    "graceful_timeout": 5,
+    "post_fork": post_fork,
     # gunicorn's own limits; beyond them it answers 414 or 431 (as problem+json, above)
     "limit_request_line": 4094,
     "limit_request_fields": 100,

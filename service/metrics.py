@@ -26,7 +26,7 @@ DECISION_SECONDS = Histogram(
     ["ruleset", "level"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
-WAITING = Gauge("koz_waiting_clients", "Clients held in a long-poll now", multiprocess_mode="livesum")
+WAITING = Gauge("koz_waiting_clients", "Clients held in a long-poll or an event stream now", multiprocess_mode="livesum")
 REDIS_ERRORS = Counter("koz_redis_errors", "Redis commands that failed, by error", ["error"])
 REDIS_SECONDS = Histogram(
     "koz_redis_command_duration_seconds",

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from redis import Redis
 from redis.cluster import RedisCluster
+from redis.exceptions import NoScriptError
 
 #: KEYS: game hash, log, idempotent answer. ARGV: expected version ("new" to create), new version,
 #: setup (written only when creating), snapshot, log bytes to append, ttl, idempotent answer (""
@@ -199,6 +200,7 @@ class GameStore:
         *,
         setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
+        schedule: bool = False,
         ttl_seconds: int | None = None,
     ) -> Commit:
         """Write a new version atomically, or nothing.
@@ -206,7 +208,9 @@ class GameStore:
         ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
         entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
         answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
-        expiry (finished games are kept for less time).
+        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
+        the game in the same transaction, so that no commit leaving a computer to act is without
+        its job.
         """
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
@@ -220,7 +224,17 @@ class GameStore:
             self.channel(game_id),
         ]
         keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
-        status, value = self._commit(keys=keys, args=args)
+        if schedule and isinstance(self.redis, RedisCluster):
+            # a cluster cannot run the game's keys and the queue (on other slots) in one
+            # transaction: the job follows the commit as its own command (see the README on a
+            # crash between the two)
+            status, value = self._commit(keys=keys, args=args)
+            if status == 1:
+                self.queue_computer(game_id)
+        elif schedule:
+            status, value = self._commit_and_schedule(game_id, keys, args)
+        else:
+            status, value = self._commit(keys=keys, args=args)
         if status == 1:
             return Commit(True, int(value))
         if status == 2:
@@ -228,6 +242,20 @@ class GameStore:
         if status == 3:
             return Commit(False, missing=True)
         return Commit(False, int(value))
+
+    def _commit_and_schedule(self, game_id: str, keys: list[str], args: list[Any]) -> tuple[int, Any]:
+        # MULTI/EXEC: the job is queued even when the script writes nothing; the worker then
+        # finds nothing due at the game's version and lets it go. EVALSHA by hand: a pipeline
+        # running a Script object asks SCRIPT EXISTS first, one more round trip every time.
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            pipe.xadd(self.jobs_key, {"game": game_id})
+            result, _ = pipe.execute(raise_on_error=False)
+        if isinstance(result, NoScriptError):  # the server lost its scripts (a restart); the job is queued
+            return self._commit(keys=keys, args=args)
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
         """Rewrite a legacy game in this format, if it is still at ``version``."""
@@ -281,25 +309,28 @@ class GameStore:
         """Games whose deadline has passed, earliest first."""
         return [game_id.decode() for game_id in self.redis.zrangebyscore(self._clocks_key(), "-inf", repr(now), start=0, num=count)]
 
-    # --- waiting ----------------------------------------------------------------------------
+    # --- computer moves: a stream read by a consumer group ----------------------------------
 
-    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
-        """The game's version once it passes ``after``, or when ``timeout`` seconds have passed.
+    @property
+    def jobs_key(self) -> str:
+        return f"{self.prefix}:computers"
 
-        On a cluster the subscription goes to the node of the game's slot; announcements reach
-        every node, so any node would do."""
-        deadline = time.monotonic() + timeout
-        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(self.channel(game_id))
-            version = self.version(game_id)  # read after subscribing: no announcement is missed
-            while version is not None and version <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                # re-read at least every second in case an announcement was lost
-                pubsub.get_message(timeout=min(remaining, 1.0))
-                version = self.version(game_id)
-            return version
-        finally:
-            pubsub.close()
+    def queue_computer(self, game_id: str) -> None:
+        """Queue a computer move for the game (an extra job is harmless: the worker finds
+        nothing due, or its move's compare-and-set fails)."""
+        self.redis.xadd(self.jobs_key, {"game": game_id})
+
+    # --- announcements ----------------------------------------------------------------------
+
+    @property
+    def channel_pattern(self) -> str:
+        """The pattern of every game's channel: one subscription hears every game."""
+        escaped = "".join("\\" + char if char in "*?[]\\" else char for char in self.prefix)
+        return f"{escaped}:{{*}}:versions"
+
+    def game_of_channel(self, channel: str) -> str | None:
+        """The game id of a channel named by :meth:`channel`, None for another channel."""
+        head, tail = f"{self.prefix}:{{", "}:versions"
+        if channel.startswith(head) and channel.endswith(tail):
+            return channel[len(head) : -len(tail)]
+        return None

@@ -13,7 +13,9 @@ import bisect
 import hashlib
 import json
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence, cast
@@ -25,15 +27,19 @@ from engine.players import Budget, SeatInfo, level_names, player, standard_level
 from engine.shuffle import first_dealer
 
 from . import action_log
+from .announcements import Announcements, Waiter
 from .config import Settings
 from .errors import Problem
 from .metrics import ACTIONS, DECISION_SECONDS
+from .offload import off_the_loop
 from .replay import ReplayCache, action_event, apply_logged
 from .store import Commit, GameStore, Legacy, Stored
 from .tokens import new_token, seat_of, token_hash
 
 #: how often a change is retried when other requests keep changing the game first
 MAX_ATTEMPTS = 8
+#: games whose last announced version a process keeps, for the requests waiting on them
+ANNOUNCED_KEPT = 1024
 #: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
 #: the games already running, which Redis would refuse to write to once it is full
 CREATION_MEMORY_SHARE = 0.9
@@ -462,24 +468,29 @@ class Table:
         to_act = self.ruleset.to_act(self.state)
         return to_act[0] if to_act and self.seats[to_act[0]].bot is not None else None
 
-    def play_computers(self, store: GameStore, settings: Settings) -> None:
-        """Let computer seats move while it is their turn, within this request's time budget (at
-        least one move a request, so the game always progresses)."""
-        started = time.monotonic()
-        while (seat := self.computer_to_act()) is not None:
-            level = self.seats[seat].bot
-            assert level is not None  # a computer seat
-            self.act(seat, self.decide(store, settings, seat, level))
-            if time.monotonic() - started > settings.bot_time_per_request:
-                return
+    @property
+    def has_human(self) -> bool:
+        return any(seat.bot is None for seat in self.seats)
 
     def decide(self, store: GameStore, settings: Settings, seat: int, level: str) -> Action:
         """What a computer player of ``level`` would do for ``seat``, from that seat's information only."""
+        return self.decision(store, settings, seat, level)()
+
+    def decision(self, store: GameStore, settings: Settings, seat: int, level: str) -> Callable[[], Action]:
+        """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
+        calling its answer thinks, with no I/O, within the decision ceiling."""
         view = self.ruleset.view(self.state, seat)
         info = SeatInfo(self.ruleset.id, seat, self.options, view, self._events_seen_by(store, seat))
         budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
-        with DECISION_SECONDS.labels(self.ruleset.id, level).time():
-            return player(level, self.ruleset.id).choose(info, f"{self.seed}:{self.version}:{seat}", budget)
+        chooser = player(level, self.ruleset.id)
+        seed = f"{self.seed}:{self.version}:{seat}"
+        timer = DECISION_SECONDS.labels(self.ruleset.id, level)
+
+        def think() -> Action:
+            with timer.time():
+                return chooser.choose(info, seed, budget)
+
+        return think
 
     def _events_seen_by(self, store: GameStore, seat: int) -> tuple[Mapping[str, Any], ...]:
         if self._deal_events is None:
@@ -595,16 +606,54 @@ def version_matches(header: str, version: int) -> bool:
 
 
 class Tables:
-    """Every change to a game goes through here, as one compare-and-set on the store."""
+    """Every change to a game goes through here, as one compare-and-set on the store.
+
+    Computer players never think in a web request: a commit that leaves a computer to move
+    queues a job in the same transaction, and a worker (``service/worker.py``) makes the move
+    through :meth:`play_computer`. Reads never write.
+    """
 
     def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
         #: the time now, in seconds of the epoch: what turn clocks are read against (tests inject one)
         self.clock = clock
+        self.announcements = Announcements(store)
+        #: the last version read after an announcement, per game (insertion order: oldest first)
+        self._announced: OrderedDict[str, Stored] = OrderedDict()
+        #: the reads of the store under way after an announcement, per game
+        self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
         self._memory_full = False
         self.replays = ReplayCache()
+
+    def load_announced(self, game_id: str, version: int) -> Table | None:
+        """The game at ``version`` or later, for the requests an announcement of ``version``
+        woke: they share one read of the store (a spectator's stream, a table's long-polls), so
+        that a commit costs one read per process, not one per waiter. None if the game is gone."""
+        for _ in range(2):
+            stored = self._announced.get(game_id)
+            if stored is not None and stored.version >= version:
+                return Table.from_stored(game_id, stored)
+            reading = self._reading.get(game_id)
+            if reading is None:
+                break
+            reading.wait(5.0)  # another request is reading it
+        reading = self._reading[game_id] = threading.Event()
+        try:
+            loaded = self.store.load(game_id)
+            if loaded is None:
+                return None
+            if not isinstance(loaded, Stored):  # a game stored in the old layout: upgraded as it is read
+                return self._read(game_id)
+            stored = loaded
+            self._announced[game_id] = stored
+            while len(self._announced) > ANNOUNCED_KEPT:
+                self._announced.popitem(last=False)  # the oldest first
+        finally:
+            self._reading.pop(game_id, None)
+            reading.set()
+        return Table.from_stored(game_id, stored)
 
     def refuse_creation_when_full(self) -> None:
         """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
@@ -647,12 +696,13 @@ class Tables:
 
     def commit(self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
         """Store what changed in ``table`` since ``expected_version`` (None: it is a new game) in
-        one compare-and-set: the new actions' log entries and the snapshot."""
+        one compare-and-set: the new actions' log entries and the snapshot, and the job of a
+        computer move when a computer is to act."""
         setup = table.setup() if expected_version is None else None
         table.start_turn()
         commit = self.store.commit(
             table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
-            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table),
+            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
         )
         deadline = table.deadline()
         if commit.written and deadline is not None:
@@ -738,25 +788,22 @@ class Tables:
             table.clock = dict(clock) if clock else None
             table.now = self.clock()
             table.length_cap = (self.settings.max_deals, self.settings.max_versions)
-            table.play_computers(self.store, self.settings)
             _check_presentable(table)
-            if self.commit(table, None).written:
-                table.committed()
+            commit, table = self._commit_and_follow(table, None)
+            if commit.written:
                 return table
         raise Problem(503, "storage_unavailable", "store_failed")
 
     def change(self, game_id: str, change) -> tuple[Table, Any]:
-        """Apply ``change(table)`` (which may raise a Problem) and the computer moves it brings
-        on, in one compare-and-set, retried when another request moved first; (table, what
-        ``change`` returned)."""
+        """Apply ``change(table)`` (which may raise a Problem) in one compare-and-set, retried
+        when another request moved first; (table, what ``change`` returned). The table is as the
+        computers' replies left it if they come within the reply wait."""
         for _ in range(MAX_ATTEMPTS):
             table = self.load(game_id)
             start = table.version
             outcome = change(table)
-            table.play_computers(self.store, self.settings)
-            commit = self.commit(table, start)
+            commit, table = self._commit_and_follow(table, start)
             if commit.written:
-                table.committed()
                 return table, outcome
             if commit.missing:
                 raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
@@ -865,12 +912,15 @@ class Tables:
                 )
             start = table.version
             table.act(seat, action)
-            table.play_computers(self.store, self.settings)
-            view = table.view(seat)
+            replied = table.computer_to_act() is not None
+            # the committed view: the answer when no computer replies, and a retry's answer
+            view = table.view(seat) if idempotency_key or not replied else None
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
-            commit = self.commit(table, start, idempotency=answer)
+            commit, after = self._commit_and_follow(table, start, answer)
             if commit.written:
-                table.committed()
+                if replied:
+                    return after.view(seat), False
+                assert view is not None  # computed above whenever no computer replies
                 return view, False
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
@@ -917,7 +967,6 @@ class Tables:
                 return False
             start = table.version
             table.time_out(self.store, self.settings)
-            table.play_computers(self.store, self.settings)
             if self.commit(table, start).written:
                 table.committed()
                 if table.deadline() is None:
@@ -925,43 +974,93 @@ class Tables:
                 return True
         return False
 
-    def advance(self, table: Table) -> Table:
-        """The game after any computer moves that are due now (committed), else as it was."""
-        for _ in range(MAX_ATTEMPTS):
-            if table.computer_to_act() is None:
-                return table
-            start = table.version
-            table.play_computers(self.store, self.settings)
-            commit = self.commit(table, start)
+    def _commit_and_follow(
+        self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None
+    ) -> tuple[Commit, Table]:
+        """:meth:`commit`, and once written the game as the computers' replies left it if they
+        come within the reply wait (a simple client sees them at once), else as committed."""
+        with self.announcements.waiting(table.id, table.version) as replies:  # before the commit: no reply is missed
+            commit = self.commit(table, expected_version, idempotency)
             if commit.written:
                 table.committed()
-                return table
+                table = self._after_computers(table, replies)
+        return commit, table
+
+    def _after_computers(self, table: Table, replies: Waiter) -> Table:
+        """The game once the computers have replied, if they do within the reply wait (and a
+        human is there to answer), else as committed: a simple client sees the replies at once,
+        and no request waits long for the computers' thinking. ``replies`` was waiting on the
+        game since before ``table`` was committed."""
+        if not table.has_human:
+            return table
+        deadline = time.monotonic() + self.settings.reply_wait_seconds
+        while table.computer_to_act() is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            if replies.announced is None or replies.announced <= table.version:
+                replies.wait(remaining)
+                if replies.announced is None or replies.announced <= table.version:
+                    # the wait ended, or the subscription was renewed: the store says
+                    if (self.store.version(table.id) or 0) <= table.version:
+                        continue
             table = self.load(table.id)
+            replies.after = table.version
         return table
 
+    def play_computer(self, game_id: str) -> bool:
+        """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
+        a move was committed. Another worker making the same move first makes this one's commit
+        fail: a move is never applied twice."""
+        try:
+            table = self.load(game_id)
+        except Problem:  # the game expired
+            return False
+        seat = table.computer_to_act()
+        if seat is None:
+            return False
+        level = table.seats[seat].bot
+        assert level is not None  # computer_to_act names only computer seats
+        action = table.decide(self.store, self.settings, seat, level)
+        start = table.version
+        table.act(seat, action)
+        commit = self.commit(table, start)
+        if commit.written:
+            table.committed()
+        return commit.written
+
     def hint(self, game_id: str, token: str | None) -> tuple[Table, int, Action]:
-        """The expert's suggestion for the caller's seat, decided from that seat's information."""
-        table = self.advance(self.load(game_id))
+        """The expert's suggestion for the caller's seat, decided from that seat's information.
+        The thinking runs off the request loop, so that other requests go on meanwhile."""
+        table = self.load(game_id)
         seat = table.authenticate(require_token(token))
         if table.over:
             raise Problem(409, "game_over", "game_over")
         if seat not in table.ruleset.to_act(table.state):
             raise table.ruleset.turn_refusal(table.state, seat)
-        return table, seat, table.decide(self.store, self.settings, seat, strongest_level(table.ruleset.id))
+        return table, seat, off_the_loop(table.decision(self.store, self.settings, seat, strongest_level(table.ruleset.id)))
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Table, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
         table = self.load(game_id)
         seat = table.viewer(token)
-        table = self.advance(table)
-        if after is None or wait <= 0:
+        if after is None or wait <= 0 or table.version > after:
             return table, seat
-        deadline = time.monotonic() + min(wait, self.settings.max_wait_seconds)
-        while table.version <= after:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            self.store.wait_for_version(game_id, after, remaining)
-            table = self.advance(self.load(game_id))
-        return table, seat
+        version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds))
+        if version is None or version == table.version:
+            return table, seat
+        return (self.load_announced(game_id, version) or table), seat
 
+    def wait_for_version(self, game_id: str, after: int, timeout: float) -> int | None:
+        """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
+        (None if the game is gone). Waits on the process's one subscription."""
+        deadline = time.monotonic() + timeout
+        with self.announcements.waiting(game_id, after) as waiter:
+            version = self.store.version(game_id)  # read after registering: no announcement is missed
+            while version is not None and version <= after:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                waiter.wait(remaining)
+                version = waiter.announced if waiter.announced is not None and waiter.announced > after else self.store.version(game_id)
+            return version

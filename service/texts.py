@@ -93,6 +93,10 @@ DETAILS: Mapping[str, Text] = {
         "en": "a text in the body is not well-formed Unicode (a lone surrogate)",
         "tr": "gövdedeki bir metin geçerli Unicode değil (eşsiz bir vekil karakter)",
     },
+    "last_event_id": {
+        "en": "Last-Event-ID must be a version: a whole number, -1 or more",
+        "tr": "Last-Event-ID bir sürüm olmalı: -1 ya da daha büyük bir tam sayı",
+    },
     "if_match": {"en": 'If-Match must be "*" or entity tags such as W/"12"', "tr": 'If-Match, "*" ya da W/"12" gibi etiketler olmalı'},
     "invalid_token": {
         "en": "the token does not belong to a seat of this game",

@@ -47,6 +47,15 @@ class Client:
     def history(self, game_id: str, token: str | None = None, query: str = "") -> Answer:
         return self.request("GET", f"/v1/games/{game_id}/history{query}", token=token)
 
+    def finished_view(self, game_id: str, token: str | None = None, versions: int = 5000) -> dict[str, Any]:
+        """The view once the match is over, following it by long-polls while workers play."""
+        view = self.view(game_id, token).body
+        for _ in range(versions):
+            if view["status"] == "finished":
+                break
+            view = self.request("GET", f"/v1/games/{game_id}?wait=30&after={view['version']}", token=token).body
+        return view
+
     def whole_history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Every page of a game's history: the last page's body with all the events."""
         events, after = [], -1

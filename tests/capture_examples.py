@@ -14,13 +14,19 @@ from pathlib import Path
 import fakeredis
 
 from service import create_app
+from service.worker import WorkerThread
 from tests.conftest import make_settings
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "service" / "examples.json"
 
 
 def capture() -> dict:
-    client = create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client()
+    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    with WorkerThread(app.extensions["koz"]):  # the computer replies, as beside koz serve
+        return capture_on(app.test_client())
+
+
+def capture_on(client) -> dict:
     examples: dict = {}
 
     def keep(operation_id, answer, request=None):
@@ -80,6 +86,9 @@ def capture() -> dict:
     both_left = client.post("/v1/games", json=two_humans).get_json()
     for entry in both_left["tokens"]:
         client.post(f"/v1/games/{both_left['id']}/leave", json={"level": "random"}, headers=bearer(entry["token"]))
+    finished = client.get(f"/v1/games/{both_left['id']}").get_json()
+    while finished["status"] != "finished":  # the worker plays the computers' match out
+        finished = client.get(f"/v1/games/{both_left['id']}", query_string={"wait": 30, "after": finished["version"]}).get_json()
     keep("makeRematch", client.post(f"/v1/games/{both_left['id']}/rematch", headers=bearer(both_left["tokens"][0]["token"])))
     too_large = b"[" + b" " * 20_000 + b"]"
     keep("postAction", client.post(f"{game}/actions", data=too_large, headers={**bearer(token), "Content-Type": "application/json"}))

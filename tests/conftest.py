@@ -17,6 +17,7 @@ from redis import Redis
 
 from service import create_app
 from service.config import Settings
+from service.worker import Worker, WorkerThread
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
@@ -67,9 +68,17 @@ def fake_redis():
     return fakeredis.FakeRedis()
 
 
+def drain(app) -> int:
+    """Make every computer move queued in ``app``'s store, and those they bring on, here and now."""
+    return Worker(app.extensions["koz"], "test-drain").drain()
+
+
 @pytest.fixture
 def app(fake_redis):
-    return create_app(make_settings(), redis=fake_redis)
+    app = create_app(make_settings(), redis=fake_redis)
+    with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
+        yield app
+    app.extensions["koz"].announcements.stop()
 
 
 @pytest.fixture
@@ -87,4 +96,7 @@ def backend(request):
 
 @pytest.fixture
 def any_app(backend):
-    return create_app(make_settings(), redis=backend)
+    app = create_app(make_settings(), redis=backend)
+    with WorkerThread(app.extensions["koz"]):
+        yield app
+    app.extensions["koz"].announcements.stop()

@@ -10,6 +10,7 @@ import pytest
 
 from service import create_app
 from service.clocks import enforce, run
+from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 
@@ -35,7 +36,9 @@ def clock():
 def app(clock):
     app = create_app(make_settings(), redis=fakeredis.FakeRedis())
     app.extensions["koz"].clock = clock
-    return app
+    with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
+        yield app
+    app.extensions["koz"].announcements.stop()
 
 
 @pytest.fixture

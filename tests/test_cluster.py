@@ -19,6 +19,7 @@ from redis.cluster import RedisCluster, key_slot
 
 from service import clocks, create_app
 from service.config import Settings
+from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 
@@ -117,12 +118,18 @@ def cluster():
 @pytest.fixture
 def app(cluster):
     ports, _, _ = cluster
-    return create_app(make_settings(redis_url=f"redis://127.0.0.1:{ports[0]}", redis_cluster=True))
+    app = create_app(make_settings(redis_url=f"redis://127.0.0.1:{ports[0]}", redis_cluster=True))
+    with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
+        yield app
+    app.extensions["koz"].announcements.stop()
+
+
+def node_of_slot(slot: int, bounds: list[int]) -> int:
+    return next(index for index in range(NODES) if bounds[index] <= slot < bounds[index + 1])
 
 
 def node_of(game_id: str, bounds: list[int]) -> int:
-    slot = key_slot(f"{{{game_id}}}".encode())
-    return next(index for index in range(NODES) if bounds[index] <= slot < bounds[index + 1])
+    return node_of_slot(key_slot(f"{{{game_id}}}".encode()), bounds)
 
 
 def test_the_setting_names_one_node_of_a_cluster():
@@ -164,6 +171,7 @@ def test_games_on_every_node_are_created_played_and_read_back(app, cluster):
 def test_a_finished_match_on_a_cluster_reveals_everything(app):
     api = FlaskClient(app.test_client())
     created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    assert api.finished_view(created["id"])["status"] == "finished"
     body = api.whole_history(created["id"])
     assert body["status"] == "finished" and body["reveal"]["seed"]
 
@@ -188,6 +196,34 @@ def test_a_long_poll_wakes_when_a_move_is_made_through_another_node(app, cluster
     answer = api.request("GET", f"/v1/games/{created['id']}?wait=10&after=0")
     assert answer.body["version"] == 1
     assert time.monotonic() - started < 5
+
+
+def test_a_long_poll_wakes_when_a_worker_moves_through_another_node(cluster):
+    ports, _, bounds = cluster
+    # the waiting instance has no worker and does not wait for computers after a commit
+    waiting = create_app(make_settings(redis_url=f"redis://127.0.0.1:{ports[0]}", redis_cluster=True, reply_wait_seconds=0))
+    store = waiting.extensions["koz"].store
+    api = FlaskClient(waiting.test_client())
+    subscribed_on = node_of_slot(key_slot(store.channel_pattern.encode()), bounds)
+    for attempt in range(60):  # a game kept on another node than the one the waiter listens to
+        created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}], seed=f"worker-{attempt}").body
+        if node_of(created["id"], bounds) != subscribed_on:
+            break
+    assert node_of(created["id"], bounds) != subscribed_on and created["version"] == 0
+    # a worker of another instance, started from a third node, makes the computers' moves
+    moving = create_app(make_settings(key_prefix=store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True))
+    worker = WorkerThread(moving.extensions["koz"])
+    start_soon = threading.Timer(0.3, worker.thread.start)  # once the long-poll waits
+    start_soon.start()
+    try:
+        started = time.monotonic()
+        answer = api.request("GET", f"/v1/games/{created['id']}?wait=10&after=0")
+        assert answer.body["version"] >= 1
+        assert time.monotonic() - started < 5
+    finally:
+        start_soon.join()
+        worker.__exit__(None, None, None)
+        waiting.extensions["koz"].announcements.stop()
 
 
 def test_an_announcement_reaches_a_subscriber_on_every_node(app, cluster):

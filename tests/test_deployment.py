@@ -1,7 +1,9 @@
-"""The deployment files: docker-compose runs the API under gunicorn beside an append-only Redis.
+"""The deployment files: docker-compose runs the API under gunicorn, the workers, and an
+append-only Redis.
 
-No Docker engine runs here, so the image's command is run directly: gunicorn serving
-``service.wsgi:app`` against a real Redis named by ``REDIS_URL``, as the compose file sets it up.
+No Docker engine runs here, so the image's commands are run directly: gunicorn serving
+``service.wsgi:app`` and ``koz worker``, against a real Redis named by ``REDIS_URL``, as the
+compose file sets them up.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ def test_compose_runs_the_api_beside_redis_with_append_only_persistence():
     assert any(volume.endswith(":/data") for volume in redis["volumes"])
 
 
+def test_compose_runs_the_workers_as_their_own_scalable_service_on_the_same_redis():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    api, worker = compose["services"]["api"], compose["services"]["worker"]
+    assert worker["build"] == "." and worker["command"] == ["koz", "worker"]
+    assert worker["environment"]["REDIS_URL"] == api["environment"]["REDIS_URL"]
+    assert "ports" not in worker and "container_name" not in worker  # nothing that stops --scale worker=4
+
+
 def option(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
@@ -55,7 +65,7 @@ def test_the_embedded_redis_syncs_every_write_and_refuses_writes_rather_than_evi
         embedded.stop()
 
 
-def test_the_image_command_serves_koz_under_gunicorn(redis_server_url):
+def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_computers(redis_server_url):
     command = re.search(r'^CMD (\[.*\])$', (ROOT / "Dockerfile").read_text(), re.M).group(1)
     argv = yaml.safe_load(command)
     assert argv[:2] == ["gunicorn", "service.wsgi:app"]
@@ -64,6 +74,7 @@ def test_the_image_command_serves_koz_under_gunicorn(redis_server_url):
     argv[argv.index("--bind") + 1] = f"127.0.0.1:{port}"
     environment = {**os.environ, "REDIS_URL": redis_server_url, "KOZ_KEY_PREFIX": "deployment-test"}
     server = subprocess.Popen(argv, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([str(Path(sys.executable).with_name("koz")), "worker"], cwd=ROOT, env=environment)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -75,10 +86,15 @@ def test_the_image_command_serves_koz_under_gunicorn(redis_server_url):
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise AssertionError(f"gunicorn did not start: {shlex.join(argv)}")
                 time.sleep(0.2)
-        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}])
-        assert created.status == 201
-        assert api.view(created.body["id"]).status == 200
+        for seed in range(20):  # a seed where the computer leads: the worker makes its move
+            created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"deploy-{seed}")
+            assert created.status == 201
+            if created.body["version"] == 1:
+                break
+        assert api.view(created.body["id"]).body["to_act"] == [0]
         api.close()
     finally:
         server.terminate()
+        worker.terminate()
         server.wait(30)
+        assert worker.wait(30) == 0  # SIGTERM: the worker finishes its move and stops

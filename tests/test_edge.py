@@ -25,7 +25,8 @@ def post_raw(client, path: str, body: bytes, **headers: str):
 
 
 def stored_keys(fake_redis) -> list[bytes]:
-    return fake_redis.keys("*")
+    """The keys of games (each has its game's hash tag), not the service's queue of computer moves."""
+    return fake_redis.keys("*{*}*")
 
 
 def new_whist(api) -> tuple[str, dict[int, str]]:

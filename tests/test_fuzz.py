@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, settings
 
 from service import create_app
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 
-fuzzed_app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+# no worker runs (a human's action answers at once), and an event stream ends soon
+fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
 schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
 
 
@@ -26,6 +27,7 @@ def real_games() -> list[tuple[str, list[str]]]:
         created = api.create(ruleset=ruleset, seats=[{}] * seats, seed=f"fuzz-{ruleset}").body
         games.append((created["id"], [entry["token"] for entry in created["tokens"]]))
     finished = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+    drain(fuzzed_app)  # the worker plays it to the end
     games.append((finished["id"], []))
     return games
 

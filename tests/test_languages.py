@@ -64,7 +64,7 @@ ENGLISH_WORDS = {
 #: words Turkish and English share: names, protocols and the game words Turkish players use
 SHARED_WORDS = {"json", "unicode", "redis", "koz", "normal", "talon", "whist", "schnapsen", "application"}
 #: the codes of the protocol a text may name: headers, fields, values
-SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "declare", "true", "false"}
+SHARED_WORDS |= {"authorization", "bearer", "idempotency-key", "if-match", "last-event-id", "declare", "true", "false"}
 
 
 def every_text():

@@ -16,7 +16,7 @@ from engine import registry
 from service import create_app
 from service.logs import LOGGING, RequestIdFilter
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][CDHS](?![A-Za-z0-9])")
 
@@ -36,13 +36,15 @@ def value(found, name: str, **labels: str) -> float:
 
 
 def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_redis(redis_server_url):
-    api = FlaskClient(create_app(make_settings(redis_url=redis_server_url)).test_client())
+    app = create_app(make_settings(redis_url=redis_server_url, reply_wait_seconds=0))
+    api = FlaskClient(app.test_client())
     before = samples(api)
     created = api.create(ruleset="german-whist", seats=[{}, {"bot": "basic"}], seed="metrics").body
     token = created["tokens"][0]["token"]
     view = api.view(created["id"], token).body
     assert api.act(created["id"], {"type": "play", "card": "2C" if view["hand"][0] != "2C" else "3C"}, "not-a-token").code == "invalid_token"
     assert api.act(created["id"], view["legal_actions"][0], token).status == 200
+    drain(app)  # a worker in this process makes the computer's moves
     api.request("GET", f"/v1/games/{created['id']}?wait=0.1&after=1000")
     after = samples(api)
 

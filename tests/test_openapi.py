@@ -58,7 +58,8 @@ def test_every_error_response_is_problem_json():
                     assert list(response["content"]) == ["application/problem+json"], (path, method, status)
 
 
-fuzzed_app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+# no worker runs (a human's action answers at once), and an event stream ends soon
+fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
 schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
 
 
@@ -94,6 +95,7 @@ def test_every_operation_has_a_stable_operation_id():
         ("post", "/v1/games/{game_id}/seats/{seat}"): "takeSeat",
         ("post", "/v1/games/{game_id}/leave"): "leaveGame",
         ("post", "/v1/games/{game_id}/rematch"): "makeRematch",
+        ("get", "/v1/games/{game_id}/events"): "streamEvents",
     }
 
 

@@ -20,7 +20,7 @@ from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
 from service import clocks, create_app
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 from tests.support import card_codes_in, concealed_cards, swap_hidden_cards
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
@@ -124,7 +124,8 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
     turn clock run out."""
     monkeypatch.setattr("service.tables.player", lambda level, ruleset_id=None: Spy())
     Spy.seen = []
-    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    # no worker runs beside: the requests answer at once, and drain() makes the computer moves
+    app = create_app(make_settings(reply_wait_seconds=0), redis=fakeredis.FakeRedis())
     api = FlaskClient(app.test_client())
     ruleset = registry.get(ruleset_id)
     seat = {"bot": "random"} if computer_by == "creation" else {}
@@ -138,6 +139,7 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
         tables.clock = lambda: float(next(moments))
         while clocks.enforce(tables):
             pass
+    drain(app)  # the worker makes every computer move
     assert api.view(created.body["id"]).body["status"] == "finished"
     history = api.whole_history(created.body["id"])
     # replay the match to know, at each decision, what the deciding seat could not see

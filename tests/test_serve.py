@@ -8,7 +8,9 @@ and the games must still be there when it starts again on the same data.
 
 from __future__ import annotations
 
+import http.client
 import itertools
+import json
 import os
 import random
 import re
@@ -157,3 +159,74 @@ def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_
         api.close()
     finally:
         assert again.stop() == 0
+
+
+def read_stream_messages(response, count: int) -> list[tuple[str, int, dict]]:
+    """The next ``count`` messages (event, id, data) of an open event stream; comments skipped."""
+    messages: list[tuple[str, int, dict]] = []
+    fields: dict[str, str] = {}
+    while len(messages) < count:
+        line = response.readline().decode().rstrip("\n")
+        if line == "":
+            if "event" in fields:
+                messages.append((fields["event"], int(fields["id"]), json.loads(fields["data"])))
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            fields[name] = value
+    return messages
+
+
+def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(data_dir):
+    service = Service(data_dir)
+    try:
+        api = SocketClient(service.url)
+        for seed in range(40):  # a deal where the human leads, so that the computer replies
+            created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"beside-{seed}").body
+            token = created["tokens"][0]["token"]
+            view = api.view(created["id"], token).body
+            # (a computer to lead may not have moved yet when the creation answers)
+            if view["to_act"] == [0] and not view["trick"]["cards"]:
+                break
+        hint = api.request("GET", f"/v1/games/{created['id']}/hint", token=token)  # thought off the event loop
+        assert hint.status == 200 and hint.body["action"] in view["legal_actions"]
+        stream = http.client.HTTPConnection("127.0.0.1", service.port, timeout=30)
+        stream.request("GET", f"/v1/games/{created['id']}/events", headers={"Authorization": f"Bearer {token}"})
+        response = stream.getresponse()
+        assert response.status == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+        assert read_stream_messages(response, 1)[0][:2] == ("view", view["version"])
+        answer = api.act(created["id"], view["legal_actions"][0], token)
+        assert answer.status == 200 and answer.body["version"] >= view["version"] + 2  # the worker's reply came within the wait
+        pushed = read_stream_messages(response, 3)
+        assert [(kind, version) for kind, version, _ in pushed[:2]] == [("history", view["version"] + 1), ("history", view["version"] + 2)] or [
+            (kind, version) for kind, version, _ in pushed
+        ] == [("history", view["version"] + 1), ("view", view["version"] + 1), ("history", view["version"] + 2)]
+        stream.close()
+        api.close()
+        worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", service.log.read_text()).group(1))
+        assert alive(worker_pid)
+    finally:
+        assert service.stop() == 0
+    assert not alive(worker_pid), "koz serve left its worker running"
+
+
+def test_the_worker_beside_koz_serve_stops_even_when_koz_serve_is_killed(data_dir):
+    service = Service(data_dir)
+    log = service.log.read_text
+    deadline = time.monotonic() + 30
+    while not re.search(r"worker \S+-(\d+) takes computer moves", log()):
+        assert time.monotonic() < deadline, "no worker started beside koz serve"
+        time.sleep(0.1)
+    worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", log()).group(1))
+    redis_pid = service.redis_pid
+    try:
+        service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
+        service.process.wait(10)
+        deadline = time.monotonic() + 15
+        while alive(worker_pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(worker_pid), "the worker outlived koz serve"
+    finally:
+        for pid in (worker_pid, redis_pid):  # a killed koz serve cannot stop its Redis: the test does
+            if alive(pid):
+                os.kill(pid, signal.SIGTERM)

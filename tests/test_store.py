@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 
 import pytest
 from redis import Redis
 
 from service import create_app
+from service.store import GameStore
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 
@@ -151,3 +153,13 @@ def test_long_poll_wakes_when_another_request_moves(any_app):
     answer = FlaskClient(any_app.test_client()).request("GET", f"/v1/games/{game_id}?wait=10&after=0")
     assert answer.body["version"] == 1
     assert time.monotonic() - started < 5
+
+
+def test_a_commit_that_queues_a_computer_move_survives_a_server_that_lost_its_scripts(backend):
+    store = GameStore(backend, ttl_seconds=60, prefix=f"flushed-{uuid.uuid4().hex[:8]}")
+    backend.script_flush()  # as after a restart of Redis
+    commit = store.commit("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, schedule=True)
+    assert commit.written
+    assert [fields[b"game"] for _, fields in backend.xrange(store.jobs_key)] == [b"g1"]
+    stored = store.load("g1")
+    assert (stored.setup, stored.snapshot) == ({"seed": "s"}, {"state": "s"})

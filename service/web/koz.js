@@ -420,6 +420,7 @@ async function act(game, actionJson) {
     render(game);
   } finally {
     game.acting = false;
+    if (page.game === game) render(game);
   }
 }
 
@@ -473,7 +474,9 @@ function actionLabel(view, action) {
 function actionButton(game, action, { content, className = "action" } = {}) {
   const json = JSON.stringify(action);
   const hinted = game.hint && game.hint.action && sameAction(game.hint.action, action);
-  return h("button", { type: "button", class: `${className}${hinted ? " hinted" : ""}`, dataset: { action: json },
+  // disabled while an action is posted: the stream may show the computers' replies (and your
+  // turn again) before the post answers, and a click then would be dropped
+  return h("button", { type: "button", class: `${className}${hinted ? " hinted" : ""}`, dataset: { action: json }, disabled: Boolean(game.acting),
     "aria-label": actionLabel(game.view, action), onclick: () => act(game, json) }, content || actionLabel(game.view, action));
 }
 

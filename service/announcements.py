@@ -1,0 +1,146 @@
+"""New versions as they are committed: one Redis subscription per process, fanned out in-process.
+
+Every commit publishes the game's new version on that game's channel. A process subscribes once,
+to the pattern of every game's channel, and wakes the requests waiting on that game: a long-poll
+or an event stream waits on an in-process event and holds no thread and no Redis connection of
+its own. Under ``koz serve`` (gevent) the listener and the waiting requests are greenlets; under
+a threaded server or the tests, threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+from redis.exceptions import RedisError
+
+from .store import GameStore
+
+log = logging.getLogger(__name__)
+
+
+class Waiter:
+    """One waiting request: woken when its game passes the version it has."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        #: the highest version announced since the waiter began, if any
+        self.announced: int | None = None
+        self._event = threading.Event()  # looked up now: gevent's when the process is patched
+
+    def wait(self, timeout: float) -> None:
+        """Until an announcement passes ``after`` (or the subscription was renewed), or ``timeout``.
+        The caller reads the store afterwards: a wake-up is a reason to look, not the answer."""
+        self._event.wait(timeout)
+        self._event.clear()
+
+    def _wake(self, version: int | None) -> None:
+        if version is not None:
+            self.announced = max(version, self.announced or version)
+        self._event.set()
+
+
+class Announcements:
+    """The process's subscription to every game's channel, and the requests waiting on it."""
+
+    def __init__(self, store: GameStore, *, retry_seconds: float = 1.0, idle_seconds: float = 30.0) -> None:
+        self.store = store
+        self.retry_seconds = retry_seconds
+        #: the subscription ends after this long without waiters or announcements
+        self.idle_seconds = idle_seconds
+        self._waiters: dict[str, set[Waiter]] = {}
+        # held only for dictionary updates, never across I/O: safe between greenlets too
+        self._lock = threading.Lock()
+        self._listening_in: int | None = None  # the process whose listener runs (none survives a fork)
+        self._stopped = False
+
+    @contextmanager
+    def waiting(self, game_id: str, after: int) -> Iterator[Waiter]:
+        """A waiter for ``game_id``, registered before the caller reads the store, so that no
+        announcement falls between that read and the wait."""
+        waiter = Waiter(after)
+        pid = os.getpid()
+        with self._lock:
+            self._waiters.setdefault(game_id, set()).add(waiter)
+            start = self._listening_in != pid
+            self._listening_in = pid
+        if start:
+            threading.Thread(target=self._run, name="koz-announcements", daemon=True).start()
+        try:
+            yield waiter
+        finally:
+            with self._lock:
+                waiters = self._waiters.get(game_id)
+                if waiters is not None:
+                    waiters.discard(waiter)
+                    if not waiters:
+                        del self._waiters[game_id]
+
+    @property
+    def waiting_count(self) -> int:
+        with self._lock:
+            return sum(len(waiters) for waiters in self._waiters.values())
+
+    def stop(self) -> None:
+        """End the subscription (within two seconds); for the tests, which make many apps."""
+        self._stopped = True
+
+    def _run(self) -> None:
+        while not self._stopped:
+            pubsub = self.store.redis.pubsub()
+            try:
+                pubsub.psubscribe(self.store.channel_pattern)
+                idle_since = time.monotonic()
+                while not self._stopped:
+                    message = pubsub.get_message(timeout=2.0)  # within the client's socket timeout
+                    if message is not None and message["type"] == "psubscribe":
+                        # (re)subscribed: whatever was announced before, the waiters re-read
+                        self._wake_all()
+                    elif message is not None:
+                        self._announce(message)
+                        idle_since = time.monotonic()
+                    elif time.monotonic() - idle_since > self.idle_seconds and self._no_waiters_left():
+                        return  # the next waiter subscribes again
+            except (RedisError, OSError) as error:
+                if self._no_waiters_left():
+                    return  # nobody to wake: the next waiter subscribes again
+                log.warning("announcements: subscription lost (%s); subscribing again", type(error).__name__)
+                time.sleep(self.retry_seconds)
+            finally:
+                try:
+                    pubsub.close()
+                except (RedisError, OSError):
+                    pass
+
+    def _no_waiters_left(self) -> bool:
+        """True (and the listener marked as gone) when nobody waits, under the lock that a new
+        waiter takes to register: a waiter either finds the listener gone or is heard by it."""
+        with self._lock:
+            if self._waiters:
+                return False
+            self._listening_in = None
+            return True
+
+    def _announce(self, message: dict) -> None:
+        channel = message["channel"]
+        game_id = self.store.game_of_channel(channel.decode() if isinstance(channel, bytes) else channel)
+        if game_id is None:
+            return
+        try:
+            version = int(message["data"])
+        except (TypeError, ValueError):
+            return
+        with self._lock:
+            waiters = [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < version]
+        for waiter in waiters:
+            waiter._wake(version)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            waiters = [waiter for waiters in self._waiters.values() for waiter in waiters]
+        for waiter in waiters:
+            waiter._wake(None)

@@ -1,0 +1,175 @@
+"""``/v1/games/{id}/events``: a game as it happens, pushed as Server-Sent Events.
+
+The stream is made of these messages, each with ``id`` the version it belongs to:
+
+- ``history``: ``{"version": v, "events": [...]}``, the history events of version ``v`` as the
+  viewer may see them (the same events as ``GET /history``), one message per version, in order;
+- ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
+  of ``v``;
+- ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
+  the stream ends after it (after the view, for a match abandoned as too long: nothing is
+  revealed of it).
+
+On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
+the current view; then, at each new version, that version's history and the new view. A
+comment line (``: heartbeat``) comes every few seconds while nothing happens, so that proxies
+keep the connection open. Waiting costs no thread: the stream waits on the process's one Redis
+subscription (``service/announcements.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Iterator
+
+from flask import Response, request
+from marshmallow import Schema, fields, validate
+
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..errors import Problem
+from ..metrics import WAITING
+from ..tables import Table, Tables
+from .games import VIEW_SCHEMA, tables
+
+blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
+
+EXAMPLE = """\
+retry: 2000
+
+id: 4
+event: history
+data: {"version":4,"events":[{"version":4,"type":"action","seat":1,"action":{"type":"play","card":"2C"}}]}
+
+id: 4
+event: view
+data: {"id":"711156e32947e1d4","ruleset":"german-whist","version":4,"status":"active","seat":0,"...":"..."}
+
+: heartbeat
+
+"""
+
+STREAM_DESCRIPTION = """\
+A `text/event-stream`. Messages, each with `id` = the version it belongs to:
+
+- `event: history`, data `{"version": v, "events": [HistoryEvent, ...]}`: what version `v` did,
+  as the viewer may see it;
+- `event: view`, data `GameView`: the viewer's view at version `v`;
+- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
+
+Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
+(`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID`, as EventSource does, and nothing is
+lost."""
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(
+        validate=validate.Range(min=-1),
+        metadata={"description": "Resume after this version: its history is not sent again (`-1`: the whole history)"},
+    )
+
+
+LAST_EVENT_ID = header_parameter(
+    "Last-Event-ID",
+    "The `id` of the last message received (a version): the stream resumes after it. "
+    "EventSource sends it when it reconnects; it takes precedence over `after`",
+    pattern="^(-1|[0-9]+)$",
+)
+
+
+def last_event_id() -> int | None:
+    """The Last-Event-ID header as a version, None without one; anything else is a 400."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return None
+    if not header.isascii() or not (header == "-1" or header.isdigit()) or len(header) > 18:
+        raise Problem(400, "invalid_request", "last_event_id", errors={"Last-Event-ID": ["-1 or a whole number"]})
+    return int(header)
+
+
+def message(kind: str, version: int, data: Any) -> str:
+    return f"id: {version}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'), ensure_ascii=False)}\n\n"
+
+
+@blp.route("/<game_id>/events", operation_id="streamEvents")
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.doc(
+    security=SEAT_TOKEN_OPTIONAL,
+    parameters=[LAST_EVENT_ID],
+    responses={
+        "200": {
+            "description": STREAM_DESCRIPTION + "\n\nFor example:\n\n```text\n" + EXAMPLE + "```",
+            "content": {
+                "text/event-stream": {
+                    # the body is the stream's text (a schema of one message's data made generated
+                    # clients parse the whole text as that object); the messages are described above
+                    "schema": {"type": "string", "description": "Server-Sent Events; a message's `data` is a GameView, or a history or reveal"},
+                    "example": EXAMPLE,
+                }
+            },
+        }
+    },
+)
+def get_game_events(query: dict[str, Any], game_id: str):
+    """Follow a game (Server-Sent Events).
+
+    With a seat's token, that seat's views and the events it may see; without one, a
+    spectator's. On connect: the history after `Last-Event-ID` (or `after`) if given, then the
+    current view; then each new version's history and view as it is committed. Once the match
+    is over: the final events, the view, the `reveal`, and the end of the stream.
+    """
+    resumed = last_event_id()
+    after = resumed if resumed is not None else query.get("after")
+    koz = tables()
+    table = koz.load(game_id)
+    seat = table.viewer(bearer_token())
+    stream = counted(follow(koz, table, seat, after))
+    headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
+    return Response(stream, mimetype="text/event-stream", headers=headers)
+
+
+def counted(stream: Iterator[str]) -> Iterator[str]:
+    """The stream, counted among the waiting clients while it is open."""
+    with WAITING.track_inprogress():
+        yield from stream
+
+
+def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> Iterator[str]:
+    """The messages for ``seat`` from ``table`` on: the history after ``after`` (None: none), the
+    view, then the same at each new version, until the match is over."""
+    heartbeat = koz.settings.stream_heartbeat_seconds
+    ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
+    yield "retry: 2000\n\n"
+    while True:
+        if after is not None and after < table.version:
+            yield from history_messages(koz, table, seat, after)
+        yield message("view", table.version, VIEW_SCHEMA.dump(table.view(seat)))
+        if table.over:
+            if table.finished:  # an abandoned match is not revealed: its deal never ended
+                yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+            return
+        after = table.version
+        while (version := koz.wait_for_version(table.id, after, min(heartbeat, max(0.0, ends - time.monotonic())))) == after:
+            if time.monotonic() >= ends:
+                return
+            yield ": heartbeat\n\n"
+        if version is None:  # the game expired
+            return
+        newer = koz.load_announced(table.id, version)
+        if newer is None:
+            return
+        table = newer
+
+
+def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
+    finished = table.finished  # once over, everything is shown, as in the history
+    by_version: dict[int, list[dict[str, Any]]] = {}
+    for version, event in koz.events(table, after, table.version):
+        seen = event.for_viewer(seat, revealed=finished)
+        if seen is not None:
+            by_version.setdefault(version, []).append({"version": version, **seen})
+    for version, events in by_version.items():
+        # as built, like the history: the events have the schema's shape (tests/test_schemas_mirror_engine.py)
+        yield message("history", version, {"version": version, "events": events})

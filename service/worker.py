@@ -1,0 +1,156 @@
+"""The worker: computer players move here, never in a web request.
+
+A commit that leaves a computer seat to move adds an entry naming the game to the stream
+``<prefix>:computers`` (in the same transaction as the commit). Workers read the stream as one
+Redis Streams consumer group, so each entry goes to one worker; the worker loads the game,
+lets the computer whose turn it is decide from its seat's information only, and commits through
+the same compare-and-set as a human's action. That commit queues the next entry if another
+computer is to move, so games take turns on the workers instead of one match holding one.
+
+An entry is acknowledged (and deleted) only once it is done (with the worker's next read, to
+save a round trip: an entry done again finds its move made). A worker that dies with entries in
+hand leaves them pending in the group; another worker claims every entry pending longer than
+``job_claim_seconds`` (XAUTOCLAIM) and does it. Doing an entry twice cannot apply a move twice:
+the second commit finds the version moved on and writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+from redis.exceptions import RedisError, ResponseError
+
+from .tables import Tables
+
+log = logging.getLogger(__name__)
+
+#: the consumer group of every worker
+GROUP = "workers"
+#: entries taken at once
+BATCH = 16
+#: how long a read waits for a new entry
+BLOCK_SECONDS = 2.0
+
+
+class Worker:
+    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS) -> None:
+        self.tables = tables
+        self.store = tables.store
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.block_ms = int(block_seconds * 1000)
+        self.claim_ms = int(tables.settings.job_claim_seconds * 1000)
+        self._next_claim = 0.0
+        #: entries done and not yet acknowledged: acknowledged with the next read
+        self._done: list[bytes] = []
+
+    def join_group(self) -> None:
+        """Create the stream and its consumer group unless they exist."""
+        try:
+            self.store.redis.xgroup_create(self.store.jobs_key, GROUP, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    def run(self, stop: threading.Event) -> None:
+        """Do entries until ``stop`` is set; a lost Redis is waited for, not fatal."""
+        log.info("worker %s takes computer moves from %s", self.name, self.store.jobs_key)
+        joined = False
+        while not stop.is_set():
+            try:
+                if not joined:
+                    self.join_group()
+                    joined = True
+                self.work(block=True)
+            except RedisError as error:
+                self._done = []  # left pending: done again, harmlessly, once claimed
+                log.warning("worker %s: Redis unavailable (%s); trying again", self.name, type(error).__name__)
+                joined = False
+                stop.wait(1.0)
+        try:
+            self._acknowledge()
+        except RedisError:
+            pass  # left pending: done again, harmlessly, once claimed
+
+    def _acknowledge(self) -> None:
+        if self._done:
+            with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.xack(self.store.jobs_key, GROUP, *self._done)
+                pipe.xdel(self.store.jobs_key, *self._done)
+                pipe.execute()
+            self._done = []
+
+    def work(self, block: bool = False) -> int:
+        """Take entries (first any a dead worker left pending too long, then new ones) and do
+        them; how many were done. ``block`` waits up to ``block_seconds`` for a new entry (less
+        than the Redis client's socket timeout)."""
+        entries = self._claim_abandoned()
+        if not entries:
+            entries = self._acknowledge_and_read(block)
+        for entry_id, fields in entries:
+            self._do(entry_id, fields)
+        return len(entries)
+
+    def _acknowledge_and_read(self, block: bool) -> list:
+        """One round trip: acknowledge (and delete) the entries done, and read new ones."""
+        with self.store.redis.pipeline(transaction=False) as pipe:
+            if self._done:
+                pipe.xack(self.store.jobs_key, GROUP, *self._done)
+                pipe.xdel(self.store.jobs_key, *self._done)
+            pipe.xreadgroup(GROUP, self.name, {self.store.jobs_key: ">"}, count=BATCH, block=self.block_ms if block else None)
+            read = pipe.execute()[-1]
+        self._done = []
+        return read[0][1] if read else []
+
+    def drain(self) -> int:
+        """Do entries until none is left (tests, and a worker asked to finish what is queued)."""
+        self.join_group()
+        done = 0
+        while count := self.work():
+            done += count
+        return done
+
+    def _claim_abandoned(self) -> list:
+        now = time.monotonic()
+        if now < self._next_claim:
+            return []
+        self._next_claim = now + self.claim_ms / 2000
+        claimed = self.store.redis.xautoclaim(self.store.jobs_key, GROUP, self.name, min_idle_time=self.claim_ms, count=BATCH)
+        entries = claimed[1]
+        if entries:
+            log.info("worker %s took over %d computer moves left by a stopped worker", self.name, len(entries))
+        return entries
+
+    def _do(self, entry_id: bytes, fields: dict | None) -> None:
+        game_id = (fields or {}).get(b"game")
+        if game_id is not None:
+            try:
+                self.tables.play_computer(game_id.decode())
+            except RedisError:
+                raise  # left pending: this worker or another does it again
+            except Exception:
+                # a move that cannot be made would fail on every worker: log it, do not loop on it
+                log.exception("worker %s: the computer move in game %s failed", self.name, game_id.decode())
+        self._done.append(entry_id)
+
+
+class WorkerThread:
+    """A worker on a thread of this process: for the tests, where the app and the worker share
+    one (fake) Redis."""
+
+    def __init__(self, tables: Tables, name: str = "in-process") -> None:
+        self.worker = Worker(tables, name, block_seconds=0.2)
+        self.worker.join_group()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.worker.run, args=(self.stop,), name="koz-worker", daemon=True)
+
+    def __enter__(self) -> Worker:
+        self.thread.start()
+        return self.worker
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop.set()
+        self.thread.join(10)

@@ -1,0 +1,348 @@
+"""The event stream (``GET /v1/games/{id}/events``, Server-Sent Events): the current view on
+connect, then each version's history and view in order; resuming after ``Last-Event-ID`` (or
+``?after=``) without loss or repetition; no hidden card for a viewer who may not see it; the
+reveal and the end of the stream once the match is over."""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import fakeredis
+import pytest
+
+from engine import Action, registry
+from service import create_app
+from service.worker import WorkerThread
+from tests.api import FlaskClient
+from tests.conftest import make_settings
+from tests.support import card_codes_in, concealed_cards
+
+
+@dataclass
+class Message:
+    kind: str
+    id: int
+    data: Any
+
+
+class Stream:
+    """An open event stream over Flask's test client, read on a thread into a queue."""
+
+    def __init__(self, client, game_id: str, token: str | None = None, query: str = "", headers: dict | None = None) -> None:
+        sent = dict(headers or {})
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        self.response = client.get(f"/v1/games/{game_id}/events{query}", headers=sent, buffered=False)
+        self.messages: queue.Queue = queue.Queue()
+        self.comments: list[str] = []
+        self.ended = threading.Event()
+        self._closing = threading.Event()
+        if self.response.status_code == 200:
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        buffer = ""
+        try:
+            for chunk in self.response.response:
+                buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+                while "\n\n" in buffer:
+                    block, buffer = buffer.split("\n\n", 1)
+                    self._parse(block)
+                if self._closing.is_set():
+                    break
+        finally:
+            self.response.close()
+            self.ended.set()
+
+    def _parse(self, block: str) -> None:
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                self.comments.append(line[1:].strip())
+            else:
+                name, _, value = line.partition(": ")
+                fields[name] = value
+        if "event" in fields:
+            self.messages.put(Message(fields["event"], int(fields["id"]), json.loads(fields["data"])))
+
+    def next(self, timeout: float = 10) -> Message:
+        return self.messages.get(timeout=timeout)
+
+    def until_view(self, version: int, timeout: float = 10) -> list[Message]:
+        """Every message up to and including the view of ``version``."""
+        received = []
+        while True:
+            message = self.next(timeout)
+            received.append(message)
+            if message.kind == "view" and message.id >= version:
+                return received
+
+    def close(self) -> None:
+        self._closing.set()
+        self.ended.wait(5)
+
+
+@pytest.fixture
+def app():
+    # a short heartbeat lets a closed stream notice soon, and the tests see heartbeats
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1), redis=fakeredis.FakeRedis())
+    with WorkerThread(app.extensions["koz"]):
+        yield app
+
+
+@pytest.fixture
+def api(app):
+    return FlaskClient(app.test_client())
+
+
+def two_humans(api, ruleset_id="german-whist", seed="stream", options=None):
+    seat_count = registry.get(ruleset_id).seat_count
+    created = api.create(ruleset=ruleset_id, seats=[{}] * seat_count, seed=seed, options=options or {}).body
+    return created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
+
+
+def play(api, game_id, tokens, rng, count=None, after_each=lambda: None):
+    """Random legal actions by the seats whose turn it is: ``count`` of them, or to the end."""
+    done = 0
+    while count is None or done < count:
+        view = api.view(game_id).body
+        if view["status"] == "finished":
+            return
+        seat = rng.choice(view["to_act"])
+        legal = api.view(game_id, tokens[seat]).body["legal_actions"]
+        action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.85 else rng.choice(legal)
+        assert api.act(game_id, action, tokens[seat]).status == 200
+        after_each()
+        done += 1
+
+
+def test_a_stream_starts_with_the_current_view(app, api):
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        assert stream.response.headers["Content-Type"].startswith("text/event-stream")
+        assert stream.response.headers["Cache-Control"] == "no-cache"
+        first = stream.next()
+        assert (first.kind, first.id) == ("view", 0)
+        assert first.data == api.view(game_id, tokens[0]).body
+    finally:
+        stream.close()
+
+
+def test_each_new_version_brings_its_history_then_the_new_view_in_order(app, api):
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        stream.next()
+        play(api, game_id, tokens, random.Random(1), count=6)
+        received = stream.until_view(6)
+        # versions committed together come together: the history of each, then one view
+        last_history = 0
+        for message in received:
+            if message.kind == "history":
+                assert message.id == last_history + 1
+                last_history = message.id
+            else:
+                assert (message.kind, message.id) == ("view", last_history)
+        histories = [message for message in received if message.kind == "history"]
+        assert [message.id for message in histories] == list(range(1, 7))
+        expected = api.history(game_id, tokens[0]).body["events"]
+        assert [event for message in histories for event in message.data["events"]] == [e for e in expected if e["version"] >= 1]
+        assert received[-1].data == api.view(game_id, tokens[0]).body
+    finally:
+        stream.close()
+
+
+def test_last_event_id_resumes_after_that_version_without_loss_or_repetition(app, api):
+    game_id, tokens = two_humans(api)
+    rng = random.Random(2)
+    play(api, game_id, tokens, rng, count=2)
+    play(api, game_id, tokens, rng, count=3)  # the client was away for versions 3 to 5
+    stream = Stream(app.test_client(), game_id, tokens[1], headers={"Last-Event-ID": "2"})
+    try:
+        received = stream.until_view(5)
+        assert [(message.kind, message.id) for message in received] == [("history", 3), ("history", 4), ("history", 5), ("view", 5)]
+        expected = [event for event in api.history(game_id, tokens[1]).body["events"] if event["version"] > 2]
+        assert [event for message in received[:-1] for event in message.data["events"]] == expected
+    finally:
+        stream.close()
+
+
+def test_after_in_the_query_resumes_too_and_last_event_id_takes_precedence(app, api):
+    game_id, tokens = two_humans(api)
+    play(api, game_id, tokens, random.Random(3), count=4)
+    by_query = Stream(app.test_client(), game_id, query="?after=1")
+    both = Stream(app.test_client(), game_id, query="?after=1", headers={"Last-Event-ID": "3"})
+    try:
+        assert [message.id for message in by_query.until_view(4) if message.kind == "history"] == [2, 3, 4]
+        assert [message.id for message in both.until_view(4) if message.kind == "history"] == [4]
+    finally:
+        by_query.close()
+        both.close()
+
+
+def test_after_minus_one_sends_the_whole_history_from_the_deal(app, api):
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0], query="?after=-1")
+    try:
+        first = stream.next()
+        assert (first.kind, first.id) == ("history", 0)
+        assert first.data["events"] == api.history(game_id, tokens[0]).body["events"]
+    finally:
+        stream.close()
+
+
+def test_an_idle_stream_sends_heartbeat_comments(app, api):
+    game_id, _ = two_humans(api)
+    stream = Stream(app.test_client(), game_id)
+    try:
+        stream.next()
+        deadline = time.monotonic() + 10
+        while "heartbeat" not in stream.comments and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "heartbeat" in stream.comments
+        assert stream.messages.empty()  # a comment, not a message
+    finally:
+        stream.close()
+
+
+@pytest.mark.parametrize("ruleset_id, options", [("german-whist", {}), ("sixty-six", {"target": 5}), ("partnership-batak", {"target": 21})])
+def test_no_stream_shows_a_viewer_a_card_it_may_not_see_and_the_match_ends_with_the_reveal(app, api, ruleset_id, options):
+    ruleset = registry.get(ruleset_id)
+    game_id, tokens = two_humans(api, ruleset_id, seed=f"leak-{ruleset_id}", options=options)
+    viewers: list[int | None] = [None, *range(ruleset.seat_count)]
+    streams = {viewer: Stream(app.test_client(), game_id, tokens.get(viewer)) for viewer in viewers}
+    # what GET /history showed each viewer as the match went on, page by page
+    histories: dict[int | None, list[dict]] = {viewer: [] for viewer in viewers}
+
+    def read_histories():
+        for viewer, events in histories.items():
+            after = events[-1]["version"] if events else 0
+            events += api.history(game_id, tokens.get(viewer), query=f"?after={after}&limit=1000").body["events"]
+
+    try:
+        play(api, game_id, tokens, random.Random(ruleset_id), after_each=read_histories)
+        final = api.view(game_id).body["version"]
+        received = {viewer: stream.until_view(final, timeout=30) for viewer, stream in streams.items()}
+        for viewer, stream in streams.items():
+            reveal = stream.next()
+            assert (reveal.kind, reveal.id) == ("reveal", final)
+            assert reveal.data["reveal"] == api.history(game_id).body["reveal"]
+            assert stream.ended.wait(5), "the stream goes on after the reveal"
+    finally:
+        for stream in streams.values():
+            stream.close()
+    # replay the revealed match: each message against what its viewer could not see at its version
+    history = api.whole_history(game_id)
+    states = {0: ruleset.new_game(ruleset.parse_options(options), history["reveal"]["seed"])[0]}
+    for event in history["events"]:
+        if event["type"] == "action":
+            states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
+    for viewer, messages in received.items():
+        versions = [message.id for message in messages]
+        assert versions == sorted(versions)
+        assert [message.id for message in messages if message.kind == "history"] == sorted(
+            {message.id for message in messages if message.kind == "history"}
+        )
+        streamed = [event for message in messages if message.kind == "history" for event in message.data["events"]]
+        assert [event for event in streamed if event["version"] < final] == [event for event in histories[viewer] if event["version"] < final]
+        for message in messages:
+            if message.id == final:
+                continue  # the match is over: everything is shown
+            if message.kind == "history" and any(event["type"] == "deal" for event in message.data["events"]):
+                continue  # it names the cards of the last deal's last trick, dealt again since
+            leaked = card_codes_in(message.data) & concealed_cards(ruleset_id, states[message.id], viewer)
+            assert not leaked, f"viewer {viewer} was shown {sorted(leaked)} at version {message.id}: {message}"
+
+
+def test_a_stream_shows_the_computer_reply_the_worker_made(app, api):
+    for seed in range(20):
+        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"reply-{seed}").body
+        token = created["tokens"][0]["token"]
+        view = api.view(created["id"], token).body
+        if not view["trick"]["cards"]:  # the human leads: the computer's reply comes after
+            break
+    stream = Stream(app.test_client(), created["id"], token)
+    try:
+        assert stream.next().id == view["version"]
+        api.act(created["id"], view["legal_actions"][0], token)
+        received = stream.until_view(view["version"] + 2)
+        actions = [event for message in received if message.kind == "history" for event in message.data["events"] if event["type"] == "action"]
+        assert [event["seat"] for event in actions][:2] == [0, 1]  # the computer replied (and may have led again)
+    finally:
+        stream.close()
+
+
+def test_a_stream_of_an_unknown_game_or_with_a_bad_token_is_a_problem(api):
+    game_id, _ = two_humans(api)
+    missing = api.request("GET", "/v1/games/nosuchgame/events")
+    assert (missing.status, missing.code) == (404, "unknown_game")
+    wrong = api.request("GET", f"/v1/games/{game_id}/events", token="not-a-token")
+    assert (wrong.status, wrong.code) == (401, "invalid_token")
+    bad_resume = api.request("GET", f"/v1/games/{game_id}/events", headers={"Last-Event-ID": "yesterday"})
+    assert (bad_resume.status, bad_resume.code) == (400, "invalid_request")
+
+
+def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0], headers={"Origin": "https://table.example"})
+    try:
+        assert stream.response.headers["Access-Control-Allow-Origin"] == "*"
+        assert "Authorization" in stream.response.headers["Vary"]
+    finally:
+        stream.close()
+    preflight = app.test_client().options(
+        f"/v1/games/{game_id}/events",
+        headers={
+            "Origin": "https://table.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "authorization, last-event-id",
+        },
+    )
+    assert "last-event-id" in preflight.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, monkeypatch):
+    game_id, tokens = two_humans(api)
+    streams = [Stream(app.test_client(), game_id) for _ in range(5)]
+    try:
+        for stream in streams:
+            stream.next()
+        store = app.extensions["koz"].store
+        reads_by_streams = []
+        original = store.load
+
+        def counted(game):
+            if threading.current_thread() is not threading.main_thread():  # each stream is read on its own thread
+                reads_by_streams.append(game)
+            return original(game)
+
+        monkeypatch.setattr(store, "load", counted)
+        play(api, game_id, tokens, random.Random(4), count=1)
+        for stream in streams:
+            assert stream.until_view(1)[-1].id == 1
+        assert reads_by_streams == [game_id]
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(api):
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, stream_max_seconds=0.5), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    last = stream.next().id
+    assert stream.ended.wait(5), "the stream outlived its longest time"
+    play(api, game_id, tokens, random.Random(5), count=2)  # while the client is away
+    again = Stream(app.test_client(), game_id, tokens[0], headers={"Last-Event-ID": str(last)})
+    try:
+        assert [(message.kind, message.id) for message in again.until_view(2)] == [("history", 1), ("history", 2), ("view", 2)]
+    finally:
+        again.close()
