@@ -103,9 +103,10 @@ def message(kind: str, version: int, data: Any) -> str:
             "description": STREAM_DESCRIPTION + "\n\nFor example:\n\n```text\n" + EXAMPLE + "```",
             "content": {
                 "text/event-stream": {
-                    # the body is the stream's text (a schema of one message's data made generated
-                    # clients parse the whole text as that object); the messages are described above
-                    "schema": {"type": "string", "description": "Server-Sent Events; a message's `data` is a GameView, or a history or reveal"},
+                    # no type: a generated client reads the body as the stream's text (with `type:
+                    # object` openapi-python-client parsed the whole text as one object), while a
+                    # checker that reads the schema as each event's (Schemathesis) finds an object
+                    "schema": {"description": "Server-Sent Events; a message's `data` is a GameView, or a history or reveal"},
                     "example": EXAMPLE,
                 }
             },
