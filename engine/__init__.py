@@ -1,10 +1,11 @@
 """Koz's game engine: the rules of every game, pure Python, with no I/O.
 
 Public surface: :mod:`engine.cards` (cards as numbers, hands as masks), :mod:`engine.actions`
-(one typed class per kind of action), :class:`Ruleset` and :class:`TrickTaking` (the interface
-each game implements), :mod:`engine.registry` (the games by id, each registered below in one
-line with its computer strategy), :mod:`engine.rules` (:class:`Event`, options, results) and
-:mod:`engine.texts` (every text in English and Turkish, rendered in one place).
+(one typed class per kind of action), :mod:`engine.action_log` (their compact encoding, for a
+store), :class:`Ruleset` and :class:`TrickTaking` (the interface each game implements, and the
+deal's life cycle the games share), :mod:`engine.registry` (the games by id, each registered
+below in one line with its computer strategy), :mod:`engine.rules` (:class:`Event`, options,
+results) and :mod:`engine.texts` (every text in English and Turkish, rendered in one place).
 """
 
 from . import registry

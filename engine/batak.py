@@ -23,12 +23,14 @@ Events (``type`` and fields; every one is public except ``dealt``):
 - ``open_hand``: ``seat``, ``hand``: the dummy's hand, face up from now on.
 - ``trick``: ``number``, ``leader``, ``cards`` ([{``seat``, ``card``}]), ``winner``: a trick is
   complete.
-- ``deal_result``: the deal result (see :meth:`PartnershipBatak._finish_deal`) and ``scores``.
+- ``deal_result``: the deal result (see :meth:`PartnershipBatak.score_deal`) and ``scores``.
 - ``match_result``: ``winners``, ``scores``.
 
 Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules of
-card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, and the scoring
-:func:`deal_points`; the computer players call them too.
+card play are :func:`legal_mask`, :func:`beats` and :func:`winning`, the scoring
+:func:`deal_points` and the match's end :func:`match_winning_team`; the computer players call
+them too. Leading, following and finishing a trick, and the deal's events, are
+:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, deal_opened, public
+from .rules import DealRecord, Event, Option, Trick, public, replace_at
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
@@ -54,6 +56,7 @@ DECK = STANDARD
 RANKS = 13
 SUIT_MASKS = DECK.suit_masks
 ABOVE = DECK.above
+BEATERS = DECK.beaters
 SUITS = tuple(Suit)
 
 # Every action this game can offer, built once: legal_actions runs on every move.
@@ -267,19 +270,15 @@ class BatakState(NamedTuple):
 
 
 def beats(card: int, win: int, trump: int) -> bool:
-    """Whether ``card`` takes the trick from ``win``, the card winning it so far."""
-    if card // RANKS == win // RANKS:
-        return card > win
-    return card // RANKS == trump
+    """Whether ``card`` takes the trick from ``win``, the card winning it so far
+    (:attr:`~engine.cards.Deck.beaters`)."""
+    return bool(BEATERS[trump][win] >> card & 1)
 
 
 def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
     """The card winning a trick so far and its seat; (-1, -1) before the lead."""
-    win = winner = -1
-    for offset, card in enumerate(trick):
-        if offset == 0 or beats(card, win, trump):
-            win, winner = card, (leader + offset) % SEATS
-    return win, winner
+    win, place = DECK.winning(trick, trump)
+    return win, (leader + place) % SEATS if place >= 0 else -1
 
 
 def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
@@ -303,6 +302,22 @@ def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) 
     return hand
 
 
+def denied_by_card(card: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
+    """The cards a seat shows it does not hold by playing ``card``, which :func:`legal_mask`
+    allowed it (same arguments): only trumps held when trump is led before it may be; no card
+    of the suit led that beats ``win`` when it follows below it; no card of the suit led when it
+    does not follow, and no trump when it does not trump (none beating a winning trump when it
+    trumps below it)."""
+    suit = card // RANKS
+    if led < 0:
+        return DECK.full & ~SUIT_MASKS[trump] if suit == trump and not may_lead_trump else 0
+    if suit == led:
+        return ABOVE[win] if win // RANKS == led and card < win else 0
+    if suit != trump:
+        return SUIT_MASKS[led] | SUIT_MASKS[trump]
+    return SUIT_MASKS[led] | (ABOVE[win] if win // RANKS == trump and card < win else 0)
+
+
 def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
     """The points of the declaring team and of the defending team for a finished deal."""
     defending_tricks = TRICKS - declaring_tricks
@@ -314,6 +329,17 @@ def deal_points(contract: int, declaring_tricks: int) -> tuple[int, int]:
     declaring = declaring_tricks if declaring_tricks >= contract else -contract
     defending = defending_tricks if defending_tricks >= 2 else -contract
     return declaring, defending
+
+
+def match_winning_team(totals: tuple[int, int], contract: int, made: bool, declaring_team: int, target: int) -> int | None:
+    """The team that wins the match once a deal's points are in the teams' ``totals``: the
+    declaring team at once with a made bid of 13, else the higher total once one reaches the
+    target; None: another deal."""
+    if contract == MAX_BID and made:
+        return declaring_team
+    if max(totals) >= target and totals[0] != totals[1]:
+        return 0 if totals[0] > totals[1] else 1
+    return None
 
 
 class PartnershipBatak(TrickTaking[BatakState]):
@@ -330,6 +356,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
     )
     deck = DECK
     action_kinds = (Bid, Pass, Trump, Play)
+    turn_refusal_codes = ("not_in_auction", "dummy_cannot_act", "not_declarer")
     refusal_codes = {
         "not_in_auction": {
             "en": "the seat passed and is out of the auction for this deal",
@@ -465,7 +492,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         opener = (dealer + 1) % SEATS
         hands = tuple(mask_of(hand) for hand in self._dealt(match, match.deal_number, dealer))
         state = BatakState(match=match, hands=hands, auction=Auction(opener))
-        return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK, first_bidder=opener))
+        return state, self.deal_events(match, hands, first_bidder=opener)
 
     # --- play -------------------------------------------------------------------------------
 
@@ -599,42 +626,24 @@ class PartnershipBatak(TrickTaking[BatakState]):
         )
         return state, events
 
-    def perform_play(self, state: BatakState, seat: int, action: Play) -> tuple[BatakState, tuple[Event, ...]]:
-        trick = state.trick
-        assert trick is not None
-        turn = (trick.leader + len(trick.cards)) % SEATS
-        card = action.card.index
-        hands = list(state.hands)
-        hands[turn] &= ~(1 << card)
-        trick = Trick(trick.leader, trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return BatakState(
-                state.match, tuple(hands), state.auction, state.declarer, state.contract, state.trump, trick,
-                state.won, state.trump_broken, state.last_trick,
-            ), ()
-        return self._finish_trick(state, tuple(hands), trick)
-
-    def _finish_trick(self, state: BatakState, hands: tuple[int, ...], trick: Trick) -> tuple[BatakState, tuple[Event, ...]]:
-        trump = state.trump
-        assert trump is not None
-        _, winner = winning(trick.leader, trick.cards, trump)
-        done = Trick(trick.leader, trick.cards, winner)
-        events: list[Event] = [self.trick_event(done, state.trick_number)]
-        won = list(state.won)
-        won[winner] += 1
-        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
-        state = BatakState(
-            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(winner),
-            tuple(won), broken, done,
+    def card_played(self, state: BatakState, hands: tuple[int, ...], trick: Trick, card: int) -> BatakState:
+        return BatakState(
+            state.match, hands, state.auction, state.declarer, state.contract, state.trump, trick, state.won, state.trump_broken,
+            state.last_trick,
         )
-        if any(hands):
-            return state, tuple(events)
-        return self._finish_deal(state, events)
 
-    def _finish_deal(self, state: BatakState, events: list[Event]) -> tuple[BatakState, tuple[Event, ...]]:
-        """Score the deal and end the match or deal the next one.
+    def trick_taken(self, state: BatakState, hands: tuple[int, ...], done: Trick, card: int) -> tuple[BatakState, tuple[Event, ...]]:
+        """The winner counts a trick; a trump in it breaks trump."""
+        trump = state.trump
+        assert trump is not None and done.winner is not None
+        won = replace_at(state.won, done.winner, state.won[done.winner] + 1)
+        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
+        return BatakState(
+            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(done.winner), won, broken, done
+        ), ()
 
-        The deal result (``Match.last_deal`` and the ``deal_result`` event) has the keys
+    def score_deal(self, state: BatakState) -> tuple[BatakDealResult, list[int]]:
+        """The deal result (``Match.last_deal`` and the ``deal_result`` event) has the keys
         ``deal``, ``declarer``, ``dummy``, ``contract``, ``trump`` (suit code), ``tricks`` (per
         seat), ``team_tricks`` ([North–South, East–West]), ``made`` (the declaring team took at
         least the contract), ``sweep`` (the team, 0 or 1, that took all 13 tricks, else None),
@@ -659,18 +668,15 @@ class PartnershipBatak(TrickTaking[BatakState]):
             "points": points,
             "team_points": team_points,
         }
-        return self.end_deal(state, events, result, points)
+        return result, points
 
     def match_winners(self, match: Match) -> list[int] | None:
         """A made bid of 13 ends the match at once; else the higher total once one reaches the target."""
         last = match.last_deal
         assert last is not None
         totals = (match.scores[0], match.scores[1])
-        if last["contract"] == MAX_BID and last["made"]:
-            return list(TEAMS[last["declarer"] % 2])
-        if max(totals) >= match.options["target"] and totals[0] != totals[1]:
-            return list(TEAMS[0 if totals[0] > totals[1] else 1])
-        return None
+        team = match_winning_team(totals, last["contract"], last["made"], last["declarer"] % 2, match.options["target"])
+        return None if team is None else list(TEAMS[team])
 
     # --- views ------------------------------------------------------------------------------
 

@@ -152,6 +152,9 @@ _BY_CODE = {card.code: card for card in _CARDS.values()}
 #: what a card code looks like, for schemas that check one before the engine does
 CARD_PATTERN = f"^[{''.join(RANK_CODES[rank] for rank in Rank)}][{''.join(suit.value for suit in Suit)}]$"
 
+#: two codes that show what a card code looks like, for documentation
+EXAMPLE_CODES = ("QS", "TD")
+
 #: The 52 cards, clubs first, each suit from two to ace.
 FULL_DECK: tuple[Card, ...] = tuple(_CARDS.values())
 
@@ -224,6 +227,13 @@ class Deck:
         self.above = tuple(self.suit_masks[card // size] & -(2 << card) for card in range(len(self.cards)))
         #: the weaker cards of each card's suit
         self.below = tuple(self.suit_masks[card // size] & ((1 << card) - 1) for card in range(len(self.cards)))
+        #: the trick-taking rule of every game here: ``beaters[trump][card]`` are the cards that
+        #: take a trick from ``card`` (its winning card so far), a stronger card of its suit or,
+        #: when it is not a trump, any trump; ``trump`` is a suit number, -1 for none
+        self.beaters: tuple[tuple[int, ...], ...] = tuple(
+            tuple(self.above[card] | (self.suit_masks[trump] if trump >= 0 and card // size != trump else 0) for card in range(len(self.cards)))
+            for trump in (0, 1, 2, 3, -1)
+        )
         # the canonical order of Card (rank by rank, two to ace) may differ from strength order
         canonical = sorted(range(len(self.cards)), key=lambda number: self.cards[number].index)
         self._numbered_canonically = canonical == list(range(len(self.cards)))
@@ -238,6 +248,18 @@ class Deck:
                 for suit in range(4)
             )
         self._codes_of = self.selector(self.codes_table)
+
+    def winning(self, cards: Sequence[int], trump: int) -> tuple[int, int]:
+        """The card winning a trick of ``cards`` (in play order) so far, and its place in the
+        trick; (-1, -1) before the lead."""
+        if not cards:
+            return -1, -1
+        beaters = self.beaters[trump]
+        win, place = cards[0], 0
+        for offset in range(1, len(cards)):
+            if beaters[win] >> cards[offset] & 1:
+                win, place = cards[offset], offset
+        return win, place
 
     def suit(self, card: int) -> int:
         """The suit number (0 clubs .. 3 spades) of a card number."""

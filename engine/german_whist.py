@@ -7,18 +7,20 @@ is turned up; in phase 2 (tricks 14-26) the hands are played out. Only phase-2 t
 unless ``count_all_tricks``.
 
 Cards are numbers of :data:`~engine.cards.STANDARD` and hands are masks of them. The rules are
-the functions :func:`legal_cards`, :func:`leader_wins` and :func:`deal_scores`; the computer
-players call them too.
+the functions :func:`legal_cards`, :func:`leader_wins`, :func:`counted_tricks` and
+:func:`deal_scores`, and the draw after a trick :func:`~engine.rules.draw_after_trick`; the
+computer players call them too. Leading, following and finishing a trick, and the deal's events,
+are :class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, deal_opened, private, public
+from .rules import DealRecord, Event, Option, Trick, draw_after_trick, private, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -27,6 +29,7 @@ SEATS = 2
 HAND_SIZE = 13
 DECK = STANDARD
 SUIT_MASKS = DECK.suit_masks
+BEATERS = DECK.beaters
 NO_TRUMP = -1
 SUITS = tuple(Suit)
 
@@ -46,11 +49,9 @@ def legal_cards(hand: int, led: int) -> int:
 
 
 def leader_wins(lead: int, reply: int, trump: int) -> bool:
-    """Whether the card led takes the trick from the reply: the higher card of the suit led,
-    unless the reply is a trump (``trump`` is a suit number, or -1 without trump)."""
-    if lead // 13 == reply // 13:
-        return lead > reply
-    return reply // 13 != trump
+    """Whether the card led takes the trick from the reply (:attr:`~engine.cards.Deck.beaters`;
+    ``trump`` is a suit number, or -1 without trump)."""
+    return not BEATERS[trump][lead] >> reply & 1
 
 
 class GermanWhistDealResult(TypedDict):
@@ -128,9 +129,14 @@ class GermanWhistState(NamedTuple):
         return sum(sum(seat) for seat in self.won) + 1
 
 
+def counted_tricks(won: Sequence[Sequence[int]], count_all_tricks: bool) -> list[int]:
+    """The tricks that count for each seat, from its (phase-1, phase-2) tricks won."""
+    return [phase1 * count_all_tricks + phase2 for phase1, phase2 in won]
+
+
 def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) -> tuple[list[int], list[int], list[int]]:
     """The counted tricks, the points and the winners of a finished deal under ``options``."""
-    counted = [phase1 * options["count_all_tricks"] + phase2 for phase1, phase2 in won]
+    counted = counted_tricks(won, options["count_all_tricks"])
     base = sum(counted) // 2  # 6 of 13, or 13 of 26: the "over" line
     if counted[0] == counted[1]:
         winners: list[int] = []
@@ -154,6 +160,9 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     names = {"en": "German Whist", "tr": "Alman Whisti"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
+    stock_order = (
+        "the stock in drawing order (stock[0] the first face-up card, then the loser's face-down card and the next face-up card in turn)"
+    )
     action_kinds = (Play,)
     refusal_codes = {
         "illegal_action": {"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"},
@@ -253,23 +262,10 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         face_up = DECK.cards[stock[0]]
         trump = NO_TRUMP if match.options["no_trump"] else SUITS.index(face_up.suit)
         state = GermanWhistState(match, hands, stock, trump, Trick(1 - dealer), ((0, 0), (0, 0)), (0, 0))
-        events = deal_opened(
-            match.deal_number,
-            dealer,
-            hands,
-            DECK,
-            trump=face_up.suit.value if trump != NO_TRUMP else None,
-            face_up=face_up.code,
-            stock_size=len(stock),
-        )
-        return state, tuple(events)
+        events = self.deal_events(match, hands, trump=face_up.suit.value if trump != NO_TRUMP else None, face_up=face_up.code, stock_size=len(stock))
+        return state, events
 
     # --- play -------------------------------------------------------------------------------
-
-    def to_act(self, state: GermanWhistState) -> tuple[int, ...]:
-        if state.match.result is not None:
-            return ()
-        return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
         trick = state.trick
@@ -288,43 +284,42 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             return None
         return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
-    def perform_play(self, state: GermanWhistState, seat: int, action: Play) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        card = action.card.index
-        bit = 1 << card
-        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
-        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return GermanWhistState(state.match, hands, state.stock, state.trump, trick, state.won, shown, state.last_trick), ()
-        return self._finish_trick(state, hands, shown, trick)
+    def trick_details(self, state: GermanWhistState) -> Mapping[str, Any]:
+        return {"phase": state.phase}
 
-    def _finish_trick(
-        self, state: GermanWhistState, hands: tuple[int, ...], shown: tuple[int, ...], trick: Trick
+    def card_played(self, state: GermanWhistState, hands: tuple[int, ...], trick: Trick, card: int) -> GermanWhistState:
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
+        return GermanWhistState(state.match, hands, state.stock, state.trump, trick, state.won, shown, state.last_trick)
+
+    def trick_taken(
+        self, state: GermanWhistState, hands: tuple[int, ...], done: Trick, card: int
     ) -> tuple[GermanWhistState, tuple[Event, ...]]:
-        lead, reply = trick.cards
-        winner = trick.leader if leader_wins(lead, reply, state.trump) else 1 - trick.leader
+        """The winner scores a trick of the phase; in phase 1 it takes the face-up card, the
+        loser draws the next one face down, and the next is turned up."""
+        winner = done.winner
+        assert winner is not None
         loser = 1 - winner
-        done = Trick(trick.leader, trick.cards, winner)
-        phase = state.phase
         scored = state.won[winner]
-        scored = (scored[0] + 1, scored[1]) if phase == 1 else (scored[0], scored[1] + 1)
+        scored = (scored[0] + 1, scored[1]) if state.stock else (scored[0], scored[1] + 1)
         won = (scored, state.won[1]) if winner == 0 else (state.won[0], scored)
-        events: list[Event] = [self.trick_event(done, state.trick_number, phase=phase)]
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
         stock = state.stock
+        events: tuple[Event, ...] = ()
         if stock:
-            taken, drawn, stock = stock[0], stock[1], stock[2:]
-            new_hands, new_shown = list(hands), list(shown)
-            new_hands[winner] |= 1 << taken
-            new_shown[winner] |= 1 << taken
-            new_hands[loser] |= 1 << drawn
-            hands, shown = tuple(new_hands), tuple(new_shown)
-            events.append(public("take", seat=winner, card=DECK.codes_table[taken]))
-            events.append(private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]))
+            new_hands = list(hands)
+            taken, drawn = draw_after_trick(new_hands, stock, 0, winner)
+            stock = stock[2:]
+            hands = tuple(new_hands)
+            shown = (shown[0] | 1 << taken, shown[1]) if winner == 0 else (shown[0], shown[1] | 1 << taken)
+            events = (
+                public("take", seat=winner, card=DECK.codes_table[taken]),
+                private(loser, "draw", ["card"], seat=loser, card=DECK.codes_table[drawn]),
+            )
             if stock:
-                events.append(public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)))
-        state = GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done)
-        if hands[0] or hands[1]:
-            return state, tuple(events)
+                events += (public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)),)
+        return GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done), events
+
+    def score_deal(self, state: GermanWhistState) -> tuple[GermanWhistDealResult, list[int]]:
         counted, points, winners = deal_scores(state.won, state.match.options)
         result: GermanWhistDealResult = {
             "deal": state.match.deal_number,
@@ -333,7 +328,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "points": points,
             "winners": winners,
         }
-        return self.end_deal(state, events, result, points)
+        return result, points
 
     def match_winners(self, match: Match) -> list[int] | None:
         """A single deal without a target; else the one highest total once it reaches the target."""

@@ -40,6 +40,8 @@ def check_all() -> None:
     """Check every registered game (:meth:`Ruleset.check`); raises ``ValueError`` naming the first fault."""
     for ruleset in _RULESETS.values():
         ruleset.check()
+
+
 def get(ruleset_id: str) -> Ruleset:
     """The ruleset with this id; raises ``RuleError(code="unknown_ruleset")`` for any other."""
     try:
@@ -52,6 +54,12 @@ def get(ruleset_id: str) -> Ruleset:
             params={"ruleset": repr(ruleset_id), "allowed": list(_RULESETS)},
             details={"allowed": list(_RULESETS)},
         ) from None
+
+
+def refusal_codes(kind: Refusal) -> list[str]:
+    """Every code of this kind in the registered rulesets' own catalogues, sorted (the service
+    documents its refusals from them)."""
+    return sorted({code for ruleset in _RULESETS.values() for code in ruleset.refusal_codes if ruleset.refusal_kind(code) == kind})
 
 
 def all_rulesets() -> tuple[Ruleset, ...]:

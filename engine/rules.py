@@ -6,10 +6,11 @@ Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
+from .shapes import Dealt
 from .texts import DEFAULT_LANGUAGE, Text, render
 
 #: Display names of a thing in English and Turkish: ``{"en": ..., "tr": ...}``.
@@ -66,18 +67,6 @@ def private(viewer: int, kind: str, hidden: Iterable[str], **data: Any) -> Event
     for key in hidden:
         del others[key]
     return Event(full, ONLY[viewer], others)
-
-
-def deal_opened(deal: int, dealer: int, hands: Iterable[int], deck: Deck, **details: Any) -> list[Event]:
-    """The events that open a deal, by the convention every ruleset keeps: a public ``deal``
-    event (with the ruleset's ``details``), then each seat's cards (masks of ``deck``) as a
-    private ``dealt`` event."""
-    events = [Event({"type": "deal", "deal": deal, "dealer": dealer, **details})]
-    for seat, hand in enumerate(hands):
-        count = hand.bit_count()
-        seen = {"type": "dealt", "seat": seat, "count": count}
-        events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
-    return events
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -190,7 +179,7 @@ class DealRecord:
     stock: tuple[Card, ...] = ()
     trump_card: Card | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Dealt:
         return {
             "dealer": self.dealer,
             "hands": [[card.code for card in hand] for hand in self.hands],
@@ -208,13 +197,11 @@ class Trick(NamedTuple):
     winner: int | None = None
 
     def to_json(self, seat_count: int, deck: Deck) -> dict[str, Any]:
-        codes = deck.codes_table
-        leader = self.leader
-        return {
-            "leader": leader,
-            "cards": [{"seat": (leader + i) % seat_count, "card": codes[card]} for i, card in enumerate(self.cards)],
-            "winner": self.winner,
-        }
+        codes, seat, cards = deck.codes_table, self.leader, []
+        for card in self.cards:  # a loop, not a comprehension: every trick event is built here
+            cards.append({"seat": seat, "card": codes[card]})
+            seat = seat + 1 if seat + 1 < seat_count else 0
+        return {"leader": self.leader, "cards": cards, "winner": self.winner}
 
     def dump(self, deck: Deck) -> list[Any]:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""
@@ -225,6 +212,16 @@ class Trick(NamedTuple):
         """The inverse of :meth:`dump`."""
         leader, cards, winner = doc
         return Trick(leader, tuple(deck.number[Card.parse(code)] for code in cards), winner)
+
+
+def draw_after_trick(hands: list[int], stock: Sequence[int], at: int, winner: int) -> tuple[int, int]:
+    """The draw after a trick of a two-hand game with a stock: the trick's winner takes
+    ``stock[at]``, the loser ``stock[at + 1]`` (``hands``, masks, change in place). Returns the
+    two cards, the winner's first."""
+    taken, drawn = stock[at], stock[at + 1]
+    hands[winner] |= 1 << taken
+    hands[1 - winner] |= 1 << drawn
+    return taken, drawn
 
 
 def replace_at(items: tuple, index: int, value: Any) -> tuple:

@@ -30,12 +30,12 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
 
-from .actions import Action
+from .actions import Action, Play
 from .cards import Deck
 from .errors import Refusal, RuleError, illegal
-from .rules import DealRecord, Event, MatchResult, Names, Option, Trick, public
+from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, public
 from .shuffle import first_dealer
 from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -104,6 +104,18 @@ COMMON_REFUSALS: Mapping[str, Text] = {
     "illegal_action": {"en": "an action of a kind the ruleset does not have, or not now", "tr": "oyunda bu tür hamle yok ya da şimdi yapılamaz"},
 }
 
+#: the kind of each refusal every ruleset may give (a ruleset's own codes are illegal actions,
+#: unless it lists them among its ``turn_refusal_codes``)
+COMMON_KINDS: Mapping[str, Refusal] = {
+    "unknown_option": Refusal.BAD_SETUP,
+    "invalid_option": Refusal.BAD_SETUP,
+    "malformed_action": Refusal.MALFORMED,
+    "game_over": Refusal.NOT_YOUR_TURN,
+    "unknown_seat": Refusal.NOT_YOUR_TURN,
+    "not_your_turn": Refusal.NOT_YOUR_TURN,
+    "illegal_action": Refusal.ILLEGAL,
+}
+
 #: the messages of the refusals every ruleset may give
 COMMON_MESSAGES: Mapping[str, Text] = {
     "unknown_option": {
@@ -154,6 +166,10 @@ class Ruleset(ABC, Generic[S]):
     action_kinds: ClassVar[tuple[type[Action], ...]]
     #: every code the ruleset refuses an action or a setup with, and what it means, per language
     refusal_codes: ClassVar[Mapping[str, Text]]
+    #: the codes of ``refusal_codes`` that refuse a seat which may not act now, not its action
+    turn_refusal_codes: ClassVar[tuple[str, ...]] = ()
+    #: what a revealed deal's ``stock`` holds, in what order (empty in a game without a stock)
+    stock_order: ClassVar[str] = "empty"
     #: the messages of the ruleset's refusals, per language, by name
     messages: ClassVar[Mapping[str, Text]] = {}
     #: what a table shows of the game besides its options (such as Batak's open hand), per language
@@ -162,10 +178,8 @@ class Ruleset(ABC, Generic[S]):
     def __init__(self) -> None:
         self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
         self._performers = {kind: getattr(self, f"perform_{kind.type}") for kind in self.action_kinds}
-
-    @property
-    def seat_count(self) -> int:
-        return len(self.seat_names)
+        #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
+        self.seat_count = len(self.seat_names)
 
     # --- creation ---------------------------------------------------------------------------
 
@@ -254,6 +268,8 @@ class Ruleset(ABC, Generic[S]):
             raise fault("needs seats, and standard human seats among them")
         if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
             raise fault("needs action kinds and a catalogue of refusal codes")
+        if not set(self.turn_refusal_codes) <= set(self.refusal_codes):
+            raise fault("its turn refusals are in its catalogue")
         texts = [*self.refusals().values(), *self.messages.values(), *(option.names for option in self.options)]
         texts += [text for option in self.options for text in (option.description, *option.labels.values())]
         texts += self.table_labels.values()
@@ -276,6 +292,12 @@ class Ruleset(ABC, Generic[S]):
     def refusals(self) -> dict[str, Text]:
         """The catalogue of every refusal code this ruleset may give, and what it means."""
         return {**COMMON_REFUSALS, **self.refusal_codes}
+
+    def refusal_kind(self, code: str) -> Refusal:
+        """What kind of refusal ``code`` (one of :meth:`refusals`) is."""
+        if code in self.turn_refusal_codes:
+            return Refusal.NOT_YOUR_TURN
+        return COMMON_KINDS.get(code, Refusal.ILLEGAL)
 
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
@@ -373,28 +395,144 @@ def replay(ruleset: Ruleset[S], options: Mapping[str, Any], seed: str, moves: It
     return state
 
 
-class TrickTaking(Ruleset[S]):
-    """What the trick-taking games share: a match of deals, each opened by a public ``deal`` and
-    private ``dealt`` events (:func:`~engine.rules.deal_opened`), played out in tricks, scored,
-    and followed by the next deal until the match is won."""
+class DealState(HasMatch, Protocol):
+    """A trick-taking game's state: a named tuple with the match, the hands (masks of the
+    game's deck, in seat order) and the trick being played (None while there is none yet, as in
+    an auction)."""
+
+    @property
+    def hands(self) -> tuple[int, ...]: ...
+
+    @property
+    def trick(self) -> Trick | None: ...
+
+    @property
+    def trump(self) -> int | None:
+        """The trump suit (a suit number, -1 for none; None while it is not named yet)."""
+
+    @property
+    def trick_number(self) -> int: ...
+
+
+D = TypeVar("D", bound=DealState)
+
+
+#: a trick event's details in a game that adds none
+NO_DETAILS: Mapping[str, Any] = {}
+
+
+class TrickTaking(Ruleset[D]):
+    """What the trick-taking games share: the life cycle of a match of deals, read top to bottom.
+
+    A deal opens with a public ``deal`` event and a private ``dealt`` event per seat
+    (:meth:`deal_events`). Cards are led and followed in turn (:meth:`play_card`); the last card
+    of a trick finishes it (:meth:`finish_trick`): its winner is the strongest card under the
+    state's trump, a public ``trick`` event says so, and the game takes the trick
+    (:meth:`trick_taken`: counting it, drawing from a stock). Once every hand is empty the deal
+    is scored (:meth:`score_deal`, :meth:`end_deal`) and the match ends or the next deal is
+    dealt. A game module holds only its own part: the deal, legality, what a trick brings,
+    scoring, and its view.
+    """
 
     #: the game's cards as numbers; states hold masks of them
     deck: ClassVar[Deck]
 
-    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[S, tuple[Event, ...]]:
+    # --- deal ---------------------------------------------------------------------------------
+
+    def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[D, tuple[Event, ...]]:
         return self.deal(Match.start(options, seed, self.seat_count))
 
     @abstractmethod
-    def deal(self, match: Match) -> tuple[S, tuple[Event, ...]]:
-        """The state at the start of ``match``'s current deal, and the events that open it."""
+    def deal(self, match: Match) -> tuple[D, tuple[Event, ...]]:
+        """The state at the start of ``match``'s current deal, and the events that open it
+        (:meth:`deal_events`)."""
+
+    def deal_events(self, match: Match, hands: Iterable[int], **details: Any) -> tuple[Event, ...]:
+        """The events that open ``match``'s current deal: a public ``deal`` event (with the
+        game's ``details``), then each seat's cards (masks) as a private ``dealt`` event."""
+        deck = self.deck
+        events = [Event({"type": "deal", "deal": match.deal_number, "dealer": match.dealer(self.seat_count), **details})]
+        for seat, hand in enumerate(hands):
+            count = hand.bit_count()
+            seen = {"type": "dealt", "seat": seat, "count": count}
+            events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
+        return tuple(events)
+
+    # --- lead and follow ----------------------------------------------------------------------
+
+    def to_act(self, state: D) -> tuple[int, ...]:
+        """The seat whose card is next (a game with other moves, or a seat playing another's
+        cards, says otherwise)."""
+        trick = state.trick
+        if state.match.result is not None or trick is None:
+            return ()
+        return ((trick.leader + len(trick.cards)) % self.seat_count,)
+
+    def perform_play(self, state: D, seat: int, action: Play) -> tuple[D, tuple[Event, ...]]:
+        return self.play_card(state, self.deck.by_index[action.card.index])
+
+    def play_card(self, state: D, card: int, events: tuple[Event, ...] = ()) -> tuple[D, tuple[Event, ...]]:
+        """Lead or follow with ``card`` from the hand whose turn it is (after the game's
+        ``events`` of the move, such as a marriage announced with the lead); the last card of
+        the trick finishes it, won by the highest trump in it, else the highest card of the suit
+        led (:attr:`~engine.cards.Deck.beaters`)."""
+        trick = state.trick
+        assert trick is not None
+        seat_count = self.seat_count
+        leader, cards = trick.leader, trick.cards + (card,)
+        turn = (leader + len(trick.cards)) % seat_count
+        hands = state.hands
+        hands = hands[:turn] + (hands[turn] & ~(1 << card),) + hands[turn + 1 :]
+        if len(cards) < seat_count:
+            return self.card_played(state, hands, Trick(leader, cards), card), events
+        trump = state.trump
+        assert trump is not None
+        _, place = self.deck.winning(cards, trump)
+        return self.finish_trick(state, hands, Trick(leader, cards, (leader + place) % seat_count), card, events)
+
+    def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
+        """The state once ``card`` is led or followed and the trick goes on."""
+        return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+
+    # --- finish the trick ---------------------------------------------------------------------
+
+    def finish_trick(
+        self, state: D, hands: tuple[int, ...], done: Trick, card: int, events: tuple[Event, ...]
+    ) -> tuple[D, tuple[Event, ...]]:
+        """Complete the trick ``done`` (``hands`` after its last card, ``card``): its public event,
+        then what taking it brings; once every hand is empty, the deal is scored."""
+        trick_event = Event(
+            {"type": "trick", "number": state.trick_number, **self.trick_details(state), **done.to_json(self.seat_count, self.deck)}
+        )
+        state, taken = self.trick_taken(state, hands, done, card)
+        if any(state.hands):
+            return state, (*events, trick_event, *taken)
+        result, points = self.score_deal(state)
+        return self.end_deal(state, [*events, trick_event, *taken], result, points)
+
+    def trick_details(self, state: D) -> Mapping[str, Any]:
+        """What the game adds to a trick's event, from the state it was played in (none by default)."""
+        return NO_DETAILS
+
+    @abstractmethod
+    def trick_taken(self, state: D, hands: tuple[int, ...], done: Trick, card: int) -> tuple[D, tuple[Event, ...]]:
+        """The state once the trick ``done`` is taken by its winner, who leads the next (``hands``
+        are those after its last card, ``card``), and the events that brings beyond the trick's."""
+
+    # --- finish the deal, next deal, match end --------------------------------------------------
+
+    @abstractmethod
+    def score_deal(self, state: D) -> tuple[Mapping[str, Any], Sequence[int]]:
+        """The result of a deal whose cards are all played (the view's ``last_deal``, the
+        ``deal_result`` event), and the points it adds to each seat's total."""
 
     @abstractmethod
     def match_winners(self, match: Match) -> list[int] | None:
         """The winners once a finished deal's points are in ``match`` (None: play another deal)."""
 
     def end_deal(
-        self, state: S, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
-    ) -> tuple[S, tuple[Event, ...]]:
+        self, state: D, events: list[Event], result: Mapping[str, Any], points: Iterable[int]
+    ) -> tuple[D, tuple[Event, ...]]:
         """Score a finished deal, then end the match or deal the next one.
 
         The next deal starts without a last trick: a card of the old deal shown in the new
@@ -407,11 +545,12 @@ class TrickTaking(Ruleset[S]):
         if winners is not None:
             match = match.finish(winners)
             events.append(public("match_result", winners=sorted(winners), scores=list(match.scores)))
-            finished: S = cast(Any, state)._replace(match=match)  # every state is a named tuple
+            finished: D = cast(Any, state)._replace(match=match)  # every state is a named tuple
             return finished, tuple(events)
         next_state, deal_events = self.deal(match.next_deal())
         return next_state, tuple(events) + deal_events
 
-    def trick_event(self, trick: Trick, number: int, **details: Any) -> Event:
-        """The public event of a complete trick."""
-        return Event({"type": "trick", "number": number, **details, **trick.to_json(self.seat_count, self.deck)})
+    # --- catalog ------------------------------------------------------------------------------
+
+    def describe(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        return {**super().describe(language), "ranks": [rank.code for rank in reversed(self.deck.ranks)]}

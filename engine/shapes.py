@@ -51,6 +51,15 @@ class BaseView(TypedDict):
     dealer: int
 
 
+class Dealt(TypedDict):
+    """One deal exactly as dealt, in the reveal at the end of a match."""
+
+    dealer: int
+    hands: Annotated[list[list[CardCode]], "Each seat's hand as dealt"]
+    stock: Annotated[list[CardCode], "The cards not dealt, in drawing order (each ruleset's ``stock_order`` says how)"]
+    trump_card: CardCode | None
+
+
 # --- the events every trick-taking game gives (each game's own are in its module) ------------
 
 

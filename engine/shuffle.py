@@ -67,8 +67,8 @@ class SeededRandom:
             n = i + 1
             word = words[taken]
             taken += 1
-            while word >= limits[n]:
-                if taken == len(words):
+            while word >= limits[n]:  # rejected: one more word, keeping one for each position left
+                if len(words) - taken < i:
                     words.extend(self._digest_words())
                 word = words[taken]
                 taken += 1

@@ -14,7 +14,10 @@ is pending while its announcer has won nothing.
 Cards are numbers of :data:`DECK` (``6 * suit + strength``, strength 0 to 5 for 9 J Q K 10 A,
 so a higher card of a suit has a higher number) and sets of cards are masks of them. The rules
 are the functions :func:`follower_cards`, :func:`reply_wins`, :func:`marriage_cards`,
-:func:`points_of` and :func:`deal_outcome`; the computer players call them too.
+:func:`points_of`, :func:`counted_points`, :func:`denied_by_reply` and :func:`deal_outcome`, and
+the draw after a trick :func:`~engine.rules.draw_after_trick`; the computer players call them
+too. Leading, following and finishing a trick, and the deal's events, are
+:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 
 Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 
@@ -43,12 +46,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
+from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, deal_opened, public
+from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -64,6 +67,7 @@ NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 SUIT_MASKS = DECK.suit_masks
 BY_INDEX = DECK.by_index
 ABOVE = DECK.above
+BEATERS = DECK.beaters
 NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
 QUEENS = NINES << QUEEN
 SUITS = tuple(Suit)
@@ -124,10 +128,23 @@ def follower_cards(hand: int, lead: int, trump: int, talon_open: bool) -> int:
 
 
 def reply_wins(lead: int, reply: int, trump: int) -> bool:
-    """Whether the reply takes the trick: a higher card of the suit led, or a trump to a side suit."""
-    if reply // 6 == lead // 6:
-        return reply > lead
-    return reply // 6 == trump
+    """Whether the reply takes the trick (:attr:`~engine.cards.Deck.beaters`): a higher card of
+    the suit led, or a trump to a side suit."""
+    return bool(BEATERS[trump][lead] >> reply & 1)
+
+
+def denied_by_reply(lead: int, reply: int, trump: int) -> int:
+    """The cards a follower shows it does not hold by replying ``reply`` to ``lead`` once the
+    talon is closed or exhausted (:func:`follower_cards`): the suit led if it did not follow, and
+    trumps too if it did not trump; the cards that would have won if it followed without winning."""
+    if reply // 6 != lead // 6:
+        return SUIT_MASKS[lead // 6] | (SUIT_MASKS[trump] if reply // 6 != trump else 0)
+    return 0 if reply > lead else ABOVE[lead]
+
+
+def counted_points(card_points: int, marriage_points: int, tricks: int) -> int:
+    """A seat's points in a deal: its cards' and its marriages', counted once it has won a trick."""
+    return card_points + marriage_points if tricks else 0
 
 
 def marriage_cards(hand: int) -> int:
@@ -172,6 +189,12 @@ class Closing:
     seat: int
     points: int
     tricks: int
+
+    @staticmethod
+    def by(seat: int, points: Callable[[int], int], tricks: Sequence[int]) -> "Closing":
+        """``seat`` closes when each seat has ``points(seat)`` and ``tricks[seat]``: its
+        opponent's are kept."""
+        return Closing(seat, points(1 - seat), tricks[1 - seat])
 
 
 #: how a deal ends
@@ -397,7 +420,7 @@ class SixtySixState(NamedTuple):
 
     @property
     def phase(self) -> int:
-        return 1 if self.talon_open else 2
+        return 1 if self.talon and self.closing is None else 2
 
     @property
     def tricks(self) -> tuple[int, ...]:
@@ -410,9 +433,8 @@ class SixtySixState(NamedTuple):
 
     def points(self, seat: int) -> int:
         """Card points won plus counted marriages (a marriage counts once its announcer won a trick)."""
-        if not self.won[seat]:
-            return 0
-        return points_of(self.won[seat]) + self.marriage_points(seat)
+        won = self.won[seat]
+        return counted_points(points_of(won), self.marriage_points(seat), won.bit_count() // SEATS)
 
     def marriage_points(self, seat: int) -> int:
         """The seat's counted marriage points: 0 while they are pending."""
@@ -502,6 +524,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     names = {"en": "Sixty-Six", "tr": "Altmışaltı"}
     seat_names = ({"en": "Player 1", "tr": "1. Oyuncu"}, {"en": "Player 2", "tr": "2. Oyuncu"})
     deck = DECK
+    stock_order = "the talon in drawing order, the face-up trump card last"
     action_kinds = (Play, Marriage, Exchange, Close, Declare)
     refusal_codes = {
         "illegal_action": {"en": "Sixty-Six has no actions of this kind", "tr": "Altmışaltı'da bu tür hamle yok"},
@@ -741,23 +764,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         state = SixtySixState(
             match, hands, talon, None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), (shown[0], shown[1])
         )
-        events = deal_opened(
-            match.deal_number,
-            dealer,
-            hands,
-            DECK,
-            trump=SUITS[trump_card // 6].value,
-            trump_card=DECK.code(trump_card),
-            talon_size=len(talon),
-        )
-        return state, tuple(events)
+        events = self.deal_events(match, hands, trump=SUITS[trump_card // 6].value, trump_card=DECK.code(trump_card), talon_size=len(talon))
+        return state, events
 
     # --- play -------------------------------------------------------------------------------
-
-    def to_act(self, state: SixtySixState) -> tuple[int, ...]:
-        if state.match.result is not None:
-            return ()
-        return ((state.trick.leader + len(state.trick.cards)) % SEATS,)
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
@@ -876,15 +886,11 @@ class SixtySix(TrickTaking[SixtySixState]):
             return illegal("must_win_trick", self.messages["must_win_trick"], led_suit=suit)
         return illegal("must_trump", self.messages["must_trump"], led_suit=suit)
 
-    def perform_play(self, state: SixtySixState, seat: int, action: Play) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._play(state, seat, BY_INDEX[action.card.index], ())
-
     def perform_declare(self, state: SixtySixState, seat: int, action: Declare) -> tuple[SixtySixState, tuple[Event, ...]]:
-        return self._finish_deal(state, [public("declare", seat=seat)], claimant=seat)
+        return self._claim(state, [public("declare", seat=seat)], seat)
 
     def perform_close(self, state: SixtySixState, seat: int, action: Close) -> tuple[SixtySixState, tuple[Event, ...]]:
-        opponent = 1 - seat
-        closing = Closing(seat, state.points(opponent), state.tricks[opponent])
+        closing = Closing.by(seat, state.points, state.tricks)
         return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
@@ -912,75 +918,61 @@ class SixtySix(TrickTaking[SixtySixState]):
             card=DECK.code(card),
         )
         if action.declare:
-            return self._finish_deal(state, [event, public("declare", seat=seat)], claimant=seat)
-        return self._play(state, seat, card, (event,))
+            return self._claim(state, [event, public("declare", seat=seat)], seat)
+        return self.play_card(state, card, (event,))
 
-    def _play(
-        self, state: SixtySixState, seat: int, card: int, events: tuple[Event, ...]
-    ) -> tuple[SixtySixState, tuple[Event, ...]]:
-        bit = 1 << card
-        hands = (state.hands[0] & ~bit, state.hands[1]) if seat == 0 else (state.hands[0], state.hands[1] & ~bit)
-        shown = (state.shown[0] & ~bit, state.shown[1] & ~bit)
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        if len(trick.cards) < SEATS:
-            return SixtySixState(
-                state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown,
-                state.closing, state.last_trick,
-            ), events
-        return self._finish_trick(state, hands, shown, trick)
+    def trick_details(self, state: SixtySixState) -> Mapping[str, Any]:
+        return {"phase": state.phase}
 
-    def _finish_trick(
-        self, state: SixtySixState, hands_after: tuple[int, ...], shown_after: tuple[int, ...], trick: Trick
+    def card_played(self, state: SixtySixState, hands: tuple[int, ...], trick: Trick, card: int) -> SixtySixState:
+        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
+        return SixtySixState(
+            state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown, state.closing,
+            state.last_trick,
+        )
+
+    def trick_taken(
+        self, state: SixtySixState, hands_after: tuple[int, ...], done: Trick, card: int
     ) -> tuple[SixtySixState, tuple[Event, ...]]:
-        """Complete ``trick`` (the hands and the shown cards are those after its last card)."""
-        lead, reply = trick.cards
-        winner = 1 - trick.leader if reply_wins(lead, reply, state.trump) else trick.leader
+        """The winner takes the trick's cards; while the talon is open it draws, then the loser
+        (the last face-down card drawn, the loser takes the trump card)."""
+        winner = done.winner
+        assert winner is not None
         loser = 1 - winner
-        done = Trick(trick.leader, trick.cards, winner)
+        lead, reply = done.cards
         won = list(state.won)
         won[winner] |= 1 << lead | 1 << reply
         talon, trump_card = state.talon, state.trump_card
-        talon_open = bool(talon) and state.closing is None
         codes = DECK.codes_table
-        leader = trick.leader
-        events: list[Event] = [
-            Event(
-                {
-                    "type": "trick",
-                    "number": (state.won[0].bit_count() + state.won[1].bit_count()) // SEATS + 1,
-                    "phase": 1 if talon_open else 2,
-                    "leader": leader,
-                    "cards": [{"seat": leader, "card": codes[lead]}, {"seat": 1 - leader, "card": codes[reply]}],
-                    "winner": winner,
-                }
-            )
-        ]  # the trick event of TrickTaking.trick_event, built in place: every trick makes one
-        hands, shown = list(hands_after), list(shown_after)
-        if talon_open:
-            hands[winner] |= 1 << talon[0]
-            events.append(_draw(winner, codes[talon[0]], len(talon) - 1))
+        hands = list(hands_after)
+        shown = [state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card)]
+        events: tuple[Event, ...] = ()
+        if talon and state.closing is None:  # the talon is open
             if len(talon) > 1:
-                hands[loser] |= 1 << talon[1]
-                events.append(_draw(loser, codes[talon[1]], len(talon) - 2))
+                taken, drawn = draw_after_trick(hands, talon, 0, winner)
+                events = (_draw(winner, codes[taken], len(talon) - 1), _draw(loser, codes[drawn], len(talon) - 2))
                 talon = talon[2:]
             else:
-                # the last face-down card went to the winner: the loser takes the trump card, in view
+                # the last face-down card goes to the winner: the loser takes the trump card, in view
                 assert trump_card is not None
-                hands[loser] |= 1 << trump_card
-                shown[loser] |= 1 << trump_card
-                events.append(public("take", seat=loser, card=codes[trump_card]))
+                taken, drawn = draw_after_trick(hands, (talon[0], trump_card), 0, winner)
+                shown[loser] |= 1 << drawn
+                events = (_draw(winner, codes[taken], 0), public("take", seat=loser, card=codes[drawn]))
                 talon, trump_card = (), None
         state = SixtySixState(
             state.match, tuple(hands), talon, trump_card, state.trump, Trick(winner), tuple(won), state.marriages,
             tuple(shown), state.closing, done,
         )
-        if hands[winner]:
-            return state, tuple(events)
-        return self._finish_deal(state, events, claimant=None)
+        return state, events
 
-    def _finish_deal(
-        self, state: SixtySixState, events: list[Event], claimant: int | None
-    ) -> tuple[SixtySixState, tuple[Event, ...]]:
+    def score_deal(self, state: SixtySixState) -> tuple[SixtySixDealResult, list[int]]:
+        """All tricks played: the closer with 66 or more is deemed to claim, else the last
+        trick's winner with 66 or more (:func:`deal_result`)."""
+        result = deal_result(state, None)
+        return result, result["game_points"]
+
+    def _claim(self, state: SixtySixState, events: list[Event], claimant: int) -> tuple[SixtySixState, tuple[Event, ...]]:
+        """``claimant`` claims 66: the deal ends now, judged by the claim."""
         result = deal_result(state, claimant)
         return self.end_deal(state, events, result, result["game_points"])
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import marshmallow as ma
 from flask import Response, g, has_request_context, json, request
 
-from engine import Refusal, RuleError
+from engine import Refusal, RuleError, registry
 from engine.texts import Text, render
 
 from .metrics import REFUSALS
@@ -27,6 +27,11 @@ REFUSAL_STATUS = {
     Refusal.NOT_YOUR_TURN: 409,
     Refusal.ILLEGAL: 422,
 }
+
+#: the rule an illegal action breaks, and why a seat may not act: the codes of the registered
+#: rulesets' catalogues, for the operations that document them
+ILLEGAL_ACTION_CODES = registry.refusal_codes(Refusal.ILLEGAL)
+TURN_REFUSAL_CODES = ["not_your_turn", "game_over", *registry.refusal_codes(Refusal.NOT_YOUR_TURN)]
 
 
 class Problem(Exception):
@@ -103,7 +108,7 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer(required=True)
     code = ma.fields.String(
         required=True,
-        metadata={"description": "Stable machine-readable reason, such as `not_your_turn` or `must_follow_suit`"},
+        metadata={"description": "Stable machine-readable reason, such as `not_your_turn` or `stale_version`"},
     )
     detail = ma.fields.String(
         required=True, metadata={"description": "Why, in one sentence, in the language of `Content-Language`"}

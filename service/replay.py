@@ -13,9 +13,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Iterable, Mapping
 
-from engine import Action, Event, Ruleset
-
-from . import action_log
+from engine import Action, Event, Ruleset, action_log
 
 
 def action_event(seat: int, action: Action) -> Event:

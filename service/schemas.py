@@ -19,15 +19,16 @@ from marshmallow import fields, validate
 
 from engine import registry
 from engine.actions import KINDS, Action
-from engine.cards import CARD_PATTERN, Card, Suit
+from engine.cards import CARD_PATTERN, EXAMPLE_CODES, Card, Suit
 from engine.players import level_names
 
 SUITS = [suit.value for suit in Suit]
 
 
 def card_field(**kwargs: Any) -> fields.String:
-    """A card code: rank (2-9, T, J, Q, K, A) then suit (C, D, H, S), as in ``QS`` or ``TD``."""
-    metadata = {"description": "A card code: rank then suit, such as `QS` or `TD`", "example": "QS"}
+    """A card code: rank then suit, as the engine writes it (:data:`engine.cards.CARD_PATTERN`)."""
+    first, second = EXAMPLE_CODES
+    metadata = {"description": f"A card code: rank then suit, such as `{first}` or `{second}`", "example": first}
     metadata.update(kwargs.pop("metadata", {}))
     return fields.String(validate=validate.Regexp(CARD_PATTERN), metadata=metadata, **kwargs)
 
@@ -172,7 +173,7 @@ def _option_property(option: Any) -> dict[str, Any]:
 
 
 def options_component(ruleset: Any) -> str:
-    """The name of a ruleset's options in the document, e.g. ``GermanWhistOptions``."""
+    """The name of a ruleset's options in the document: its id in camel case, then ``Options``."""
     return "".join(part.capitalize() for part in ruleset.id.replace("_", "-").split("-")) + "Options"
 
 

@@ -7,7 +7,7 @@ Keys of a game share the hash tag ``{<game id>}`` so a Redis Cluster keeps them 
 - ``<prefix>:{<id>}:game``: a hash with the ``version``, the ``setup`` (JSON, written once) and
   the ``snapshot`` (zlib-compressed JSON: the current state and what the service keeps beside it;
   once the match is over, only the final state)
-- ``<prefix>:{<id>}:log``: the actions in order, in the compact encoding of :mod:`.action_log`
+- ``<prefix>:{<id>}:log``: the actions in order, in the compact encoding of :mod:`engine.action_log`
   (absent until the first action)
 - ``<prefix>:{<id>}:idem:<seat>:<key hash>``: the first answer to an idempotent action
 

@@ -22,11 +22,10 @@ from typing import Any, Callable, Mapping, Sequence, cast
 
 from redis.exceptions import ResponseError
 
-from engine import Action, Event, RuleError, Ruleset, registry
+from engine import Action, Event, RuleError, Ruleset, action_log, registry
 from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
 from engine.shuffle import first_dealer
 
-from . import action_log
 from .announcements import Announcements, Waiter
 from .config import Settings
 from .errors import Problem

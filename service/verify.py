@@ -11,9 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from engine import RuleError, registry
+from engine import RuleError, action_log, registry
 
-from . import action_log
 from .replay import Replay
 from .tables import SEAT_EVENTS
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
 from engine.errors import RuleError, illegal
-from engine.rules import DealRecord, Event, Trick, deal_opened
+from engine.rules import DealRecord, Event, Trick
 from engine.ruleset import Match
 from engine.shapes import COMMON_EVENTS, BaseView, CardCode, SuitCode, TrickView
 from engine.shuffle import shuffled_deck
@@ -28,6 +28,11 @@ class PlainWhistState(NamedTuple):
     trick: Trick
     won: tuple[int, ...]
     last_trick: Trick | None = None
+    trump: int = -1  # none
+
+    @property
+    def trick_number(self) -> int:
+        return sum(self.won) + 1
 
 
 def legal_cards(hand: int, led: int) -> int:
@@ -89,12 +94,7 @@ class PlainWhist(TrickTaking[PlainWhistState]):
         dealer = match.dealer(2)
         hands = tuple(mask_of(DECK.number[card] for card in hand) for hand in self.deal_record(match, match.deal_number, dealer).hands)
         state = PlainWhistState(match, hands, Trick(1 - dealer), (0, 0))
-        return state, tuple(deal_opened(match.deal_number, dealer, hands, DECK))
-
-    def to_act(self, state: PlainWhistState) -> tuple[int, ...]:
-        if state.match.result is not None:
-            return ()
-        return ((state.trick.leader + len(state.trick.cards)) % 2,)
+        return state, self.deal_events(match, hands)
 
     def legal_actions(self, state: PlainWhistState, seat: int) -> tuple[Play, ...]:
         if seat not in self.to_act(state):
@@ -110,22 +110,15 @@ class PlainWhist(TrickTaking[PlainWhistState]):
             return illegal("must_follow_suit", self.messages["must_follow_suit"])
         return None
 
-    def perform_play(self, state: PlainWhistState, seat: int, action: Play) -> tuple[PlainWhistState, tuple[Event, ...]]:
-        card = action.card.index
-        hands = tuple(hand & ~(1 << card) if held == seat else hand for held, hand in enumerate(state.hands))
-        trick = Trick(state.trick.leader, state.trick.cards + (card,))
-        if len(trick.cards) < 2:
-            return state._replace(hands=hands, trick=trick), ()
-        lead, reply = trick.cards
-        winner = 1 - trick.leader if reply // 13 == lead // 13 and reply > lead else trick.leader
-        done = Trick(trick.leader, trick.cards, winner)
-        won = tuple(count + (held == winner) for held, count in enumerate(state.won))
-        state = PlainWhistState(state.match, hands, Trick(winner), won, done)
-        events = [self.trick_event(done, sum(won))]
-        if any(hands):
-            return state, tuple(events)
-        winners = [0 if won[0] > won[1] else 1]
-        return self.end_deal(state, events, {"deal": state.match.deal_number, "tricks": list(won), "winners": winners}, won)
+    def trick_taken(self, state: PlainWhistState, hands: tuple[int, ...], done: Trick, card: int) -> tuple[PlainWhistState, tuple[Event, ...]]:
+        winner = done.winner
+        assert winner is not None
+        won = tuple(count + (seat == winner) for seat, count in enumerate(state.won))
+        return PlainWhistState(state.match, hands, Trick(winner), won, done), ()
+
+    def score_deal(self, state: PlainWhistState) -> tuple[PlainWhistDealResult, tuple[int, ...]]:
+        won = state.won
+        return {"deal": state.match.deal_number, "tricks": list(won), "winners": [0 if won[0] > won[1] else 1]}, won
 
     def match_winners(self, match: Match) -> list[int] | None:
         return list(match.last_deal["winners"]) if match.last_deal else None

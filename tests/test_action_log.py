@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine import registry
-from service import action_log
+from engine import action_log
 from tests.support import random_playout
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]

@@ -11,6 +11,7 @@ import jsonschema_rs
 import schemathesis
 from hypothesis import HealthCheck, settings
 
+from engine import Refusal, registry
 from service import create_app
 from service.cli import openapi_document
 from tests.conftest import make_settings
@@ -125,9 +126,19 @@ def _documented_codes(operation, status):
 def test_every_illegal_action_code_of_the_engine_is_documented_as_a_422():
     engine = Path(__file__).resolve().parent.parent / "engine"
     raised = {match for source in engine.rglob("*.py") for match in re.findall(r'illegal\(\s*"([a-z_]+)"', source.read_text())}
+    catalogued = {code for ruleset in registry.all_rulesets() for code in ruleset.refusals() if ruleset.refusal_kind(code) is Refusal.ILLEGAL}
     document = json.loads(COMMITTED.read_text())
     post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
-    assert raised and _documented_codes(post_action, "422") == raised | {"idempotency_key_reused"}
+    assert raised and raised <= catalogued
+    assert _documented_codes(post_action, "422") == catalogued | {"idempotency_key_reused"}
+
+
+def test_every_refusal_of_a_seat_that_may_not_act_is_documented_as_a_409_where_a_seat_acts():
+    catalogued = {code for ruleset in registry.all_rulesets() for code in ruleset.refusals() if ruleset.refusal_kind(code) is Refusal.NOT_YOUR_TURN}
+    document = json.loads(COMMITTED.read_text())
+    for path, method in (("/v1/games/{game_id}/actions", "post"), ("/v1/games/{game_id}/hint", "get")):
+        # the seat comes from the token, so the engine's unknown_seat never reaches the service
+        assert catalogued - {"unknown_seat"} <= _documented_codes(document["paths"][path][method], "409"), path
 
 
 def test_every_turn_refusal_of_the_engine_is_documented_as_a_409():

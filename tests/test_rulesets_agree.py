@@ -48,3 +48,4 @@ def test_the_legal_actions_are_exactly_what_the_rules_allow_and_every_refusal_is
                 with pytest.raises(RuleError) as refused:
                     ruleset.apply(state, seat, action)
                 assert refused.value.code in catalogue, refused.value.code
+                assert ruleset.refusal_kind(refused.value.code) is refused.value.refusal, refused.value.code

@@ -21,3 +21,12 @@ def test_a_shuffle_draws_the_same_words_as_the_documented_fisher_yates_and_leave
     for size in sizes:
         assert fast.shuffled(range(size)) == documented_shuffle(reference, list(range(size)))
         assert fast.below(between) == reference.below(between)
+
+
+@given(seed=st.text(max_size=8), size=st.integers(2, 60))
+def test_a_word_too_large_for_the_position_is_rejected_and_the_next_one_drawn(seed, size):
+    fast, reference = SeededRandom(seed, "t"), SeededRandom(seed, "t")
+    for stream in (fast, reference):
+        stream._words = [(1 << 64) - 1]  # the next word: at or above every position's limit
+    assert fast.shuffled(range(size)) == documented_shuffle(reference, list(range(size)))
+    assert fast.below(7) == reference.below(7)

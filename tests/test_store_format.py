@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import action_log
+from engine import action_log
 from service.store import GameStore, unpack
 from tests.api import FlaskClient
 

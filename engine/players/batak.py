@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..actions import Action, Play
 from ..batak import (
     ABOVE,
+    BEATERS,
     BIDS,
     DECK,
     MAX_BID,
@@ -42,7 +43,9 @@ from ..batak import (
     Auction,
     beats,
     deal_points,
+    denied_by_card,
     legal_mask,
+    match_winning_team,
     winning,
 )
 from ..batak import SUIT_MASKS as SUIT_MASK
@@ -81,7 +84,7 @@ def pick_card(
     others = unplayed & ~hand
     if trick_size == 0:
         return _lead(hand, legal, partner_hand, others, trump, declaring)
-    beating = ABOVE[win] if win // RANKS == trump else ABOVE[win] | SUIT_MASK[trump]
+    beating = BEATERS[trump][win]
     if winner == (seat + 2) % SEATS:
         # Partner is winning: never overtake without need (the rules may force it).
         return _cheapest(legal & ~beating or legal, others, trump)
@@ -297,12 +300,11 @@ class Standing:
         points minus the other team's."""
         declaring_points, defending_points = deal_points(contract, declaring_tricks)
         ours, theirs = (declaring_points, defending_points) if declaring else (defending_points, declaring_points)
-        if contract == MAX_BID and declaring_tricks == TRICKS:
-            return MATCH_WIN if declaring else -MATCH_WIN
-        total, other = self.ours + ours, self.theirs + theirs
-        if max(total, other) >= self.target and total != other:
-            return MATCH_WIN if total > other else -MATCH_WIN
-        return ours - theirs
+        totals = (self.ours + ours, self.theirs + theirs)
+        winner = match_winning_team(totals, contract, declaring_tricks >= contract, 0 if declaring else 1, self.target)
+        if winner is None:
+            return ours - theirs
+        return MATCH_WIN if winner == 0 else -MATCH_WIN
 
 
 # --- what a seat knows -------------------------------------------------------------------------
@@ -405,26 +407,12 @@ def _learn_from_trick(
     leader: int, cards: Sequence[int], trump: int, may_lead_trump: bool, excluded: list[int], played: list[int]
 ) -> None:
     """Record who played what, and what the rules say each player could not hold."""
-    trump_mask = SUIT_MASK[trump]
-    led = cards[0] // RANKS
-    if led == trump and not may_lead_trump:
-        excluded[leader] |= ALL_CARDS & ~trump_mask  # trump led before broken: the leader held only trumps
-    win = cards[0]
-    played[leader] |= 1 << cards[0]
-    for offset, card in enumerate(cards[1:], 1):
+    led, win = cards[0] // RANKS, -1
+    for offset, card in enumerate(cards):
         seat = (leader + offset) % SEATS
         played[seat] |= 1 << card
-        suit = card // RANKS
-        if suit == led:
-            if win // RANKS == led and card < win:
-                excluded[seat] |= ABOVE[win]  # held no card of the suit led able to beat
-        else:
-            excluded[seat] |= SUIT_MASK[led]
-            if suit != trump:
-                excluded[seat] |= trump_mask
-            elif win // RANKS == trump and card < win:
-                excluded[seat] |= ABOVE[win]  # held no trump able to overtrump
-        if beats(card, win, trump):
+        excluded[seat] |= denied_by_card(card, led if offset else -1, win, trump, may_lead_trump)
+        if offset == 0 or beats(card, win, trump):
             win = card
 
 

@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 from ..actions import Play
 from ..cards import Card, highest, lowest, members
-from ..german_whist import DECK, PLAYS, SUIT_MASKS, leader_wins, legal_cards
+from ..german_whist import BEATERS, DECK, PLAYS, SUIT_MASKS, counted_tricks, leader_wins, legal_cards
+from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy
 
@@ -98,14 +99,9 @@ def rule_of_thumb(hand: int, unseen: int, led: int, face_up: int, trump: int, un
             return _shed(hand, unseen, led, trump)
         return _take(hand, unseen, led, trump)
     if led >= 0:
-        suit = led // 13
-        following = hand & SUIT_MASKS[suit]
-        if following:
-            winners, losers = following & ABOVE[led], following & BELOW[led]
-        elif trump >= 0 and suit != trump:
-            winners, losers = hand & SUIT_MASKS[trump], hand & ~SUIT_MASKS[trump]
-        else:
-            winners, losers = 0, hand
+        legal = legal_cards(hand, led)
+        winners = legal & BEATERS[trump][led]
+        losers = legal & ~winners
     else:
         winners, playable = 0, unseen & ~(1 << face_up)
         for suit_mask in SUIT_MASKS:
@@ -730,8 +726,7 @@ def play_out(
             leader = 1 - leader
         if face_up >= 0:
             won[leader][0] += 1
-            hands[leader] |= 1 << face_up
-            hands[1 - leader] |= 1 << stock[position + 1]
+            draw_after_trick(hands, stock, position, leader)
             position += 2
         else:
             won[leader][1] += 1
@@ -740,7 +735,7 @@ def play_out(
 
 def outcome(won: list[list[int]], aim: Aim) -> float:
     """How good a finished deal is for seat 0: the counted-trick margin, and the win weighed in."""
-    counted = [phase2 + (phase1 if aim.count_all else 0) for phase1, phase2 in won]
+    counted = counted_tricks(won, aim.count_all)
     margin = counted[0] - counted[1]
     if aim.misere:
         margin = -margin

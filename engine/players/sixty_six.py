@@ -39,9 +39,11 @@ from typing import Callable, Iterable
 
 from ..actions import Action, Marriage, Play
 from ..cards import Card, Suit, highest, lowest, mask_of, members
+from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
 from ..sixty_six import (
     ABOVE,
+    BEATERS,
     ACE,
     CLAIM,
     CLOSE,
@@ -58,7 +60,9 @@ from ..sixty_six import (
     QUEEN,
     TEN,
     Closing,
+    counted_points,
     deal_outcome,
+    denied_by_reply,
     exchange_allowed,
     follower_cards,
     marriage_cards,
@@ -157,7 +161,7 @@ class Knowledge:
 
     def points(self, seat: int) -> int:
         """Counted points: cards won, and marriages once a trick is won."""
-        return self.won[seat] + self.marriage[seat] if self.tricks[seat] else 0
+        return counted_points(self.won[seat], self.marriage[seat], self.tricks[seat])
 
     @property
     def outstanding(self) -> int:
@@ -191,8 +195,7 @@ def read(info: SeatInfo) -> Knowledge:
         elif kind == "marriage":
             marriage[event["seat"]] += event["value"]
         elif kind == "close":
-            other = 1 - event["seat"]
-            closing = Closing(event["seat"], won[other] + marriage[other] if tricks[other] else 0, tricks[other])
+            closing = Closing.by(event["seat"], lambda each: counted_points(won[each], marriage[each], tricks[each]), tricks)
         elif kind == "trick":
             first, second = event["cards"]
             lead, reply = ID[Card.parse(first["card"])], ID[Card.parse(second["card"])]
@@ -200,7 +203,7 @@ def read(info: SeatInfo) -> Knowledge:
             won[event["winner"]] += POINTS[lead] + POINTS[reply]
             tricks[event["winner"]] += 1
             if event["phase"] == 2 and second["seat"] != seat:
-                barred |= _failures(lead, reply, table.trump)
+                barred |= denied_by_reply(lead, reply, table.trump)
     if view["trump_card"] is not None:  # in view while the talon is open; the events tell it once closed
         face_up = ID[Card.parse(view["trump_card"])]
     in_trick = [(entry["seat"], ID[Card.parse(entry["card"])]) for entry in view["trick"]["cards"]]
@@ -227,16 +230,6 @@ def read(info: SeatInfo) -> Knowledge:
         scores=(view["scores"][0], view["scores"][1]),
         target=options["target"],
     )
-
-
-def _failures(lead: int, reply: int, trump: int) -> int:
-    """The cards a phase-2 follower showed it did not hold by replying ``reply`` to ``lead``."""
-    if reply // 6 != lead // 6:
-        return SUIT_MASK[lead // 6] | (SUIT_MASK[trump] if reply // 6 != trump else 0)
-    return 0 if reply > lead else ABOVE[lead]
-
-
-# --- the rules, on ints -----------------------------------------------------------------------
 
 
 def deal_value(
@@ -309,7 +302,7 @@ class Position:
 
     def points(self, seat: int) -> int:
         """Counted points: cards won, and marriages once a trick is won."""
-        return self.won[seat] + self.marriage[seat] if self.tricks[seat] else 0
+        return counted_points(self.won[seat], self.marriage[seat], self.tricks[seat])
 
     def outstanding(self, seat: int) -> int:
         """The cards ``seat`` has not seen played: the other hand and the talon."""
@@ -329,7 +322,7 @@ class Position:
 
     def close(self, seat: int) -> None:
         """``seat`` closes the talon."""
-        self.closing = Closing(seat, self.points(1 - seat), self.tricks[1 - seat])
+        self.closing = Closing.by(seat, self.points, self.tricks)
 
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
@@ -353,10 +346,8 @@ class Position:
         self.won[winner] += POINTS[lead] + POINTS[reply]
         self.tricks[winner] += 1
         if self.talon_open:
-            first, second = 1 << self.talon[self.drawn], 1 << self.talon[self.drawn + 1]
-            hands[winner] |= first
-            hands[1 - winner] |= second
-            self.stock ^= first | second
+            taken, drawn = draw_after_trick(hands, self.talon, self.drawn, winner)
+            self.stock ^= 1 << taken | 1 << drawn
             self.drawn += 2
         self.leader = winner
         return not hands[winner]
@@ -436,7 +427,7 @@ def masters(cards: int, outstanding: int) -> int:
 def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table, talon_open: bool) -> int:
     """Follow with the lowest card that wins when the trick is worth it, else the cheapest card."""
     trump, suit = table.trump, lead // 6
-    winners = legal & (ABOVE[lead] | (SUIT_MASK[trump] if suit != trump else 0))
+    winners = legal & BEATERS[trump][lead]
     if not talon_open:
         # whoever can win must, with cards of one suit: the lowest winner, else the cheapest card
         return lowest(winners) if winners else cheapest(legal, hand, outstanding, table)

@@ -8,7 +8,7 @@ from flask import request
 
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import check_if_match
-from ..errors import Problem
+from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from ..tables import require_token
 from .games import ETAG_HEADER, GameViewSchema, tables, view_response
@@ -16,31 +16,6 @@ from .games import ETAG_HEADER, GameViewSchema, tables, view_response
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
 MAX_KEY_LENGTH = 200
-#: the rule an illegal action breaks, in every ruleset (a test keeps this in step with the engine)
-ILLEGAL_ACTION_CODES = (
-    "auction_in_progress",
-    "auction_over",
-    "bid_out_of_range",
-    "bid_too_low",
-    "card_not_in_hand",
-    "declare_not_allowed",
-    "exchange_not_allowed",
-    "illegal_action",
-    "marriage_not_held",
-    "marriages_disabled",
-    "must_beat",
-    "must_follow_suit",
-    "must_overtrump",
-    "must_trump",
-    "must_win_trick",
-    "not_a_marriage_card",
-    "not_on_lead",
-    "talon_closed",
-    "talon_exhausted",
-    "trump_already_named",
-    "trump_not_broken",
-    "trump_not_named",
-)
 IF_MATCH = header_parameter(
     "If-Match",
     "The version the action was decided on (`W/\"<version>\"` or `\"<version>\"`): 412 if the game has moved on",
@@ -65,7 +40,7 @@ IDEMPOTENCY_KEY = header_parameter(
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer", "waiting_for_players", "busy"],
+        409: [*TURN_REFUSAL_CODES, "waiting_for_players", "busy"],
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
@@ -78,7 +53,7 @@ IDEMPOTENCY_KEY = header_parameter(
 def post_action(action: dict[str, Any], game_id: str):
     """Act as a seat.
 
-    Post one action, such as `{"type": "play", "card": "QS"}`; any member of the view's
+    Post one action object (an `Action`, told apart by its `type`); any member of the view's
     `legal_actions` may be posted verbatim. The answer is the seat's new view, after any
     computer players have moved. An illegal action answers 422 with the rule it breaks (`code`)
     and the legal actions; acting out of turn answers 409 `not_your_turn`.

@@ -26,6 +26,9 @@ from typing import Any, Iterator
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
+from engine import registry
+from engine.cards import EXAMPLE_CODES
+
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..errors import Problem
 from ..metrics import WAITING
@@ -34,16 +37,19 @@ from .games import VIEW_SCHEMA, tables
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
-EXAMPLE = """\
+#: an action of the first registered ruleset and a card, for the example (the service names no game)
+EXAMPLE_RULESET, EXAMPLE_CARD = registry.all_rulesets()[0].id, EXAMPLE_CODES[0]
+EXAMPLE_ACTION = {"version": 4, "events": [{"version": 4, "type": "action", "seat": 1, "action": {"type": "play", "card": EXAMPLE_CARD}}]}
+EXAMPLE = f"""\
 retry: 2000
 
 id: 4
 event: history
-data: {"version":4,"events":[{"version":4,"type":"action","seat":1,"action":{"type":"play","card":"2C"}}]}
+data: {json.dumps(EXAMPLE_ACTION, separators=(",", ":"))}
 
 id: 4
 event: view
-data: {"id":"711156e32947e1d4","ruleset":"german-whist","version":4,"status":"active","seat":0,"...":"..."}
+data: {{"id":"711156e32947e1d4","ruleset":"{EXAMPLE_RULESET}","version":4,"status":"active","seat":0,"...":"..."}}
 
 : heartbeat
 

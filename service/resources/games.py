@@ -134,10 +134,10 @@ def _description(prop: dict) -> dict:
 
 def document_per_ruleset(spec, component: str, description: str, own: Callable[[Ruleset], dict[str, dict]] = lambda ruleset: {}) -> None:
     """Document a schema that carries a game's `ruleset` and `options` as one schema per ruleset
-    (``GermanWhistGameCreate`` for ``GameCreate``), told apart by ``ruleset``, each with that
+    (the ruleset's name before the schema's), told apart by ``ruleset``, each with that
     ruleset's options: a generated client then builds and reads whole objects of one ruleset
-    (with one schema of every ruleset's options, it read a Sixty-Six game's options as German
-    Whist's). ``own(ruleset)`` gives what a ruleset adds to each property, by property."""
+    (with one schema of every ruleset's options, it read one game's options as the first
+    ruleset's). ``own(ruleset)`` gives what a ruleset adds to each property, by property."""
     common = spec.components.schemas[component]
     mapping = {}
     for ruleset in registry.all_rulesets():
@@ -236,7 +236,7 @@ class ViewFrameSchema(Schema):
 
 
 def view_component(ruleset: Ruleset) -> str:
-    """The name of a ruleset's view in the document, e.g. ``GermanWhistView``."""
+    """The name of a ruleset's view in the document: its id in camel case, then ``View``."""
     return options_component(ruleset).removesuffix("Options") + "View"
 
 

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields
 from engine.players import strongest_level
 
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..errors import TURN_REFUSAL_CODES
 from ..schemas import ActionSchema
 from .games import private_headers, tables
 
@@ -27,7 +28,7 @@ class HintSchema(Schema):
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         410: ["game_unreadable"],
-        409: ["not_your_turn", "game_over", "dummy_cannot_act", "not_in_auction", "not_declarer"],
+        409: TURN_REFUSAL_CODES,
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)

@@ -9,10 +9,11 @@ from typing import Any, get_args
 from flask import current_app
 from marshmallow import Schema, fields, validate
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
-from ..schemas import ActionSchema, card_field, cards_field
 from engine import registry
+from engine.shapes import Dealt
 
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..schemas import ActionSchema, cards_field
 from ..shapes import schema_of
 from .games import STATUS_DESCRIPTION, STATUSES, private, tables
 
@@ -144,21 +145,15 @@ def document_events(spec) -> None:
     }
 
 
-class DealtSchema(Schema):
-    dealer = fields.Integer(required=True)
-    hands = fields.List(fields.List(card_field()), required=True, metadata={"description": "Each seat's hand as dealt"})
-    stock = cards_field(
-        "German Whist: the stock in drawing order (stock[0] the first face-up card, then the loser's "
-        "face-down card and the next face-up card in turn); Sixty-Six: the talon in drawing order, "
-        "the face-up trump card last; Batak: empty",
-        required=True,
-    )
-    trump_card = card_field(required=True, allow_none=True)
+def dealt_schema() -> type[Schema]:
+    """A deal as dealt, its stock described by every ruleset."""
+    orders = "; ".join(f"{ruleset.names['en']}: {ruleset.stock_order}" for ruleset in registry.all_rulesets())
+    return type("DealtSchema", (schema_of(Dealt),), {"stock": cards_field(orders, required=True)})
 
 
 class RevealSchema(Schema):
     seed = fields.String(required=True)
-    deals = fields.List(fields.Nested(DealtSchema), required=True)
+    deals = fields.List(fields.Nested(dealt_schema()), required=True)
 
 
 class HistorySchema(Schema):

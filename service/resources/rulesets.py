@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from engine import registry
 from engine.cards import Card, Rank, Suit
@@ -60,6 +60,10 @@ class RulesetSchema(Schema):
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatLabelSchema), required=True, metadata={"description": "Seats in play order"})
     options = fields.List(fields.Nested(OptionSchema), required=True)
+    ranks = fields.List(
+        fields.String(validate=validate.OneOf([rank.code for rank in Rank])),
+        metadata={"description": "The ranks of the game's cards, strongest first (a table sorts a hand by them)"},
+    )
     labels = fields.List(
         fields.Nested(TableLabelSchema),
         required=True,

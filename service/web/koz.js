@@ -59,11 +59,10 @@ const TEXTS = {
 const SUIT_SYMBOLS = { S: "♠", H: "♥", C: "♣", D: "♦" };
 const SUIT_ORDER = ["S", "H", "C", "D"]; // alternating colours, as a hand is held
 const RANK_ORDER = "AKQJT98765432";
-const SIXTY_SIX_RANK_ORDER = "ATKQJ9"; // the ten ranks above the king in Sixty-Six
 const TEAM_NAMES = [{ tr: "Kuzey-Güney", en: "North-South" }, { tr: "Doğu-Batı", en: "East-West" }];
 const LONG_POLL_SECONDS = 25;
 const STREAM_PATH = "/v1/games/{game_id}/events";
-const BATAK_POSITIONS = ["bottom", "right", "top", "left"]; // South, East, North, West from the viewer's seat
+const FOUR_SEAT_POSITIONS = ["bottom", "right", "top", "left"]; // the viewer, then the others in play order round the table
 
 const page = {
   lang: localStorage.getItem("koz:lang") || "tr",
@@ -122,7 +121,7 @@ function shownCard(code, className = "card") {
 }
 
 function sortedBySuit(cards, rulesetId) {
-  const ranks = rulesetId === "sixty-six" ? SIXTY_SIX_RANK_ORDER : RANK_ORDER;
+  const ranks = (ruleset(rulesetId).ranks || []).join("") || RANK_ORDER; // a game may rank its cards its own way
   const key = (card) => SUIT_ORDER.indexOf(card[1]) * 100 + ranks.indexOf(card[0]);
   return [...cards].sort((a, b) => key(a) - key(b));
 }
@@ -245,7 +244,7 @@ function showSetup(entry) {
     event.preventDefault();
     const level = form.elements.level.value;
     const human = { name: form.elements.player.value.trim() || text("you") };
-    // you sit at seat 0: South in Batak, with your partner North at seat 2 and the opponents East and West
+    // you sit at seat 0 (with four seats: your partner opposite at seat 2, the opponents beside)
     const seats = Array.from({ length: entry.seat_count }, (_, seat) => (seat === 0 ? human : { bot: level }));
     const body = { ruleset: entry.id, options: readOptions(form, entry), seats };
     if (form.elements.seed.value.trim()) body.seed = form.elements.seed.value.trim();
@@ -444,7 +443,7 @@ function seatName(view, seat) {
   return view.seats.length === 4 ? named(entry.label) : `${text("computer")}${level ? ` (${named(level.names)})` : ""}`;
 }
 
-/** What goes beside a seat's name: its place at the table (Batak) or a computer's level. */
+/** What goes beside a seat's name: its place at a table of four or a computer's level. */
 function seatLabel(view, seat) {
   const entry = view.seats[seat];
   const level = page.game.entry.levels.find((candidate) => candidate.level === entry.bot);
@@ -516,7 +515,7 @@ function turnBanner(game) {
 function positionOf(view, seat) {
   const me = view.seat === null ? 0 : view.seat;
   const offset = (seat - me + view.seats.length) % view.seats.length;
-  return view.seats.length === 4 ? BATAK_POSITIONS[offset] : offset === 0 ? "bottom" : "top";
+  return view.seats.length === 4 ? FOUR_SEAT_POSITIONS[offset] : offset === 0 ? "bottom" : "top";
 }
 
 function trickCards(trick) {
@@ -546,7 +545,7 @@ function centre(game) {
   const parts = [];
   parts.push(h("div", { class: "fact" }, h("span", {}, text("trump")),
     view.trump ? h("strong", { class: `suit-name${"HD".includes(view.trump) ? " red" : ""}` }, `${SUIT_SYMBOLS[view.trump]} ${suitName(view.trump)}`)
-      : h("strong", {}, view.ruleset === "german-whist" && view.options.no_trump ? text("noTrump") : "–")));
+      : h("strong", {}, view.options.no_trump ? text("noTrump") : "–")));
   if (view.face_up !== undefined) {
     parts.push(h("div", { class: "fact" }, h("span", {}, text("faceUp")), view.face_up ? shownCard(view.face_up, "card small") : "–"));
     parts.push(h("div", { class: "fact" }, h("span", {}, text("stock")), h("strong", {}, text("cards", view.stock_size))));
@@ -684,7 +683,7 @@ function lastDealPanel(game) {
   const view = game.view;
   if (!view.last_deal || view.status !== "active") return null;
   const result = view.last_deal;
-  // Batak's deal has no winner of its own: each team scores
+  // a deal played in teams has no winner of its own: each team scores
   const winners = !result.winners ? null : result.winners.length
     ? text("winners", [...new Set(result.winners.map((seat) => winnerName(view, seat)))].join(", ")) : text("drawn");
   return h("section", { class: "last-deal panel" }, h("h3", {}, text("lastDeal", result.deal)),

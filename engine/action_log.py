@@ -7,7 +7,7 @@ does not know is kept whole as JSON behind a length, so a new kind of action nev
 log, it only costs more bytes.
 
 This module works on action objects as the API shows them (``Action.to_json`` and back), so it
-is the one place to adapt when the engine's actions change.
+is the one place to adapt when the engine's actions change; the service only stores its bytes.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping
 
-RANKS = "23456789TJQKA"
-SUITS = "CDHS"
-CARDS = [rank + suit for rank in RANKS for suit in SUITS]
+from .actions import Bid, Close, Declare, Exchange, Marriage, Pass, Play, Trump
+from .cards import RANK_CODES, Rank, Suit
+
+SUITS = [suit.value for suit in Suit]
+#: the card codes by operation, rank-major (the order stored logs were written in)
+CARDS = [RANK_CODES[rank] + suit for rank in Rank for suit in SUITS]
 CARD_INDEX = {code: index for index, code in enumerate(CARDS)}
 
 #: actions without fields, by operation
-BARE = {52: "pass", 53: "exchange", 54: "close", 55: "declare"}
+BARE = {52: Pass.type, 53: Exchange.type, 54: Close.type, 55: Declare.type}
 BARE_OPS = {kind: op for op, kind in BARE.items()}
 TRUMP, BID, MARRIAGE, MARRIAGE_DECLARED, OTHER = 56, 57, 58, 59, 63
 MAX_SEATS = 4
@@ -36,17 +39,17 @@ def _head(seat: int, op: int) -> int:
 def encode(seat: int, action: Mapping[str, Any]) -> bytes:
     """One log entry: ``seat`` took ``action`` (an action object as ``Action.to_json`` gives it)."""
     kind, fields = action["type"], set(action) - {"type"}
-    if kind == "play" and fields == {"card"} and action["card"] in CARD_INDEX:
+    if kind == Play.type and fields == {"card"} and action["card"] in CARD_INDEX:
         return bytes([_head(seat, CARD_INDEX[action["card"]])])
     if kind in BARE_OPS and not fields:
         return bytes([_head(seat, BARE_OPS[kind])])
-    if kind == "trump" and fields == {"suit"} and action["suit"] in SUITS:
+    if kind == Trump.type and fields == {"suit"} and action["suit"] in SUITS:
         return bytes([_head(seat, TRUMP), SUITS.index(action["suit"])])
-    if kind == "bid" and fields == {"value"} and isinstance(action["value"], int) and 0 <= action["value"] < 256:
+    if kind == Bid.type and fields == {"value"} and isinstance(action["value"], int) and 0 <= action["value"] < 256:
         return bytes([_head(seat, BID), action["value"]])
-    if kind == "marriage" and fields == {"card"} and action["card"] in CARD_INDEX:
+    if kind == Marriage.type and fields == {"card"} and action["card"] in CARD_INDEX:
         return bytes([_head(seat, MARRIAGE), CARD_INDEX[action["card"]]])
-    if kind == "marriage" and fields == {"card", "declare"} and action["declare"] is True and action["card"] in CARD_INDEX:
+    if kind == Marriage.type and fields == {"card", "declare"} and action["declare"] is True and action["card"] in CARD_INDEX:
         return bytes([_head(seat, MARRIAGE_DECLARED), CARD_INDEX[action["card"]]])
     text = json.dumps(dict(action), separators=(",", ":")).encode()
     if len(text) > 255:
@@ -61,20 +64,20 @@ def decode(log: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
         seat, op = log[at] >> 6, log[at] & 0x3F
         at += 1
         if op < len(CARDS):
-            yield seat, {"type": "play", "card": CARDS[op]}
+            yield seat, {"type": Play.type, "card": CARDS[op]}
         elif op in BARE:
             yield seat, {"type": BARE[op]}
         elif op == TRUMP:
-            yield seat, {"type": "trump", "suit": SUITS[log[at]]}
+            yield seat, {"type": Trump.type, "suit": SUITS[log[at]]}
             at += 1
         elif op == BID:
-            yield seat, {"type": "bid", "value": log[at]}
+            yield seat, {"type": Bid.type, "value": log[at]}
             at += 1
         elif op == MARRIAGE:
-            yield seat, {"type": "marriage", "card": CARDS[log[at]]}
+            yield seat, {"type": Marriage.type, "card": CARDS[log[at]]}
             at += 1
         elif op == MARRIAGE_DECLARED:
-            yield seat, {"type": "marriage", "card": CARDS[log[at]], "declare": True}
+            yield seat, {"type": Marriage.type, "card": CARDS[log[at]], "declare": True}
             at += 1
         elif op == OTHER:
             length = log[at]
