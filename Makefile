@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # the browser tests drive Debian's Chromium through Playwright (no browser download)
 CHROMIUM := /usr/bin/chromium
-OPENAPI_LINTERS := openapi/node_modules/.package-lock.json
+OPENAPI_TOOLS := openapi/node_modules/.package-lock.json
 
 .PHONY: run test bench openapi clean
 
@@ -27,16 +27,17 @@ $(CHROMIUM):
 		echo "$(CHROMIUM) is missing: 'apt-get install chromium' as root, or the browser tests are skipped"; \
 	fi
 
-# the OpenAPI linters (Redocly, Spectral), pinned by openapi/package-lock.json; the lint test
-# fails, saying so, when Node.js is missing. --ignore-scripts: none of them needs an install script
-$(OPENAPI_LINTERS): openapi/package-lock.json
+# the OpenAPI tools (linters, the TypeScript client's generator and compiler, the schema sampler),
+# pinned by openapi/package-lock.json; their tests fail, saying so, when Node.js is missing.
+# --ignore-scripts: none of them needs an install script
+$(OPENAPI_TOOLS): openapi/package-lock.json
 	@if command -v npm >/dev/null; then \
 		npm ci --prefix openapi --no-audit --no-fund --ignore-scripts --loglevel=error; \
 	else \
-		echo "npm is missing: the OpenAPI lint test will fail ('apt-get install nodejs npm' as root)"; \
+		echo "npm is missing: the OpenAPI lint and client tests will fail ('apt-get install nodejs npm' as root)"; \
 	fi
 
-test: $(STAMP) $(CHROMIUM) $(OPENAPI_LINTERS)
+test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS)
 	$(BIN)/ruff check engine service bench tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto

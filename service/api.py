@@ -42,6 +42,10 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ProblemSchema
 
+    def _init_spec(self, **options) -> None:
+        super()._init_spec(**options)
+        self.ma_plugin.converter.add_attribute_function(nullable_enum_as_any_of)
+
     def _register_error_handlers(self) -> None:
         app: Flask = self._app
         app.register_error_handler(HTTPException, self.handle_http_exception)
@@ -98,6 +102,22 @@ class Api(flask_smorest.Api):
         response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def nullable_enum_as_any_of(converter, field, ret: dict, **kwargs) -> dict:
+    """Document a nullable enum as `anyOf` the enum and null (after apispec's own conversion, which
+    gives `type: [string, null]` with null among the values): generated clients then make one
+    enum type and allow None, where `type: [string, null]` gave openapi-python-client one
+    identical enum class per branch. A field whose metadata names an enum ``component`` refers to
+    it, so that every field of that enum shares one type."""
+    enum = ret.get("enum")
+    if enum is None or None not in enum or not isinstance(ret.get("type"), list):
+        return {}
+    (kind,) = [name for name in ret.pop("type") if name != "null"]
+    values = [value for value in ret.pop("enum") if value is not None]
+    named = field.metadata.get("component")
+    ret["anyOf"] = [{"$ref": f"#/components/schemas/{named}"} if named else {"type": kind, "enum": values}, {"type": "null"}]
+    return {}
 
 
 class ArgumentsParser(FlaskParser):

@@ -24,9 +24,9 @@ from .encoding import json_bytes, json_text
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .resources import BLUEPRINTS
-from .resources.games import document_seat_counts, document_views
+from .resources.games import document_rulesets_apart, document_views
 from .resources.history import document_events
-from .schemas import document_actions, document_options
+from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
 from .tables import Tables
 from .web_table import blp as web_table
@@ -125,6 +125,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
+    document_levels(api.spec)
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "A seat token, as returned once when the game was created"},
@@ -135,7 +136,8 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     document_options(api.spec)
     document_views(api.spec)
     document_events(api.spec)
-    document_seat_counts(api.spec)
+    document_rulesets_apart(api.spec)
+    document_request_defaults(api.spec)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

@@ -21,6 +21,7 @@ from marshmallow import fields, validate
 from engine import registry
 from engine.actions import KINDS, Action
 from engine.cards import CARD_PATTERN, EXAMPLE_CODES, Card, Suit
+from engine.players import level_names
 
 from .texts import TURKISH_FIELD_MESSAGES, FieldMessage
 
@@ -212,6 +213,18 @@ def document_actions(spec: APISpec) -> None:
     }
 
 
+#: the document's enum of computer levels, which every field naming a level refers to
+LEVEL_COMPONENT = "LevelName"
+
+
+def document_levels(spec: APISpec) -> None:
+    """Document the computer levels as one enum, so that a generated client has one type of them."""
+    spec.components.schema(
+        LEVEL_COMPONENT,
+        {"type": "string", "enum": level_names(), "description": "A computer level; the catalog lists each ruleset's, weakest first"},
+    )
+
+
 class SeatSchema(ma.Schema):
     index = fields.Integer(required=True)
     label = fields.Nested(NamesSchema, required=True, metadata={"description": "The seat's label, e.g. South / Güney"})
@@ -256,8 +269,8 @@ GameOptionsSchema = options_schema()
 
 
 def document_options(spec: APISpec) -> None:
-    """Document each ruleset's options as its own schema; ``GameOptions`` is one of them."""
-    refs = []
+    """Document each ruleset's options as its own schema (every schema with options names its
+    ruleset's, see ``document_rulesets_apart``), in place of the loader's ``GameOptions``."""
     for ruleset in registry.all_rulesets():
         name = options_component(ruleset)
         spec.components.schema(
@@ -269,5 +282,28 @@ def document_options(spec: APISpec) -> None:
                 "additionalProperties": False,
             },
         )
-        refs.append({"$ref": f"#/components/schemas/{name}"})
-    spec.components.schemas["GameOptions"] = {"description": "The options of the game's ruleset", "anyOf": refs}
+
+
+def document_request_defaults(spec: APISpec) -> None:
+    """Say a request field's default in its description ("Absent: false."), not as `default`:
+    the server fills it in, while generated clients resend a documented default
+    (openapi-python-client) or make the field required (openapi-typescript), as with options."""
+    schemas = spec.components.schemas
+    pending = [operation["requestBody"] for operations in spec._paths.values() for operation in operations.values() if "requestBody" in operation]
+    reached: set[str] = set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] not in reached:
+                reached.add(ref.rsplit("/", 1)[1])
+                pending.append(schemas[ref.rsplit("/", 1)[1]])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    for name in sorted(reached):
+        for prop in schemas[name].get("properties", {}).values():
+            if "default" in prop:
+                default = prop.pop("default")
+                if default is not None:  # an absent nullable field is null: its description says what that means
+                    prop["description"] = f"{prop['description'].rstrip('.')}. Absent: {json.dumps(default)}."

@@ -1,8 +1,10 @@
-"""Helpers shared by the tests: random playouts and a leak detector for JSON documents."""
+"""Helpers shared by the tests: random playouts, a leak detector for JSON documents, the README's examples."""
 
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from engine import Event, Ruleset, registry
@@ -131,3 +133,14 @@ SWAPS = {
     "sixty-six": lambda state, seat, rng: _swap_with_pile(state, seat, rng, "talon", slice(None)),
     "partnership-batak": _swap_batak,
 }
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+#: the address the README's examples talk to; a test puts its own server's in its place
+README_SERVER = "http://127.0.0.1:8000"
+
+
+def readme_example(language: str) -> str:
+    """The README's one code block in ``language`` (``python``, ``ts``), as written there."""
+    (block,) = re.findall(rf"^```{language}\n(.*?)^```$", README.read_text(), flags=re.MULTILINE | re.DOTALL)
+    return block

@@ -141,6 +141,17 @@ def test_every_refusal_of_a_seat_that_may_not_act_is_documented_as_a_409_where_a
         assert catalogued - {"unknown_seat"} <= _documented_codes(document["paths"][path][method], "409"), path
 
 
+def test_every_turn_refusal_of_the_engine_is_documented_as_a_409():
+    engine = Path(__file__).resolve().parent.parent / "engine"
+    pattern = r'RuleError\(\s*"([a-z_]+)",[^)]*Refusal\.NOT_YOUR_TURN'
+    raised = {match for source in engine.rglob("*.py") for match in re.findall(pattern, source.read_text())}
+    # a seat number no token can name, and the reveal of a match not over, never come from an action
+    raised -= {"unknown_seat", "game_not_over"}
+    document = json.loads(COMMITTED.read_text())
+    post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
+    assert {"not_your_turn", "game_over", "not_in_auction"} <= raised <= _documented_codes(post_action, "409")
+
+
 def test_the_refusal_codes_of_an_operation_are_an_enum(client):
     document = json.loads(COMMITTED.read_text())
     post_action = document["paths"]["/v1/games/{game_id}/actions"]["post"]
@@ -171,8 +182,7 @@ def _media_examples(document):
 
 def test_every_example_fits_its_schema():
     document = json.loads(COMMITTED.read_text())
-    # an event stream's example is its text on the wire, while its schema describes one message
-    examples = [(where, media) for *where, media in _media_examples(document) if "example" in media and where[-1] != "text/event-stream"]
+    examples = [(where, media) for *where, media in _media_examples(document) if "example" in media]
     assert len(examples) >= 30
     for where, media in examples:
         validator = jsonschema_rs.Draft202012Validator({"components": document["components"], **media["schema"]})
@@ -200,3 +210,55 @@ def test_the_committed_examples_are_what_a_capture_answers_today():
     captured = capture()
     assert shape(captured) == shape(EXAMPLES), "service/examples.json is stale: run `python -m tests.capture_examples`"
     assert captured["postAction"]["responses"]["422"]["code"] == EXAMPLES["postAction"]["responses"]["422"]["code"]
+
+
+def _reached(document, node, seen=None) -> set[str]:
+    """The component schemas a part of the document refers to, directly or through others."""
+    seen = set() if seen is None else seen
+    if isinstance(node, dict):
+        name = node.get("$ref", "").removeprefix("#/components/schemas/")
+        if "$ref" in node and name not in seen:
+            seen.add(name)
+            _reached(document, document["components"]["schemas"][name], seen)
+        for value in node.values():
+            _reached(document, value, seen)
+    elif isinstance(node, list):
+        for value in node:
+            _reached(document, value, seen)
+    return seen
+
+
+def test_no_request_body_documents_a_default_a_generated_client_would_send_or_require():
+    """The server fills in what a request leaves out: a documented `default` would be resent by
+    openapi-python-client and made required by openapi-typescript, so it is said in prose."""
+    document = json.loads(COMMITTED.read_text())
+    bodies = [operation["requestBody"] for _, _, operation, _ in _operations(document) if "requestBody" in operation]
+    reached = _reached(document, bodies)
+    assert {"GermanWhistGameCreate", "SeatSpec", "Clock", "Leave"} <= reached
+    schemas = document["components"]["schemas"]
+    defaults = [f"{name}.{field}" for name in reached for field, prop in schemas[name].get("properties", {}).items() if "default" in prop]
+    assert defaults == []
+    assert schemas["SeatSpec"]["properties"]["open"]["description"].endswith("Absent: false.")
+
+
+def test_a_nullable_enum_is_one_enum_or_null():
+    """`type: [string, null]` with null among the values gave openapi-python-client three identical
+    enum classes; `anyOf` the enum and null gives one (the computer levels: the shared LevelName)."""
+    document = json.loads(COMMITTED.read_text())
+    nullable_enums = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            if None in node.get("enum", []):
+                nullable_enums.append(path)
+            for key, value in node.items():
+                walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{path}/{index}")
+
+    walk(document, "#")
+    assert nullable_enums == []
+    schemas = document["components"]["schemas"]
+    assert schemas["GermanWhistView"]["properties"]["trump"]["anyOf"] == [{"type": "string", "enum": ["C", "D", "H", "S"]}, {"type": "null"}]
+    assert schemas["SeatSpec"]["properties"]["bot"]["anyOf"] == [{"$ref": "#/components/schemas/LevelName"}, {"type": "null"}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
@@ -17,7 +17,7 @@ from engine.ruleset import Ruleset
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
-from ..schemas import GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
+from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
 from ..tables import version_matches
 from ..texts import FIELD_MESSAGES, FieldMessage
@@ -56,7 +56,12 @@ class SeatSpecSchema(RequestSchema):
     )
     bot = fields.String(
         allow_none=True,
-        metadata={"description": "A computer level (see the catalog's `levels`); absent or null for a human seat", "enum": level_names() + [None]},
+        # an unknown level is refused as unknown_level, naming the ruleset's levels
+        metadata={
+            "description": "A computer level (see the catalog's `levels`); absent or null for a human seat",
+            "enum": level_names() + [None],
+            "component": LEVEL_COMPONENT,
+        },
     )
     open = StrictBoolean(
         load_default=False,
@@ -124,19 +129,51 @@ class GameCreateSchema(RequestSchema):
     )
 
 
-def document_seat_counts(spec) -> None:
-    """Say in the document how many seats each ruleset takes (marshmallow cannot say that one
-    field's bounds depend on another's value; JSON Schema can, with one branch per ruleset)."""
-    spec.components.schemas["GameCreate"]["oneOf"] = [
-        {
-            "properties": {
-                "ruleset": {"const": ruleset.id},
-                "options": {"$ref": f"#/components/schemas/{options_component(ruleset)}"},
-                "seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count},
-            }
-        }
-        for ruleset in registry.all_rulesets()
-    ]
+def _description(prop: dict) -> dict:
+    return {"description": prop["description"]} if "description" in prop else {}
+
+
+def document_per_ruleset(spec, component: str, description: str, own: Callable[[Ruleset], dict[str, dict]] = lambda ruleset: {}) -> None:
+    """Document a schema that carries a game's `ruleset` and `options` as one schema per ruleset
+    (the ruleset's name before the schema's), told apart by ``ruleset``, each with that
+    ruleset's options: a generated client then builds and reads whole objects of one ruleset
+    (with one schema of every ruleset's options, it read one game's options as the first
+    ruleset's). ``own(ruleset)`` gives what a ruleset adds to each property, by property."""
+    common = spec.components.schemas[component]
+    mapping = {}
+    for ruleset in registry.all_rulesets():
+        properties = dict(common["properties"])
+        properties["ruleset"] = {**_description(properties["ruleset"]), "const": ruleset.id, "type": "string"}
+        properties["options"] = {**_description(properties["options"]), "$ref": f"#/components/schemas/{options_component(ruleset)}"}
+        for name, additions in own(ruleset).items():
+            properties[name] = {**properties[name], **additions}
+        name = options_component(ruleset).removesuffix("Options") + component
+        spec.components.schema(name, {**common, "properties": properties})
+        mapping[ruleset.id] = f"#/components/schemas/{name}"
+    spec.components.schemas[component] = {
+        "description": description,
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "ruleset", "mapping": mapping},
+    }
+
+
+def document_rulesets_apart(spec) -> None:
+    """Every schema with a game's options, one per ruleset: the request that creates a game (with
+    the ruleset's seat count: marshmallow cannot say that one field's bounds depend on another's
+    value), the answer to it, the lobby's games and the history."""
+    # a documentation tool samples a seat with every field set (a computer and open at once, which
+    # is refused) unless the schema gives one whole seat to show
+    spec.components.schemas["SeatSpec"]["example"] = {"name": "Ayşe"}
+    document_per_ruleset(
+        spec,
+        "GameCreate",
+        "A new game of one ruleset, told apart by `ruleset`",
+        lambda ruleset: {"seats": {"minItems": ruleset.seat_count, "maxItems": ruleset.seat_count}},
+    )
+    document_per_ruleset(spec, "GameCreated", "The game created, with its tokens; its `ruleset` tells which options it has")
+    document_per_ruleset(spec, "LobbyGame", "A game waiting for a player; its `ruleset` tells which options it has")
+    document_per_ruleset(spec, "History", "A game's history; its `ruleset` tells which options it has")
+    del spec.components.schemas["GameOptions"]  # named by none of them now
 
 
 class SeatTokenSchema(Schema):

@@ -11,7 +11,7 @@ from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..edge import Name
-from ..schemas import RequestSchema
+from ..schemas import LEVEL_COMPONENT, RequestSchema
 from .games import GameViewSchema, tables, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
@@ -39,7 +39,10 @@ class LeaveSchema(RequestSchema):
     level = fields.String(
         load_default=None,
         validate=validate.OneOf(level_names()),
-        metadata={"description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level"},
+        metadata={
+            "description": "The computer level that plays the seat from now on (one of the ruleset's); absent: its standard level",
+            "component": LEVEL_COMPONENT,
+        },
     )
 
 
