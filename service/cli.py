@@ -89,6 +89,7 @@ class WorkerProcesses:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait(5)
 
 
 def serve(args: argparse.Namespace) -> None:

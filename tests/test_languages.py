@@ -102,7 +102,8 @@ def request_schemas():
     action schema hands over to, and every schema nested in them."""
     app = create_app(make_settings(), redis=fakeredis.FakeRedis())
     operations = [getattr(function, "_apidoc", {}).get("arguments", {}) for function in app.view_functions.values()]
-    schemas = [parameter["schema"]() for arguments in operations for parameter in arguments.get("parameters", [])]
+    declared = [parameter["schema"] for arguments in operations for parameter in arguments.get("parameters", [])]
+    schemas = [schema() if isinstance(schema, type) else schema for schema in declared]  # a class, or one built once
     schemas += KIND_SCHEMAS.values()
     while schemas:
         schema = schemas.pop()
