@@ -255,6 +255,8 @@ class Deck:
         if not cards:
             return -1, -1
         beaters = self.beaters[trump]
+        if len(cards) == 2:  # the trick of a two-hand game: one comparison, on every trick
+            return (cards[1], 1) if beaters[cards[0]] >> cards[1] & 1 else (cards[0], 0)
         win, place = cards[0], 0
         for offset in range(1, len(cards)):
             if beaters[win] >> cards[offset] & 1:

@@ -176,8 +176,8 @@ class Ruleset(ABC, Generic[S]):
     table_labels: ClassVar[Mapping[str, Names]] = {}
 
     def __init__(self) -> None:
-        self._verifiers = {kind: getattr(self, f"verify_{kind.type}") for kind in self.action_kinds}
-        self._performers = {kind: getattr(self, f"perform_{kind.type}") for kind in self.action_kinds}
+        #: per kind of action, the methods that verify and perform it (one look-up per action)
+        self._handlers = {kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds}
         #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
         self.seat_count = len(self.seat_names)
 
@@ -233,19 +233,23 @@ class Ruleset(ABC, Generic[S]):
             if seat not in range(self.seat_count):
                 raise RuleError("unknown_seat", COMMON_MESSAGES["unknown_seat"], Refusal.NOT_YOUR_TURN, params={"seat": seat})
             raise self.turn_refusal(state, seat)
-        verifier = self._verifiers.get(type(action))
-        error = self.refuse_kind(state, action) if verifier is None else verifier(state, seat, action)
-        if error is not None:
-            error.legal_actions = self.legal_actions(state, seat)
-            raise error
-        return self._performers[type(action)](state, seat, action)
+        handlers = self._handlers.get(type(action))
+        if handlers is None:
+            error = self.refuse_kind(state, action)
+        else:
+            verify, perform = handlers
+            error = verify(state, seat, action)
+            if error is None:
+                return perform(state, seat, action)
+        error.legal_actions = self.legal_actions(state, seat)
+        raise error
 
     def verify(self, state: S, seat: int, action: Action) -> RuleError | None:
         """None when ``seat``, which may act now, may take ``action``; else the rule it breaks."""
-        verifier = self._verifiers.get(type(action))
-        if verifier is None:
+        handlers = self._handlers.get(type(action))
+        if handlers is None:
             return self.refuse_kind(state, action)
-        return verifier(state, seat, action)
+        return handlers[0](state, seat, action)
 
     def can(self, state: S, seat: int, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action`` from ``seat`` now."""
@@ -481,8 +485,9 @@ class TrickTaking(Ruleset[D]):
         seat_count = self.seat_count
         leader, cards = trick.leader, trick.cards + (card,)
         turn = (leader + len(trick.cards)) % seat_count
-        hands = state.hands
-        hands = hands[:turn] + (hands[turn] & ~(1 << card),) + hands[turn + 1 :]
+        held = list(state.hands)
+        held[turn] &= ~(1 << card)
+        hands = tuple(held)
         if len(cards) < seat_count:
             return self.card_played(state, hands, Trick(leader, cards), card), events
         trump = state.trump

@@ -17,7 +17,8 @@ from typing import Sequence, TypeVar
 T = TypeVar("T")
 
 _WORD = 1 << 64
-_FOUR_WORDS = struct.Struct(">4Q")  # a digest's 32 bytes as four big-endian 64-bit words
+#: the 32 bytes of each of ``count`` digests as four big-endian 64-bit words, by ``count``
+_DIGEST_WORDS = [struct.Struct(f">{4 * count}Q") for count in range(17)]
 #: the rejection limit of below(n) for the sizes of a deck: the largest multiple of n up to 2^64
 _LIMITS = [_WORD - _WORD % n if n else 0 for n in range(53)]
 
@@ -30,11 +31,13 @@ class SeededRandom:
         self._counter = 0
         self._words: list[int] = []
 
-    def _digest_words(self) -> tuple[int, ...]:
-        """The four words of the next digest, in order."""
-        digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
-        self._counter += 1
-        return _FOUR_WORDS.unpack(digest)
+    def _digest_words(self, count: int = 1) -> tuple[int, ...]:
+        """The words of the next ``count`` digests (four each), in order."""
+        first, prefix, sha256 = self._counter, self._prefix, hashlib.sha256
+        self._counter += count
+        digests = b"".join([sha256(prefix + str(counter).encode()).digest() for counter in range(first, first + count)])
+        layout = _DIGEST_WORDS[count] if count < len(_DIGEST_WORDS) else struct.Struct(f">{4 * count}Q")
+        return layout.unpack(digests)
 
     def _next_word(self) -> int:
         if not self._words:
@@ -60,8 +63,15 @@ class SeededRandom:
         # the words this shuffle takes, in order: one per position but for a rejected word, which
         # is as likely as 2^-58, so they are drawn up front and the unused ones put back
         words = self._words[::-1]
-        while len(words) < size - 1:
-            words.extend(self._digest_words())
+        if len(words) < size - 1:  # the digests it takes, at once
+            words.extend(self._digest_words((size - 1 - len(words) + 3) // 4))
+        if size > 1 and max(words[: size - 1]) < _WORD - size:
+            # no word rejected: every limit for a position up to ``size`` is above 2^64 - size
+            for i, word in zip(range(size - 1, 0, -1), words):
+                j = word % (i + 1)
+                result[i], result[j] = result[j], result[i]
+            self._words = words[size - 1 :][::-1]
+            return result
         taken = 0
         for i in range(size - 1, 0, -1):
             n = i + 1

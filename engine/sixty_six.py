@@ -774,11 +774,11 @@ class SixtySix(TrickTaking[SixtySixState]):
         if state.match.result is not None or seat != (trick.leader + len(trick.cards)) % SEATS:
             return ()
         if trick.cards:
-            return plays_of(self._follower_cards(state, seat))
+            return plays_of(follower_cards(state.hands[seat], trick.cards[0], state.trump, state.talon_open))
         hand = state.hands[seat]
         actions: tuple[Action, ...] = ()
         if state.talon and state.closing is None:  # the talon is open
-            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat) else (CLOSE,)
+            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat, talon_open=True) else (CLOSE,)
         if state.won[0] or state.won[1]:
             actions += (DECLARE,)  # the leader won the last trick
         pairs = marriage_cards(hand)
@@ -788,18 +788,16 @@ class SixtySix(TrickTaking[SixtySixState]):
             actions += tuple(chain.from_iterable(marriages(pairs)))
         return actions + plays_of(hand)
 
-    def _follower_cards(self, state: SixtySixState, seat: int) -> int:
-        return follower_cards(state.hands[seat], state.trick.cards[0], state.trump, state.talon_open)
-
     def _exchange_card(self, state: SixtySixState) -> int:
         """The trump nine (jack in Schnapsen), exchanged for the trump card."""
         return 6 * state.trump + VARIANTS[state.match.options["variant"]].exchange_strength
 
-    def _may_exchange(self, state: SixtySixState, seat: int) -> bool:
+    def _may_exchange(self, state: SixtySixState, seat: int, talon_open: bool | None = None) -> bool:
+        """Whether ``seat`` on lead may exchange now (``talon_open``: already known, on every lead)."""
         options = state.match.options
         return exchange_allowed(
             options["trump_exchange"],
-            state.talon_open,
+            state.talon_open if talon_open is None else talon_open,
             state.hands[seat],
             self._exchange_card(state),
             options["variant"] == "schnapsen",
@@ -876,7 +874,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
             return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
-        if not trick.cards or self._follower_cards(state, seat) >> card & 1:
+        if not trick.cards or follower_cards(hand, trick.cards[0], state.trump, state.talon_open) >> card & 1:
             return None
         lead = trick.cards[0]
         suit = SUITS[lead // 6].value
@@ -940,14 +938,15 @@ class SixtySix(TrickTaking[SixtySixState]):
         assert winner is not None
         loser = 1 - winner
         lead, reply = done.cards
-        won = list(state.won)
-        won[winner] |= 1 << lead | 1 << reply
+        taken_cards = 1 << lead | 1 << reply
+        won = (state.won[0] | taken_cards, state.won[1]) if winner == 0 else (state.won[0], state.won[1] | taken_cards)
         talon, trump_card = state.talon, state.trump_card
-        codes = DECK.codes_table
-        hands = list(hands_after)
-        shown = [state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card)]
+        gone = ~(1 << card)
+        shown = (state.shown[0] & gone, state.shown[1] & gone)
         events: tuple[Event, ...] = ()
         if talon and state.closing is None:  # the talon is open
+            codes = DECK.codes_table
+            hands = list(hands_after)
             if len(talon) > 1:
                 taken, drawn = draw_after_trick(hands, talon, 0, winner)
                 events = (_draw(winner, codes[taken], len(talon) - 1), _draw(loser, codes[drawn], len(talon) - 2))
@@ -956,12 +955,12 @@ class SixtySix(TrickTaking[SixtySixState]):
                 # the last face-down card goes to the winner: the loser takes the trump card, in view
                 assert trump_card is not None
                 taken, drawn = draw_after_trick(hands, (talon[0], trump_card), 0, winner)
-                shown[loser] |= 1 << drawn
+                shown = (shown[0], shown[1] | 1 << drawn) if loser else (shown[0] | 1 << drawn, shown[1])
                 events = (_draw(winner, codes[taken], 0), public("take", seat=loser, card=codes[drawn]))
                 talon, trump_card = (), None
+            hands_after = (hands[0], hands[1])
         state = SixtySixState(
-            state.match, tuple(hands), talon, trump_card, state.trump, Trick(winner), tuple(won), state.marriages,
-            tuple(shown), state.closing, done,
+            state.match, hands_after, talon, trump_card, state.trump, Trick(winner), won, state.marriages, shown, state.closing, done
         )
         return state, events
 
