@@ -9,9 +9,9 @@ sequence on every platform and in any language that has SHA-256.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from functools import lru_cache
+from hashlib import sha256
 from typing import Sequence, TypeVar
 
 T = TypeVar("T")
@@ -21,6 +21,8 @@ _WORD = 1 << 64
 _DIGEST_WORDS = [struct.Struct(f">{4 * count}Q") for count in range(17)]
 #: the rejection limit of below(n) for the sizes of a deck: the largest multiple of n up to 2^64
 _LIMITS = [_WORD - _WORD % n if n else 0 for n in range(53)]
+#: the counters of a stream's first digests, as the bytes hashed after its prefix
+_COUNTERS = tuple(str(counter).encode() for counter in range(len(_DIGEST_WORDS)))
 
 
 class SeededRandom:
@@ -33,7 +35,7 @@ class SeededRandom:
 
     def _digest_words(self, count: int = 1) -> tuple[int, ...]:
         """The words of the next ``count`` digests (four each), in order."""
-        first, prefix, sha256 = self._counter, self._prefix, hashlib.sha256
+        first, prefix = self._counter, self._prefix
         self._counter += count
         digests = b"".join([sha256(prefix + str(counter).encode()).digest() for counter in range(first, first + count)])
         layout = _DIGEST_WORDS[count] if count < len(_DIGEST_WORDS) else struct.Struct(f">{4 * count}Q")
@@ -67,11 +69,8 @@ class SeededRandom:
             words.extend(self._digest_words((size - 1 - len(words) + 3) // 4))
         if size > 1 and max(words[: size - 1]) < _WORD - size:
             # no word rejected: every limit for a position up to ``size`` is above 2^64 - size
-            for i, word in zip(range(size - 1, 0, -1), words):
-                j = word % (i + 1)
-                result[i], result[j] = result[j], result[i]
             self._words = words[size - 1 :][::-1]
-            return result
+            return _swap_down(result, words)
         taken = 0
         for i in range(size - 1, 0, -1):
             n = i + 1
@@ -88,8 +87,27 @@ class SeededRandom:
         return result
 
 
+def _swap_down(result: list[T], words: Sequence[int]) -> list[T]:
+    """The Fisher-Yates pass over ``result`` from the last position down, each position's draw
+    the next of ``words``, none of them rejected."""
+    size = len(result)
+    for i, n, word in zip(range(size - 1, 0, -1), range(size, 1, -1), words):
+        j = word % n
+        result[i], result[j] = result[j], result[i]
+    return result
+
+
 def shuffled_deck(seed: str, deal_number: int, deck: Sequence[T]) -> list[T]:
-    """The deck as shuffled for deal ``deal_number`` (1-based) of the match with ``seed``."""
+    """The deck as shuffled for deal ``deal_number`` (1-based) of the match with ``seed``:
+    ``SeededRandom(seed, f"deal:{deal_number}").shuffled(deck)``."""
+    size = len(deck)
+    count = (size + 2) // 4  # the digests that give a word for each of the size - 1 positions
+    if 1 < size and count < len(_DIGEST_WORDS):
+        # every deal is shuffled from a fresh stream: its words drawn here at once, without the stream
+        prefix = f"koz:{seed}:deal:{deal_number}:".encode()
+        words = _DIGEST_WORDS[count].unpack(b"".join([sha256(prefix + counter).digest() for counter in _COUNTERS[:count]]))
+        if max(words[: size - 1]) < _WORD - size:  # no word rejected, as in SeededRandom.shuffled
+            return _swap_down(list(deck), words)
     return SeededRandom(seed, f"deal:{deal_number}").shuffled(deck)
 
 

@@ -1,10 +1,14 @@
 """The seeded shuffle is the documented one: a Fisher-Yates pass from the last position down,
 each position drawn with ``below``, so that a revealed seed reproduces every deal."""
 
+from types import SimpleNamespace
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.shuffle import SeededRandom
+from engine import shuffle
+from engine.shuffle import SeededRandom, shuffled_deck
 
 
 def documented_shuffle(stream: SeededRandom, items: list[int]) -> list[int]:
@@ -30,3 +34,22 @@ def test_a_word_too_large_for_the_position_is_rejected_and_the_next_one_drawn(se
         stream._words = [(1 << 64) - 1]  # the next word: at or above every position's limit
     assert fast.shuffled(range(size)) == documented_shuffle(reference, list(range(size)))
     assert fast.below(7) == reference.below(7)
+
+
+@given(seed=st.text(max_size=8), deal_number=st.integers(1, 200), size=st.integers(0, 60))
+def test_a_deal_is_the_documented_shuffle_of_a_fresh_stream_for_the_deal(seed, deal_number, size):
+    reference = SeededRandom(seed, f"deal:{deal_number}")
+    assert shuffled_deck(seed, deal_number, range(size)) == documented_shuffle(reference, list(range(size)))
+
+
+@pytest.mark.parametrize("size", [2, 5, 20, 24, 52])
+def test_a_deal_whose_first_words_are_rejected_is_still_the_documented_shuffle(monkeypatch, size):
+    real = shuffle.sha256
+
+    def first_digest_all_ones(data: bytes):
+        # the stream's first digest gives words at the top of the range: each is rejected
+        return SimpleNamespace(digest=lambda: b"\xff" * 32) if data.endswith(b":0") else real(data)
+
+    monkeypatch.setattr(shuffle, "sha256", first_digest_all_ones)
+    reference = SeededRandom("seed", "deal:3")
+    assert shuffle.shuffled_deck("seed", 3, range(size)) == documented_shuffle(reference, list(range(size)))
