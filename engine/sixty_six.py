@@ -438,7 +438,7 @@ class SixtySixState(NamedTuple):
 
     def marriage_points(self, seat: int) -> int:
         """The seat's counted marriage points: 0 while they are pending."""
-        if not self.won[seat]:
+        if not self.won[seat] or not self.marriages:  # most deals have none: no generator to sum
             return 0
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
 
@@ -471,12 +471,12 @@ def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResul
     return {
         "deal": state.match.deal_number,
         "winners": [winner] if winner is not None else [],
-        "game_points": [outcome.game_points if seat == winner else 0 for seat in range(SEATS)],
+        "game_points": [0, 0] if winner is None else [outcome.game_points, 0] if winner == 0 else [0, outcome.game_points],
         "reason": outcome.reason,
         "claimed_by": outcome.claimant,
         "deemed_claim": outcome.deemed,
         "points": list(outcome.points),
-        "marriage_points": [state.marriage_points(seat) for seat in range(SEATS)],
+        "marriage_points": [state.marriage_points(0), state.marriage_points(1)],
         "last_trick_ten": outcome.ten,
         "tricks": list(tricks),
         "closed_by": closing.seat if closing else None,
@@ -728,42 +728,39 @@ class SixtySix(TrickTaking[SixtySixState]):
             raise bad_option(allowed, options["exhausted_talon"], self.messages["schnapsen_last_trick"], value=options["exhausted_talon"])
 
     @staticmethod
-    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[tuple[int, ...]], tuple[int, ...], int]:
+    def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[list[int]], list[int], int]:
         """Cards go one at a time, from the non-dealer; then the trump card; the rest is the talon.
 
-        Gives the hands, the stock (the talon in drawing order with the trump card last) and the
-        trump card. With ``no_talon`` all cards are dealt this way, the last one (the dealer's) is
-        the trump card and the stock is empty.
+        Gives the hands, the talon in drawing order and the trump card. With ``no_talon`` all
+        cards are dealt this way, the last one (the dealer's) is the trump card and the talon is
+        empty.
         """
         options = match.options
         variant = VARIANTS[options["variant"]]
         cards = shuffled_deck(match.seed, deal_number, variant.order)
         size = len(cards) // SEATS if options["no_talon"] else variant.hand_size
-        hands: list[tuple[int, ...]] = [(), ()]
-        hands[1 - dealer], hands[dealer] = tuple(cards[0 : 2 * size : 2]), tuple(cards[1 : 2 * size : 2])
+        first, second = cards[0 : 2 * size : 2], cards[1 : 2 * size : 2]  # the non-dealer's, the dealer's
+        hands = [second, first] if dealer == 0 else [first, second]
         if options["no_talon"]:
-            return hands, (), hands[dealer][-1]
-        trump_card = cards[2 * size]
-        return hands, tuple(cards[2 * size + 1 :]) + (trump_card,), trump_card
+            return hands, [], second[-1]
+        return hands, cards[2 * size + 1 :], cards[2 * size]
 
     def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
-        hands, stock, trump_card = self._dealt(match, deal_number, dealer)
+        hands, talon, trump_card = self._dealt(match, deal_number, dealer)
         card = DECK.cards
         dealt = tuple(tuple(card[n] for n in hand) for hand in hands)
+        stock = () if match.options["no_talon"] else (*talon, trump_card)
         return DealRecord(dealer, dealt, tuple(card[n] for n in stock), card[trump_card])
 
     def deal(self, match: Match) -> tuple[SixtySixState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        dealt, stock, trump_card = self._dealt(match, match.deal_number, dealer)
+        dealt, talon, trump_card = self._dealt(match, match.deal_number, dealer)
         no_talon = match.options["no_talon"]
-        shown = [0, 0]
-        if no_talon:
-            shown[dealer] = 1 << trump_card
         hands = (mask_of(dealt[0]), mask_of(dealt[1]))
-        talon = stock[:-1]
-        state = SixtySixState(
-            match, hands, talon, None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), (shown[0], shown[1])
-        )
+        shown = (0, 0)
+        if no_talon:  # the trump card stays in the dealer's hand, in view
+            shown = (1 << trump_card, 0) if dealer == 0 else (0, 1 << trump_card)
+        state = SixtySixState(match, hands, tuple(talon), None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), shown)
         events = self.deal_events(match, hands, trump=SUITS[trump_card // 6].value, trump_card=DECK.code(trump_card), talon_size=len(talon))
         return state, events
 
