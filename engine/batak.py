@@ -41,7 +41,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, public, replace_at
+from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
@@ -619,7 +619,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def perform_trump(self, state: BatakState, seat: int, action: Trump) -> tuple[BatakState, tuple[Event, ...]]:
         declarer, dummy = state.declarer, state.dummy
         assert declarer is not None and dummy is not None
-        state = state._replace(trump=SUITS.index(action.suit), trick=Trick(leader=declarer))
+        state = state._replace(trump=SUITS.index(action.suit), trick=NEW_TRICKS[declarer])
         events = (
             public("trump", seat=declarer, suit=action.suit.value),
             public("open_hand", seat=dummy, hand=DECK.codes(state.hands[dummy])),
@@ -639,7 +639,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         won = replace_at(state.won, done.winner, state.won[done.winner] + 1)
         broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
         return BatakState(
-            state.match, hands, state.auction, state.declarer, state.contract, trump, Trick(done.winner), won, broken, done
+            state.match, hands, state.auction, state.declarer, state.contract, trump, NEW_TRICKS[done.winner], won, broken, done
         ), ()
 
     def score_deal(self, state: BatakState) -> tuple[BatakDealResult, list[int]]:

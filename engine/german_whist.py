@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import DealRecord, Event, Option, Trick, draw_after_trick, private, public
+from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, draw_after_trick, private, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -261,7 +261,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         hands = tuple(mask_of(hand) for hand in dealt)
         face_up = DECK.cards[stock[0]]
         trump = NO_TRUMP if match.options["no_trump"] else SUITS.index(face_up.suit)
-        state = GermanWhistState(match, hands, stock, trump, Trick(1 - dealer), ((0, 0), (0, 0)), (0, 0))
+        state = GermanWhistState(match, hands, stock, trump, NEW_TRICKS[1 - dealer], ((0, 0), (0, 0)), (0, 0))
         events = self.deal_events(match, hands, trump=face_up.suit.value if trump != NO_TRUMP else None, face_up=face_up.code, stock_size=len(stock))
         return state, events
 
@@ -284,8 +284,8 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             return None
         return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
 
-    def trick_details(self, state: GermanWhistState) -> Mapping[str, Any]:
-        return {"phase": state.phase}
+    def trick_heading(self, state: GermanWhistState) -> dict[str, Any]:
+        return {"type": "trick", "number": state.trick_number, "phase": state.phase}
 
     def card_played(self, state: GermanWhistState, hands: tuple[int, ...], trick: Trick, card: int) -> GermanWhistState:
         shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
@@ -317,7 +317,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             )
             if stock:
                 events += (public("turn_up", card=DECK.codes_table[stock[0]], stock_size=len(stock)),)
-        return GermanWhistState(state.match, hands, stock, state.trump, Trick(winner), won, shown, done), events
+        return GermanWhistState(state.match, hands, stock, state.trump, NEW_TRICKS[winner], won, shown, done), events
 
     def score_deal(self, state: GermanWhistState) -> tuple[GermanWhistDealResult, list[int]]:
         counted, points, winners = deal_scores(state.won, state.match.options)

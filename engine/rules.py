@@ -6,6 +6,7 @@ Actions are in :mod:`engine.actions`; every refusal is a :class:`~engine.errors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import Card, Deck
@@ -196,12 +197,17 @@ class Trick(NamedTuple):
     cards: tuple[int, ...] = ()
     winner: int | None = None
 
-    def to_json(self, seat_count: int, deck: Deck) -> dict[str, Any]:
+    def to_json(self, seat_count: int, deck: Deck, doc: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``{"leader", "cards": [{"seat", "card"}], "winner"}``; added to ``doc`` when given (a
+        trick event's heading, which comes first)."""
         codes, seat, cards = deck.codes_table, self.leader, []
         for card in self.cards:  # a loop, not a comprehension: every trick event is built here
             cards.append({"seat": seat, "card": codes[card]})
             seat = seat + 1 if seat + 1 < seat_count else 0
-        return {"leader": self.leader, "cards": cards, "winner": self.winner}
+        if doc is None:
+            return {"leader": self.leader, "cards": cards, "winner": self.winner}
+        doc["leader"], doc["cards"], doc["winner"] = self.leader, cards, self.winner
+        return doc
 
     def dump(self, deck: Deck) -> list[Any]:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""
@@ -212,6 +218,16 @@ class Trick(NamedTuple):
         """The inverse of :meth:`dump`."""
         leader, cards, winner = doc
         return Trick(leader, tuple(deck.number[Card.parse(code)] for code in cards), winner)
+
+
+# A named tuple's own constructor is a Python function that takes keywords and defaults; the life
+# cycle makes events and tricks on every card, from all their fields, with tuple's constructor.
+#: ``Event(*fields)`` for ``fields`` = (data, seen_by, others_see)
+event_of = partial(tuple.__new__, Event)
+#: ``Trick(*fields)`` for ``fields`` = (leader, cards, winner)
+trick_of = partial(tuple.__new__, Trick)
+#: the trick before its lead, by its leader (immutable, so shared)
+NEW_TRICKS = tuple(Trick(seat) for seat in range(8))
 
 
 def draw_after_trick(hands: list[int], stock: Sequence[int], at: int, winner: int) -> tuple[int, int]:

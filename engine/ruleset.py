@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protoc
 from .actions import Action, Play
 from .cards import Deck
 from .errors import Refusal, RuleError, illegal
-from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, public
+from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, trick_of
 from .shuffle import first_dealer
 from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -421,10 +421,6 @@ class DealState(HasMatch, Protocol):
 D = TypeVar("D", bound=DealState)
 
 
-#: a trick event's details in a game that adds none
-NO_DETAILS: Mapping[str, Any] = {}
-
-
 class TrickTaking(Ruleset[D]):
     """What the trick-taking games share: the life cycle of a match of deals, read top to bottom.
 
@@ -459,7 +455,7 @@ class TrickTaking(Ruleset[D]):
         for seat, hand in enumerate(hands):
             count = hand.bit_count()
             seen = {"type": "dealt", "seat": seat, "count": count}
-            events.append(Event({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen))
+            events.append(event_of(({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen)))
         return tuple(events)
 
     # --- lead and follow ----------------------------------------------------------------------
@@ -489,11 +485,11 @@ class TrickTaking(Ruleset[D]):
         held[turn] &= ~(1 << card)
         hands = tuple(held)
         if len(cards) < seat_count:
-            return self.card_played(state, hands, Trick(leader, cards), card), events
+            return self.card_played(state, hands, trick_of((leader, cards, None)), card), events
         trump = state.trump
         assert trump is not None
         _, place = self.deck.winning(cards, trump)
-        return self.finish_trick(state, hands, Trick(leader, cards, (leader + place) % seat_count), card, events)
+        return self.finish_trick(state, hands, trick_of((leader, cards, (leader + place) % seat_count)), card, events)
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""
@@ -506,18 +502,17 @@ class TrickTaking(Ruleset[D]):
     ) -> tuple[D, tuple[Event, ...]]:
         """Complete the trick ``done`` (``hands`` after its last card, ``card``): its public event,
         then what taking it brings; once every hand is empty, the deal is scored."""
-        trick_event = Event(
-            {"type": "trick", "number": state.trick_number, **self.trick_details(state), **done.to_json(self.seat_count, self.deck)}
-        )
+        trick_event = event_of((done.to_json(self.seat_count, self.deck, self.trick_heading(state)), None, None))
         state, taken = self.trick_taken(state, hands, done, card)
         if any(state.hands):
             return state, (*events, trick_event, *taken)
         result, points = self.score_deal(state)
         return self.end_deal(state, [*events, trick_event, *taken], result, points)
 
-    def trick_details(self, state: D) -> Mapping[str, Any]:
-        """What the game adds to a trick's event, from the state it was played in (none by default)."""
-        return NO_DETAILS
+    def trick_heading(self, state: D) -> dict[str, Any]:
+        """The start of a trick's event, from the state it was played in: its type and number,
+        then what the game adds (one hook, one call per trick)."""
+        return {"type": "trick", "number": state.trick_number}
 
     @abstractmethod
     def trick_taken(self, state: D, hands: tuple[int, ...], done: Trick, card: int) -> tuple[D, tuple[Event, ...]]:

@@ -51,7 +51,7 @@ from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Seque
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
 from .errors import RuleError, illegal
-from .rules import ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, public
+from .rules import NEW_TRICKS, ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, event_of, public
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
@@ -760,7 +760,8 @@ class SixtySix(TrickTaking[SixtySixState]):
         shown = (0, 0)
         if no_talon:  # the trump card stays in the dealer's hand, in view
             shown = (1 << trump_card, 0) if dealer == 0 else (0, 1 << trump_card)
-        state = SixtySixState(match, hands, tuple(talon), None if no_talon else trump_card, trump_card // 6, Trick(1 - dealer), (0, 0), (), shown)
+        under_talon = None if no_talon else trump_card
+        state = SixtySixState(match, hands, tuple(talon), under_talon, trump_card // 6, NEW_TRICKS[1 - dealer], (0, 0), (), shown)
         events = self.deal_events(match, hands, trump=SUITS[trump_card // 6].value, trump_card=DECK.code(trump_card), talon_size=len(talon))
         return state, events
 
@@ -916,8 +917,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             return self._claim(state, [event, public("declare", seat=seat)], seat)
         return self.play_card(state, card, (event,))
 
-    def trick_details(self, state: SixtySixState) -> Mapping[str, Any]:
-        return {"phase": state.phase}
+    def trick_heading(self, state: SixtySixState) -> dict[str, Any]:
+        return {"type": "trick", "number": state.trick_number, "phase": state.phase}
 
     def card_played(self, state: SixtySixState, hands: tuple[int, ...], trick: Trick, card: int) -> SixtySixState:
         shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
@@ -957,7 +958,7 @@ class SixtySix(TrickTaking[SixtySixState]):
                 talon, trump_card = (), None
             hands_after = (hands[0], hands[1])
         state = SixtySixState(
-            state.match, hands_after, talon, trump_card, state.trump, Trick(winner), won, state.marriages, shown, state.closing, done
+            state.match, hands_after, talon, trump_card, state.trump, NEW_TRICKS[winner], won, state.marriages, shown, state.closing, done
         )
         return state, events
 
@@ -1063,9 +1064,7 @@ class SixtySix(TrickTaking[SixtySixState]):
 
 def _draw(seat: int, card: str, talon_size: int) -> Event:
     """The private event of a card drawn from the talon: others see that a card was drawn."""
-    return Event(
-        {"type": "draw", "seat": seat, "card": card, "talon_size": talon_size},
-        ONLY[seat],
-        {"type": "draw", "seat": seat, "talon_size": talon_size},
+    return event_of(
+        ({"type": "draw", "seat": seat, "card": card, "talon_size": talon_size}, ONLY[seat], {"type": "draw", "seat": seat, "talon_size": talon_size})
     )
 
