@@ -287,21 +287,37 @@ class Deck:
 
     def selector(self, items: Sequence[T]) -> "Callable[[int], tuple[T, ...]]":
         """A function from a mask to the items of its cards (``items[number]``) in the canonical
-        card order, each suit's part remembered once seen (legal actions are built this way on
-        every move)."""
-        size, full = self.suit_size, (1 << self.suit_size) - 1
-        parts: list[dict[int, tuple[T, ...]]] = [{} for _ in range(4)]
-        clubs, diamonds, hearts, spades = parts
+        card order, each part's pattern remembered once seen (legal actions are built this way on
+        every move). A part is a suit, or two suits of a short deck: fewer look-ups per mask."""
+        width = 2 * self.suit_size if self.suit_size <= 6 else self.suit_size
+        full = (1 << width) - 1
+        parts: list[dict[int, tuple[T, ...]]] = [{} for _ in range(4 * self.suit_size // width)]
         ordered = self.ordered
 
+        def remember(mask: int) -> None:
+            for place, part in enumerate(parts):
+                pattern = mask >> width * place & full
+                if pattern not in part:
+                    part[pattern] = tuple(items[n] for n in ordered(pattern << width * place))
+
+        if len(parts) == 2:
+            low, high = parts
+
+            def select_by_halves(mask: int) -> tuple[T, ...]:
+                try:
+                    return low[mask & full] + high[mask >> width & full]
+                except KeyError:  # a pattern not seen yet
+                    remember(mask)
+                    return select_by_halves(mask)
+
+            return select_by_halves
+        clubs, diamonds, hearts, spades = parts
+
         def select(mask: int) -> tuple[T, ...]:
-            patterns = (mask & full, mask >> size & full, mask >> 2 * size & full, mask >> 3 * size & full)
             try:
-                return clubs[patterns[0]] + diamonds[patterns[1]] + hearts[patterns[2]] + spades[patterns[3]]
-            except KeyError:  # a suit's pattern not seen yet
-                for suit, pattern in enumerate(patterns):
-                    if pattern not in parts[suit]:
-                        parts[suit][pattern] = tuple(items[n] for n in ordered(pattern << size * suit))
+                return clubs[mask & full] + diamonds[mask >> width & full] + hearts[mask >> 2 * width & full] + spades[mask >> 3 * width & full]
+            except KeyError:  # a pattern not seen yet
+                remember(mask)
                 return select(mask)
 
         return select

@@ -62,3 +62,20 @@ def test_a_batak_card_denies_only_cards_its_player_could_not_hold(hand, trick, t
         assert not hand & batak.denied_by_card(card, led, win, trump, may_lead_trump), card
     for card in members(batak.legal_mask(hand, -1, -1, trump, may_lead_trump)):
         assert not hand & batak.denied_by_card(card, -1, -1, trump, may_lead_trump), card
+
+
+#: decks whose selectors look up a suit at a time (13 and 7 cards a suit) and two suits at a time (6 and 3)
+SELECTOR_DECKS = [
+    STANDARD,
+    Deck((Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING)),
+    SIXTY_SIX_DECK,
+    Deck((Rank.JACK, Rank.QUEEN, Rank.KING)),
+]
+
+
+@given(st.sampled_from(SELECTOR_DECKS), st.data())
+def test_a_selector_gives_the_items_of_a_masks_cards_in_the_canonical_order(deck, data):
+    select = deck.selector([card.code for card in deck.cards])
+    for numbers in data.draw(st.lists(st.sets(st.integers(0, len(deck.cards) - 1)), max_size=5)):
+        mask = mask_of(numbers)
+        assert select(mask) == tuple(card.code for card in sorted(deck.card_tuple(mask)))
