@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import shuffle
-from engine.shuffle import SeededRandom, shuffled_deck
+from engine.shuffle import SeededRandom, first_dealer, shuffled_deck
 
 
 def documented_shuffle(stream: SeededRandom, items: list[int]) -> list[int]:
@@ -42,14 +42,28 @@ def test_a_deal_is_the_documented_shuffle_of_a_fresh_stream_for_the_deal(seed, d
     assert shuffled_deck(seed, deal_number, range(size)) == documented_shuffle(reference, list(range(size)))
 
 
-@pytest.mark.parametrize("size", [2, 5, 20, 24, 52])
-def test_a_deal_whose_first_words_are_rejected_is_still_the_documented_shuffle(monkeypatch, size):
+@pytest.fixture
+def first_words_rejected(monkeypatch):
+    """Every stream's first digest gives words at the top of the range: each one is rejected."""
     real = shuffle.sha256
 
     def first_digest_all_ones(data: bytes):
-        # the stream's first digest gives words at the top of the range: each is rejected
         return SimpleNamespace(digest=lambda: b"\xff" * 32) if data.endswith(b":0") else real(data)
 
     monkeypatch.setattr(shuffle, "sha256", first_digest_all_ones)
+
+
+@pytest.mark.parametrize("size", [2, 5, 20, 24, 52])
+def test_a_deal_whose_first_words_are_rejected_is_still_the_documented_shuffle(first_words_rejected, size):
     reference = SeededRandom("seed", "deal:3")
     assert shuffle.shuffled_deck("seed", 3, range(size)) == documented_shuffle(reference, list(range(size)))
+
+
+@given(seed=st.text(max_size=8), seat_count=st.integers(1, 8))
+def test_the_first_dealer_is_the_first_draw_of_the_seeds_first_dealer_stream(seed, seat_count):
+    assert first_dealer.__wrapped__(seed, seat_count) == SeededRandom(seed, "first-dealer").below(seat_count)
+
+
+@pytest.mark.parametrize("seat_count", [3, 5, 7])  # (2^64 - 1 is below the limit of a power of two)
+def test_a_first_dealer_whose_first_word_is_rejected_is_the_streams_next_draw(first_words_rejected, seat_count):
+    assert first_dealer.__wrapped__("seed", seat_count) == SeededRandom("seed", "first-dealer").below(seat_count)
