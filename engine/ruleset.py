@@ -30,6 +30,7 @@ and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by th
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from operator import add
 from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
 
 from .actions import Action, Play
@@ -60,7 +61,7 @@ class Match(NamedTuple):
 
     def after_deal(self, points: Iterable[int], deal_result: Mapping[str, Any]) -> "Match":
         """The match with a finished deal's points added (not yet moved on to the next deal)."""
-        scores = tuple(total + gained for total, gained in zip(self.scores, points))
+        scores = tuple(map(add, self.scores, points))
         return Match(self.options, self.seed, self.deal_number, scores, deal_result, self.result)
 
     def finish(self, winners: Iterable[int]) -> "Match":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 from functools import lru_cache
 from hashlib import sha256
+from operator import mod
 from typing import Sequence, TypeVar
 
 T = TypeVar("T")
@@ -91,8 +92,8 @@ def _swap_down(result: list[T], words: Sequence[int]) -> list[T]:
     """The Fisher-Yates pass over ``result`` from the last position down, each position's draw
     the next of ``words``, none of them rejected."""
     size = len(result)
-    for i, n, word in zip(range(size - 1, 0, -1), range(size, 1, -1), words):
-        j = word % n
+    # position i (from the last down) swaps with the draw below i + 1: its word modulo i + 1
+    for i, j in zip(range(size - 1, 0, -1), map(mod, words, range(size, 1, -1))):
         result[i], result[j] = result[j], result[i]
     return result
 

@@ -45,6 +45,7 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import chain
 from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
@@ -441,6 +442,10 @@ class SixtySixState(NamedTuple):
         if not self.won[seat] or not self.marriages:  # most deals have none: no generator to sum
             return 0
         return sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat)
+
+
+#: ``SixtySixState(*fields)`` from all eleven fields, as :data:`~engine.rules.trick_of` (two states a trick)
+state_of = partial(tuple.__new__, SixtySixState)
 
 
 def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResult:
@@ -921,10 +926,11 @@ class SixtySix(TrickTaking[SixtySixState]):
         return {"type": "trick", "number": state.trick_number, "phase": state.phase}
 
     def card_played(self, state: SixtySixState, hands: tuple[int, ...], trick: Trick, card: int) -> SixtySixState:
-        shown = (state.shown[0] & ~(1 << card), state.shown[1] & ~(1 << card))
-        return SixtySixState(
-            state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown, state.closing,
-            state.last_trick,
+        gone = ~(1 << card)
+        shown = (state.shown[0] & gone, state.shown[1] & gone)
+        return state_of(
+            (state.match, hands, state.talon, state.trump_card, state.trump, trick, state.won, state.marriages, shown, state.closing,
+             state.last_trick)
         )
 
     def trick_taken(
@@ -957,8 +963,8 @@ class SixtySix(TrickTaking[SixtySixState]):
                 events = (_draw(winner, codes[taken], 0), public("take", seat=loser, card=codes[drawn]))
                 talon, trump_card = (), None
             hands_after = (hands[0], hands[1])
-        state = SixtySixState(
-            state.match, hands_after, talon, trump_card, state.trump, NEW_TRICKS[winner], won, state.marriages, shown, state.closing, done
+        state = state_of(
+            (state.match, hands_after, talon, trump_card, state.trump, NEW_TRICKS[winner], won, state.marriages, shown, state.closing, done)
         )
         return state, events
 
