@@ -438,6 +438,11 @@ class TrickTaking(Ruleset[D]):
     #: the game's cards as numbers; states hold masks of them
     deck: ClassVar[Deck]
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: the seat to act, by the leader's seat plus the cards played (made once: asked twice a move)
+        self._turns = tuple((turn % self.seat_count,) for turn in range(2 * self.seat_count))
+
     # --- deal ---------------------------------------------------------------------------------
 
     def new_game(self, options: Mapping[str, Any], seed: str) -> tuple[D, tuple[Event, ...]]:
@@ -451,12 +456,12 @@ class TrickTaking(Ruleset[D]):
     def deal_events(self, match: Match, hands: Iterable[int], **details: Any) -> tuple[Event, ...]:
         """The events that open ``match``'s current deal: a public ``deal`` event (with the
         game's ``details``), then each seat's cards (masks) as a private ``dealt`` event."""
-        deck = self.deck
-        events = [Event({"type": "deal", "deal": match.deal_number, "dealer": match.dealer(self.seat_count), **details})]
+        codes = self.deck.codes
+        events = [event_of(({"type": "deal", "deal": match.deal_number, "dealer": match.dealer(self.seat_count), **details}, None, None))]
         for seat, hand in enumerate(hands):
             count = hand.bit_count()
             seen = {"type": "dealt", "seat": seat, "count": count}
-            events.append(event_of(({"type": "dealt", "seat": seat, "hand": deck.codes(hand), "count": count}, ONLY[seat], seen)))
+            events.append(event_of(({"type": "dealt", "seat": seat, "hand": codes(hand), "count": count}, ONLY[seat], seen)))
         return tuple(events)
 
     # --- lead and follow ----------------------------------------------------------------------
@@ -467,7 +472,7 @@ class TrickTaking(Ruleset[D]):
         trick = state.trick
         if state.match.result is not None or trick is None:
             return ()
-        return ((trick.leader + len(trick.cards)) % self.seat_count,)
+        return self._turns[trick.leader + len(trick.cards)]
 
     def perform_play(self, state: D, seat: int, action: Play) -> tuple[D, tuple[Event, ...]]:
         return self.play_card(state, self.deck.by_index[action.card.index])
@@ -541,7 +546,7 @@ class TrickTaking(Ruleset[D]):
         history).
         """
         match = state.match.after_deal(points, result)
-        events.append(Event({"type": "deal_result", **result, "scores": list(match.scores)}))
+        events.append(event_of(({"type": "deal_result", **result, "scores": list(match.scores)}, None, None)))
         winners = self.match_winners(match)
         if winners is not None:
             match = match.finish(winners)
