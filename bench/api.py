@@ -20,6 +20,9 @@ are greenlets of this process (gevent), each on its own kept-alive connection. M
 5. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
    meanwhile, against its latency with nothing else going on.
 
+Beside (1) and (2), the CPU time each process spent per request (the web process, the worker, the
+embedded Redis, and this process's clients), read from ``/proc``: what bounds the ratio.
+
 The open-file limit of this process (and so of the server it starts) is raised to its hard
 limit, for the waiters' connections.
 """
@@ -143,6 +146,54 @@ def run_clients(client, count: int, seconds: float) -> tuple[float, list[float]]
         group.spawn(client, number, until, latencies)
     group.join(raise_error=True)
     return len(latencies) / (time.perf_counter() - started), latencies
+
+
+class CpuMeter:
+    """CPU time per kind of process of a ``koz serve`` started here, read from ``/proc``."""
+
+    def __init__(self, serve_pid: int, data_dir: str) -> None:
+        self.serve_pid = serve_pid
+        self.data_dir = os.path.realpath(data_dir)
+
+    def processes(self) -> dict[str, list[int]]:
+        kinds: dict[str, list[int]] = {"web": [], "worker": [], "redis": [], "clients": [os.getpid()]}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                continue
+            if "redis-server" in command and cwd == self.data_dir:
+                kinds["redis"].append(int(entry.name))
+            elif parent == self.serve_pid:
+                kinds["worker" if " service.cli worker" in command else "web"].append(int(entry.name))
+        return kinds
+
+    @staticmethod
+    def seconds(pid: int) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def sample(self) -> dict[str, float]:
+        return {kind: sum(self.seconds(pid) for pid in pids) for kind, pids in self.processes().items()}
+
+    @staticmethod
+    def per_request(before: dict[str, float], after: dict[str, float], requests: int) -> str:
+        return ", ".join(f"{kind} {1000 * (after[kind] - before[kind]) / max(1, requests):.2f}" for kind in after)
+
+
+def measured_run(client, count: int, seconds: float, meter: CpuMeter | None) -> tuple[float, list[float], str]:
+    """:func:`run_clients`, and the CPU milliseconds per request of each kind of process (if metered)."""
+    before = meter.sample() if meter else None
+    rate, latencies = run_clients(client, count, seconds)
+    cpu = CpuMeter.per_request(before, meter.sample(), len(latencies)) if meter and before else ""
+    return rate, latencies, cpu
 
 
 # --- waiters --------------------------------------------------------------------------------------
@@ -286,7 +337,7 @@ def main() -> None:
         process, url, data = start_service(appendfsync)
         load_before = os.getloadavg()[0]
         try:
-            rows = measure(args, url, files)
+            rows = measure(args, url, files, CpuMeter(process.pid, data))
         finally:
             process.terminate()
             process.wait(60)
@@ -305,7 +356,7 @@ def report(rows: list[tuple[str, str, str]], what: str) -> None:
         print(f"{name:<{width}}  {measured}  {target}")
 
 
-def measure(args: argparse.Namespace, url: str, files: int) -> list[tuple[str, str, str]]:
+def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | None = None) -> list[tuple[str, str, str]]:
     """Every figure, in turn, against the service at ``url``: (what, measured, target) rows."""
     rows: list[tuple[str, str, str]] = []
 
@@ -317,11 +368,14 @@ def measure(args: argparse.Namespace, url: str, files: int) -> list[tuple[str, s
     healthz = lambda number, until, latencies: healthz_client(url, until, latencies)  # noqa: E731
     paced_healthz = lambda number, until, latencies: healthz_client(url, until, latencies, 0.01)  # noqa: E731
     actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
-    healthz_rate, healthz_latencies = run_clients(healthz, clients, seconds)
+    healthz_rate, healthz_latencies, healthz_cpu = measured_run(healthz, clients, seconds, meter)
     row(f"GET /healthz, {clients} clients", f"{healthz_rate:.0f}/s, p99 {ms(percentile(healthz_latencies, 0.99))}")
     run_clients(actions, clients, min(seconds, 3.0))  # warm-up: the worker's first decisions, the games' first deals
-    action_rate, _ = run_clients(actions, clients, seconds)
+    action_rate, _, action_cpu = measured_run(actions, clients, seconds, meter)
     row(f"POST action vs computer, {clients} clients", f"{action_rate:.0f}/s = {action_rate / healthz_rate:.2f}x healthz", "(target >= 0.5x)")
+    if meter:
+        row("CPU ms per GET /healthz", healthz_cpu)
+        row("CPU ms per POST action", action_cpu)
     interval = clients / (action_rate / 2)
     half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
     half_rate, half_latencies = run_clients(half, clients, seconds)

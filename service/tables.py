@@ -1142,10 +1142,13 @@ class Tables:
             seat = table.viewer(token)
             if table.version > after:
                 return table, seat
+            # a waiting request holds no copy of the game: thousands wait at once, and each of the
+            # collector's full passes walks everything they hold, stalling them all meanwhile
+            del table
             version = self.wait_for_version(game_id, after, min(wait, self.settings.max_wait_seconds), waiter)
-        if version is None or version == table.version:
-            return table, seat
-        return (self.load_announced(game_id, version) or table), seat
+        if version is None or version <= after:
+            return self.load(game_id), seat
+        return (self.load_announced(game_id, version) or self.load(game_id)), seat
 
     def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed

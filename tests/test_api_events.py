@@ -5,6 +5,7 @@ reveal and the end of the stream once the match is over."""
 
 from __future__ import annotations
 
+import gc
 import json
 import queue
 import random
@@ -18,6 +19,7 @@ import pytest
 
 from engine import Action, registry
 from service import create_app, texts
+from service.tables import Table
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -377,3 +379,56 @@ def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(a
         assert [(message.kind, message.id) for message in again.until_view(2)] == [("history", 1), ("history", 2), ("view", 2)]
     finally:
         again.close()
+
+
+def copies_of(game_id: str) -> list[Table]:
+    gc.collect()  # what is only garbage waiting for the collector is not held
+    return [thing for thing in gc.get_objects() if isinstance(thing, Table) and thing.id == game_id]
+
+
+def until_no_copy_of(game_id: str, seconds: float = 5) -> list[Table]:
+    deadline = time.monotonic() + seconds
+    while copies_of(game_id) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return copies_of(game_id)
+
+
+def warmed_up(api) -> None:
+    """A first game and move: fakeredis keeps the error of a script's first call (the script is
+    loaded then), and with it the frames of that request, which the tests below must not count."""
+    game_id, tokens = two_humans(api, seed="warm-up")
+    play(api, game_id, tokens, random.Random(0), count=1)
+
+
+def test_a_waiting_stream_holds_no_copy_of_the_game(app, api):
+    # thousands wait at once in one process, and each of the collector's full passes walks what they hold
+    warmed_up(api)
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        assert stream.next().kind == "view"
+        assert until_no_copy_of(game_id) == []
+        play(api, game_id, tokens, random.Random(6), count=1)
+        assert stream.until_view(1)[-1].data["version"] == 1
+    finally:
+        stream.close()
+
+
+def test_a_waiting_long_poll_holds_no_copy_of_the_game(app, api):
+    warmed_up(api)
+    game_id, tokens = two_humans(api)
+    answers: queue.Queue = queue.Queue()
+    client = FlaskClient(app.test_client())
+    threading.Thread(target=lambda: answers.put(client.request("GET", f"/v1/games/{game_id}?wait=10&after=0", token=tokens[1])), daemon=True).start()
+    assert until_no_copy_of(game_id) == []
+    assert answers.empty(), "the long-poll ended before anything happened"
+    play(api, game_id, tokens, random.Random(7), count=1)
+    answer = answers.get(timeout=10)
+    assert (answer.status, answer.body["version"]) == (200, 1)
+    assert answer.body == api.view(game_id, tokens[1]).body
+
+
+def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
+    game_id, tokens = two_humans(api)
+    answer = api.request("GET", f"/v1/games/{game_id}?wait=0.2&after=0", token=tokens[1])
+    assert (answer.status, answer.body) == (200, api.view(game_id, tokens[1]).body)

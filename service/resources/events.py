@@ -163,10 +163,11 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 if table.finished:  # an abandoned match is not revealed: its deal never ended
                     yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
                 return
-            after = table.version
+            after, game_id = table.version, table.id
+            del table  # as a long-poll: a waiting stream holds no copy of the game (Tables.watch says why)
             while True:
                 timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
-                version = koz.wait_for_version(table.id, after, timeout, waiter if registered_before_read else None)
+                version = koz.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
                 registered_before_read = True  # that wait read the store after the registration
                 if version != after:
                     break
@@ -175,10 +176,11 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 yield ": heartbeat\n\n"
             if version is None:  # the game expired
                 return
-            newer = koz.load_announced(table.id, version)
+            newer = koz.load_announced(game_id, version)
             if newer is None:
                 return
             table = newer
+            del newer
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
