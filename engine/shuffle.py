@@ -117,7 +117,7 @@ def first_dealer(seed: str, seat_count: int) -> int:
     """The first dealer of the match with ``seed``, drawn at random from it:
     ``SeededRandom(seed, "first-dealer").below(seat_count)``."""
     if 0 < seat_count < len(_LIMITS):  # every table here: the stream's first word, read at once
-        word = int.from_bytes(sha256(f"koz:{seed}:first-dealer:0".encode()).digest()[:8])
+        word = int.from_bytes(sha256(f"koz:{seed}:first-dealer:0".encode()).digest()[:8], "big")
         if word < _LIMITS[seat_count]:
             return word % seat_count
     return SeededRandom(seed, "first-dealer").below(seat_count)
