@@ -232,32 +232,9 @@ class GameStore:
 
     # --- writes -----------------------------------------------------------------------------
 
-    def commit(
-        self,
-        game_id: str,
-        expected_version: int | None,
-        version: int,
-        snapshot: dict[str, Any],
-        appended: bytes,
-        *,
-        setup: dict[str, Any] | None = None,
-        idempotency: tuple[int, str, dict[str, Any]] | None = None,
-        schedule: bool = False,
-        ttl_seconds: int | None = None,
-    ) -> Commit:
-        """Write a new version atomically, or nothing.
-
-        ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
-        entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
-        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
-        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
-        the game with the write, so that no commit leaving a computer to act is without its job.
-        """
-        prepared = self.prepare(
-            game_id, expected_version, version, snapshot, appended, setup=setup, idempotency=idempotency, schedule=schedule,
-            ttl_seconds=ttl_seconds,
-        )
-        return self.commit_all([prepared])[0]
+    def commit(self, write: Prepared) -> Commit:
+        """Make one prepared write (:meth:`prepare`) atomically, or nothing."""
+        return self.commit_all([write])[0]
 
     def prepare(
         self,
@@ -273,7 +250,14 @@ class GameStore:
         ttl_seconds: int | None = None,
         done: tuple[str, list[bytes]] | None = None,
     ) -> Prepared:
-        """A write as :meth:`commit` makes it, to make later with others (:meth:`commit_all`).
+        """A new version of a game, written atomically or not at all by :meth:`commit` (or with
+        others by :meth:`commit_all`).
+
+        ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
+        entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
+        answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
+        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
+        the game with the write, so that no commit leaving a computer to act is without its job.
         ``done``: (the workers' group, the ids of the queue's entries this write does), to
         acknowledge in the same script, so that the worker's write and its acknowledgement reach
         Redis's append-only file together (one sync to disk, not two); a cluster, whose queue is on

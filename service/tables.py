@@ -735,8 +735,10 @@ class Tables:
         setup = table.setup() if expected_version is None else None
         table.start_turn()
         commit = self.store.commit(
-            table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
-            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+            self.store.prepare(
+                table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
+                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+            )
         )
         deadline = table.deadline()
         if commit.written and deadline is not None:

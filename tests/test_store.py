@@ -158,7 +158,7 @@ def test_long_poll_wakes_when_another_request_moves(any_app):
 def test_a_commit_that_queues_a_computer_move_survives_a_server_that_lost_its_scripts(backend):
     store = GameStore(backend, ttl_seconds=60, prefix=f"flushed-{uuid.uuid4().hex[:8]}")
     backend.script_flush()  # as after a restart of Redis
-    commit = store.commit("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, schedule=True)
+    commit = store.commit(store.prepare("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, schedule=True))
     assert commit.written
     assert [fields[b"game"] for _, fields in backend.xrange(store.jobs_key)] == [b"g1"]
     stored = store.load("g1")
