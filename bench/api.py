@@ -12,7 +12,9 @@ are greenlets of this process (gevent), each on its own kept-alive connection. M
 1. ``GET /healthz`` per second with ``--clients`` clients: the trivial endpoint.
 2. Actions per second with the same clients: each plays German Whist against a ``random``
    computer, posting a legal action; the answer comes after the computer's reply (made by the
-   worker). The ratio to (1) is the first figure.
+   worker). The ratio to (1) is the first figure. Beside it, for reference, two requests that
+   do less than an action through the same stack: a seat's view (one read of its game) and an
+   action posted to a game that does not exist (one read, which finds nothing).
 3. Action latency at half the peak action rate (the clients paced): p50/p99.
 4. ``--waiters`` idle clients waiting, half long-polls (``?wait=30&after=v``), half event streams,
    on games between humans: (2) and (3) again, then one action in each watched game, and the
@@ -91,17 +93,33 @@ def ms(seconds: float) -> str:
 # --- load -----------------------------------------------------------------------------------------
 
 
-def healthz_client(url: str, until: float, latencies: list[float], pace: float = 0.0) -> None:
-    """Asks ``/healthz``, one request every ``pace`` seconds (0: at once)."""
+def request_client(
+    url: str,
+    until: float,
+    latencies: list[float],
+    method: str,
+    path: str,
+    body=None,
+    token: str | None = None,
+    expected: int = 200,
+    pace: float = 0.0,
+) -> None:
+    """Sends one request over and over, one every ``pace`` seconds (0: at once); each must be
+    answered ``expected``."""
     connection = Connection(url)
     while time.perf_counter() < until:
         started = time.perf_counter()
-        status, _ = connection.call("GET", "/healthz")
+        status, answer = connection.call(method, path, body, token)
         latencies.append(time.perf_counter() - started)
-        assert status == 200
+        assert status == expected, answer
         if pace:
             gevent.sleep(max(0.0, pace - (time.perf_counter() - started)))
     connection.close()
+
+
+def healthz_client(url: str, until: float, latencies: list[float], pace: float = 0.0) -> None:
+    """Asks ``/healthz``, one request every ``pace`` seconds (0: at once)."""
+    request_client(url, until, latencies, "GET", "/healthz", pace=pace)
 
 
 def new_game_against_the_computer(connection: Connection):
@@ -356,6 +374,28 @@ def report(rows: list[tuple[str, str, str]], what: str) -> None:
         print(f"{name:<{width}}  {measured}  {target}")
 
 
+def floor(url: str, clients: int, seconds: float, meter: CpuMeter | None) -> list[tuple[str, float, str]]:
+    """What the action's ratio is up against: requests that go through the same stack as an
+    action but do less, (what, per second, CPU ms per request). An action reads its game, as
+    the first does, and posts a body, as the second does; then it also writes, and waits for
+    the computer's reply."""
+    setup = Connection(url)
+    _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {}]})
+    setup.close()
+    game_id, token = created["id"], created["tokens"][0]["token"]
+    requests = {
+        "GET a seat's view (one read of its game, no write)": ("GET", f"/v1/games/{game_id}", None, 200),
+        "POST an action to an unknown game (one read, no write)": ("POST", "/v1/games/unknown/actions", {"type": "play", "card": "AS"}, 404),
+    }
+
+    def measured(method: str, path: str, body, expected: int) -> tuple[float, str]:
+        client = lambda number, until, latencies: request_client(url, until, latencies, method, path, body, token, expected)  # noqa: E731
+        rate, _, cpu = measured_run(client, clients, seconds, meter)
+        return rate, cpu
+
+    return [(what, *measured(*request)) for what, request in requests.items()]
+
+
 def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | None = None) -> list[tuple[str, str, str]]:
     """Every figure, in turn, against the service at ``url``: (what, measured, target) rows."""
     rows: list[tuple[str, str, str]] = []
@@ -376,6 +416,8 @@ def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | No
     if meter:
         row("CPU ms per GET /healthz", healthz_cpu)
         row("CPU ms per POST action", action_cpu)
+    for what, rate, cpu in floor(url, clients, min(seconds, 5.0), meter):
+        row(f"{what}, {clients} clients", f"{rate:.0f}/s = {rate / healthz_rate:.2f}x healthz" + (f"; CPU ms {cpu}" if cpu else ""))
     interval = clients / (action_rate / 2)
     half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
     half_rate, half_latencies = run_clients(half, clients, seconds)
