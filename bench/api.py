@@ -374,7 +374,7 @@ def report(rows: list[tuple[str, str, str]], what: str) -> None:
         print(f"{name:<{width}}  {measured}  {target}")
 
 
-def floor(url: str, clients: int, seconds: float, meter: CpuMeter | None) -> list[tuple[str, float, str]]:
+def reference_requests(url: str, clients: int, seconds: float, meter: CpuMeter | None) -> list[tuple[str, float, str]]:
     """What the action's ratio is up against: requests that go through the same stack as an
     action but do less, (what, per second, CPU ms per request). An action reads its game, as
     the first does, and posts a body, as the second does; then it also writes, and waits for
@@ -416,7 +416,7 @@ def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | No
     if meter:
         row("CPU ms per GET /healthz", healthz_cpu)
         row("CPU ms per POST action", action_cpu)
-    for what, rate, cpu in floor(url, clients, min(seconds, 5.0), meter):
+    for what, rate, cpu in reference_requests(url, clients, min(seconds, 5.0), meter):
         row(f"{what}, {clients} clients", f"{rate:.0f}/s = {rate / healthz_rate:.2f}x healthz" + (f"; CPU ms {cpu}" if cpu else ""))
     interval = clients / (action_rate / 2)
     half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
