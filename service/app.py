@@ -28,7 +28,7 @@ from .resources.games import document_rulesets_apart, document_views
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
-    app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    app.extensions["koz"] = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
     document_levels(api.spec)

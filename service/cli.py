@@ -25,7 +25,7 @@ from .clocks import run as run_clocks
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .verify import verify
 from .worker import BLOCK_SECONDS, Worker
 
@@ -132,7 +132,7 @@ def work(args: argparse.Namespace) -> None:
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    games = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -140,8 +140,8 @@ def work(args: argparse.Namespace) -> None:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
-    Worker(tables).run(stop)
+    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
+    Worker(games).run(stop)
 
 
 def stop_with_parent(parent: int, stop: threading.Event) -> None:

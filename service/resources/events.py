@@ -33,9 +33,10 @@ from ..encoding import json_text
 from ..errors import Problem
 from ..metrics import WAITING
 from ..schemas import RequestSchema
-from ..tables import Table, Tables
+from ..game import Game
+from ..games import Games
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import tables
+from .games import games
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -131,10 +132,10 @@ def get_game_events(query: dict[str, Any], game_id: str):
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
-    koz = tables()
-    table = koz.load(game_id)
-    seat = table.viewer(bearer_token())
-    stream = counted(follow(koz, table, seat, after))
+    koz = games()
+    game = koz.repository.load(game_id)
+    seat = game.viewer(bearer_token())
+    stream = counted(follow(koz, game, seat, after))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
@@ -145,29 +146,29 @@ def counted(stream: Iterator[str]) -> Iterator[str]:
         yield from stream
 
 
-def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> Iterator[str]:
-    """The messages for ``seat`` from ``table`` on: the history after ``after`` (None: none), the
+def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Iterator[str]:
+    """The messages for ``seat`` from ``game`` on: the history after ``after`` (None: none), the
     view, then the same at each new version, until the match is over."""
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
     # one registration for the whole stream: what is announced while a message is being sent is
     # kept for the next wait, and no wait after the first needs to read the store
-    with koz.announcements.waiting(table.id, table.version) as waiter:
-        registered_before_read = False  # `table` was read before the registration
+    with koz.announcements.waiting(game.id, game.version) as waiter:
+        registered_before_read = False  # `game` was read before the registration
         while True:
-            if after is not None and after < table.version:
-                yield from history_messages(koz, table, seat, after)
-            yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
-            if table.over:
-                if table.finished:  # an abandoned match is not revealed: its deal never ended
-                    yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+            if after is not None and after < game.version:
+                yield from history_messages(koz, game, seat, after)
+            yield message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
+            if game.over:
+                if game.finished:  # an abandoned match is not revealed: its deal never ended
+                    yield message("reveal", game.version, {"version": game.version, "reveal": game.ruleset.reveal(game.state)})
                 return
-            after, game_id = table.version, table.id
-            del table  # as a long-poll: a waiting stream holds no copy of the game (Tables.watch says why)
+            after, game_id = game.version, game.id
+            del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
             while True:
                 timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
-                version = koz.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
+                version = koz.waiting.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
                 registered_before_read = True  # that wait read the store after the registration
                 if version != after:
                     break
@@ -176,17 +177,17 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 yield ": heartbeat\n\n"
             if version is None:  # the game expired
                 return
-            newer = koz.load_announced(game_id, version)
+            newer = koz.repository.load_announced(game_id, version)
             if newer is None:
                 return
-            table = newer
+            game = newer
             del newer
 
 
-def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
-    finished = table.finished  # once over, everything is shown, as in the history
+def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[str]:
+    finished = game.finished  # once over, everything is shown, as in the history
     by_version: dict[int, list[dict[str, Any]]] = {}
-    for version, event in koz.events(table, after, table.version):
+    for version, event in koz.repository.events(game, after, game.version):
         seen = event.for_viewer(seat, revealed=finished)
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})

@@ -9,7 +9,7 @@ from engine.players import strongest_level
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..errors import TURN_REFUSAL_CODES
 from ..schemas import ActionSchema
-from .games import private_headers, tables
+from .games import private_headers, games
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Ask the computer for advice")
 
@@ -40,6 +40,6 @@ def get_hint(game_id: str):
     view and the history it has seen), within the same time bounds as a computer seat's move.
     Only for a seat that may act now.
     """
-    table, seat, action = tables().hint(game_id, bearer_token())
-    hint = {"seat": seat, "version": table.version, "level": strongest_level(table.ruleset.id), "action": action.to_json()}
-    return hint, 200, private_headers(table.version)
+    game, seat, action = games().computers.hint(game_id, bearer_token())
+    hint = {"seat": seat, "version": game.version, "level": strongest_level(game.ruleset.id), "action": action.to_json()}
+    return hint, 200, private_headers(game.version)
