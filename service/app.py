@@ -23,6 +23,7 @@ from .embedded import EmbeddedRedis
 from .encoding import json_bytes, json_text
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
+from .per_address import PerAddress
 from .resources import BLUEPRINTS
 from .resources.games import document_rulesets_apart, document_views
 from .resources.history import document_events
@@ -122,6 +123,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
+    app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
