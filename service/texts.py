@@ -229,6 +229,10 @@ DETAILS: Mapping[str, Text] = {
         "en": "the request did not arrive whole in the time the server allows",
         "tr": "istek sunucunun tanıdığı süre içinde eksiksiz gelmedi",
     },
+    "hints_busy": {
+        "en": "the server is working out as many hints as it may at once; ask again in a moment",
+        "tr": "sunucu aynı anda verebileceği kadar ipucu hesaplıyor; biraz sonra yeniden sorun",
+    },
     "too_many_streams": {
         "en": "this address holds as many event streams open as the server allows; close one first",
         "tr": "bu adres sunucunun izin verdiği kadar olay akışı açık tutuyor; önce birini kapatın",

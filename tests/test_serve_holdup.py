@@ -22,7 +22,13 @@ pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
 
 ATTACKER = "127.0.0.2"
 NO_LIMITS = {"KOZ_RATE_LIMIT_CREATE": "", "KOZ_RATE_LIMIT_ACTIONS": ""}
-CAPS = {"KOZ_REQUEST_SECONDS": "1.5", "KOZ_STREAM_HEARTBEAT_SECONDS": "0.5", "KOZ_CONNECTIONS_PER_ADDRESS": "6", "KOZ_STREAMS_PER_ADDRESS": "2", **NO_LIMITS}
+CAPS = {
+    "KOZ_REQUEST_SECONDS": "1.5",
+    "KOZ_STREAM_HEARTBEAT_SECONDS": "0.5",  # a closed stream is noticed at its next heartbeat
+    "KOZ_CONNECTIONS_PER_ADDRESS": "6",
+    "KOZ_STREAMS_PER_ADDRESS": "2",
+    **NO_LIMITS,
+}
 SLOW_HEAD = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
 
 
