@@ -156,6 +156,14 @@ DETAILS: Mapping[str, Text] = {
     },
     "join_code_wrong": {"en": "this code does not open seat {seat}", "tr": "bu kod {seat}. koltuğu açmıyor"},
     "unknown_seat": {"en": "this game has seats 0 to {last}", "tr": "bu oyunun koltukları 0 ile {last} arası"},
+    "not_the_creator": {
+        "en": "seat {seat} took its place after the game was made: only its creator may withdraw it",
+        "tr": "{seat}. koltuk oyun kurulduktan sonra oturdu: oyunu yalnızca kuran geri çekebilir",
+    },
+    "game_started": {
+        "en": "the game has started: a game is withdrawn only while it waits for players (leave it instead)",
+        "tr": "oyun başladı: bir oyun ancak oyuncu beklerken geri çekilir (bunun yerine oyundan ayrılın)",
+    },
     "rematch_too_soon": {"en": "a rematch is made once the match is over", "tr": "rövanş maç bitince yapılır"},
     "open_and_computer": {
         "en": "seat {seat} is open and a computer: a seat is one or the other",
