@@ -91,8 +91,9 @@ def test_the_page_and_its_assets_are_static_files(client):
 class Table:
     """One page at the web table, with the console errors it logged."""
 
-    def __init__(self, browser, service: Service, viewport: dict[str, int] | None = None) -> None:
-        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900})
+    def __init__(self, browser, service: Service, viewport: dict[str, int] | None = None, path: str = "/", bypass_csp: bool = False) -> None:
+        # bypass_csp: for the accessibility check, whose script is injected into the page
+        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900}, bypass_csp=bypass_csp)
         self.page = self.context.new_page()
         self.page.set_default_timeout(STEP_MS)
         self.errors: list[str] = []
@@ -101,7 +102,7 @@ class Table:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.requested: list[str] = []
         self.page.on("request", lambda request: self.requested.append(request.url))
-        self.page.goto(service.url + "/")
+        self.page.goto(service.url + path)
 
     def start(self, game_name: str, options: dict[str, Any], level: str = "random", seed: str | None = None) -> str:
         """Open a game's table from the home page, fill "Bilgisayarla Oyna" and press BAŞLA."""

@@ -46,19 +46,14 @@ export function newKey() {
   return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
 }
 
-let streamOffered;
+let spec;
 
-/** Whether the service offers the event stream: its OpenAPI document lists it. */
-async function offersStream() {
-  if (streamOffered === undefined) {
-    try {
-      const spec = await api("GET", "/openapi.json");
-      streamOffered = Boolean(spec.paths && spec.paths[STREAM_PATH]);
-    } catch (error) {
-      streamOffered = false;
-    }
-  }
-  return streamOffered;
+/** Whether the service offers an operation: its OpenAPI document lists it (the event stream, or
+ * withdrawing a waiting game, are newer than some services this page may talk to). */
+export async function offers(method, path) {
+  if (spec === undefined) spec = api("GET", "/openapi.json").catch(() => ({ paths: {} }));
+  const paths = (await spec).paths || {};
+  return Boolean(paths[path] && paths[path][method]);
 }
 
 /** Follow a game from `after` on, calling `onView(view)` with each newer view: by its event
@@ -72,7 +67,7 @@ export async function follow({ gameId, token, signal, after, keepGoing, onView, 
     version = Math.max(version, view.version);
     await onView(view);
   };
-  if (await offersStream()) {
+  if (await offers("get", STREAM_PATH)) {
     try {
       await followStream(gameId, token, signal, version, take);
     } catch (error) {

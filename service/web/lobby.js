@@ -7,7 +7,7 @@ import { problemLine, seatName } from "./table.js";
 import { named, text } from "./words.js";
 
 const MAIN_OPTIONS = ["target", "variant", "trump_lead_before_broken"];
-const SECONDS_PER_ACTION = [15, 30, 60, 120, 300];
+const SECONDS_PER_ACTION = [10, 20, 30, 60, 120, 300];
 const BANKS = [0, 30, 60, 120, 300, 600];
 
 // --- what the browser keeps: seat tokens, join codes, the last name and options -----------------
@@ -188,7 +188,8 @@ function copyable(link, label, className) {
 
 export function waitingRoom(game) {
   const view = game.view;
-  const codes = kept.invitations(view.id) || [];
+  const created = kept.invitations(view.id); // kept by the browser that created the game
+  const codes = created || [];
   const mine = view.seat !== null;
   return h("section", { class: "waiting-room card-panel", "data-status": view.status, "data-version": view.version },
     h("h1", {}, `${text("waitingRoom")} · ${named(ruleset(view.ruleset).names)}`),
@@ -203,7 +204,8 @@ export function waitingRoom(game) {
     })),
     h("h2", {}, text("watchLink")),
     copyable(`${location.origin}/#/${view.ruleset}/${view.id}/watch`, text("watchLink"), "watch"),
-    mine && codes ? h("button", { type: "button", class: "action withdraw", onclick: () => game.on.withdraw() }, text("withdraw")) : null);
+    // the creator (who keeps the invitations) may withdraw them, where the service can
+    mine && created && game.canWithdraw ? h("button", { type: "button", class: "action withdraw", onclick: () => game.on.withdraw() }, text("withdraw")) : null);
 }
 
 // --- joining by an invitation link ----------------------------------------------------------------

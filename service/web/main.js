@@ -7,7 +7,7 @@
 // table (the seat of the token kept in this browser, else a spectator's) · …/watch a spectator's ·
 // …/join/<seat>[/<code>] an invitation.
 
-import { Refusal, api, follow, newKey, readHistory } from "./api.js";
+import { Refusal, api, follow, newKey, offers, readHistory } from "./api.js";
 import { announce, catalog, h, ruleset, show } from "./dom.js";
 import { homePage, joinPage, kept, openTablesPage, setupPage, waitingRoom } from "./lobby.js";
 import { over, seatName, tableSection, tickClocks, turnWords } from "./table.js";
@@ -119,6 +119,7 @@ async function openGame(gameId, { watch }) {
     return problemPage(error.status === 404 ? (kept.invitations(gameId) ? text("withdrawn") : text("unknownGame")) : error.message);
   }
   title(named(ruleset(view.ruleset).names));
+  game.canWithdraw = await offers("delete", "/v1/games/{game_id}");
   await accept(game, view, { first: true });
   await follow({
     gameId, token: game.token, signal: game.follow.signal, after: game.view.version,
@@ -208,6 +209,7 @@ function handlers(game) {
       if (game.acting) return; // one action at a time: a double click posts once
       game.acting = true;
       game.problem = null;
+      game.notice = null;
       game.dealEnd = null;
       try {
         const view = await api("POST", `/v1/games/${game.id}/actions`, {

@@ -37,8 +37,10 @@ function sideOf(view, seat) {
 function cardFace(code, extra = {}) {
   const rank = code[0] === "T" ? "10" : code[0];
   const red = code[1] === "H" || code[1] === "D";
+  // drawn by the style sheet from data-glyph: the card's name is its aria-label, and speech
+  // input then hears no other text in it
   return h("span", { class: `face${red ? " red" : ""}`, "aria-hidden": "true", ...extra },
-    h("span", { class: "rank" }, rank), h("span", { class: "suit" }, SUIT_SYMBOLS[code[1]]));
+    h("span", { class: "rank", dataset: { glyph: rank } }), h("span", { class: "suit", dataset: { glyph: SUIT_SYMBOLS[code[1]] } }));
 }
 
 /** A card shown, not played: an image with its name. */
@@ -303,12 +305,16 @@ function actionsBar(game) {
     controls.push(h("button", { type: "button", class: "tool", "aria-pressed": String(game.showLastTrick), dataset: { focus: "last-trick" },
       onclick: () => game.on.toggleLastTrick() }, game.showLastTrick ? text("hideLastTrick") : text("showLastTrick")));
   }
-  if (view.seat !== null && view.status === "active") {
-    const left = view.seats[view.seat].left;
-    controls.push(h("button", { type: "button", class: "tool seat-tool", dataset: { focus: left ? "take-back" : "leave" },
-      onclick: () => (left ? game.on.takeBack() : game.on.leave()) }, left ? text("takeBack") : text("leave")));
-  }
   return h("div", { class: "actions" }, controls);
+}
+
+/** Leaving the seat to a computer, or taking it back: below the hand, away from the game's actions. */
+function seatBar(game) {
+  const view = game.view;
+  if (view.seat === null || view.status !== "active") return null;
+  const left = view.seats[view.seat].left;
+  return h("div", { class: "seat-bar" }, h("button", { type: "button", class: "tool", dataset: { focus: left ? "take-back" : "leave" },
+    onclick: () => (left ? game.on.takeBack() : game.on.leave()) }, left ? text("takeBack") : text("leave")));
 }
 
 function hintLine(game) {
@@ -473,7 +479,8 @@ export function tableSection(game) {
         dealEndPanel(game),
         actionsBar(game),
         hintLine(game),
-        myHand(game)),
+        myHand(game),
+        seatBar(game)),
       h("aside", { class: "side", "aria-label": text("score") },
         scoreboard(game),
         auctionPanel(game),
