@@ -211,7 +211,8 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         bora = Table(browser, service, path="/#/tables")
         listed = bora.page.locator(f'.lobby li[data-game="{game_id}"]')
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
-        assert "Hedef: 21 (Hızlı)" in listed.inner_text() and "önce kuruldu" in listed.inner_text()
+        listing = listed.inner_text()  # the options and seats in words, and how long it has waited
+        assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
         listed.get_by_role("button", name="Kuzey koltuğuna otur").click()
         bora.page.locator("[name=player]").fill("Bora")
         bora.page.get_by_role("button", name="OTUR").click()

@@ -3,7 +3,7 @@
 
 import { api, serverNow } from "./api.js";
 import { catalog, h, levelName, ruleset, valueLabel } from "./dom.js";
-import { problemLine, seatName } from "./table.js";
+import { problemLine } from "./table.js";
 import { named, text } from "./words.js";
 
 const MAIN_OPTIONS = ["target", "variant", "trump_lead_before_broken"];
@@ -254,7 +254,7 @@ function waitedFor(createdAt) {
 }
 
 function optionsInWords(entry, options) {
-  return entry.options.map((option) => `${named(option.names)}: ${option.type === "boolean" ? (options[option.code] ? "✓" : "–") : valueLabel(option, options[option.code])}`).join(" · ");
+  return entry.options.map((option) => `${named(option.names)}: ${option.type === "boolean" ? text(options[option.code] ? "yes" : "no") : valueLabel(option, options[option.code])}`).join(" · ");
 }
 
 export function openTablesPage(lobby, onSit) {
@@ -264,12 +264,12 @@ export function openTablesPage(lobby, onSit) {
     lobby.games.length ? null : h("p", {}, text("lobbyEmpty")),
     h("ul", { class: "lobby" }, lobby.games.map((game) => {
       const entry = ruleset(game.ruleset);
-      const view = { ...game, seat: null };
       return h("li", { class: "card-panel", "data-game": game.id },
         h("h2", {}, named(entry.names)),
         h("p", { class: "options" }, optionsInWords(entry, game.options)),
         h("p", {}, waitedFor(game.created_at)),
-        h("p", {}, game.seats.map((seat) => `${named(seat.label)}: ${seat.open ? text("openSeat") : seatName(view, seat.index)}`).join(" · ")),
+        h("p", {}, game.seats.map((seat) => `${named(seat.label)}: ${seat.open ? text("openSeat")
+          : seat.bot ? text("computerAt", levelName(entry, seat.bot)) : seat.name}`).join(" · ")),
         h("div", { class: "actions" },
           game.open_seats.map((seat) => h("button", { type: "button", class: "action sit", "data-seat": seat,
             onclick: () => onSit(game, seat) }, text("sitAt", named(game.seats[seat].label)))),

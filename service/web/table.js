@@ -422,7 +422,7 @@ function resultPanel(game) {
     h("p", { class: "verdict" }, words),
     asked.length ? h("p", { class: "rematch-asked" }, text("rematchAsked", asked.join(", "))) : null,
     h("div", { class: "actions" },
-      person ? h("button", { type: "button", class: "action rematch", dataset: { focus: "rematch" }, onclick: () => game.on.rematch() }, text("rematch")) : null,
+      person ? h("button", { type: "button", class: "game-button rematch", dataset: { focus: "rematch" }, onclick: () => game.on.rematch() }, text("rematch")) : null,
       h("a", { class: "game-button", href: `#/${view.ruleset}` }, text("newGame"))));
 }
 
