@@ -320,3 +320,32 @@ def test_a_new_game_keeps_the_name_and_the_last_options(browser, service):  # no
         assert table.page.locator("form.setup [name=level]").input_value() == "random"
     finally:
         table.close()
+
+
+def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
+    ayse = Table(browser, service)
+    bora: Table | None = None
+    watcher: Table | None = None
+    try:
+        game_id = set_up_with_friends(ayse, "Alman Whisti", "Ayşe", {1: "open"}, {"target": 0})
+        ayse.page.locator(".waiting-room").wait_for()
+        invitation = ayse.page.locator("input.invitation").input_value()
+        watcher = Table(browser, service, path="/" + ayse.page.locator("input.watch").input_value().split("/", 3)[3])
+        watcher.page.locator(".waiting-room").wait_for()
+        assert watcher.page.get_by_role("button", name="Daveti geri çek").count() == 0  # only its creator may
+        bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
+        bora.page.get_by_role("button", name="OTUR").wait_for()
+        for table in (watcher, bora):
+            table.expected_errors.append("status of 404")  # the game is gone: the browser logs the answer
+        ayse.page.get_by_role("button", name="Daveti geri çek").click()
+        for table in (ayse, watcher):
+            table.page.get_by_text("Bu davet geri çekildi.").wait_for()
+        assert api.request("GET", f"/v1/games/{game_id}").status == 404
+        bora.page.get_by_role("button", name="OTUR").click()  # too late: said in words, with a way home
+        bora.page.get_by_role("alert").filter(has_text="Bu oyun bulunamadı.").wait_for()
+        bora.page.get_by_role("link", name="Ana sayfaya dön").click()
+        bora.page.get_by_role("link", name="Alman Whisti").wait_for()
+    finally:
+        for table in (watcher, bora, ayse):
+            if table is not None:
+                table.close()

@@ -214,6 +214,7 @@ export function waitingRoom(game) {
 function whyNot(view, seat, refusal) {
   if (refusal && refusal.code === "invalid_join_code") return text("badCode");
   if (refusal && ["unknown_seat", "not_found"].includes(refusal.code)) return text("noSuchSeat");
+  if (refusal && refusal.code === "unknown_game") return text("unknownGame"); // withdrawn, say, or expired
   if (view && !view.seats[seat]) return text("noSuchSeat");
   if (view && view.status !== "waiting") return text("alreadyStarted");
   if ((view && !view.seats[seat].open) || (refusal && refusal.code === "seat_taken")) return text("seatTaken");
