@@ -350,9 +350,13 @@ class Game:
         """Take an open seat (with its join code if it has one); its new token."""
         record = self._seat(seat)
         if not record.open:
-            raise Problem(409, "seat_taken", "seat_not_open", params={"seat": seat})
-        if record.code_hash is not None and (code is None or not seat_of(code, [record.code_hash]) == 0):
-            raise Problem(403, "invalid_join_code", "invalid_join_code")
+            created = self.initial_seats[seat]
+            why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
+            raise Problem(409, "seat_taken", why, params={"seat": seat})
+        if record.code_hash is not None and code is None:
+            raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
+        if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
+            raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
         token = new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))

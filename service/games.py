@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from engine import Action, registry
 from engine.players import player, standard_level
 from engine.shuffle import first_dealer
+from engine.texts import Said
 
 from .computers import Computers
 from .config import Settings
@@ -106,7 +107,7 @@ class Games:
                 "invalid_seats",
                 "invalid_seats",
                 params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
-                allowed=f"a list of {ruleset.seat_count} seats",
+                allowed=Said({"en": f"a list of {ruleset.seat_count} seats", "tr": f"{ruleset.seat_count} koltukluk bir liste"}),
             )
         tokens: dict[int, str] = {}
         codes: dict[int, str] = {}
@@ -154,6 +155,25 @@ class Games:
         if not game.waiting:
             self.store.unlist_waiting(game.ruleset.id, game.id)
         return game, seat, new
+
+    def withdraw(self, game_id: str, token: str | None) -> None:
+        """Delete a game that waits for players, at its creator's request (the token of a seat
+        given at creation): it leaves the lobby, and every request about it answers 404."""
+        token = require_token(token)
+        for _ in range(MAX_ATTEMPTS):
+            game = self.repository.load(game_id)
+            seat = game.authenticate(token)
+            if game.initial_seats[seat].token_hash is None:
+                raise Problem(403, "not_the_creator", "not_the_creator", params={"seat": seat})
+            if not game.waiting:
+                raise Problem(409, "game_started", "game_started")
+            commit = self.store.withdraw(game_id, game.version)
+            if commit.missing:
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+            if commit.written:
+                self.store.unlist_waiting(game.ruleset.id, game_id)
+                return
+        raise Problem(409, "busy", "busy")
 
     def leave(self, game_id: str, token: str | None, level: str | None) -> Game:
         token = require_token(token)

@@ -6,9 +6,8 @@ The stream is made of these messages, each with ``id`` the version it belongs to
   viewer may see them (the same events as ``GET /history``), one message per version, in order;
 - ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
   of ``v``;
-- ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
-  the stream ends after it (after the view, for a match abandoned as too long: nothing is
-  revealed of it).
+- ``reveal``: once the match is over, however it ended (finished, forfeited, abandoned),
+  ``{"version": v, "reveal": {...}}`` as in the history; the stream ends after it.
 
 On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
 the current view; then, at each new version, that version's history and the new view. A
@@ -20,9 +19,9 @@ subscription (``service/announcements.py``).
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Generator, Iterator
 
-from flask import Response, request
+from flask import Response, current_app, request
 from marshmallow import fields, validate
 
 from engine import registry
@@ -31,12 +30,15 @@ from engine.cards import EXAMPLE_CODES
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..encoding import json_text
 from ..errors import Problem
+from ..limits import client_address
 from ..metrics import WAITING
+from ..per_address import PerAddress
 from ..schemas import RequestSchema
 from ..game import Game
 from ..games import Games
 from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import games
+from .history import reveal
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -64,7 +66,8 @@ A `text/event-stream`. Messages, each with `id` = the version it belongs to:
 - `event: history`, data `{"version": v, "events": [HistoryEvent, ...]}`: what version `v` did,
   as the viewer may see it;
 - `event: view`, data `GameView`: the viewer's view at version `v`;
-- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
+- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over, however it ended
+  (finished, forfeited, abandoned); the stream ends.
 
 Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
 (`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID`, as EventSource does, and nothing is
@@ -103,7 +106,7 @@ def message(kind: str, version: int, data: Any) -> str:
 @blp.route("/<game_id>/events", operation_id="streamEvents")
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 429: ["too_many_streams"]})
 @blp.doc(
     security=SEAT_TOKEN_OPTIONAL,
     parameters=[LAST_EVENT_ID],
@@ -129,18 +132,49 @@ def get_game_events(query: dict[str, Any], game_id: str):
     spectator's. On connect: the history after `Last-Event-ID` (or `after`) if given, then the
     current view; then each new version's history and view as it is committed. Once the match
     is over: the final events, the view, the `reveal`, and the end of the stream.
+
+    One client address may hold `KOZ_STREAMS_PER_ADDRESS` streams open at once in a web process
+    (64 by default); past them, 429 `too_many_streams` until one of them ends.
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
-    koz = games()
-    game = koz.repository.load(game_id)
-    seat = game.viewer(bearer_token())
-    stream = counted(follow(koz, game, seat, after))
+    streams: PerAddress = current_app.extensions["koz_streams"]
+    address = client_address()
+    if not streams.take(address):
+        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    try:
+        koz = games()
+        game = koz.repository.load(game_id)
+        seat = game.viewer(bearer_token())
+    except BaseException:
+        streams.give_back(address)
+        raise
+    stream = HeldStream(counted(follow(koz, game, seat, after)), lambda: streams.give_back(address))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
 
-def counted(stream: Iterator[str]) -> Iterator[str]:
+class HeldStream:
+    """A stream's body that gives its address's place back when the server closes it, whether or
+    not a message of it was ever sent (a generator never started runs no ``finally``)."""
+
+    def __init__(self, stream: Generator[str, None, None], give_back: Callable[[], None]) -> None:
+        self.stream = stream
+        self.give_back: Callable[[], None] | None = give_back
+
+    def __iter__(self) -> Iterator[str]:
+        return self.stream
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            if self.give_back is not None:
+                self.give_back()
+                self.give_back = None
+
+
+def counted(stream: Iterator[str]) -> Generator[str, None, None]:
     """The stream, counted among the waiting clients while it is open."""
     with WAITING.track_inprogress():
         yield from stream
@@ -161,8 +195,7 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
                 yield from history_messages(koz, game, seat, after)
             yield message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
             if game.over:
-                if game.finished:  # an abandoned match is not revealed: its deal never ended
-                    yield message("reveal", game.version, {"version": game.version, "reveal": game.ruleset.reveal(game.state)})
+                yield message("reveal", game.version, {"version": game.version, "reveal": reveal(game)})
                 return
             after, game_id = game.version, game.id
             del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
@@ -185,10 +218,9 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
 
 
 def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[str]:
-    finished = game.finished  # once over, everything is shown, as in the history
     by_version: dict[int, list[dict[str, Any]]] = {}
     for version, event in koz.repository.events(game, after, game.version):
-        seen = event.for_viewer(seat, revealed=finished)
+        seen = event.for_viewer(seat, revealed=game.over)  # once over, everything is shown, as in the history
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():
