@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from tests.test_serve import Service
 from tests.test_web_table import Table, api, browser, highest_card_or_pass, service  # noqa: F401 (fixtures)
 
 AXE = Path(__file__).resolve().parents[1] / "openapi" / "node_modules" / "axe-core" / "axe.min.js"
@@ -349,3 +350,54 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         for table in (watcher, bora, ayse):
             if table is not None:
                 table.close()
+
+
+def test_every_action_by_keyboard_with_turns_said_aloud_and_thirteen_cards_in_one_row(browser, service):  # noqa: F811
+    table = Table(browser, service, viewport={"width": 1280, "height": 900})
+    try:
+        page = table.page
+        table.start("Eşli Batak", {"target": 21})
+        page.locator(".hand [data-action]:enabled, .actions [data-action]:enabled").first.wait_for()
+        tops = {round(box["y"]) for box in (card.bounding_box() for card in page.locator(".hand .card").all()) if box}
+        assert page.locator(".hand .card").count() == 13 and len(tops) == 1  # one row at 1280 px
+        assert page.locator("#announce").inner_text() == "Sıra sende"  # the live region says whose turn it is
+        # from the top of the page, Tab reaches an action, and Enter posts it
+        page.locator("#home-link").focus()
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.matches('[data-action]')"):
+                break
+        assert page.evaluate("() => document.activeElement.matches('[data-action]')")
+        version = table.version()
+        page.keyboard.press("Enter")
+        page.locator(f'.game:not([data-version="{version}"])').wait_for()
+        # the words: plurals in English
+        words = """async () => {
+            const words = await import('/web/words.js');
+            words.setLanguage('en');
+            return [words.text('cards', 1), words.text('cards', 2)];
+        }"""
+        assert page.evaluate(words) == ["1 card", "2 cards"]
+    finally:
+        table.close()
+
+
+def test_an_abandoned_match_is_shown_as_an_end(browser, tmp_path):  # noqa: F811
+    short = Service(tmp_path / "koz-data", KOZ_MAX_WAIT_SECONDS="2", KOZ_MAX_VERSIONS="12")
+    table = Table(browser, short)
+    try:
+        table.start("Alman Whisti", {"target": 0})
+        page = table.page
+        while page.locator('.game[data-status="abandoned"]').count() == 0:
+            page.locator('.game[data-status="abandoned"], [data-action]:enabled').first.wait_for()
+            actions = table.enabled_actions()
+            if actions:
+                table.click(actions[0][1])
+        page.locator(".result").wait_for()
+        assert page.locator(".result .verdict").inner_text().startswith("Maç yarıda kaldı")
+        assert page.locator(".turn").count() == 0 and page.locator("[data-action]").count() == 0
+        assert ". el" not in page.locator(".scores caption").inner_text()  # not a deal still being played
+        table.screenshot("german-whist-abandoned")
+    finally:
+        table.close()
+        short.stop()
