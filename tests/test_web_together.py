@@ -33,12 +33,14 @@ def axe_violations(table: Table) -> list[str]:
     return list(found)
 
 
-def accessible_in_both_languages(table: Table, wait_for: str) -> None:
-    """No serious or critical violation in Turkish, then in English, then back in Turkish."""
+def accessible_in_both_languages(table: Table, wait_for: str, screenshot: str | None = None) -> None:
+    """No serious or critical violation in Turkish, then in English (its screenshot taken), then back in Turkish."""
     assert axe_violations(table) == []
     table.page.get_by_role("button", name="English").click()
     table.page.locator(wait_for).first.wait_for()
     assert axe_violations(table) == []
+    if screenshot:
+        table.screenshot(f"{screenshot}-en")
     table.page.get_by_role("button", name="Türkçe").click()
     table.page.locator(wait_for).first.wait_for()
 
@@ -137,7 +139,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         room = ayse.page.locator(".waiting-room")
         room.wait_for()
         assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text().count("boş") == 1
-        accessible_in_both_languages(ayse, ".waiting-room")
+        accessible_in_both_languages(ayse, ".waiting-room", "waiting-room")
         ayse.screenshot("waiting-room")
         invitation = ayse.page.locator("input.invitation").input_value()
         watch_link = ayse.page.locator("input.watch").input_value()
@@ -158,7 +160,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
 
         def screenshots(clicks: int) -> None:
             if clicks == 6:
-                accessible_in_both_languages(ayse, ".game [data-action]:enabled, .game")
+                accessible_in_both_languages(ayse, ".game [data-action]:enabled, .game", "shared-table")
                 ayse.screenshot("shared-table")
                 watcher.page.locator(".played .card").first.wait_for()
                 watcher.screenshot("spectator")
@@ -171,7 +173,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
             assert table.shown_scores("data-score-seat") == dict(enumerate(final["scores"]))
         assert watcher.page.get_by_role("button", name="Rövanş").count() == 0  # a spectator has no seat to play again
         ayse.page.locator(".reveal").wait_for()
-        accessible_in_both_languages(ayse, ".result")
+        accessible_in_both_languages(ayse, ".result", "german-whist-together-end")
         # the spectator never received a card of a hand while the match ran
         bodies = spectator_bodies(responses)
         assert any(body.get("status") == "active" for body in bodies if isinstance(body, dict))
