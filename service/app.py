@@ -146,7 +146,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         app,
         origins="*",
         send_wildcard=True,
-        methods=["GET", "POST", "OPTIONS"],
+        methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID", "Last-Event-ID"],
         expose_headers=[
             "ETag",

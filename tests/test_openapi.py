@@ -89,6 +89,7 @@ def test_every_operation_has_a_stable_operation_id():
         ("get", "/v1/rulesets"): "listRulesets",
         ("post", "/v1/games"): "createGame",
         ("get", "/v1/games/{game_id}"): "getGame",
+        ("delete", "/v1/games/{game_id}"): "withdrawGame",
         ("post", "/v1/games/{game_id}/actions"): "postAction",
         ("get", "/v1/games/{game_id}/history"): "getHistory",
         ("get", "/v1/games/{game_id}/hint"): "getHint",
