@@ -432,3 +432,47 @@ def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
     game_id, tokens = two_humans(api)
     answer = api.request("GET", f"/v1/games/{game_id}?wait=0.2&after=0", token=tokens[1])
     assert (answer.status, answer.body) == (200, api.view(game_id, tokens[1]).body)
+
+
+@pytest.mark.parametrize("cap", [{"max_versions": 5}, {"max_deals": 1}])
+def test_the_stream_and_the_history_agree_on_a_match_that_ends_abandoned(cap):
+    """Whatever an abandoned match shows (its reveal or not), every viewer's stream shows it as
+    the history does: a stream that followed the match, each version's events as the history
+    showed them then; one opened after the end, the history as it is now; both the same reveal
+    (or none), and then they end."""
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, **cap), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
+    game_id, tokens = two_humans(api, seed="abandon", options={"target": 10})
+    viewers: list[int | None] = [None, 0, 1]
+    live = {viewer: Stream(app.test_client(), game_id, tokens.get(viewer), query="?after=-1") for viewer in viewers}
+    late: dict[int | None, Stream] = {}
+    # what GET /history showed each viewer as the match went on, version by version
+    seen = {viewer: api.history(game_id, tokens.get(viewer)).body["events"] for viewer in viewers}
+    rng = random.Random(8)
+    try:
+        while (view := api.view(game_id).body)["status"] == "active":
+            seat = rng.choice(view["to_act"])
+            assert api.act(game_id, rng.choice(api.view(game_id, tokens[seat]).body["legal_actions"]), tokens[seat]).status == 200
+            for viewer, events in seen.items():
+                events += api.history(game_id, tokens.get(viewer), query=f"?after={events[-1]['version']}&limit=1000").body["events"]
+        assert view["status"] == "abandoned"
+        late = {viewer: Stream(app.test_client(), game_id, tokens.get(viewer), query="?after=-1") for viewer in viewers}
+        for opened, expected_events in ((live, seen), (late, None)):
+            for viewer, stream in opened.items():
+                assert stream.ended.wait(10), "the stream of an abandoned match goes on"
+                messages = []
+                while not stream.messages.empty():
+                    messages.append(stream.messages.get())
+                history = api.whole_history(game_id, tokens.get(viewer))
+                assert history["events"][-1]["type"] == "abandoned"
+                streamed = [event for message in messages if message.kind == "history" for event in message.data["events"]]
+                expected = history["events"] if expected_events is None else expected_events[viewer]
+                assert streamed == expected, f"viewer {viewer}: the stream's events differ from the history's"
+                views = [message for message in messages if message.kind == "view"]
+                assert views[-1].data == api.view(game_id, tokens.get(viewer)).body
+                reveals = [message.data for message in messages if message.kind == "reveal"]
+                assert reveals == ([] if history["reveal"] is None else [{"version": view["version"], "reveal": history["reveal"]}])
+                assert messages[-1].kind == ("view" if history["reveal"] is None else "reveal")
+    finally:
+        for stream in [*live.values(), *late.values()]:
+            stream.close()
