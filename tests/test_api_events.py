@@ -243,6 +243,7 @@ def test_no_stream_shows_a_viewer_a_card_it_may_not_see_and_the_match_ends_with_
     # replay the revealed match: each message against what its viewer could not see at its version
     history = api.whole_history(game_id)
     states = {0: ruleset.new_game(ruleset.parse_options(options), history["reveal"]["seed"])[0]}
+    actions = {event["version"]: event["action"] for event in history["events"] if event["type"] == "action"}
     for event in history["events"]:
         if event["type"] == "action":
             states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
@@ -257,10 +258,24 @@ def test_no_stream_shows_a_viewer_a_card_it_may_not_see_and_the_match_ends_with_
         for message in messages:
             if message.id == final:
                 continue  # the match is over: everything is shown
-            if message.kind == "history" and any(event["type"] == "deal" for event in message.data["events"]):
-                continue  # it names the cards of the last deal's last trick, dealt again since
-            leaked = card_codes_in(message.data) & concealed_cards(ruleset_id, states[message.id], viewer)
-            assert not leaked, f"viewer {viewer} was shown {sorted(leaked)} at version {message.id}: {message}"
+            for part, concealed in parts_and_concealed(ruleset_id, message, states, actions, viewer):
+                leaked = card_codes_in(part) & concealed
+                assert not leaked, f"viewer {viewer} was shown {sorted(leaked)} at version {message.id}: {part}"
+
+
+def parts_and_concealed(ruleset_id, message, states, actions, viewer):
+    """A message's parts, each with the cards ``viewer`` may not see in it. A version that ends a
+    deal tells of two deals: its events up to the new deal's ``deal`` event belong to the old
+    one, judged against the state before the action (less the card it played, now public); the
+    rest, against the new deal's state."""
+    version = message.id
+    events = message.data["events"] if message.kind == "history" else None
+    cut = next((index for index, event in enumerate(events or []) if event["type"] == "deal"), None)
+    if not cut:  # a view, or a version within one deal (or the very first deal)
+        return [(message.data, concealed_cards(ruleset_id, states[version], viewer))]
+    played = {actions[version]["card"]} if "card" in actions[version] else set()
+    old_deal = concealed_cards(ruleset_id, states[version - 1], viewer) - played
+    return [(events[:cut], old_deal), (events[cut:], concealed_cards(ruleset_id, states[version], viewer))]
 
 
 def test_a_stream_shows_the_computer_reply_the_worker_made(app, api):
