@@ -70,15 +70,16 @@ clean:
 
 # Mutation testing (docs/mutation-report.md), not part of `make test`: it takes long. mutmut
 # mutates the modules [tool.mutmut] in pyproject.toml names and runs, for each mutant, only the
-# tests that reached the mutated function; at the lowest CPU priority, on MUTATE_JOBS cores.
+# tests that reached the mutated function; at a lower CPU priority (MUTATE_NICE), on MUTATE_JOBS cores.
 # MUTANTS picks some, by mutmut's names: `make mutate MUTANTS='service.tokens.*'`.
 MUTANTS ?=
 MUTATE_JOBS ?= 2
+MUTATE_NICE ?= 10
 $(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,mutate]'
 	rm -f $(VENV)/.mutate-installed-*
 	touch $@
 
 mutate: $(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
-	nice -n 19 $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
+	nice -n $(MUTATE_NICE) $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
 	$(BIN)/mutmut results
