@@ -199,6 +199,10 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
         assert api.view(rematch).body["seats"][0]["left"] is False
         bora.page.locator('.seat[data-seat="0"] .label', has_text="kalktı").wait_for(state="detached")
+        ayse.page.get_by_role("button", name="Masadan kalk").click()  # and once more, back by the button
+        ayse.page.get_by_role("button", name="Masaya dön").click()
+        ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
+        assert api.view(rematch).body["seats"][0]["left"] is False
     finally:
         for table in (watcher, bora, ayse):
             if table is not None:
