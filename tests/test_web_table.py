@@ -99,7 +99,7 @@ class Table:
         self.errors: list[str] = []
         self.expected_errors: list[str] = []
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("pageerror", lambda error: self.errors.append(error.stack or str(error)))  # with where it was thrown
         self.requested: list[str] = []
         self.page.on("request", lambda request: self.requested.append(request.url))
         self.page.goto(service.url + path)
