@@ -81,6 +81,9 @@ class EmbeddedRedis:
                         appendonly="yes",
                         appendfilename="koz.aof",
                         appendfsync=appendfsync,
+                        # the append-only file is the data: no snapshots, whose failing save
+                        # (a full disk) would make the server refuse to stop on SIGTERM
+                        save='""',
                         maxmemory=maxmemory,
                         **{"maxmemory-policy": "noeviction"},
                     )
@@ -169,8 +172,7 @@ class EmbeddedRedis:
         """Stop the server (idempotent), wait for it to exit, and remove what this start made.
 
         The server is told to go (SIGTERM: it syncs its append-only file and exits) whoever is
-        still connected, and killed if it does not within STOP_TIMEOUT (one that cannot write its
-        final save refuses to exit)."""
+        still connected, and killed if it does not within STOP_TIMEOUT (a stalled one)."""
         if self.stopped:
             return
         self.stopped = True

@@ -85,8 +85,22 @@ class Service:
         return [int(pid) for pid in pids[:count]]
 
     def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
         return self.process.wait(30)
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        """Stopped, whatever the test did (it may have stopped it with SIGSTOP)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            try:
+                self.stop()
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 def alive(pid: int) -> bool:

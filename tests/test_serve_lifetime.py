@@ -60,34 +60,32 @@ def wait_until(condition, seconds: float, message: str) -> None:
 
 def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_cleanly_on_its_data(tmp_path):
     data_dir = tmp_path / "koz-data"
-    service = Service(data_dir, "--processes", "2", "--workers", "2")
-    api = SocketClient(service.url)
-    created = api.create(ruleset="german-whist", seats=[{}, {}]).body
-    token = {entry["seat"]: entry["token"] for entry in created["tokens"]}
-    seat = api.view(created["id"]).body["to_act"][0]
-    played = api.act(created["id"], api.view(created["id"], token[seat]).body["legal_actions"][0], token[seat]).body
-    api.close()
-    service.worker_pids(2)
-    # its children (the web processes, the workers), theirs, and the Redis it says it started
-    started = sorted({*children(service.process.pid), service.redis_pid})
-    assert sorted(map(kind_of, started)) == ["redis-server", "web", "web", "worker", "worker"], [command_of(pid) for pid in started]
-    killed_folder = service.redis_socket.parent  # the temporary folder that start made
-    assert killed_folder.is_dir()
+    with Service(data_dir, "--processes", "2", "--workers", "2") as service:
+        api = SocketClient(service.url)
+        created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+        token = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+        seat = api.view(created["id"]).body["to_act"][0]
+        played = api.act(created["id"], api.view(created["id"], token[seat]).body["legal_actions"][0], token[seat]).body
+        api.close()
+        service.worker_pids(2)
+        # its children (the web processes, the workers), theirs, and the Redis it says it started
+        started = sorted({*children(service.process.pid), service.redis_pid})
+        killed_folder = service.redis_socket.parent  # the temporary folder that start made
+        try:
+            assert sorted(map(kind_of, started)) == ["redis-server", "web", "web", "worker", "worker"], list(map(command_of, started))
+            assert killed_folder.is_dir()
+            service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
+            service.process.wait(10)
+            killed_at = time.monotonic()
+            left = lambda: [command_of(pid) for pid in started if alive(pid)]  # noqa: E731
+            wait_until(lambda: not left(), 5, f"outlived koz serve: {left()}")
+            gone_after = time.monotonic() - killed_at
+        finally:
+            for pid in started:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
 
-    service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
-    service.process.wait(10)
-    killed_at = time.monotonic()
-    try:
-        left = lambda: [command_of(pid) for pid in started if alive(pid)]  # noqa: E731
-        wait_until(lambda: not left(), 5, f"outlived koz serve: {left()}")
-    finally:
-        for pid in started:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
-    gone_after = time.monotonic() - killed_at
-
-    again = Service(data_dir)  # the same folder: it starts cleanly, on the same data
-    try:
+    with Service(data_dir) as again:  # the same folder: it starts cleanly, on the same data
         assert "left running" not in again.log.read_text()
         assert not killed_folder.exists(), "the killed service's temporary folder was left"
         api = SocketClient(again.url)
@@ -100,7 +98,6 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
         assert api.view(created["id"]).body["version"] == played["version"]
         api.close()
         folder = again.redis_socket.parent
-    finally:
         assert again.stop() == 0
     assert not folder.exists(), "a stopped service left its temporary folder"
     print(f"every process of the killed koz serve was gone {gone_after:.2f} s after the SIGKILL")
@@ -108,8 +105,7 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
 
 def test_a_second_koz_serve_on_the_same_data_refuses_to_start_and_the_first_serves_on(tmp_path):
     data_dir = tmp_path / "koz-data"
-    first = Service(data_dir)
-    try:
+    with Service(data_dir) as first:
         second = subprocess.run(
             [str(KOZ), "serve", "--port", str(free_port())],
             env={**os.environ, "KOZ_DATA_DIR": str(data_dir)},
@@ -123,7 +119,6 @@ def test_a_second_koz_serve_on_the_same_data_refuses_to_start_and_the_first_serv
         assert api.request("GET", "/healthz").status == 200
         assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
         api.close()
-    finally:
         assert first.stop() == 0
 
 
@@ -142,17 +137,16 @@ def daemonized_redis(data_dir: Path, socket: Path) -> int:
 
 def test_a_redis_server_left_on_the_data_is_stopped_and_the_service_runs_its_own_with_its_own_settings(tmp_path):
     data_dir = tmp_path / "koz-data"
-    first = Service(data_dir)
-    api = SocketClient(first.url)
-    game = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
-    api.close()
-    assert first.stop() == 0
+    with Service(data_dir) as first:
+        api = SocketClient(first.url)
+        game = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
+        api.close()
+        assert first.stop() == 0
     left = daemonized_redis(data_dir, tmp_path / "left.sock")
     try:
         if int(Path(f"/proc/{left}/stat").read_text().rpartition(")")[2].split()[1]) != 1:
             pytest.skip("a subreaper adopts orphans here: such a server is refused, not stopped")
-        service = Service(data_dir)
-        try:
+        with Service(data_dir) as service:
             assert not alive(left)
             assert f"stopping the redis-server {left} that a stopped service left running" in service.log.read_text()
             own = Redis(unix_socket_path=str(service.redis_socket))
@@ -161,7 +155,6 @@ def test_a_redis_server_left_on_the_data_is_stopped_and_the_service_runs_its_own
             api = SocketClient(service.url)
             assert api.view(game).status == 200
             api.close()
-        finally:
             assert service.stop() == 0
     finally:
         if alive(left):
@@ -195,43 +188,43 @@ def test_a_redis_server_that_a_running_process_started_on_the_data_is_left_alone
 
 
 def test_on_sigterm_a_held_long_poll_is_answered_with_the_current_view_and_an_event_stream_ends(tmp_path):
-    service = Service(tmp_path / "koz-data")
-    api = SocketClient(service.url)
-    created = api.create(ruleset="german-whist", seats=[{}, {}]).body
-    version = api.view(created["id"]).body["version"]
-    answers: list = []
+    with Service(tmp_path / "koz-data") as service:
+        api = SocketClient(service.url)
+        created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+        version = api.view(created["id"]).body["version"]
+        answers: list = []
 
-    def long_poll() -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", service.port, timeout=60)
-        try:
-            connection.request("GET", f"/v1/games/{created['id']}?wait=30&after={version}")
-            response = connection.getresponse()
-            answers.append((response.status, json.loads(response.read())))
-        except (OSError, http.client.HTTPException) as error:
-            answers.append(error)
+        def long_poll() -> None:
+            connection = http.client.HTTPConnection("127.0.0.1", service.port, timeout=60)
+            try:
+                connection.request("GET", f"/v1/games/{created['id']}?wait=30&after={version}")
+                response = connection.getresponse()
+                answers.append((response.status, json.loads(response.read())))
+            except (OSError, http.client.HTTPException) as error:
+                answers.append(error)
 
-    polling = threading.Thread(target=long_poll)
-    polling.start()
-    stream = http.client.HTTPConnection("127.0.0.1", service.port, timeout=60)
-    stream.request("GET", f"/v1/games/{created['id']}/events")
-    events = stream.getresponse()
-    assert read_stream_messages(events, 1)[0][:2] == ("view", version)
+        polling = threading.Thread(target=long_poll)
+        polling.start()
+        stream = http.client.HTTPConnection("127.0.0.1", service.port, timeout=60)
+        stream.request("GET", f"/v1/games/{created['id']}/events")
+        events = stream.getresponse()
+        assert read_stream_messages(events, 1)[0][:2] == ("view", version)
 
-    def held() -> bool:
-        metrics = urllib.request.urlopen(f"{service.url}/metrics", timeout=30).read().decode()
-        return float(re.search(r"^koz_waiting_clients (\S+)", metrics, re.M).group(1)) >= 2
+        def held() -> bool:
+            metrics = urllib.request.urlopen(f"{service.url}/metrics", timeout=30).read().decode()
+            return float(re.search(r"^koz_waiting_clients (\S+)", metrics, re.M).group(1)) >= 2
 
-    wait_until(held, 30, "the long-poll and the stream are not held")
-    api.close()
-    service.process.send_signal(signal.SIGTERM)
-    stopped_at = time.monotonic()
-    polling.join(60)
-    answered_after = time.monotonic() - stopped_at
-    assert answers and not isinstance(answers[0], Exception), answers
-    status, view = answers[0]
-    assert (status, view["id"], view["version"]) == (200, created["id"], version)
-    assert b"event:" not in events.read()  # the stream ends whole (its last chunk sent): the client resumes elsewhere
-    stream.close()
-    assert service.process.wait(30) == 0
-    print(f"the long-poll was answered {answered_after:.2f} s after SIGTERM")
+        wait_until(held, 30, "the long-poll and the stream are not held")
+        api.close()
+        service.process.send_signal(signal.SIGTERM)
+        stopped_at = time.monotonic()
+        polling.join(60)
+        answered_after = time.monotonic() - stopped_at
+        assert answers and not isinstance(answers[0], Exception), answers
+        status, view = answers[0]
+        assert (status, view["id"], view["version"]) == (200, created["id"], version)
+        assert b"event:" not in events.read()  # the stream ends whole (its last chunk sent): the client resumes elsewhere
+        stream.close()
+        assert service.process.wait(30) == 0
+        print(f"the long-poll was answered {answered_after:.2f} s after SIGTERM")
 
