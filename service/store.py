@@ -103,6 +103,17 @@ return 0
 """
 
 
+#: KEYS: game hash, log. ARGV: the expected version. Deletes the game if it is still at that
+#: version: 1 if deleted, 0 if it moved on, 3 if there is no game.
+WITHDRAW_SCRIPT = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return 3 end
+if current ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
+
+
 def ready(redis: Redis | RedisCluster) -> bool:
     """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
     if isinstance(redis, RedisCluster):
@@ -174,6 +185,7 @@ class GameStore:
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
+        self._withdraw = self.redis.register_script(WITHDRAW_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -321,6 +333,11 @@ class GameStore:
         keys = [self._key(game_id, "game"), self._key(game_id, "history"), self._key(game_id, "log")]
         args: list[Any] = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
         return bool(self._migrate(keys=keys, args=args))
+
+    def withdraw(self, game_id: str, version: int) -> Commit:
+        """Delete a game if it is still at ``version`` (its creator withdrew it while it waited)."""
+        outcome = int(self._withdraw(keys=[self._key(game_id, "game"), self._key(game_id, "log")], args=[version]))
+        return Commit(written=outcome == 1, missing=outcome == 3)
 
     # --- the lobby --------------------------------------------------------------------------
     #

@@ -26,6 +26,7 @@ from redis.exceptions import RedisError, ResponseError
 from engine import Action, Event, RuleError, Ruleset, action_log, registry
 from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
 from engine.shuffle import first_dealer
+from engine.texts import Said
 
 from .announcements import Announcements, Waiter
 from .config import Settings
@@ -408,9 +409,13 @@ class Table:
         """Take an open seat (with its join code if it has one); its new token."""
         record = self._seat(seat)
         if not record.open:
-            raise Problem(409, "seat_taken", "seat_not_open", params={"seat": seat})
-        if record.code_hash is not None and (code is None or not seat_of(code, [record.code_hash]) == 0):
-            raise Problem(403, "invalid_join_code", "invalid_join_code")
+            created = self.initial_seats[seat]
+            why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
+            raise Problem(409, "seat_taken", why, params={"seat": seat})
+        if record.code_hash is not None and code is None:
+            raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
+        if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
+            raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
         token = new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
@@ -791,7 +796,7 @@ class Tables:
                 "invalid_seats",
                 "invalid_seats",
                 params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
-                allowed=f"a list of {ruleset.seat_count} seats",
+                allowed=Said({"en": f"a list of {ruleset.seat_count} seats", "tr": f"{ruleset.seat_count} koltukluk bir liste"}),
             )
         tokens: dict[int, str] = {}
         codes: dict[int, str] = {}
@@ -866,6 +871,25 @@ class Tables:
         if not table.waiting:
             self.store.unlist_waiting(table.ruleset.id, table.id)
         return table, seat, new
+
+    def withdraw(self, game_id: str, token: str | None) -> None:
+        """Delete a game that waits for players, at its creator's request (the token of a seat
+        given at creation): it leaves the lobby, and every request about it answers 404."""
+        token = require_token(token)
+        for _ in range(MAX_ATTEMPTS):
+            table = self.load(game_id)
+            seat = table.authenticate(token)
+            if table.initial_seats[seat].token_hash is None:
+                raise Problem(403, "not_the_creator", "not_the_creator", params={"seat": seat})
+            if not table.waiting:
+                raise Problem(409, "game_started", "game_started")
+            commit = self.store.withdraw(game_id, table.version)
+            if commit.missing:
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+            if commit.written:
+                self.store.unlist_waiting(table.ruleset.id, game_id)
+                return
+        raise Problem(409, "busy", "busy")
 
     def leave(self, game_id: str, token: str | None, level: str | None) -> Table:
         token = require_token(token)

@@ -76,6 +76,7 @@ TURKISH_TITLES: Mapping[int, str] = {
     404: "Bulunamadı",
     405: "Yöntem kullanılamaz",
     406: "Kabul edilemez",
+    408: "İstek zaman aşımına uğradı",
     409: "Çakışma",
     410: "Artık yok",
     412: "Ön koşul tutmadı",
@@ -133,17 +134,36 @@ DETAILS: Mapping[str, Text] = {
         "en": "the game starts once every open seat is taken",
         "tr": "oyun, boş koltukların hepsi dolunca başlar",
     },
-    "seat_not_open": {"en": "seat {seat} is not open: someone took it", "tr": "{seat}. koltuk boş değil: biri oturdu"},
+    "seat_not_open": {"en": "seat {seat} is not open any more: someone took it", "tr": "{seat}. koltuk artık boş değil: biri oturdu"},
+    "computer_seat_never_open": {
+        "en": "seat {seat} was never open: a computer plays it",
+        "tr": "{seat}. koltuk hiç boş olmadı: onu bilgisayar oynuyor",
+    },
+    "human_seat_never_open": {
+        "en": "seat {seat} was never open: its player received its token when the game was made",
+        "tr": "{seat}. koltuk hiç boş olmadı: oyuncusu belirtecini oyun kurulurken aldı",
+    },
     "seat_played_by_token": {
         "en": "seat {seat} is already played by its token",
         "tr": "{seat}. koltukta zaten belirteciyle oynanıyor",
     },
     "seat_left": {"en": "seat {seat} has already left to a computer", "tr": "{seat}. koltuk zaten bilgisayara bırakıldı"},
-    "invalid_join_code": {
-        "en": "this seat is taken with the join code the game's creator received",
-        "tr": "bu koltuğa, oyunu kuranın aldığı katılma koduyla oturulur",
+    "join_code_missing": {
+        "en": "seat {seat} needs its code: a private game's join code, as the game's creator passed it on, "
+        "or for a rematch the seat's token in the match before",
+        "tr": "{seat}. koltuğa koduyla oturulur: özel bir oyunda oyunu kuranın ilettiği katılma kodu, "
+        "rövanşta koltuğun önceki maçtaki belirteci",
     },
+    "join_code_wrong": {"en": "this code does not open seat {seat}", "tr": "bu kod {seat}. koltuğu açmıyor"},
     "unknown_seat": {"en": "this game has seats 0 to {last}", "tr": "bu oyunun koltukları 0 ile {last} arası"},
+    "not_the_creator": {
+        "en": "seat {seat} took its place after the game was made: only its creator may withdraw it",
+        "tr": "{seat}. koltuk oyun kurulduktan sonra oturdu: oyunu yalnızca kuran geri çekebilir",
+    },
+    "game_started": {
+        "en": "the game has started: a game is withdrawn only while it waits for players (leave it instead)",
+        "tr": "oyun başladı: bir oyun ancak oyuncu beklerken geri çekilir (bunun yerine oyundan ayrılın)",
+    },
     "rematch_too_soon": {"en": "a rematch is made once the match is over", "tr": "rövanş maç bitince yapılır"},
     "open_and_computer": {
         "en": "seat {seat} is open and a computer: a seat is one or the other",
@@ -224,6 +244,22 @@ DETAILS: Mapping[str, Text] = {
         "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
     },
     "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
+    "request_too_slow": {
+        "en": "the request did not arrive whole in the time the server allows",
+        "tr": "istek sunucunun tanıdığı süre içinde eksiksiz gelmedi",
+    },
+    "hints_busy": {
+        "en": "the server is working out as many hints as it may at once; ask again in a moment",
+        "tr": "sunucu aynı anda verebileceği kadar ipucu hesaplıyor; biraz sonra yeniden sorun",
+    },
+    "too_many_streams": {
+        "en": "this address holds as many event streams open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar olay akışı açık tutuyor; önce birini kapatın",
+    },
+    "too_many_connections": {
+        "en": "this address holds as many connections open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar bağlantı açık tutuyor; önce birini kapatın",
+    },
 }
 
 

@@ -6,9 +6,8 @@ The stream is made of these messages, each with ``id`` the version it belongs to
   viewer may see them (the same events as ``GET /history``), one message per version, in order;
 - ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
   of ``v``;
-- ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
-  the stream ends after it (after the view, for a match abandoned as too long: nothing is
-  revealed of it).
+- ``reveal``: once the match is over, however it ended (finished, forfeited, abandoned),
+  ``{"version": v, "reveal": {...}}`` as in the history; the stream ends after it.
 
 On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
 the current view; then, at each new version, that version's history and the new view. A
@@ -20,9 +19,9 @@ subscription (``service/announcements.py``).
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Generator, Iterator
 
-from flask import Response, request
+from flask import Response, current_app, request
 from marshmallow import fields, validate
 
 from engine import registry
@@ -31,11 +30,14 @@ from engine.cards import EXAMPLE_CODES
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..encoding import json_text
 from ..errors import Problem
+from ..limits import client_address
 from ..metrics import WAITING
+from ..per_address import PerAddress
 from ..schemas import RequestSchema
 from ..tables import Table, Tables
 from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import tables
+from .history import reveal
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -63,7 +65,8 @@ A `text/event-stream`. Messages, each with `id` = the version it belongs to:
 - `event: history`, data `{"version": v, "events": [HistoryEvent, ...]}`: what version `v` did,
   as the viewer may see it;
 - `event: view`, data `GameView`: the viewer's view at version `v`;
-- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
+- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over, however it ended
+  (finished, forfeited, abandoned); the stream ends.
 
 Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
 (`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID`, as EventSource does, and nothing is
@@ -102,7 +105,7 @@ def message(kind: str, version: int, data: Any) -> str:
 @blp.route("/<game_id>/events", operation_id="streamEvents")
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 429: ["too_many_streams"]})
 @blp.doc(
     security=SEAT_TOKEN_OPTIONAL,
     parameters=[LAST_EVENT_ID],
@@ -128,18 +131,49 @@ def get_game_events(query: dict[str, Any], game_id: str):
     spectator's. On connect: the history after `Last-Event-ID` (or `after`) if given, then the
     current view; then each new version's history and view as it is committed. Once the match
     is over: the final events, the view, the `reveal`, and the end of the stream.
+
+    One client address may hold `KOZ_STREAMS_PER_ADDRESS` streams open at once in a web process
+    (64 by default); past them, 429 `too_many_streams` until one of them ends.
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
-    koz = tables()
-    table = koz.load(game_id)
-    seat = table.viewer(bearer_token())
-    stream = counted(follow(koz, table, seat, after))
+    streams: PerAddress = current_app.extensions["koz_streams"]
+    address = client_address()
+    if not streams.take(address):
+        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    try:
+        koz = tables()
+        table = koz.load(game_id)
+        seat = table.viewer(bearer_token())
+    except BaseException:
+        streams.give_back(address)
+        raise
+    stream = HeldStream(counted(follow(koz, table, seat, after)), lambda: streams.give_back(address))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
 
-def counted(stream: Iterator[str]) -> Iterator[str]:
+class HeldStream:
+    """A stream's body that gives its address's place back when the server closes it, whether or
+    not a message of it was ever sent (a generator never started runs no ``finally``)."""
+
+    def __init__(self, stream: Generator[str, None, None], give_back: Callable[[], None]) -> None:
+        self.stream = stream
+        self.give_back: Callable[[], None] | None = give_back
+
+    def __iter__(self) -> Iterator[str]:
+        return self.stream
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            if self.give_back is not None:
+                self.give_back()
+                self.give_back = None
+
+
+def counted(stream: Iterator[str]) -> Generator[str, None, None]:
     """The stream, counted among the waiting clients while it is open."""
     with WAITING.track_inprogress():
         yield from stream
@@ -160,8 +194,7 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 yield from history_messages(koz, table, seat, after)
             yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
             if table.over:
-                if table.finished:  # an abandoned match is not revealed: its deal never ended
-                    yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+                yield message("reveal", table.version, {"version": table.version, "reveal": reveal(table)})
                 return
             after, game_id = table.version, table.id
             del table  # as a long-poll: a waiting stream holds no copy of the game (Tables.watch says why)
@@ -184,10 +217,9 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
-    finished = table.finished  # once over, everything is shown, as in the history
     by_version: dict[int, list[dict[str, Any]]] = {}
     for version, event in koz.events(table, after, table.version):
-        seen = event.for_viewer(seat, revealed=finished)
+        seen = event.for_viewer(seat, revealed=table.over)  # once over, everything is shown, as in the history
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():
