@@ -44,14 +44,15 @@ def free_port() -> int:
 class Service:
     """A ``koz serve`` process with its own data directory."""
 
-    def __init__(self, data_dir: Path, **settings: str) -> None:
+    def __init__(self, data_dir: Path, *arguments: str, **settings: str) -> None:
+        """``arguments``: more of ``koz serve``'s, such as ``--workers 0``."""
         self.port = free_port()
         self.log = data_dir.parent / f"koz-{self.port}.log"
         environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir), **settings}
         environment.pop("REDIS_URL", None)
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
-                [str(KOZ), "serve", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT, env=environment
+                [str(KOZ), "serve", "--port", str(self.port), *arguments], stdout=log, stderr=subprocess.STDOUT, env=environment
             )
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 60

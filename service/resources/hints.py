@@ -28,7 +28,7 @@ class HintSchema(Schema):
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         410: ["game_unreadable"],
-        409: TURN_REFUSAL_CODES,
+        409: [*TURN_REFUSAL_CODES, "seat_left"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
