@@ -29,7 +29,7 @@ $(CHROMIUM):
 		echo "$(CHROMIUM) is missing: 'apt-get install chromium' as root, or the browser tests are skipped"; \
 	fi
 
-# the OpenAPI tools (linters, the TypeScript client's generator and compiler, the schema sampler),
+# the Node tools (the OpenAPI linters, the TypeScript client's generator and compiler, the schema sampler, axe-core),
 # pinned by openapi/package-lock.json; their tests fail, saying so, when Node.js is missing.
 # --ignore-scripts: none of them needs an install script
 $(OPENAPI_TOOLS): openapi/package-lock.json

@@ -23,8 +23,10 @@ from .embedded import EmbeddedRedis
 from .encoding import json_bytes, json_text
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
+from .per_address import PerAddress
 from .resources import BLUEPRINTS
 from .resources.games import document_rulesets_apart, document_views
+from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
@@ -122,6 +124,8 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
+    app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
+    app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
     app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)

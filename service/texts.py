@@ -76,6 +76,7 @@ TURKISH_TITLES: Mapping[int, str] = {
     404: "Bulunamadı",
     405: "Yöntem kullanılamaz",
     406: "Kabul edilemez",
+    408: "İstek zaman aşımına uğradı",
     409: "Çakışma",
     410: "Artık yok",
     412: "Ön koşul tutmadı",
@@ -255,6 +256,22 @@ DETAILS: Mapping[str, Text] = {
         "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
     },
     "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
+    "request_too_slow": {
+        "en": "the request did not arrive whole in the time the server allows",
+        "tr": "istek sunucunun tanıdığı süre içinde eksiksiz gelmedi",
+    },
+    "hints_busy": {
+        "en": "the server is working out as many hints as it may at once; ask again in a moment",
+        "tr": "sunucu aynı anda verebileceği kadar ipucu hesaplıyor; biraz sonra yeniden sorun",
+    },
+    "too_many_streams": {
+        "en": "this address holds as many event streams open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar olay akışı açık tutuyor; önce birini kapatın",
+    },
+    "too_many_connections": {
+        "en": "this address holds as many connections open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar bağlantı açık tutuyor; önce birini kapatın",
+    },
 }
 
 

@@ -169,7 +169,8 @@ def test_the_server_refusals_documented_on_every_operation_are_the_servers_own()
     document = json.loads(COMMITTED.read_text())
     for _, _, operation, _ in _operations(document):
         for status, codes in SERVER_REFUSALS.items():
-            assert _documented_codes(operation, str(status)) == set(codes), operation["operationId"]
+            # an operation may meet a 429 of its own (rate_limited) beside the server's
+            assert _documented_codes(operation, str(status)) >= set(codes), operation["operationId"]
 
 
 def _media_examples(document):
