@@ -39,6 +39,8 @@ class Settings:
     #: when a human may act in the same moment as a computer player, the computer waits this long
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
+    #: how long an expert decision thinks (within the ceiling); the other levels do not search
+    bot_expert_seconds: float = 0.05
     #: how much lower a worker's CPU priority is (``nice``): the computers' thinking is
     #: background work, and the web process answers first on a machine they share
     worker_niceness: int = 10
@@ -106,6 +108,7 @@ class Settings:
             stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
+            bot_expert_seconds=number("KOZ_BOT_EXPERT_SECONDS", defaults.bot_expert_seconds),
             worker_niceness=number("KOZ_WORKER_NICENESS", defaults.worker_niceness, int),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
             redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,

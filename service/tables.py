@@ -538,7 +538,7 @@ class Table:
         chooser = player(level, self.ruleset.id)
         events = self._events_seen_by(store, seat) if chooser.reads_events else ()
         info = SeatInfo(self.ruleset.id, seat, self.options, view, events)
-        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
+        budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         seed = f"{self.seed}:{self.version}:{seat}"
         timer = DECISION_SECONDS.labels(self.ruleset.id, level)
 

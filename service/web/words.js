@@ -47,7 +47,7 @@ const TEXTS = {
     timeoutPlayed: (name) => `${genitive(name)} süresi doldu: bilgisayar oynadı`,
     forfeited: (side) => `Süre doldu: ${side} kaybetti`, abandoned: "Maç yarıda kaldı: izin verilen uzunluğu aştı. Kazanan yok.",
     leftAnnounce: (name) => `${name} masadan kalktı: bilgisayar oynuyor`, rejoinedAnnounce: (name) => `${name} masaya döndü`,
-    tookSeat: (name) => `${name} masaya oturdu`, yes: "evet", no: "hayır",
+    tookSeat: (name) => `${name} masaya oturdu`, yes: "evet", no: "hayır", summary: "Özet",
   },
   en: {
     switchTo: "Türkçe", tagline: "Card games against the computer or with friends", playComputer: "Play the computer",
@@ -93,7 +93,7 @@ const TEXTS = {
     timeoutPlayed: (name) => `${name}'s time ran out: the computer played`,
     forfeited: (side) => `Time ran out: ${side} lost`, abandoned: "The match was abandoned: it ran past the allowed length. No winner.",
     leftAnnounce: (name) => `${name} left the table: the computer plays`, rejoinedAnnounce: (name) => `${name} is back at the table`,
-    tookSeat: (name) => `${name} sat down`, yes: "yes", no: "no",
+    tookSeat: (name) => `${name} sat down`, yes: "yes", no: "no", summary: "Summary",
   },
 };
 
