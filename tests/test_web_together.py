@@ -182,6 +182,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         # a rematch asked by both: the first waits, the second sees who asked, then both play on
         ayse.page.get_by_role("button", name="Rövanş").click()
         ayse.page.locator(".waiting-room").wait_for()
+        assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text() == "2. Oyuncu Bora · henüz istemedi"
         rematch = ayse.page.evaluate("location.hash").split("/")[2]
         assert rematch != game_id
         bora.page.get_by_text("Rövanş isteyenler: Ayşe").wait_for()
