@@ -298,8 +298,11 @@ def fits_the_phone(table: Table, *selectors: str) -> None:
 def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, service):  # noqa: F811
     table = Table(browser, service, viewport=PHONE)
     try:
-        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21})
+        clock = {"seconds": "60", "bank": "120", "on_timeout": "computer"}
+        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, clock=clock)
         table.page.locator(".waiting-room").wait_for()
+        terms = "Süreli masa: Hamle başına süre 60 sn · Yedek süre 120 sn · Süre dolunca: bilgisayar oynar"
+        assert table.page.locator(".clock-terms").inner_text() == terms
         fits_the_phone(table, ".seat-list li.open input.invitation")
         table.screenshot("waiting-room-phone-tr")
         table.page.get_by_role("button", name="English").click()
