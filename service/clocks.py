@@ -42,12 +42,7 @@ def expire(games: Games, game_id: str) -> bool:
             else:
                 store.schedule_clock(game_id, deadline)
             return False
-        start = game.version
-        games.computers.time_out(game)
-        if repository.commit(game, start).written:
-            game.committed()
-            if game.deadline() is None:
-                store.unschedule_clock(game_id, game.now)
+        if games.time_out(game):
             return True
     return False
 

@@ -64,7 +64,8 @@ class Computers:
         chooser = player(level, game.ruleset.id)
         events = self.events_seen_by(game, seat) if chooser.reads_events else ()
         info = SeatInfo(game.ruleset.id, seat, game.options, view, events)
-        budget = Budget(ceiling=self.repository.settings.bot_decision_ceiling, clock=time.perf_counter)
+        settings = self.repository.settings
+        budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         seed = f"{game.seed}:{game.version}:{seat}"
         timer = DECISION_SECONDS.labels(game.ruleset.id, level)
 
@@ -109,7 +110,7 @@ class Computers:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
         The thinking runs off the request loop, so that other requests go on meanwhile."""
         game = self.repository.load(game_id)
-        seat = game.authenticate(require_token(token))
+        seat = game.acting_seat(require_token(token))
         if game.over:
             raise Problem(409, "game_over", "game_over")
         if seat not in game.ruleset.to_act(game.state):

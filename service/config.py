@@ -39,6 +39,8 @@ class Settings:
     #: when a human may act in the same moment as a computer player, the computer waits this long
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
+    #: how long an expert decision thinks (within the ceiling); the other levels do not search
+    bot_expert_seconds: float = 0.05
     #: how much lower a worker's CPU priority is (``nice``): the computers' thinking is
     #: background work, and the web process answers first on a machine they share
     worker_niceness: int = 10
@@ -65,6 +67,10 @@ class Settings:
     max_versions: int = 10_000
     #: a finished (or abandoned) game expires after this long
     finished_game_ttl_seconds: int = 24 * 3600
+    #: a game waiting for players (an open seat) expires after this long without a seat taken
+    waiting_game_ttl_seconds: int = 24 * 3600
+    #: the games one client address may keep waiting for players at once (0: no cap)
+    max_waiting_games_per_address: int = 10
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -102,6 +108,7 @@ class Settings:
             stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
+            bot_expert_seconds=number("KOZ_BOT_EXPERT_SECONDS", defaults.bot_expert_seconds),
             worker_niceness=number("KOZ_WORKER_NICENESS", defaults.worker_niceness, int),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
             redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,
@@ -116,4 +123,7 @@ class Settings:
             max_versions=number("KOZ_MAX_VERSIONS", defaults.max_versions, int) or defaults.max_versions,
             finished_game_ttl_seconds=number("KOZ_FINISHED_GAME_TTL_SECONDS", defaults.finished_game_ttl_seconds, int)
             or defaults.finished_game_ttl_seconds,
+            waiting_game_ttl_seconds=number("KOZ_WAITING_GAME_TTL_SECONDS", defaults.waiting_game_ttl_seconds, int)
+            or defaults.waiting_game_ttl_seconds,
+            max_waiting_games_per_address=number("KOZ_MAX_WAITING_GAMES_PER_ADDRESS", defaults.max_waiting_games_per_address, int),
         )

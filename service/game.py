@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
@@ -81,6 +82,8 @@ class Game:
         seed_source: str = "server",
         clock: dict[str, Any] | None = None,
         turn: dict[str, Any] | None = None,
+        salt: str | None = None,
+        host: str | None = None,
         now: float,
         length_cap: tuple[int, int] | None,
         deal_events: list[Event] | None = None,
@@ -92,6 +95,12 @@ class Game:
         self.initial_seats = [SeatRecord(**asdict(seat)) for seat in seats]
         self.seats = seats
         self.seed_source = seed_source
+        #: a random secret of the game, in its setup only: what a seat's token taken with an
+        #: Idempotency-Key is derived with beside the key (None: a game stored before it was kept)
+        self.salt = salt
+        #: a hash of the address that created the game while it waits for players (its count
+        #: of waiting games is kept under it); None for a game that never waited
+        self.host = host
         #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
         self.clock = clock
         #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
@@ -137,11 +146,12 @@ class Game:
         now: float,
         length_cap: tuple[int, int] | None,
         created_at: str | None = None,
+        host: str | None = None,
     ) -> "Game":
         state, events = ruleset.new_game(options, seed)
         game = cls(
             game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None), seed_source=seed_source,
-            clock=clock, now=now, length_cap=length_cap, created_at=created_at, deal_events=[],
+            clock=clock, now=now, length_cap=length_cap, created_at=created_at, deal_events=[], salt=secrets.token_hex(16), host=host,
         )
         game._record(events)
         return game
@@ -186,6 +196,14 @@ class Game:
                 "invalid_token",
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
+        return seat
+
+    def acting_seat(self, token: str) -> int:
+        """The seat of a bearer token that means to act (or ask for a hint): a 401 for a token of
+        no seat here, a 409 ``seat_left`` while a computer plays the seat it left."""
+        seat = self.authenticate(token)
+        if self.seats[seat].bot is not None:
+            raise Problem(409, "seat_left", "seat_left_acting", params={"seat": seat})
         return seat
 
     # --- what a seat sees -------------------------------------------------------------------
@@ -250,6 +268,8 @@ class Game:
             view.update(status="forfeited", to_act=[], legal_actions=[], winners=forfeit["winners"])
         elif self.waiting:
             view.update(status="waiting", to_act=[], legal_actions=[])
+        elif seat is not None and self.seats[seat].bot is not None:
+            view.update(legal_actions=[])  # a computer plays the seat it left, until it takes it back
         view.update(seed_commitment=self.seed_commitment, seed_source=self.seed_source, rematch=self.rematch, clock=self.clock_view())
         return view
 
@@ -346,9 +366,13 @@ class Game:
             stored["token_hash"] = token_hash
         self._apply_seat_event(stored)
 
-    def take_seat(self, seat: int, name: str | None, code: str | None) -> str:
-        """Take an open seat (with its join code if it has one); its new token."""
+    def take_seat(self, seat: int, name: str | None, code: str | None, token: str | None = None) -> str:
+        """Take an open seat (with its join code if it has one); its new token. ``token``: the
+        token to give it, derived from what the caller holds, so that asking again answers the
+        same: a seat already taken with that very token is answered as it is, changing nothing."""
         record = self._seat(seat)
+        if token is not None and record.token_hash is not None and seat_of(token, [record.token_hash]) == 0:
+            return token
         if not record.open:
             created = self.initial_seats[seat]
             why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
@@ -357,7 +381,7 @@ class Game:
             raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
         if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
             raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
-        token = new_token()
+        token = token or new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
         return token

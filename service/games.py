@@ -26,7 +26,7 @@ from .errors import Problem
 from .game import Game, SeatRecord
 from .repository import MAX_ATTEMPTS, Repository
 from .store import GameStore, Stored
-from .tokens import new_token, require_token, token_hash
+from .tokens import derived_token, new_token, require_token, token_hash
 from .waiting import Waiting
 
 
@@ -92,9 +92,11 @@ class Games:
         *,
         private: bool = False,
         clock: Mapping[str, Any] | None = None,
+        address: str | None = None,
     ) -> tuple[Game, dict[int, str], dict[int, str]]:
         """A new game, the tokens of its human seats and the join codes of its open seats (a
-        private game's); both returned once, never stored."""
+        private game's); both returned once, never stored. A game with an open seat counts among
+        the waiting games of the client ``address`` (at most ``max_waiting_games_per_address``)."""
         self.repository.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
@@ -134,14 +136,38 @@ class Games:
             )
         source = "client" if seed else "server"
         chosen = seed or secrets.token_hex(16)
-        game = self.repository.store_new(lambda: self.repository.new_game(ruleset, parsed, records, chosen, source, clock))
+        game_id = secrets.token_hex(8)
+        host = self._reserve_waiting(address, game_id) if codes else None
+        try:
+            game = self.repository.store_new(
+                lambda new_id: self.repository.new_game(ruleset, parsed, records, chosen, source, clock, new_id, host), game_id
+            )
+        except BaseException:
+            if host is not None:
+                self.store.release_waiting(host, game_id)
+            raise
         if codes and not private and seed is None:
             self.store.list_waiting(ruleset.id, game.id)
         return game, tokens, {index: code for index, code in codes.items() if code}
 
-    def take_seat(self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None) -> tuple[Game, int, str | None]:
+    def _reserve_waiting(self, address: str | None, game_id: str) -> str | None:
+        """Count a new waiting game among its address's (the host under which they are counted),
+        or a 429 when the address keeps as many waiting as it may."""
+        if address is None:
+            return None
+        host = hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        ttl = min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
+        cap = self.settings.max_waiting_games_per_address
+        if not self.store.reserve_waiting(host, game_id, self.clock() + ttl, cap, ttl):
+            raise Problem(429, "too_many_waiting_games", "too_many_waiting_games", params={"cap": cap}, headers={"Retry-After": "60"})
+        return host
+
+    def take_seat(
+        self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None, idempotency_key: str | None = None
+    ) -> tuple[Game, int, str | None]:
         """Take an open seat (its new token), or with the seat's own token take back a seat it
-        left (no new token); (game, seat, token)."""
+        left (no new token); (game, seat, token). With an ``idempotency_key``, the token is
+        derived from it: asking again with the same key answers the same seat and token."""
 
         def take(game: Game) -> str | None:
             if token is not None:
@@ -149,12 +175,21 @@ class Games:
                     raise Problem(403, "not_your_seat", "not_your_seat", params={"seat": seat})
                 game.rejoin(seat)
                 return None
-            return game.take_seat(seat, name, code)
+            given = None
+            if idempotency_key is not None and game.salt is not None:
+                given = derived_token(idempotency_key, "seat", game.id, str(seat), game.salt)
+            return game.take_seat(seat, name, code, given)
 
         game, new = self.repository.change(game_id, take)
         if not game.waiting:
-            self.store.unlist_waiting(game.ruleset.id, game.id)
+            self.stopped_waiting(game)
         return game, seat, new
+
+    def stopped_waiting(self, game: Game) -> None:
+        """A game that no longer waits for players leaves the lobby and its address's count."""
+        self.store.unlist_waiting(game.ruleset.id, game.id)
+        if game.host is not None:
+            self.store.release_waiting(game.host, game.id)
 
     def withdraw(self, game_id: str, token: str | None) -> None:
         """Delete a game that waits for players, at its creator's request (the token of a seat
@@ -171,7 +206,7 @@ class Games:
             if commit.missing:
                 raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if commit.written:
-                self.store.unlist_waiting(game.ruleset.id, game_id)
+                self.stopped_waiting(game)
                 return
         raise Problem(409, "busy", "busy")
 
@@ -220,7 +255,9 @@ class Games:
                 for record in old.seats
             ]
             seed = next_dealer_seed(old)
-            made = self.repository.store_new(lambda: self.repository.new_game(old.ruleset, old.options, records, seed, "server", old.clock))
+            made = self.repository.store_new(
+                lambda new_id: self.repository.new_game(old.ruleset, old.options, records, seed, "server", old.clock, new_id)
+            )
 
             def link(game: Game) -> None:
                 if game.rematch is None:  # two seats asking at once: the first link stands, the other's new game is never used
@@ -229,7 +266,9 @@ class Games:
             old, _ = self.repository.change(game_id, link)
         rematch_id = old.rematch
         assert rematch_id is not None
-        game, new_token_ = self.repository.change(rematch_id, lambda game: game.take_seat(seat, old.seats[seat].name, token))
+        # the new token is derived from the old one: asking again answers the same
+        given = derived_token(token, "rematch", rematch_id, str(seat))
+        game, new_token_ = self.repository.change(rematch_id, lambda game: game.take_seat(seat, old.seats[seat].name, token, given))
         return game, seat, new_token_
 
     def act(
@@ -249,7 +288,7 @@ class Games:
         token = require_token(token)
         for _ in range(MAX_ATTEMPTS):
             game = self.repository.load(game_id)
-            seat = game.authenticate(token)
+            seat = game.acting_seat(token)
             action = Action.from_json(action_json)
             fingerprint = _fingerprint(seat, action.to_json())
             if idempotency_key is not None:
@@ -264,6 +303,14 @@ class Games:
                     params={"version": game.version},
                     current_version=game.version,
                 )
+            deadline = game.deadline()
+            if deadline is not None and deadline <= game.now:
+                # the clock's turn came first: its timeout is applied, in one compare-and-set as
+                # a worker would; the late seat's action is refused, another seat's tried anew
+                late = game.turn["seat"] if game.turn else None
+                if self.time_out(game) and late == seat:
+                    raise Problem(409, "deadline_passed", "deadline_passed", params={"seat": seat})
+                continue
             start = game.version
             game.act(seat, action)
             replied = game.computer_to_act() is not None
@@ -289,6 +336,18 @@ class Games:
                     current_version=commit.version,
                 )
         raise Problem(409, "busy", "busy")
+
+    def time_out(self, game: Game) -> bool:
+        """Apply the timeout of ``game``'s seat to act, whose deadline has passed, and commit it;
+        whether it was written (another request may have moved first)."""
+        start = game.version
+        self.computers.time_out(game)
+        if not self.repository.commit(game, start).written:
+            return False
+        game.committed()
+        if game.deadline() is None:
+            self.store.unschedule_clock(game.id, game.now)
+        return True
 
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:

@@ -66,6 +66,8 @@ def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tu
         seed_source=setup.get("seed_source", "unknown"),
         clock=setup.get("clock"),
         turn=snapshot.get("turn"),
+        salt=setup.get("salt"),
+        host=setup.get("host"),
         now=now,
         length_cap=length_cap,
     )
@@ -81,6 +83,8 @@ def setup_of(game: Game) -> dict[str, Any]:
         "seed_source": game.seed_source,
         "created_at": game.created_at,
         **({"clock": game.clock} if game.clock else {}),
+        **({"salt": game.salt} if game.salt else {}),
+        **({"host": game.host} if game.host else {}),
     }
 
 
@@ -163,12 +167,20 @@ class Repository:
         return game_from_stored(game_id, stored, now=self.clock(), length_cap=self.length_cap)
 
     def new_game(
-        self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str, clock: Mapping[str, Any] | None
+        self,
+        ruleset: Ruleset,
+        options: dict[str, Any],
+        records: list[SeatRecord],
+        seed: str,
+        seed_source: str,
+        clock: Mapping[str, Any] | None,
+        game_id: str | None = None,
+        host: str | None = None,
     ) -> Game:
-        """A new game under a fresh id (not stored yet)."""
+        """A new game (not stored yet), under ``game_id`` or a fresh id."""
         return Game.new(
-            secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
-            clock=dict(clock) if clock else None, now=self.clock(), length_cap=self.length_cap,
+            game_id or secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
+            clock=dict(clock) if clock else None, now=self.clock(), length_cap=self.length_cap, host=host,
         )
 
     def load_announced(self, game_id: str, version: int) -> Game | None:
@@ -232,6 +244,8 @@ class Repository:
         """How long the game is kept: finished (or abandoned) games go sooner."""
         if game.over:
             return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        if game.waiting:  # an invitation nobody takes costs little, for a short while
+            return min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
         return self.settings.game_ttl_seconds
 
     def commit(self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
@@ -265,10 +279,12 @@ class Repository:
                 game = after_computers(self, game, replies)
         return commit, game
 
-    def store_new(self, make: Callable[[], Game]) -> Game:
-        """Store the game ``make()`` gives (a fresh id each attempt), as the computers' replies left it."""
+    def store_new(self, make: Callable[[str | None], Game], game_id: str | None = None) -> Game:
+        """Store the game ``make(game_id)`` gives (None: a fresh id, as every attempt after the
+        first), as the computers' replies left it."""
         for _ in range(MAX_ATTEMPTS):
-            game = make()
+            game = make(game_id)
+            game_id = None  # (taken: another attempt draws another)
             check_presentable(game)
             commit, game = self.commit_and_follow(game, None)
             if commit.written:
@@ -283,6 +299,8 @@ class Repository:
             game = self.load(game_id)
             start = game.version
             outcome = change(game)
+            if game.version == start:  # nothing to write (asked again: answered as it stands)
+                return game, outcome
             commit, game = self.commit_and_follow(game, start)
             if commit.written:
                 return game, outcome
