@@ -19,6 +19,12 @@ TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
 
 
 @pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
+
+
+@pytest.fixture
 def api(client):
     return FlaskClient(client)
 
