@@ -182,6 +182,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         # a rematch asked by both: the first waits, the second sees who asked, then both play on
         ayse.page.get_by_role("button", name="Rövanş").click()
         ayse.page.locator(".waiting-room").wait_for()
+        assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text() == "2. Oyuncu Bora · henüz istemedi"
         rematch = ayse.page.evaluate("location.hash").split("/")[2]
         assert rematch != game_id
         bora.page.get_by_text("Rövanş isteyenler: Ayşe").wait_for()
@@ -297,8 +298,11 @@ def fits_the_phone(table: Table, *selectors: str) -> None:
 def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, service):  # noqa: F811
     table = Table(browser, service, viewport=PHONE)
     try:
-        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21})
+        clock = {"seconds": "60", "bank": "120", "on_timeout": "computer"}
+        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, clock=clock)
         table.page.locator(".waiting-room").wait_for()
+        terms = "Süreli masa: Hamle başına süre 60 sn · Yedek süre 120 sn · Süre dolunca: bilgisayar oynar"
+        assert table.page.locator(".clock-terms").inner_text() == terms
         fits_the_phone(table, ".seat-list li.open input.invitation")
         table.screenshot("waiting-room-phone-tr")
         table.page.get_by_role("button", name="English").click()

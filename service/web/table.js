@@ -17,7 +17,7 @@ export function over(view) {
 }
 
 /** The view's sides (who plays with whom): its teams where it has them, else each seat alone. */
-export function sides(view) {
+function sides(view) {
   return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
 }
 
@@ -44,7 +44,7 @@ function cardFace(code, extra = {}) {
 }
 
 /** A card shown, not played: an image with its name. */
-export function shownCard(code, className = "card") {
+function shownCard(code, className = "card") {
   return h("span", { class: className, role: "img", "aria-label": cardName(code), title: cardName(code) }, cardFace(code));
 }
 
