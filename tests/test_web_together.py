@@ -223,6 +223,7 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
         listing = listed.inner_text()  # the options and seats in words, and how long it has waited
         assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
+        assert listed.get_by_role("link", name="İzle").get_attribute("href") == f"#/partnership-batak/{game_id}/watch"
         listed.get_by_role("button", name="Kuzey koltuğuna otur").click()
         bora.page.locator("[name=player]").fill("Bora")
         bora.page.get_by_role("button", name="OTUR").click()
@@ -413,6 +414,7 @@ def test_an_abandoned_match_is_shown_as_an_end(browser, tmp_path):  # noqa: F811
         assert page.locator(".result .verdict").inner_text().startswith("Maç yarıda kaldı")
         assert page.locator(".turn").count() == 0 and page.locator("[data-action]").count() == 0
         assert ". el" not in page.locator(".scores caption").inner_text()  # not a deal still being played
+        page.locator(".reveal").wait_for()  # the seed and the deal as dealt, though it never ended
         table.screenshot("german-whist-abandoned")
     finally:
         table.close()
