@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -98,9 +99,8 @@ class WorkerProcesses:
             finally:
                 os.close(ready_write)
             self.processes.append(process)
-            with os.fdopen(ready_read, "rb") as ready:
-                if ready.read(1):  # nothing: the process ended before it was ready
-                    self.ready[number].set()
+            if said_ready(process, ready_read):
+                self.ready[number].set()
             process.wait()
             self.processes.remove(process)
             if not self.stopping.is_set():
@@ -119,6 +119,16 @@ class WorkerProcesses:
                 process.wait(5)
 
 
+def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+    """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
+    a web process forked meanwhile may hold the pipe's other end open.)"""
+    with os.fdopen(ready_read, "rb") as ready:
+        while not select.select([ready], [], [], 1.0)[0]:
+            if process.poll() is not None:
+                return False
+        return bool(ready.read(1))
+
+
 def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     service = os.getpid()
@@ -134,7 +144,9 @@ def serve(args: argparse.Namespace) -> None:
         # not wait for a worker to come up
         workers.start()
         app = create_app(settings, embedded=embedded)
-        if not workers.wait_ready(WORKER_START_SECONDS):
+        if workers.wait_ready(WORKER_START_SECONDS):
+            log.info("%d koz worker(s) ready", args.workers)
+        else:
             log.warning("a koz worker is not ready after %.0f s; serving without waiting for it", WORKER_START_SECONDS)
         kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
         where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"

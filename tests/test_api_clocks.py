@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
-import fakeredis
 import pytest
 
 from service import create_app
@@ -33,8 +32,9 @@ def clock():
 
 
 @pytest.fixture
-def app(clock):
-    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+def app(clock, backend):
+    """The app on fakeredis and on a real redis-server (every test here runs on both), its clock the test's."""
+    app = create_app(make_settings(), redis=backend)
     app.extensions["koz"].clock = clock
     with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
         yield app

@@ -14,6 +14,12 @@ from tests.api import FlaskClient
 
 
 @pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
+
+
+@pytest.fixture
 def api(app):
     return FlaskClient(app.test_client())
 
