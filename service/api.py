@@ -20,6 +20,7 @@ from engine.texts import LANGUAGES
 
 from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
+from .redis_pool import StorageBusy
 from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG, FieldMessage
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,9 @@ class Api(flask_smorest.Api):
         if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
             return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"}).response()
+        if isinstance(error, StorageBusy):
+            log.warning("too many requests wait for Redis on %s %s", request.method, request.path)
+            return Problem(503, "busy", "storage_busy", headers={"Retry-After": "1"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 

@@ -248,6 +248,10 @@ DETAILS: Mapping[str, Text] = {
         "en": "the request did not arrive whole in the time the server allows",
         "tr": "istek sunucunun tanıdığı süre içinde eksiksiz gelmedi",
     },
+    "storage_busy": {
+        "en": "the server has more requests waiting for its storage than it lets wait; ask again in a moment",
+        "tr": "sunucuda depolamayı bekleyen istek sayısı sınırda; biraz sonra yeniden deneyin",
+    },
     "hints_busy": {
         "en": "the server is working out as many hints as it may at once; ask again in a moment",
         "tr": "sunucu aynı anda verebileceği kadar ipucu hesaplıyor; biraz sonra yeniden sorun",

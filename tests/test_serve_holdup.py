@@ -8,6 +8,8 @@ loopback), so that the server tells it apart from the client that must still be 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
 import time
@@ -180,3 +182,43 @@ def test_a_malformed_chunked_body_answers_400_on_every_post_endpoint(capped, pat
     token = b"Authorization: Bearer " + created["tokens"][0]["token"].encode() + b"\r\n"
     status, headers, problem = raw_request(capped, head + token + b"\r\n" + body)
     assert (status, problem["code"], headers["Content-Type"]) == (400, "malformed_request", "application/problem+json")
+
+
+BURST = 600
+QUICK_REDIS = {"KOZ_REDIS_TIMEOUT": "0.3", "KOZ_REDIS_CONNECT_TIMEOUT": "0.3", "KOZ_CONNECTIONS_PER_ADDRESS": "0", "KOZ_STREAMS_PER_ADDRESS": "0"}
+
+
+def test_a_burst_of_event_streams_waits_for_redis_connections_and_a_stalled_redis_still_answers_503(tmp_path):
+    """600 streams opened at once need far more than the process's 64 Redis connections for
+    longer than the Redis timeout: each waits its turn and is answered 200, as Redis is healthy.
+    A Redis that does not answer is still 503 storage_unavailable, promptly."""
+    service = Service(tmp_path / "koz-data", **QUICK_REDIS, **NO_LIMITS)
+    try:
+        api = SocketClient(service.url)
+        game_id = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
+        request = f"GET /v1/games/{game_id}/events HTTP/1.1\r\nHost: koz\r\n\r\n".encode()
+        streams = [connect(service, timeout=30) for _ in range(BURST)]
+        for connection in streams:
+            connection.sendall(request)
+        statuses = []
+        for connection in streams:
+            head = b""
+            while b"\r\n" not in head:
+                head += connection.recv(1)
+            statuses.append(int(head.split()[1]))
+            connection.close()
+        assert statuses.count(200) == BURST, {status: statuses.count(status) for status in set(statuses)}
+
+        api.close()
+        api = SocketClient(service.url)  # the first one idled past gunicorn's keep-alive meanwhile
+        os.kill(service.redis_pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            stalled = api.view(game_id)
+            assert (stalled.status, stalled.code) == (503, "storage_unavailable")
+            assert time.monotonic() - started < 2.0
+        finally:
+            os.kill(service.redis_pid, signal.SIGCONT)
+        api.close()
+    finally:
+        service.stop()

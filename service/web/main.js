@@ -134,7 +134,11 @@ async function openGame(gameId, { watch }) {
       render(game);
     },
   });
-  if (!game.follow.signal.aborted && game.view.rematch) followRematch(game);
+  if (!game.follow.signal.aborted && game.view.rematch) {
+    followRematch(game).catch((error) => {
+      if (error.name !== "AbortError") throw error; // the page moved on
+    });
+  }
 }
 
 /** Who has asked for the rematch: the next match's seats, as a spectator sees them, until it starts. */
@@ -309,6 +313,10 @@ document.getElementById("language").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", () => route());
 window.addEventListener("unhandledrejection", (event) => {
+  if (event.reason && event.reason.name === "AbortError") {
+    event.preventDefault(); // a request of a page left behind, ended on purpose
+    return;
+  }
   // a failure of the page itself, not a refusal: say so on the page (and, as it does, the console)
   show(h("p", { class: "problem", role: "alert" }, `${text("error")}: ${event.reason && event.reason.message}`));
 });

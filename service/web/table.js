@@ -436,7 +436,7 @@ function historyPanel(game) {
   return h("details", { class: "history panel", open: over(view) },
     h("summary", {}, text("history")),
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), columns.map((column) => h("th", { scope: "col" }, column)), h("th", { scope: "col" }, text("deal", "")))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), columns.map((column) => h("th", { scope: "col" }, column)), h("th", { scope: "col" }, text("summary")))),
       h("tbody", {}, results.map((result) => h("tr", {},
         h("td", {}, String(result.deal)),
         perColumn(result.scores).map((score, index) => h("td", {}, `${score} (${signed(perColumn(result.game_points || result.points)[index])})`)),
@@ -459,7 +459,7 @@ function revealPanel(game) {
 }
 
 function watchLine(view) {
-  if (view.seat === null) return null;
+  if (view.seat === null || over(view)) return null;
   const link = `${location.origin}/#/${view.ruleset}/${view.id}/watch`;
   return h("p", { class: "watch-line" }, h("a", { href: link, class: "watch-link" }, text("watchLink")));
 }
