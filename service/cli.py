@@ -134,7 +134,9 @@ def serve(args: argparse.Namespace) -> None:
         # not wait for a worker to come up
         workers.start()
         app = create_app(settings, embedded=embedded)
-        if not workers.wait_ready(WORKER_START_SECONDS):
+        if workers.wait_ready(WORKER_START_SECONDS):
+            log.info("%d koz worker(s) ready", args.workers)
+        else:
             log.warning("a koz worker is not ready after %.0f s; serving without waiting for it", WORKER_START_SECONDS)
         kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
         where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"

@@ -35,7 +35,7 @@ from .metrics import ACTIONS, DECISION_SECONDS
 from .offload import off_the_loop
 from .replay import ReplayCache, action_event, apply_logged
 from .store import Commit, GameStore, Legacy, Stored
-from .tokens import new_token, seat_of, token_hash
+from .tokens import derived_token, new_token, seat_of, token_hash
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,8 @@ class Table:
         seed_source: str = "server",
         clock: dict[str, Any] | None = None,
         turn: dict[str, Any] | None = None,
+        salt: str | None = None,
+        host: str | None = None,
     ) -> None:
         self.id = game_id
         self.ruleset = ruleset
@@ -118,6 +120,12 @@ class Table:
         self.initial_seats = [SeatRecord(**asdict(seat)) for seat in seats]
         self.seats = seats
         self.seed_source = seed_source
+        #: a random secret of the game, in its setup only: what a seat's token taken with an
+        #: Idempotency-Key is derived with beside the key (None: a game stored before it was kept)
+        self.salt = salt
+        #: a hash of the address that created the game while it waits for players (its count
+        #: of waiting games is kept under it); None for a game that never waited
+        self.host = host
         #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
         self.clock = clock
         #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
@@ -169,12 +177,16 @@ class Table:
             seed_source=setup.get("seed_source", "unknown"),
             clock=setup.get("clock"),
             turn=snapshot.get("turn"),
+            salt=setup.get("salt"),
+            host=setup.get("host"),
         )
 
     @classmethod
     def new(cls, game_id: str, ruleset: Ruleset, options: dict[str, Any], seats: list[SeatRecord], seed: str, seed_source: str = "server") -> "Table":
         state, events = ruleset.new_game(options, seed)
-        table = cls(game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None), seed_source=seed_source)
+        table = cls(
+            game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None), seed_source=seed_source, salt=secrets.token_hex(16)
+        )
         table._deal_events = []
         table._record(events)
         return table
@@ -189,6 +201,8 @@ class Table:
             "seed_source": self.seed_source,
             "created_at": self.created_at,
             **({"clock": self.clock} if self.clock else {}),
+            **({"salt": self.salt} if self.salt else {}),
+            **({"host": self.host} if self.host else {}),
         }
 
     def snapshot(self) -> dict[str, Any]:
@@ -245,6 +259,14 @@ class Table:
                 "invalid_token",
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
+        return seat
+
+    def acting_seat(self, token: str) -> int:
+        """The seat of a bearer token that means to act (or ask for a hint): a 401 for a token of
+        no seat here, a 409 ``seat_left`` while a computer plays the seat it left."""
+        seat = self.authenticate(token)
+        if self.seats[seat].bot is not None:
+            raise Problem(409, "seat_left", "seat_left_acting", params={"seat": seat})
         return seat
 
     # --- what a seat sees -------------------------------------------------------------------
@@ -309,6 +331,8 @@ class Table:
             view.update(status="forfeited", to_act=[], legal_actions=[], winners=forfeit["winners"])
         elif self.waiting:
             view.update(status="waiting", to_act=[], legal_actions=[])
+        elif seat is not None and self.seats[seat].bot is not None:
+            view.update(legal_actions=[])  # a computer plays the seat it left, until it takes it back
         view.update(seed_commitment=self.seed_commitment, seed_source=self.seed_source, rematch=self.rematch, clock=self.clock_view())
         return view
 
@@ -405,9 +429,13 @@ class Table:
             stored["token_hash"] = token_hash
         self._apply_seat_event(stored)
 
-    def take_seat(self, seat: int, name: str | None, code: str | None) -> str:
-        """Take an open seat (with its join code if it has one); its new token."""
+    def take_seat(self, seat: int, name: str | None, code: str | None, token: str | None = None) -> str:
+        """Take an open seat (with its join code if it has one); its new token. ``token``: the
+        token to give it, derived from what the caller holds, so that asking again answers the
+        same: a seat already taken with that very token is answered as it is, changing nothing."""
         record = self._seat(seat)
+        if token is not None and record.token_hash is not None and seat_of(token, [record.token_hash]) == 0:
+            return token
         if not record.open:
             created = self.initial_seats[seat]
             why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
@@ -416,7 +444,7 @@ class Table:
             raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
         if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
             raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
-        token = new_token()
+        token = token or new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
         return token
@@ -731,6 +759,8 @@ class Tables:
         """How long the game is kept: finished (or abandoned) games go sooner."""
         if table.over:
             return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        if table.waiting:  # an invitation nobody takes costs little, for a short while
+            return min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
         return self.settings.game_ttl_seconds
 
     def commit(self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
@@ -781,9 +811,11 @@ class Tables:
         *,
         private: bool = False,
         clock: Mapping[str, Any] | None = None,
+        address: str | None = None,
     ) -> tuple[Table, dict[int, str], dict[int, str]]:
         """A new game, the tokens of its human seats and the join codes of its open seats (a
-        private game's); both returned once, never stored."""
+        private game's); both returned once, never stored. A game with an open seat counts among
+        the waiting games of the client ``address`` (at most ``max_waiting_games_per_address``)."""
         self.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
@@ -821,16 +853,46 @@ class Tables:
                     code_hash=token_hash(codes[index]) if codes.get(index) else None,
                 )
             )
-        table = self._store_new(ruleset, parsed, records, seed or secrets.token_hex(16), "client" if seed else "server", clock)
+        game_id = secrets.token_hex(8)
+        host = self._reserve_waiting(address, game_id) if codes else None
+        try:
+            table = self._store_new(ruleset, parsed, records, seed or secrets.token_hex(16), "client" if seed else "server", clock, game_id, host)
+        except BaseException:
+            if host is not None:
+                self.store.release_waiting(host, game_id)
+            raise
         if codes and not private and seed is None:
             self.store.list_waiting(ruleset.id, table.id)
         return table, tokens, {index: code for index, code in codes.items() if code}
 
+    def _reserve_waiting(self, address: str | None, game_id: str) -> str | None:
+        """Count a new waiting game among its address's (the host under which they are counted),
+        or a 429 when the address keeps as many waiting as it may."""
+        if address is None:
+            return None
+        host = hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        ttl = min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
+        cap = self.settings.max_waiting_games_per_address
+        if not self.store.reserve_waiting(host, game_id, self.clock() + ttl, cap, ttl):
+            raise Problem(429, "too_many_waiting_games", "too_many_waiting_games", params={"cap": cap}, headers={"Retry-After": "60"})
+        return host
+
     def _store_new(
-        self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str, clock: Mapping[str, Any] | None
+        self,
+        ruleset: Ruleset,
+        options: dict[str, Any],
+        records: list[SeatRecord],
+        seed: str,
+        seed_source: str,
+        clock: Mapping[str, Any] | None,
+        game_id: str | None = None,
+        host: str | None = None,
     ) -> Table:
         for _ in range(MAX_ATTEMPTS):
-            table = Table.new(secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source)
+            seats = [SeatRecord(**asdict(seat)) for seat in records]
+            table = Table.new(game_id or secrets.token_hex(8), ruleset, options, seats, seed, seed_source)
+            game_id = None  # (taken: another attempt draws another)
+            table.host = host
             table.clock = dict(clock) if clock else None
             table.now = self.clock()
             table.length_cap = (self.settings.max_deals, self.settings.max_versions)
@@ -848,6 +910,8 @@ class Tables:
             table = self.load(game_id)
             start = table.version
             outcome = change(table)
+            if table.version == start:  # nothing to write (asked again: answered as it stands)
+                return table, outcome
             commit, table = self._commit_and_follow(table, start)
             if commit.written:
                 return table, outcome
@@ -855,9 +919,12 @@ class Tables:
                 raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
         raise Problem(409, "busy", "busy")
 
-    def take_seat(self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None) -> tuple[Table, int, str | None]:
+    def take_seat(
+        self, game_id: str, seat: int, token: str | None, name: str | None, code: str | None, idempotency_key: str | None = None
+    ) -> tuple[Table, int, str | None]:
         """Take an open seat (its new token), or with the seat's own token take back a seat it
-        left (no new token); (table, seat, token)."""
+        left (no new token); (table, seat, token). With an ``idempotency_key``, the token is
+        derived from it: asking again with the same key answers the same seat and token."""
 
         def take(table: Table) -> str | None:
             if token is not None:
@@ -865,12 +932,21 @@ class Tables:
                     raise Problem(403, "not_your_seat", "not_your_seat", params={"seat": seat})
                 table.rejoin(seat)
                 return None
-            return table.take_seat(seat, name, code)
+            given = None
+            if idempotency_key is not None and table.salt is not None:
+                given = derived_token(idempotency_key, "seat", table.id, str(seat), table.salt)
+            return table.take_seat(seat, name, code, given)
 
         table, new = self.change(game_id, take)
         if not table.waiting:
-            self.store.unlist_waiting(table.ruleset.id, table.id)
+            self.stopped_waiting(table)
         return table, seat, new
+
+    def stopped_waiting(self, table: Table) -> None:
+        """A game that no longer waits for players leaves the lobby and its address's count."""
+        self.store.unlist_waiting(table.ruleset.id, table.id)
+        if table.host is not None:
+            self.store.release_waiting(table.host, table.id)
 
     def withdraw(self, game_id: str, token: str | None) -> None:
         """Delete a game that waits for players, at its creator's request (the token of a seat
@@ -887,7 +963,7 @@ class Tables:
             if commit.missing:
                 raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
             if commit.written:
-                self.store.unlist_waiting(table.ruleset.id, game_id)
+                self.stopped_waiting(table)
                 return
         raise Problem(409, "busy", "busy")
 
@@ -940,7 +1016,9 @@ class Tables:
             old, _ = self.change(game_id, lambda table: table.rematch or table.seat_event({"type": "rematch", "game": made.id}))
         rematch_id = old.rematch
         assert rematch_id is not None
-        table, new_token_ = self.change(rematch_id, lambda table: table.take_seat(seat, old.seats[seat].name, token))
+        # the new token is derived from the old one: asking again answers the same
+        given = derived_token(token, "rematch", rematch_id, str(seat))
+        table, new_token_ = self.change(rematch_id, lambda table: table.take_seat(seat, old.seats[seat].name, token, given))
         return table, seat, new_token_
 
     def act(
@@ -960,7 +1038,7 @@ class Tables:
         token = require_token(token)
         for _ in range(MAX_ATTEMPTS):
             table = self.load(game_id)
-            seat = table.authenticate(token)
+            seat = table.acting_seat(token)
             action = Action.from_json(action_json)
             fingerprint = _fingerprint(seat, action.to_json())
             if idempotency_key is not None:
@@ -975,6 +1053,14 @@ class Tables:
                     params={"version": table.version},
                     current_version=table.version,
                 )
+            deadline = table.deadline()
+            if deadline is not None and deadline <= table.now:
+                # the clock's turn came first: its timeout is applied, in one compare-and-set as
+                # a worker would; the late seat's action is refused, another seat's tried anew
+                late = table.turn["seat"] if table.turn else None
+                if self._time_out(table) and late == seat:
+                    raise Problem(409, "deadline_passed", "deadline_passed", params={"seat": seat})
+                continue
             start = table.version
             table.act(seat, action)
             replied = table.computer_to_act() is not None
@@ -1030,14 +1116,21 @@ class Tables:
                 else:
                     self.store.schedule_clock(game_id, deadline)
                 return False
-            start = table.version
-            table.time_out(self.store, self.settings)
-            if self.commit(table, start).written:
-                table.committed()
-                if table.deadline() is None:
-                    self.store.unschedule_clock(game_id, table.now)
+            if self._time_out(table):
                 return True
         return False
+
+    def _time_out(self, table: Table) -> bool:
+        """Apply the timeout of ``table``'s seat to act, whose deadline has passed, and commit it;
+        whether it was written (another request may have moved first)."""
+        start = table.version
+        table.time_out(self.store, self.settings)
+        if not self.commit(table, start).written:
+            return False
+        table.committed()
+        if table.deadline() is None:
+            self.store.unschedule_clock(table.id, table.now)
+        return True
 
     def _commit_and_follow(
         self, table: Table, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None
@@ -1151,7 +1244,7 @@ class Tables:
         """The expert's suggestion for the caller's seat, decided from that seat's information.
         The thinking runs off the request loop, so that other requests go on meanwhile."""
         table = self.load(game_id)
-        seat = table.authenticate(require_token(token))
+        seat = table.acting_seat(require_token(token))
         if table.over:
             raise Problem(409, "game_over", "game_over")
         if seat not in table.ruleset.to_act(table.state):

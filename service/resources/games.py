@@ -16,6 +16,7 @@ from engine.ruleset import Ruleset
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name
+from ..limits import client_address
 from ..metrics import WAITING
 from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
@@ -348,7 +349,7 @@ def tables():
             "invalid_seats",
             "unknown_level",
         ],
-        429: ["rate_limited"],
+        429: ["rate_limited", "too_many_waiting_games"],
         503: ["capacity", "storage_unavailable"],
     }
 )
@@ -363,7 +364,13 @@ def create_game(body: dict[str, Any]):
     game of computer seats only plays itself to the end.
     """
     table, tokens, codes = tables().create(
-        body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"], clock=body.get("clock")
+        body["ruleset"],
+        body.get("options"),
+        body.get("seats"),
+        body.get("seed"),
+        private=body["private"],
+        clock=body.get("clock"),
+        address=client_address(),
     )
     created = {
         "id": table.id,

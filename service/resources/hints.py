@@ -53,7 +53,7 @@ class HintSchema(Schema):
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         410: ["game_unreadable"],
-        409: TURN_REFUSAL_CODES,
+        409: [*TURN_REFUSAL_CODES, "seat_left"],
         429: ["rate_limited"],
         503: ["busy", "storage_unavailable"],
     }

@@ -9,12 +9,20 @@ from marshmallow import Schema, fields, validate
 
 from engine.players import level_names
 
-from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..schemas import LEVEL_COMPONENT, RequestSchema
+from .actions import MAX_KEY_LENGTH, idempotency_key
 from .games import GameViewSchema, tables, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
+
+TAKE_SEAT_KEY = header_parameter(
+    "Idempotency-Key",
+    "Asking again with the same key answers the same seat and token (use a random key: whoever sends it again gets the token)",
+    minLength=1,
+    maxLength=MAX_KEY_LENGTH,
+)
 
 
 class TakeSeatSchema(RequestSchema):
@@ -64,16 +72,18 @@ def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
         429: ["rate_limited"],
     }
 )
-@blp.doc(security=SEAT_TOKEN_OPTIONAL)
+@blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
 def take_seat(body: dict[str, Any], game_id: str, seat: int):
     """Take a seat.
 
     Without a token: take an open seat (with its `code` in a private game) and receive its
     token, once. Of two people taking the same seat at once, one gets it and the other 409
-    `seat_taken`. With the seat's own token: take back a seat it left to a computer, while the
-    match runs.
+    `seat_taken`. With an `Idempotency-Key`, asking again with the same key answers the same
+    seat and token (a lost answer does not lose the seat; use a random key: whoever sends it
+    again gets the token). With the seat's own token: take back a seat it left to a computer,
+    while the match runs.
     """
-    table, seat, token = tables().take_seat(game_id, seat, bearer_token(), body.get("name"), body.get("code"))
+    table, seat, token = tables().take_seat(game_id, seat, bearer_token(), body.get("name"), body.get("code"), idempotency_key())
     return seat_taken(table, seat, token)
 
 
@@ -119,8 +129,9 @@ def rematch(game_id: str):
 
     After the match, any seat's token makes the next match (or joins the one another seat
     made): the same seats, options and computer levels, the first dealer moved on one seat.
-    Each caller gets its seat's new token; the new game waits until every human seat has
-    asked. The finished game's view links to it (`rematch`).
+    Each caller gets its seat's new token; asking again (a lost answer, a double click, with or
+    without an `Idempotency-Key`) answers the same seat and token. The new game waits until
+    every human seat has asked. The finished game's view links to it (`rematch`).
     """
     table, seat, token = tables().rematch(game_id, bearer_token())
     return seat_taken(table, seat, token), 201, {"Location": url_for("games.get_game", game_id=table.id)}
