@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -98,9 +99,8 @@ class WorkerProcesses:
             finally:
                 os.close(ready_write)
             self.processes.append(process)
-            with os.fdopen(ready_read, "rb") as ready:
-                if ready.read(1):  # nothing: the process ended before it was ready
-                    self.ready[number].set()
+            if said_ready(process, ready_read):
+                self.ready[number].set()
             process.wait()
             self.processes.remove(process)
             if not self.stopping.is_set():
@@ -117,6 +117,16 @@ class WorkerProcesses:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+
+
+def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+    """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
+    a web process forked meanwhile may hold the pipe's other end open.)"""
+    with os.fdopen(ready_read, "rb") as ready:
+        while not select.select([ready], [], [], 1.0)[0]:
+            if process.poll() is not None:
+                return False
+        return bool(ready.read(1))
 
 
 def serve(args: argparse.Namespace) -> None:
