@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
 from .lifetime import ending_with_this_thread
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
@@ -98,9 +99,8 @@ class WorkerProcesses:
             finally:
                 os.close(ready_write)
             self.processes.append(process)
-            with os.fdopen(ready_read, "rb") as ready:
-                if ready.read(1):  # nothing: the process ended before it was ready
-                    self.ready[number].set()
+            if said_ready(process, ready_read):
+                self.ready[number].set()
             process.wait()
             self.processes.remove(process)
             if not self.stopping.is_set():
@@ -117,6 +117,16 @@ class WorkerProcesses:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+
+
+def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+    """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
+    a web process forked meanwhile may hold the pipe's other end open.)"""
+    with os.fdopen(ready_read, "rb") as ready:
+        while not select.select([ready], [], [], 1.0)[0]:
+            if process.poll() is not None:
+                return False
+        return bool(ready.read(1))
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -161,7 +171,7 @@ def work(args: argparse.Namespace) -> None:
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    games = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -169,11 +179,11 @@ def work(args: argparse.Namespace) -> None:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
+    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
     if args.ready_fd is not None:
         os.write(args.ready_fd, b"1")
         os.close(args.ready_fd)
-    Worker(tables).run(stop)
+    Worker(games).run(stop)
 
 
 def stop_with_parent(parent: int, stop: threading.Event) -> None:

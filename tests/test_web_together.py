@@ -135,6 +135,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
     watcher: Table | None = None
     try:
         assert axe_violations(ayse) == []  # the home page
+        ayse.screenshot("home")
         game_id = set_up_with_friends(ayse, "Alman Whisti", "Ayşe", {1: "open"}, {"target": 0})
         room = ayse.page.locator(".waiting-room")
         room.wait_for()
@@ -230,6 +231,7 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         bora = Table(browser, service, path="/#/tables")
         listed = bora.page.locator(f'.lobby li[data-game="{game_id}"]')
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
+        bora.screenshot("open-tables")
         listing = listed.inner_text()  # the options and seats in words, and how long it has waited
         assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
         assert listed.get_by_role("link", name="İzle").get_attribute("href") == f"#/partnership-batak/{game_id}/watch"
@@ -323,6 +325,13 @@ def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, se
         table.start("Eşli Batak", {"target": 21})
         table.page.locator("[data-action]:enabled").first.wait_for()
         fits_the_phone(table, ".turn", ".table", ".hand")
+        # and in play, with the open hand shown as well
+        while not (table.page.locator(".open-hand .card").count() and table.page.locator('.hand [data-action*=\'"play"\']:enabled').count()):
+            assert table.wait_for_my_move_or_the_end()
+            actions = table.enabled_actions()
+            chosen = highest_card_or_pass([action for action, _ in actions])
+            table.click(next(element for action, element in actions if action == chosen))
+        fits_the_phone(table, ".turn", ".table", ".hand", ".open-hand")
         table.screenshot("batak-phone-tr")
     finally:
         table.close()
@@ -340,6 +349,8 @@ def test_a_new_game_keeps_the_name_and_the_last_options(browser, service):  # no
         table.page.locator(".game").wait_for()
         table.page.get_by_role("link", name="Koz · Ana sayfa").click()
         table.page.get_by_role("link", name="Altmışaltı").click()
+        table.page.locator("form.friends [name=player]").wait_for()
+        table.screenshot("set-up")
         for which in ("form.setup", "form.friends"):
             assert table.page.locator(f"{which} [name=player]").input_value() == "Ayşe"
             assert table.page.locator(f"{which} [name=target]").input_value() == "5"
