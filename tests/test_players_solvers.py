@@ -1,0 +1,116 @@
+"""The experts' exact searches agree with brute force (every legal card tried, no pruning, no
+table) on small positions drawn at random."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.batak import SEATS, TRICKS, beats, legal_mask, trump_played
+from engine.cards import members
+from engine.german_whist import legal_cards, leader_wins
+from engine.players.batak import Solver as BatakSolver
+from engine.players.german_whist import Solver as WhistSolver
+from engine.rules import seat_at
+
+
+def never() -> bool:
+    return False
+
+
+# --- Partnership Batak's last tricks ------------------------------------------------------------
+
+
+def batak_brute(hands: list[int], leader: int, size: int, led: int, win: int, winner: int, may: bool, trump: int, team: int) -> int:
+    """The declaring team's tricks from here, by trying every legal card."""
+    seat = seat_at(leader, size, SEATS)
+    values = []
+    for card in members(legal_mask(hands[seat], led, win, trump, may)):
+        hands[seat] ^= 1 << card
+        if led < 0:
+            state = (card // 13, card, seat)
+        elif beats(card, win, trump):
+            state = (led, card, seat)
+        else:
+            state = (led, win, winner)
+        now_may = may or trump_played(1 << card, trump)
+        if size + 1 < SEATS:
+            value = batak_brute(hands, leader, size + 1, *state, now_may, trump, team)
+        else:
+            gained = int(state[2] % 2 == team)
+            rest = any(hands)
+            value = gained + (batak_brute(hands, state[2], 0, -1, -1, -1, now_may, trump, team) if rest else 0)
+        hands[seat] ^= 1 << card
+        values.append(value)
+    return max(values) if seat % 2 == team else min(values)
+
+
+def random_batak_position(rng: random.Random, tricks: int):
+    """Four hands of ``tricks`` cards (a few played to the trick in progress), trump and roles."""
+    cards = rng.sample(range(52), 4 * tricks)
+    hands = [sum(1 << card for card in cards[seat::4]) for seat in range(SEATS)]
+    trump, declarer, leader = rng.randrange(4), rng.randrange(4), rng.randrange(4)
+    broken, free = rng.random() < 0.5, rng.random() < 0.2
+    trick: list[int] = []
+    win = winner = led = -1
+    for size in range(rng.randrange(4)):
+        seat = seat_at(leader, size, SEATS)
+        card = rng.choice(members(legal_mask(hands[seat], led, win, trump, broken or free or trump_played(sum(1 << c for c in trick), trump))))
+        hands[seat] ^= 1 << card
+        if led < 0:
+            led, win, winner = card // 13, card, seat
+        elif beats(card, win, trump):
+            win, winner = card, seat
+        trick.append(card)
+    return hands, leader, trick, trump, declarer, broken, free, (led, win, winner)
+
+
+@pytest.mark.parametrize("tricks", [1, 2, 3])
+def test_batak_solver_agrees_with_brute_force(tricks):
+    rng = random.Random(tricks)
+    for _ in range(60 if tricks < 3 else 25):
+        hands, leader, trick, trump, declarer, broken, free, (led, win, winner) = random_batak_position(rng, tricks)
+        solver = BatakSolver(trump, declarer, free, 10**9, never)
+        found = solver.tricks(hands, leader, trick, broken)
+        may = broken or free or trump_played(sum(1 << card for card in trick), trump)
+        expected = batak_brute(list(hands), leader, len(trick), led, win, winner, may, trump, declarer % 2)
+        assert found == expected, (hands, leader, trick, trump, declarer, broken, free)
+        assert 0 <= found <= TRICKS
+
+
+# --- German Whist's second phase ----------------------------------------------------------------
+
+
+def whist_brute(lead: int, follow: int, trump: int, misere: bool) -> int:
+    """The tricks the seat on lead wants (won, or under misère lost) from a trick's start."""
+    if not lead:
+        return 0
+    best = -1
+    for card in members(lead):
+        worst = 99
+        for reply in members(legal_cards(follow, card)):
+            rest_lead, rest_follow = lead ^ 1 << card, follow ^ 1 << reply
+            n = rest_lead.bit_count()
+            if leader_wins(card, reply, trump):
+                good = 0 if misere else 1
+                value = good + whist_brute(rest_lead, rest_follow, trump, misere)
+            else:
+                good = 1 if misere else 0
+                value = good + n - whist_brute(rest_follow, rest_lead, trump, misere)
+            worst = min(worst, value)
+        best = max(best, worst)
+    return best
+
+
+@pytest.mark.parametrize("misere", [False, True])
+@pytest.mark.parametrize("tricks", [2, 3, 4])
+def test_german_whist_solver_agrees_with_brute_force(tricks, misere):
+    rng = random.Random(f"{tricks}-{misere}")
+    for _ in range(40):
+        cards = rng.sample(range(52), 2 * tricks)
+        lead, follow = sum(1 << card for card in cards[:tricks]), sum(1 << card for card in cards[tricks:])
+        trump = rng.randrange(-1, 4)
+        solver = WhistSolver(trump, misere, 10**9, never)
+        found = solver.exact(lambda alpha, beta: solver.search(lead, follow, alpha, beta), 0, tricks)
+        assert found == whist_brute(lead, follow, trump, misere), (lead, follow, trump)
