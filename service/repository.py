@@ -110,7 +110,8 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     ruleset = registry.get(record["ruleset"])
     seats = [SeatRecord(**seat) for seat in record["seats"]]
     game = Game.new(game_id, ruleset, record["options"], seats, record["seed"], now=now, length_cap=None, created_at=record["created_at"])
-    unreadable = Refused("game_unreadable",
+    unreadable = Refused(
+        "game_unreadable",
         "game_unreadable",
         params={"game": repr(game_id)},
     )

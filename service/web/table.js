@@ -16,11 +16,10 @@ export function over(view) {
   return ["finished", "forfeited", "abandoned"].includes(view.status);
 }
 
-/** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
- * adds them to every game): until then the view's `teams` where it has them, else each seat alone. The scoreboard and
- * the deals' table still read `teams` themselves. */
+/** The view's sides (who plays with whom), as every game's view says them. The scoreboard and the deals' table
+ * still read `teams` themselves. */
 function sides(view) {
-  return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
+  return view.sides;
 }
 
 function sideName(view, side) {
