@@ -29,7 +29,7 @@ from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
 from .lifetime import ending_with_this_thread
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
@@ -171,7 +171,7 @@ def work(args: argparse.Namespace) -> None:
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    games = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -179,11 +179,11 @@ def work(args: argparse.Namespace) -> None:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
+    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
     if args.ready_fd is not None:
         os.write(args.ready_fd, b"1")
         os.close(args.ready_fd)
-    Worker(tables).run(stop)
+    Worker(games).run(stop)
 
 
 def stop_with_parent(parent: int, stop: threading.Event) -> None:

@@ -8,6 +8,8 @@ import hmac
 import secrets
 from typing import Sequence
 
+from .refusals import Refused
+
 
 def new_token() -> str:
     """A fresh seat token: 256 random bits, URL-safe."""
@@ -37,3 +39,12 @@ def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
         if stored is not None and hmac.compare_digest(presented, stored):
             found = seat
     return found
+
+
+def require_token(token: str | None) -> str:
+    """The bearer token of a request that needs one; a 401 ``missing_token`` without."""
+    if token is None:
+        raise Refused("missing_token",
+            "missing_token",
+        )
+    return token

@@ -30,7 +30,7 @@ import time
 
 from redis.exceptions import RedisError, ResponseError
 
-from .tables import Tables
+from .games import Games
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +45,12 @@ RETRY_SECONDS = 0.5
 
 
 class Worker:
-    def __init__(self, tables: Tables, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS) -> None:
-        self.tables = tables
-        self.store = tables.store
+    def __init__(self, games: Games, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS) -> None:
+        self.games = games
+        self.store = games.store
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.block_ms = int(block_seconds * 1000)
-        self.claim_ms = int(tables.settings.job_claim_seconds * 1000)
+        self.claim_ms = int(games.settings.job_claim_seconds * 1000)
         self._next_claim = 0.0
         #: entries done and not yet acknowledged: acknowledged with the next read
         self._done: list[bytes] = []
@@ -115,7 +115,7 @@ class Worker:
         if jobs:
             # together: one read and one write for the batch; the write acknowledges the jobs
             # it does, and the others are acknowledged with the next read
-            played = self.tables.play_computers(list(jobs), (GROUP, jobs))
+            played = self.games.computers.play_computers(list(jobs), (GROUP, jobs))
             self._done += [entry_id for game, ids in jobs.items() if game not in played.acknowledged for entry_id in ids]
         return len(entries)
 
@@ -164,8 +164,8 @@ class WorkerThread:
     """A worker on a thread of this process: for the tests, where the app and the worker share
     one (fake) Redis."""
 
-    def __init__(self, tables: Tables, name: str = "in-process") -> None:
-        self.worker = Worker(tables, name, block_seconds=0.2)
+    def __init__(self, games: Games, name: str = "in-process") -> None:
+        self.worker = Worker(games, name, block_seconds=0.2)
         self.worker.join_group()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.worker.run, args=(self.stop,), name="koz-worker", daemon=True)

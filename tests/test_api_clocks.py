@@ -146,7 +146,7 @@ def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, 
         assert "timeout" not in [event["type"] for event in events(api, game_id)]
         return
     clock.now += 31
-    commit, raced = tables.commit, []
+    commit, raced = tables.repository.commit, []
 
     def commit_after_the_timeout(table, expected, idempotency=None):
         if not raced:
@@ -154,7 +154,7 @@ def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, 
             raced.append(enforce(tables))  # the clock check commits while the action is decided
         return commit(table, expected, idempotency)
 
-    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    monkeypatch.setattr(tables.repository, "commit", commit_after_the_timeout)
     answer = api.act(game_id, action, tokens[seat])
     assert raced == ["timeout", 1] and (answer.status, answer.code) == (409, "not_your_turn")
     assert [event["type"] for event in events(api, game_id)].count("timeout") == 1
@@ -191,7 +191,7 @@ def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, m
     game_id, tokens = timed_game(api, {"seconds_per_action": 30})
     (seat,) = api.view(game_id).body["to_act"]
     clock.now += 31
-    commit, raced = tables.commit, []
+    commit, raced = tables.repository.commit, []
 
     def commit_after_the_timeout(table, expected, idempotency=None):
         if not raced:
@@ -199,7 +199,7 @@ def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, m
             raced.append(enforce(tables))
         return commit(table, expected, idempotency)
 
-    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    monkeypatch.setattr(tables.repository, "commit", commit_after_the_timeout)
     left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[seat])
     assert raced == ["timeout", 1] and left.status == 200
     kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("timeout", "action", "left")]

@@ -18,7 +18,7 @@ import pytest
 
 from engine import Action, registry
 from service import create_app, texts
-from service.tables import Table
+from service.game import Game
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -396,12 +396,12 @@ def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(b
         again.close()
 
 
-def copies_of(game_id: str) -> list[Table]:
+def copies_of(game_id: str) -> list[Game]:
     gc.collect()  # what is only garbage waiting for the collector is not held
-    return [thing for thing in gc.get_objects() if isinstance(thing, Table) and thing.id == game_id]
+    return [thing for thing in gc.get_objects() if isinstance(thing, Game) and thing.id == game_id]
 
 
-def until_no_copy_of(game_id: str, seconds: float = 60) -> list[Table]:
+def until_no_copy_of(game_id: str, seconds: float = 60) -> list[Game]:
     deadline = time.monotonic() + seconds
     while copies_of(game_id) and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -10,9 +10,9 @@ from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import check_if_match
 from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
-from ..tables import require_token
+from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import ETAG_HEADER, GameViewSchema, tables, view_response
+from .games import ETAG_HEADER, GameViewSchema, games, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
@@ -79,7 +79,7 @@ def post_action(action: dict[str, Any], game_id: str):
     key = idempotency_key()
     token = require_token(bearer_token())
     if_match = check_if_match(request.headers.get("If-Match"))
-    view, replayed = tables().act(game_id, token, action, if_match=if_match, idempotency_key=key)
+    view, replayed = games().act(game_id, token, action, if_match=if_match, idempotency_key=key)
     response = view_response(view)
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"

@@ -17,7 +17,7 @@ export function over(view) {
 }
 
 /** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
- * adds them to every game): until then Batak's `teams`, else each seat alone. The scoreboard and
+ * adds them to every game): until then the view's `teams` where it has them, else each seat alone. The scoreboard and
  * the deals' table still read `teams` themselves. */
 function sides(view) {
   return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
