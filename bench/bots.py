@@ -267,7 +267,8 @@ def peer_main(args: argparse.Namespace) -> None:
     print(f"game points per deal: Koz {points['koz']:.3f}, Rdeep {points['rdeep']:.3f}")
     print(
         f"decision ms, mean CPU/wall: Koz {1000 * mean(koz_cpu):.1f}/{1000 * mean(koz_wall):.1f} "
-        f"(p95 wall {1000 * percentile(koz_wall, 0.95):.1f}, max {1000 * max(koz_wall):.1f}), "
+        f"(p95 CPU/wall {1000 * percentile(koz_cpu, 0.95):.1f}/{1000 * percentile(koz_wall, 0.95):.1f}, "
+        f"max {1000 * max(koz_cpu):.1f}/{1000 * max(koz_wall):.1f}), "
         f"Rdeep {1000 * mean(rdeep_cpu):.1f}/{1000 * mean(rdeep_wall):.1f}  ({time.perf_counter() - started:.0f} s)"
     )
 

@@ -12,7 +12,11 @@ from engine.cards import members
 from engine.german_whist import legal_cards, leader_wins
 from engine.players.batak import Solver as BatakSolver
 from engine.players.german_whist import Solver as WhistSolver
+from engine.players.sixty_six import Position, deal_value
+from engine.players.sixty_six import Solver as Solver66
+from engine.players.sixty_six import Table as SixtySixTable
 from engine.rules import seat_at
+from engine.sixty_six import CLAIM, KING, POINTS, QUEEN, Closing, follower_cards, marriage_value, partner, trick_winner
 
 
 def never() -> bool:
@@ -114,3 +118,60 @@ def test_german_whist_solver_agrees_with_brute_force(tricks, misere):
         solver = WhistSolver(trump, misere, 10**9, never)
         found = solver.exact(lambda alpha, beta: solver.search(lead, follow, alpha, beta), 0, tricks)
         assert found == whist_brute(lead, follow, trump, misere), (lead, follow, trump)
+
+
+# --- Sixty-Six with the talon closed or exhausted -----------------------------------------------
+
+
+def sixty_six_brute(table, closing, hands, won, marriage, tricks, leader) -> int:
+    """Game points for seat 0 from a lead, both seats claiming as soon as they count 66 and
+    announcing every marriage they lead (the solver's rules of the game), trying every card."""
+
+    def end(won, marriage, tricks, claimant, last):
+        points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
+        return deal_value(table, closing, points, tricks, claimant, last)
+
+    if tricks[leader] and won[leader] + marriage[leader] >= CLAIM:
+        return end(won, marriage, tricks, leader, leader)
+    values = []
+    for lead in members(hands[leader]):
+        announced = list(marriage)
+        if table.late_marriages and lead % 6 in (QUEEN, KING) and hands[leader] >> partner(lead) & 1:
+            announced[leader] += marriage_value(lead, table.trump)
+            if tricks[leader] and won[leader] + announced[leader] >= CLAIM:
+                values.append(end(won, announced, tricks, leader, leader))
+                continue
+        replies = []
+        for reply in members(follower_cards(hands[1 - leader], lead, table.trump, False)):
+            winner = trick_winner(leader, lead, reply, table.trump)
+            after = list(hands)
+            after[leader] ^= 1 << lead
+            after[1 - leader] ^= 1 << reply
+            gained, counted = list(won), list(tricks)
+            gained[winner] += POINTS[lead] + POINTS[reply]
+            counted[winner] += 1
+            if not after[winner]:
+                replies.append(end(gained, announced, counted, None, winner))
+            else:
+                replies.append(sixty_six_brute(table, closing, after, gained, announced, counted, winner))
+        values.append(max(replies) if leader == 1 else min(replies))
+    return max(values) if leader == 0 else min(values)
+
+
+@pytest.mark.parametrize("schnapsen", [False, True])
+@pytest.mark.parametrize("cards", [2, 3, 4])
+def test_sixty_six_solver_agrees_with_brute_force(cards, schnapsen):
+    rng = random.Random(f"{cards}-{schnapsen}")
+    deck = [card for card in range(24) if not schnapsen or card % 6 != 0]
+    for _ in range(40):
+        dealt = rng.sample(deck, 2 * cards)
+        hands = [sum(1 << card for card in dealt[:cards]), sum(1 << card for card in dealt[cards:])]
+        table = SixtySixTable(trump=rng.randrange(4), schnapsen=schnapsen)
+        tricks = [rng.randrange(3), rng.randrange(3)]
+        won = [rng.randrange(0, 50) if tricks[seat] else 0 for seat in range(2)]
+        marriage = [rng.choice([0, 0, 20, 40]) for _ in range(2)]
+        closing = rng.choice([None, Closing(rng.randrange(2), rng.randrange(40), rng.randrange(3))])
+        leader = rng.randrange(2)
+        position = Position(table, hands, (), closing, won, marriage, tricks, leader)
+        found = Solver66(table, closing, [10**9], never).value(position, cards)
+        assert found == sixty_six_brute(table, closing, hands, won, marriage, tricks, leader), (hands, table, won, marriage, tricks, closing, leader)
