@@ -12,9 +12,18 @@ Keys of a game share the hash tag ``{<game id>}`` so a Redis Cluster keeps them 
 - ``<prefix>:{<id>}:idem:<seat>:<key hash>``: the first answer to an idempotent action
 
 Every change is one call of :data:`COMMIT_SCRIPT`: it checks the version, appends the new
-actions to the log, writes the snapshot, stores the idempotent answer, renews the expiry, queues
-the computer move the new version is waiting for (``<prefix>:computers``, a stream: see
-``service/worker.py``) and announces the new version, all or nothing, and only if it writes.
+actions to the log, writes the snapshot, stores the idempotent answer, renews the expiry, records
+whether a computer is now due to move and announces the new version, all or nothing, and only if
+it writes. With ``replicas``, a write answers only once that many replicas hold it (``WAIT``).
+
+A due computer move is kept in the game's own slot, so that it is written by the same script on
+one Redis and on a Redis Cluster alike: ``<prefix>:{<tag>}:due`` is a sorted set of the games of
+one slot whose computer is due, scored by when (``<tag>`` is a short string that hashes to that
+slot: :func:`slot_tag`). Workers claim entries from it (a lease: the score moves past the lease)
+and learn of new ones from the channel ``<prefix>:{<id>}:computer``, published by the same
+script, or by sweeping the due sets (see ``service/worker.py``). New games are given ids in one
+slot out of :data:`DUE_SPACING`, so that a sweep of :data:`DUE_SLOT_COUNT` sets finds them all,
+spread over every node of a cluster.
 
 Games stored before the log existed (a ``record`` field beside a ``history`` sorted set) are
 read as :class:`Legacy` and rewritten by :mod:`.migration`.
@@ -24,56 +33,84 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 import zlib
+from binascii import crc_hqx
 from dataclasses import dataclass
 from typing import Any, cast
 
 import orjson
 from redis import Redis
-from redis.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.cluster import RedisCluster, key_slot
+from redis.exceptions import AskError, ConnectionError, MovedError, NoScriptError, RedisError, TimeoutError
 
-#: KEYS: game hash, log, idempotent answer, queue of computer moves. ARGV: expected version ("new"
-#: to create), new version, setup (written only when creating), snapshot, log bytes to append,
-#: ttl, idempotent answer ("" for none), channel, game id ("" to queue no computer move), and
-#: optionally the workers' group followed by the ids of the queue's entries this write does.
+#: KEYS: game hash, log, idempotent answer, the due computer moves of the game's slot. ARGV:
+#: expected version ("new" to create), new version, setup (written only when creating), snapshot,
+#: log bytes to append, ttl, idempotent answer ("" for none), channel, game id, "1" when a
+#: computer is due to move in the new version (else "0"), the channel of due computer moves.
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
-#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel. The
-#: entries done are acknowledged and deleted whatever the outcome: the job was to try this write.
+#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel, and
+#: the game's id on the channel of computer moves when one is due.
 COMMIT_SCRIPT = """
-local expected, new_version, setup, snapshot, appended, ttl, answer, channel, queued, group =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-local function write()
-  if answer ~= '' then
-    local seen = redis.call('GET', KEYS[3])
-    if seen then return {2, seen} end
-  end
-  local current = redis.call('HGET', KEYS[1], 'version')
-  if expected == 'new' then
-    if current then return {0, current} end
-    redis.call('HSET', KEYS[1], 'setup', setup)
-  elseif not current then
-    return {3, ''}
-  elseif current ~= expected then
-    return {0, current}
-  end
-  redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
-  redis.call('EXPIRE', KEYS[1], ttl)
-  if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
-  redis.call('EXPIRE', KEYS[2], ttl)
-  if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
-  if queued ~= '' then redis.call('XADD', KEYS[4], '*', 'game', queued) end
-  redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
-  return {1, new_version}
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+if answer ~= '' then
+  local seen = redis.call('GET', KEYS[3])
+  if seen then return {2, seen} end
 end
-local result = write()
-if #ARGV > 10 then
-  redis.call('XACK', KEYS[4], group, unpack(ARGV, 11))
-  redis.call('XDEL', KEYS[4], unpack(ARGV, 11))
+local current = redis.call('HGET', KEYS[1], 'version')
+if expected == 'new' then
+  if current then return {0, current} end
+  redis.call('HSET', KEYS[1], 'setup', setup)
+elseif not current then
+  return {3, ''}
+elseif current ~= expected then
+  return {0, current}
 end
-return result
+redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
+redis.call('EXPIRE', KEYS[1], ttl)
+if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
+redis.call('EXPIRE', KEYS[2], ttl)
+if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
+if due == '1' then
+  local now = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], tonumber(now[1]) + tonumber(now[2]) / 1000000, game)
+else
+  redis.call('ZREM', KEYS[4], game)
+end
+redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
+if due == '1' then redis.call('PUBLISH', computers, game) end
+return {1, new_version}
+"""
+
+#: KEYS: the due computer moves of one slot. ARGV: the lease (seconds), the most to claim, then
+#: the games to claim (none: any that are due). Takes the games whose move is due (the score has
+#: passed), moving each one's score past the lease, so that no other worker takes it meanwhile;
+#: a worker that stops holding one lets it fall due again. Returns the games claimed.
+CLAIM_SCRIPT = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local games = {}
+if #ARGV > 2 then
+  for index = 3, #ARGV do
+    local due = redis.call('ZSCORE', KEYS[1], ARGV[index])
+    if due and tonumber(due) <= now then games[#games + 1] = ARGV[index] end
+  end
+else
+  games = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+end
+for _, game in ipairs(games) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), game) end
+return games
+"""
+
+#: KEYS: the due computer moves of the game's slot, the game hash. ARGV: game id, the version a
+#: worker found no computer move in ("" for no game). Drops the game's entry if the game is still
+#: at that version (or still gone): a change since recorded what is due itself.
+SETTLE_SCRIPT = """
+if (redis.call('HGET', KEYS[2], 'version') or '') == ARGV[2] then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
 """
 
 #: KEYS: game hash, old history, log. ARGV: the legacy version, setup, snapshot, log.
@@ -101,6 +138,53 @@ local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if deadline and tonumber(deadline) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
 """
+
+
+#: the hash slots of a Redis Cluster (one Redis has them all)
+SLOTS = 16384
+#: new games are given ids in one slot out of this many: the slots a worker sweeps often
+DUE_SPACING = 64
+DUE_SLOT_COUNT = SLOTS // DUE_SPACING
+
+
+def _tag_basis() -> tuple[bytes, int, dict[int, tuple[int, int]]]:
+    """The slot of a key tagged with four characters of ``@A..O`` is linear in their 16 low bits
+    (CRC16 is linear over GF(2)): a base tag, its slot, and an echelon basis of the slot changes
+    that flipping those bits makes (pivot bit -> (change, the bits flipped))."""
+    base = b"@@@@"
+    base_slot = crc_hqx(base, 0) % SLOTS
+    basis: dict[int, tuple[int, int]] = {}
+    for bit in range(16):
+        flipped = bytearray(base)
+        flipped[bit // 4] ^= 1 << (bit % 4)
+        change, bits = (crc_hqx(bytes(flipped), 0) % SLOTS) ^ base_slot, 1 << bit
+        for pivot in sorted(basis, reverse=True):
+            if change >> pivot & 1:
+                change, bits = change ^ basis[pivot][0], bits ^ basis[pivot][1]
+        if change:
+            basis[change.bit_length() - 1] = (change, bits)
+    return base, base_slot, basis
+
+
+_TAG_BASE, _TAG_BASE_SLOT, _TAG_BASIS = _tag_basis()
+
+
+def slot_tag(slot: int) -> str:
+    """A hash tag whose keys live in ``slot``: four characters, found without a search."""
+    change, bits = slot ^ _TAG_BASE_SLOT, 0
+    for pivot in sorted(_TAG_BASIS, reverse=True):
+        if change >> pivot & 1:
+            change, bits = change ^ _TAG_BASIS[pivot][0], bits ^ _TAG_BASIS[pivot][1]
+    return bytes(char ^ (bits >> 4 * index & 15) for index, char in enumerate(_TAG_BASE)).decode()
+
+
+def game_slot(game_id: str) -> int:
+    return key_slot(f"{{{game_id}}}".encode())
+
+
+class ReplicationTimeout(RedisError):
+    """A write was made on the primary, but fewer replicas than asked for acknowledged it in time:
+    it is not reported as done (a failover now may lose it)."""
 
 
 def ready(redis: Redis | RedisCluster) -> bool:
@@ -147,10 +231,6 @@ class Prepared:
     game_id: str
     keys: list[str]
     args: list[Any]
-    #: queue a computer move once written, as a command of its own (on a cluster)
-    queue_after: bool
-    #: the write acknowledges the queue's entries it was asked to (see :meth:`GameStore.prepare`)
-    acknowledged: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,14 +244,22 @@ class Commit:
 
 
 class GameStore:
-    def __init__(self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz") -> None:
+    def __init__(
+        self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz", replicas: int = 0, replica_timeout: float = 1.0
+    ) -> None:
+        """``replicas``: a write answers once that many replicas of its primary hold it, or fails
+        with :class:`ReplicationTimeout` after ``replica_timeout`` seconds."""
         # redis-py types its replies as sync-or-async unions and its cluster client apart; this
         # store uses the sync clients only, whose replies it reads as they come
         self.redis: Any = cast(Any, redis)
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
         self.cluster = isinstance(redis, RedisCluster)
+        self.replicas = replicas
+        self.replica_timeout_ms = max(1, int(replica_timeout * 1000))
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
+        self._claim = self.redis.register_script(CLAIM_SCRIPT)
+        self._settle = self.redis.register_script(SETTLE_SCRIPT)
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
 
@@ -246,9 +334,8 @@ class GameStore:
         *,
         setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
-        schedule: bool = False,
+        computer_due: bool = False,
         ttl_seconds: int | None = None,
-        done: tuple[str, list[bytes]] | None = None,
     ) -> Prepared:
         """A new version of a game, written atomically or not at all by :meth:`commit` (or with
         others by :meth:`commit_all`).
@@ -256,16 +343,10 @@ class GameStore:
         ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
         entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
         answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
-        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
-        the game with the write, so that no commit leaving a computer to act is without its job.
-        ``done``: (the workers' group, the ids of the queue's entries this write does), to
-        acknowledge in the same script, so that the worker's write and its acknowledgement reach
-        Redis's append-only file together (one sync to disk, not two); a cluster, whose queue is on
-        another node, leaves them to the worker (``Prepared.acknowledged`` is False)."""
+        expiry (finished games are kept for less time). ``computer_due``: a computer is to move in
+        the new version; the write records it in the game's slot, so that no commit leaving a
+        computer to act is without the record a worker finds."""
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
-        # a cluster cannot run the game's keys and the queue (on other slots) in one script: the
-        # job follows the write as its own command (see the README on a crash between the two)
-        queue_after = schedule and self.cluster
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
             version,
@@ -275,46 +356,69 @@ class GameStore:
             ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
-            game_id if schedule and not queue_after else "",
+            game_id,
+            "1" if computer_due else "0",
+            self.computer_channel(game_id),
         ]
-        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
-        acknowledged = False
-        if not self.cluster:
-            keys.append(self.jobs_key)
-            if done is not None and done[1]:
-                args += [done[0], *done[1]]
-                acknowledged = True
-        return Prepared(game_id, keys, args, queue_after, acknowledged)
+        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(game_slot(game_id))]
+        return Prepared(game_id, keys, args)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
         """Make the prepared writes, each atomic by itself, in one round trip (one after the
-        other on a cluster, whose games live on different nodes); their outcomes in order."""
-        if len(writes) == 1 or self.cluster:
+        other on a cluster, whose games live on different nodes); their outcomes in order. With
+        ``replicas``, they answer once replicated (else :class:`ReplicationTimeout`)."""
+        if self.replicas and self.cluster:
+            results = [self._commit_replicated_on_cluster(write) for write in writes]
+        elif self.replicas:
+            results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes], wait=True)
+        elif self.cluster:
             results = [self._commit(keys=write.keys, args=write.args) for write in writes]
         else:
+            results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes])
+        return [
+            Commit(True, int(value)) if status == 1
+            else Commit(False, earlier_answer=json.loads(value)) if status == 2
+            else Commit(False, missing=True) if status == 3
+            else Commit(False, int(value))
+            for status, value in results
+        ]
+
+    def _evalsha_all(self, client: Redis, script: Any, calls: list[tuple[list[str], list[Any]]], *, wait: bool = False) -> list[Any]:
+        """A script's calls on one server in one round trip (one connection), followed by
+        ``WAIT`` for the replicas when asked: WAIT counts the writes of its own connection."""
+        if len(calls) == 1 and not wait:
+            return [script(keys=calls[0][0], args=calls[0][1])]
+        for _ in range(2):
             # EVALSHA by hand: a pipeline running a Script object asks SCRIPT EXISTS first
-            with self.redis.pipeline(transaction=False) as pipe:
-                for write in writes:
-                    pipe.evalsha(self._commit.sha, len(write.keys), *write.keys, *write.args)
+            with client.pipeline(transaction=False) as pipe:
+                for keys, args in calls:
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
+                if wait:
+                    pipe.execute_command("WAIT", self.replicas, self.replica_timeout_ms)
                 answers = pipe.execute(raise_on_error=False)
-            results = []
-            for write, answer in zip(writes, answers):
-                if isinstance(answer, NoScriptError):  # the server lost its scripts (a restart): nothing was written
-                    answer = self._commit(keys=write.keys, args=write.args)
-                elif isinstance(answer, Exception):
-                    raise answer
-                results.append(answer)
-        commits = []
-        for write, (status, value) in zip(writes, results):
-            if status == 1 and write.queue_after:
-                self.queue_computer(write.game_id)
-            commits.append(
-                Commit(True, int(value)) if status == 1
-                else Commit(False, earlier_answer=json.loads(value)) if status == 2
-                else Commit(False, missing=True) if status == 3
-                else Commit(False, int(value))
-            )
-        return commits
+            if not any(isinstance(answer, NoScriptError) for answer in answers):
+                break
+            # the server lost its scripts (a restart, a failover): those calls wrote nothing
+            client.script_load(script.script)
+        for answer in answers:
+            if isinstance(answer, Exception):
+                raise answer
+        if wait and answers[-1] < self.replicas:
+            raise ReplicationTimeout(f"{answers[-1]} of {self.replicas} replicas acknowledged the write in time")
+        return answers[: len(calls)]
+
+    def _commit_replicated_on_cluster(self, write: Prepared) -> Any:
+        """One write on the primary of its slot, on one connection with its ``WAIT``; a slot that
+        moved (a failover, a resharding) is looked up again: the refused write wrote nothing."""
+        for attempt in range(3):
+            node = self.redis.get_node_from_key(write.keys[0])
+            try:
+                return self._evalsha_all(self.redis.get_redis_connection(node), self._commit, [(write.keys, write.args)], wait=True)[0]
+            except (MovedError, AskError, ConnectionError, TimeoutError):
+                self.redis.nodes_manager.initialize()  # the next request finds the slot's new primary
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
         """Rewrite a legacy game in this format, if it is still at ``version``."""
@@ -368,16 +472,62 @@ class GameStore:
         """Games whose deadline has passed, earliest first."""
         return [game_id.decode() for game_id in self.redis.zrangebyscore(self._clocks_key(), "-inf", repr(now), start=0, num=count)]
 
-    # --- computer moves: a stream read by a consumer group ----------------------------------
+    # --- computer moves: due sets in the games' slots, claimed by workers -------------------
+
+    def new_game_id(self) -> str:
+        """A new game's id, random, in one of the slots a worker sweeps often."""
+        while True:
+            game_id = secrets.token_hex(8)
+            if game_slot(game_id) % DUE_SPACING == 0:
+                return game_id
+
+    def due_key(self, slot: int) -> str:
+        return f"{self.prefix}:{{{slot_tag(slot)}}}:due"
+
+    def computer_channel(self, game_id: str) -> str:
+        return self._key(game_id, "computer")
 
     @property
-    def jobs_key(self) -> str:
-        return f"{self.prefix}:computers"
+    def computer_channel_pattern(self) -> str:
+        return self.channel_pattern.removesuffix(":versions") + ":computer"
 
-    def queue_computer(self, game_id: str) -> None:
-        """Queue a computer move for the game (an extra job is harmless: the worker finds
-        nothing due, or its move's compare-and-set fails)."""
-        self.redis.xadd(self.jobs_key, {"game": game_id})
+    def game_of_computer_channel(self, channel: str) -> str | None:
+        return self.game_of_channel(channel.removesuffix(":computer") + ":versions") if channel.endswith(":computer") else None
+
+    def due_slots(self, slots: list[int], now: float) -> list[int]:
+        """Of ``slots``, those with a computer move due by ``now``: one round trip per node."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for slot in slots:
+                pipe.zcount(self.due_key(slot), "-inf", repr(now))
+            counts = pipe.execute()
+        return [slot for slot, count in zip(slots, counts) if count]
+
+    def claim(self, game_ids: list[str], lease_seconds: float) -> list[str]:
+        """Of ``game_ids``, those whose computer move is due, each now held by the caller for
+        ``lease_seconds`` (or until a commit of the game records what is due anew)."""
+        by_slot: dict[int, list[str]] = {}
+        for game_id in dict.fromkeys(game_ids):  # a game announced twice is claimed once
+            by_slot.setdefault(game_slot(game_id), []).append(game_id)
+        calls = [([self.due_key(slot)], [repr(lease_seconds), len(games), *games]) for slot, games in by_slot.items()]
+        return self._claim_calls(calls)
+
+    def claim_due(self, slots: list[int], lease_seconds: float, count: int) -> list[str]:
+        """Up to ``count`` games of each of ``slots`` whose computer move is due, held as by :meth:`claim`."""
+        return self._claim_calls([([self.due_key(slot)], [repr(lease_seconds), count]) for slot in slots])
+
+    def _claim_calls(self, calls: list[tuple[list[str], list[Any]]]) -> list[str]:
+        if not calls:
+            return []
+        if self.cluster:
+            answers = [self._claim(keys=keys, args=args) for keys, args in calls]
+        else:
+            answers = self._evalsha_all(self.redis, self._claim, calls)
+        return [game.decode() for games in answers for game in games]
+
+    def settle(self, game_id: str, version: int | None) -> None:
+        """Drop a claimed game's due entry: it was found at ``version`` (None: gone) with no
+        computer to move, and has not changed since."""
+        self._settle(keys=[self.due_key(game_slot(game_id)), self._key(game_id, "game")], args=[game_id, "" if version is None else version])
 
     # --- announcements ----------------------------------------------------------------------
 

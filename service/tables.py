@@ -541,11 +541,11 @@ class Table:
 
 @dataclass
 class Played:
-    """What a batch of computer moves did: the games whose move was committed, and those whose
-    jobs their write acknowledged."""
+    """What a batch of computer moves did: the games whose move was committed, and those found
+    with no computer move to make, by the version they were read at (None: gone)."""
 
     written: set[str]
-    acknowledged: set[str]
+    idle: dict[str, int | None]
 
 
 def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]]) -> Table:
@@ -737,7 +737,7 @@ class Tables:
         commit = self.store.commit(
             self.store.prepare(
                 table.id, expected_version, table.version, table.snapshot(), bytes(table.appended),
-                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
+                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(table), computer_due=table.computer_to_act() is not None,
             )
         )
         deadline = table.deadline()
@@ -825,7 +825,7 @@ class Tables:
         self, ruleset: Ruleset, options: dict[str, Any], records: list[SeatRecord], seed: str, seed_source: str, clock: Mapping[str, Any] | None
     ) -> Table:
         for _ in range(MAX_ATTEMPTS):
-            table = Table.new(secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source)
+            table = Table.new(self.store.new_game_id(), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source)
             table.clock = dict(clock) if clock else None
             table.now = self.clock()
             table.length_cap = (self.settings.max_deals, self.settings.max_versions)
@@ -1057,30 +1057,31 @@ class Tables:
         fail: a move is never applied twice."""
         return game_id in self.play_computers([game_id]).written
 
-    def play_computers(self, game_ids: Sequence[str], jobs: tuple[str, Mapping[str, list[bytes]]] | None = None) -> Played:
+    def play_computers(self, game_ids: Sequence[str]) -> Played:
         """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
         trip, decided one after the other, written together (one round trip, and one sync of
         Redis's append-only file for them all). A game whose move cannot be made is logged and
-        skipped: it would fail on every worker. ``jobs``: (the workers' group, the queue's entries
-        of each game), acknowledged by the writes where the store can."""
+        skipped (as idle): it would fail on every worker."""
         moves: list[tuple[Table, int]] = []
-        played = Played(set(), set())
+        played = Played(set(), {})
         thinking_since = time.monotonic()
         for game_id, stored in zip(game_ids, self.store.load_many(list(game_ids))):
             try:
                 move = self._computer_move(game_id, stored)
             except RedisError:
-                raise  # the batch is left pending: this worker or another does it again
+                raise  # the batch stays claimed: it falls due again when the lease ends
             except Exception:
                 log.exception("the computer move in game %s failed", game_id)
-                continue
+                move = None
             if move is not None:
                 moves.append(move)
+            else:
+                played.idle[game_id] = stored.version if stored is not None else None
             if moves and time.monotonic() - thinking_since > BATCH_THINKING_SECONDS:
                 # long thinking (experts) does not hold up the moves decided before it
-                self._commit_moves(moves, jobs, played)
+                self._commit_moves(moves, played)
                 moves, thinking_since = [], time.monotonic()
-        self._commit_moves(moves, jobs, played)
+        self._commit_moves(moves, played)
         return played
 
     def _computer_move(self, game_id: str, stored: Stored | Legacy | None) -> tuple[Table, int] | None:
@@ -1101,7 +1102,7 @@ class Tables:
         table.act(seat, action)
         return table, start
 
-    def _commit_moves(self, moves: list[tuple[Table, int]], jobs: tuple[str, Mapping[str, list[bytes]]] | None, played: Played) -> None:
+    def _commit_moves(self, moves: list[tuple[Table, int]], played: Played) -> None:
         """:meth:`commit` for the moves of a batch, in one round trip."""
         writes = []
         for table, start in moves:
@@ -1109,13 +1110,10 @@ class Tables:
             writes.append(
                 self.store.prepare(
                     table.id, start, table.version, table.snapshot(), bytes(table.appended),
-                    ttl_seconds=self.ttl(table), schedule=table.computer_to_act() is not None,
-                    done=(jobs[0], list(jobs[1].get(table.id, []))) if jobs else None,
+                    ttl_seconds=self.ttl(table), computer_due=table.computer_to_act() is not None,
                 )
             )
-        for (table, _), write, commit in zip(moves, writes, self.store.commit_all(writes) if writes else []):
-            if write.acknowledged:
-                played.acknowledged.add(table.id)
+        for (table, _), commit in zip(moves, self.store.commit_all(writes) if writes else []):
             if commit.written:
                 table.committed()
                 played.written.add(table.id)
