@@ -92,6 +92,14 @@ def redis_client(
     return InstrumentedRedis(connection_pool=pool)
 
 
+def game_store(redis: Redis | RedisCluster, settings: Settings) -> GameStore:
+    """The store of the settings' games: their key prefix, expiry and replicas."""
+    return GameStore(
+        redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix,
+        replicas=settings.redis_replicas, replica_timeout=settings.redis_replica_timeout,
+    )
+
+
 def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
     starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
@@ -122,7 +130,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
-    app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    app.extensions["koz"] = Tables(game_store(redis, settings), settings)
 
     api = Api(app)
     document_levels(api.spec)
