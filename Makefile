@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # the browser tests drive Debian's Chromium through Playwright (no browser download)
 CHROMIUM := /usr/bin/chromium
 OPENAPI_TOOLS := openapi/node_modules/.package-lock.json
+# boardgame.io 0.50, the peer of bench/api.py --peer boardgameio, pinned by its package-lock.json
+PEER_BOARDGAMEIO := bench/peer_boardgameio/node_modules/.package-lock.json
 
 .PHONY: run test bench openapi clean
 
@@ -37,7 +39,14 @@ $(OPENAPI_TOOLS): openapi/package-lock.json
 		echo "npm is missing: the OpenAPI lint and client tests will fail ('apt-get install nodejs npm' as root)"; \
 	fi
 
-test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS)
+$(PEER_BOARDGAMEIO): bench/peer_boardgameio/package-lock.json
+	@if command -v npm >/dev/null; then \
+		npm ci --prefix bench/peer_boardgameio --no-audit --no-fund --ignore-scripts --loglevel=error; \
+	else \
+		echo "npm is missing: the boardgame.io peer's test will fail ('apt-get install nodejs npm' as root)"; \
+	fi
+
+test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS) $(PEER_BOARDGAMEIO)
 	$(BIN)/ruff check engine service bench tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto
@@ -48,9 +57,10 @@ $(VENV)-peer/.installed:
 	$(VENV)-peer/bin/python -m pip install --quiet 'schnapsen==0.0.5'
 	touch $@
 
-bench: $(STAMP) $(VENV)-peer/.installed
+bench: $(STAMP) $(VENV)-peer/.installed $(PEER_BOARDGAMEIO)
 	$(BIN)/python bench/engine.py --peer
 	$(BIN)/python bench/api.py
+	$(BIN)/python bench/api.py --peer boardgameio
 
 openapi: $(STAMP)
 	$(BIN)/koz openapi

@@ -2,6 +2,7 @@
 
     python bench/api.py [--clients 8] [--seconds 10] [--waiters 2000] [--experts 20] [--url URL]
     python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies, one after the other
+    python bench/api.py --peer boardgameio [--rounds 3]  # against boardgame.io 0.50, alternating (bench/boardgameio.py)
 
 Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
 embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
@@ -346,8 +347,15 @@ def main() -> None:
         default="always",
         help="the embedded Redis's appendfsync, or several separated by commas to compare them in one run (default: always)",
     )
+    parser.add_argument("--peer", choices=["boardgameio"], help="instead: Koz against boardgame.io, same load, alternating (bench/boardgameio.py)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --peer: alternating rounds of --seconds per server (default 3)")
     args = parser.parse_args()
     files = raise_open_file_limit()
+    if args.peer:
+        from boardgameio import compare
+
+        compare(args.clients, args.seconds, args.rounds)
+        return
     if args.url is not None:
         report(measure(args, args.url, files), f"the service at {args.url}")
         return

@@ -42,8 +42,12 @@ class Action:
         wanted = {spec.name for spec in fields(kind)}
         required = {spec.name for spec in fields(kind) if spec.default is MISSING}
         given = set(doc) - {"type"}
-        if not required <= given <= wanted:
-            raise _malformed("fields", type=kind.type, wanted=sorted(wanted) or "-", given=sorted(given) or "-")
+        if not required <= given:
+            raise _malformed("missing_fields", type=kind.type, missing=sorted(required - given))
+        if not given <= wanted:
+            if not wanted:
+                raise _malformed("no_fields", type=kind.type, extra=sorted(given))
+            raise _malformed("unknown_fields", type=kind.type, extra=sorted(given - wanted), wanted=sorted(wanted))
         return kind(**{name: _PARSERS[name](doc[name]) for name in given})
 
     def __str__(self) -> str:
@@ -125,9 +129,14 @@ MESSAGES: Mapping[str, Text] = {
         "tr": 'hamle, {{"type": "play", "card": "QS"}} gibi bir JSON nesnesidir',
     },
     "unknown_type": {"en": "unknown action type {type}; types are {types}", "tr": "{type} diye bir hamle türü yok; türler: {types}"},
-    "fields": {
-        "en": "a {type!r} action takes the fields {wanted}, got {given}",
-        "tr": "{type!r} hamlesinin alanları {wanted}; gelen: {given}",
+    "missing_fields": {"en": "a {type!r} action needs {missing}", "tr": "{type!r} hamlesinde eksik alan: {missing}"},
+    "unknown_fields": {
+        "en": "a {type!r} action has no field {extra}; its fields are {wanted}",
+        "tr": "{type!r} hamlesinde {extra} alanı olmaz; alanları: {wanted}",
+    },
+    "no_fields": {
+        "en": 'a {type!r} action has no field but "type"; got {extra}',
+        "tr": '{type!r} hamlesinde "type" dışında alan olmaz; gelen: {extra}',
     },
     "not_a_card": {
         "en": '{value} is not a card code such as "QS" or "TD"',

@@ -198,7 +198,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "count_all_tricks",
             "boolean",
             False,
-            {"en": "Count all 26 tricks", "tr": "26 el sayılır"},
+            {"en": "Count all 26 tricks", "tr": "26 lövenin hepsi sayılır"},
             {
                 "en": "Phase-1 tricks count too; a 13-13 deal is then a tie.",
                 "tr": "İlk aşamanın löveleri de sayılır; 13-13 biten el berabere olur.",
@@ -218,10 +218,10 @@ class GermanWhist(TrickTaking[GermanWhistState]):
             "misere",
             "boolean",
             False,
-            {"en": "Misère (fewest tricks win)", "tr": "Düşük el"},
+            {"en": "Misère (fewest tricks win)", "tr": "Misère (az löve alan kazanır)"},
             {
                 "en": "Fewest tricks win: the player with fewer counted tricks wins the deal, and the two scores are swapped.",
-                "tr": "Az el alan kazanır: sayılan lövelerden daha azını alan oyuncu eli kazanır, iki oyuncunun puanları yer değiştirir.",
+                "tr": "Az löve alan kazanır: sayılan lövelerden daha azını alan oyuncu eli kazanır, iki oyuncunun puanları yer değiştirir.",
             },
         ),
         Option(

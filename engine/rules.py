@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from .cards import Card, Deck
 from .errors import Refusal, RuleError
 from .shapes import Dealt
-from .texts import DEFAULT_LANGUAGE, Text, render
+from .texts import DEFAULT_LANGUAGE, LANGUAGES, Said, Text, render
 
 #: Display names of a thing in English and Turkish: ``{"en": ..., "tr": ...}``.
 Names = Mapping[str, str]
@@ -145,7 +145,7 @@ def bad_option(option: Option, shown: str, text: Text | None = None, **params: A
     if option.allowed is not None:
         details["allowed"] = list(option.allowed)
     else:
-        details["allowed"] = option.allowed_text()
+        details["allowed"] = Said({language: option.allowed_text(language) for language in LANGUAGES})
     if text is None:
         text = OPTION_MESSAGES["invalid_option"]
         params = {"option": option.code, "value": shown, "allowed": {lang: option.allowed_text(lang) for lang in text}}

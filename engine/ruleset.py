@@ -343,10 +343,12 @@ class Ruleset(ABC, Generic[S]):
         """How the match ended, or None while it goes on."""
         return state.match.result
 
-    def reveal(self, state: S) -> dict[str, Any]:
-        """Everything needed to re-check a finished match: the seed and every deal as dealt."""
+    def reveal(self, state: S, *, ended_early: bool = False) -> dict[str, Any]:
+        """Everything needed to re-check a finished match: the seed and every deal as dealt.
+        ``ended_early``: the match ended before its rules end it (the service's decision: a
+        forfeit, an abandonment); the deals dealt so far are revealed, the last one unfinished."""
         match = state.match
-        if match.result is None:
+        if match.result is None and not ended_early:
             raise RuleError("game_not_over", COMMON_MESSAGES["game_not_over"], Refusal.NOT_YOUR_TURN)
         deals = []
         for number in range(1, match.deal_number + 1):

@@ -631,6 +631,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             "tr": "evlilik yalnızca talon açıkken ilan edilir",
         },
         "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "card_not_in_deck": {"en": "{card} is not in this game's deck", "tr": "{card} bu oyunun destesinde yok"},
         "must_follow_suit": {"en": "you hold {led_suit} and must follow suit", "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız"},
         "must_win_trick": {
             "en": "you hold a higher {led_suit} card and must win the trick",
@@ -876,7 +877,8 @@ class SixtySix(TrickTaking[SixtySixState]):
         card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
-            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
+            in_deck = card >= 0 and VARIANTS[state.match.options["variant"]].cards >> card & 1
+            return illegal("card_not_in_hand", self.messages["card_not_in_hand" if in_deck else "card_not_in_deck"], card=action.card.code)
         if not trick.cards or follower_cards(hand, trick.cards[0], state.trump, state.talon_open) >> card & 1:
             return None
         lead = trick.cards[0]

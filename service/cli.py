@@ -28,7 +28,7 @@ from .clocks import run as run_clocks
 from .config import Settings
 from .http_server import SETTINGS, SupervisingArbiter
 from .tables import Tables
-from .verify import verify
+from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
 log = logging.getLogger("koz")
@@ -204,12 +204,17 @@ def openapi_document() -> str:
 
 
 def verify_history(args: argparse.Namespace) -> None:
-    problems = verify(json.loads(args.history.read_text()))
+    try:
+        history = load_history(args.history)
+    except (OSError, ValueError) as error:
+        print(f"FAIL: {error}")
+        sys.exit(2)
+    problems = verify(history)
     for problem in problems:
         print(f"FAIL: {problem}")
     if problems:
         sys.exit(1)
-    print("OK: the seed matches its commitment, and every deal and event replays from it")
+    print("OK: the history is whole, the seed matches its commitment, and every deal and event replays from it")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -235,8 +240,13 @@ def main(argv: list[str] | None = None) -> None:
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
     openapi_parser.set_defaults(run=write_openapi)
-    verify_parser = commands.add_parser("verify", help="check a finished match's history: the seed against its commitment, every deal replayed")
-    verify_parser.add_argument("history", type=Path, help="the JSON of GET /v1/games/{id}/history?limit=1000 (all events in one document)")
+    verify_parser = commands.add_parser(
+        "verify", help="check the history of a match that is over: whole, the seed against its commitment, every event and deal replayed"
+    )
+    verify_parser.add_argument(
+        "history",
+        help="the game's URL (http://host/v1/games/{id}: every page of its history is read), or a JSON file with every page's events",
+    )
     verify_parser.set_defaults(run=verify_history)
     bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
     bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")

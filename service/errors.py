@@ -13,7 +13,7 @@ import marshmallow as ma
 from flask import Response, g, has_request_context, json, request
 
 from engine import Refusal, RuleError, registry
-from engine.texts import Text, render
+from engine.texts import Said, Text, render
 
 from . import texts
 from .metrics import REFUSALS
@@ -90,7 +90,7 @@ class Problem(Exception):
             "code": self.code,
             "detail": self.detail_in(language),
             "instance": request.path if request else None,
-            **self.extra,
+            **{key: value[language] if isinstance(value, Said) else value for key, value in self.extra.items()},
             **({"errors": texts.localized(self.extra["errors"], language)} if "errors" in self.extra else {}),
         }
 

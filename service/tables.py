@@ -26,6 +26,7 @@ from redis.exceptions import RedisError, ResponseError
 from engine import Action, Event, RuleError, Ruleset, action_log, registry
 from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
 from engine.shuffle import first_dealer
+from engine.texts import Said
 
 from .announcements import Announcements, Waiter
 from .config import Settings
@@ -408,9 +409,13 @@ class Table:
         """Take an open seat (with its join code if it has one); its new token."""
         record = self._seat(seat)
         if not record.open:
-            raise Problem(409, "seat_taken", "seat_not_open", params={"seat": seat})
-        if record.code_hash is not None and (code is None or not seat_of(code, [record.code_hash]) == 0):
-            raise Problem(403, "invalid_join_code", "invalid_join_code")
+            created = self.initial_seats[seat]
+            why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
+            raise Problem(409, "seat_taken", why, params={"seat": seat})
+        if record.code_hash is not None and code is None:
+            raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
+        if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
+            raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
         token = new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
@@ -791,7 +796,7 @@ class Tables:
                 "invalid_seats",
                 "invalid_seats",
                 params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
-                allowed=f"a list of {ruleset.seat_count} seats",
+                allowed=Said({"en": f"a list of {ruleset.seat_count} seats", "tr": f"{ruleset.seat_count} koltukluk bir liste"}),
             )
         tokens: dict[int, str] = {}
         codes: dict[int, str] = {}

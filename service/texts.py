@@ -133,16 +133,27 @@ DETAILS: Mapping[str, Text] = {
         "en": "the game starts once every open seat is taken",
         "tr": "oyun, boş koltukların hepsi dolunca başlar",
     },
-    "seat_not_open": {"en": "seat {seat} is not open: someone took it", "tr": "{seat}. koltuk boş değil: biri oturdu"},
+    "seat_not_open": {"en": "seat {seat} is not open any more: someone took it", "tr": "{seat}. koltuk artık boş değil: biri oturdu"},
+    "computer_seat_never_open": {
+        "en": "seat {seat} was never open: a computer plays it",
+        "tr": "{seat}. koltuk hiç boş olmadı: onu bilgisayar oynuyor",
+    },
+    "human_seat_never_open": {
+        "en": "seat {seat} was never open: its player received its token when the game was made",
+        "tr": "{seat}. koltuk hiç boş olmadı: oyuncusu belirtecini oyun kurulurken aldı",
+    },
     "seat_played_by_token": {
         "en": "seat {seat} is already played by its token",
         "tr": "{seat}. koltukta zaten belirteciyle oynanıyor",
     },
     "seat_left": {"en": "seat {seat} has already left to a computer", "tr": "{seat}. koltuk zaten bilgisayara bırakıldı"},
-    "invalid_join_code": {
-        "en": "this seat is taken with the join code the game's creator received",
-        "tr": "bu koltuğa, oyunu kuranın aldığı katılma koduyla oturulur",
+    "join_code_missing": {
+        "en": "seat {seat} needs its code: a private game's join code, as the game's creator passed it on, "
+        "or for a rematch the seat's token in the match before",
+        "tr": "{seat}. koltuğa koduyla oturulur: özel bir oyunda oyunu kuranın ilettiği katılma kodu, "
+        "rövanşta koltuğun önceki maçtaki belirteci",
     },
+    "join_code_wrong": {"en": "this code does not open seat {seat}", "tr": "bu kod {seat}. koltuğu açmıyor"},
     "unknown_seat": {"en": "this game has seats 0 to {last}", "tr": "bu oyunun koltukları 0 ile {last} arası"},
     "rematch_too_soon": {"en": "a rematch is made once the match is over", "tr": "rövanş maç bitince yapılır"},
     "open_and_computer": {

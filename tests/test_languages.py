@@ -153,6 +153,15 @@ def test_no_english_is_left_in_a_turkish_text(where, text):
     assert text["tr"] != text["en"] or turkish <= SHARED_WORDS
 
 
+@pytest.mark.parametrize("where, text", list(every_text()), ids=lambda value: value if isinstance(value, str) else "")
+def test_a_trick_is_one_word_in_turkish_lo_ve(where, text):
+    # "el" is a hand or a deal; a trick is "löve" (or the cards "yerde", on the table), never counted in "el"
+    if words(text["en"]) & {"trick", "tricks"}:
+        turkish = text["tr"].lower()
+        assert "löve" in turkish or "yerde" in turkish
+        assert not re.search(r"\b(\d+|az|çok) el\b", turkish)
+
+
 def test_every_problem_the_service_raises_has_a_text_and_a_turkish_title():
     raised = []
     for path in SERVICE.rglob("*.py"):
@@ -330,7 +339,7 @@ def test_the_catalog_describes_options_in_the_language_asked_and_labels_them_in_
     assert set(labels["sixty-six", "variant"]) == {"sixty-six", "schnapsen"}
     assert games["partnership-batak"]["labels"] == [{"code": "open_hand", "names": {"en": "Open hand", "tr": "Açık el"}}]
     misere = options["german-whist", "misere"]
-    assert misere["names"]["tr"] == "Düşük el" and misere["description"].startswith("Az el alan kazanır")
+    assert misere["names"]["tr"] == "Misère (az löve alan kazanır)" and misere["description"].startswith("Az löve alan kazanır")
     english_misere = next(option for option in english["rulesets"][0]["options"] if option["code"] == "misere")
     assert english_misere["description"].startswith("Fewest tricks win")
     assert {"code": "QS", "names": {"en": "Queen of Spades", "tr": "Maça Kızı"}} in turkish.body["cards"]
@@ -417,3 +426,78 @@ def test_a_malformed_if_match_is_explained_field_by_field_in_turkish(api, whist)
     game_id, token, _ = whist
     answer = api.act(game_id, {"type": "play", "card": "QS"}, token, **{"If-Match": "12", "Accept-Language": "tr"})
     assert answer.body["errors"] == {"If-Match": ['"*" ya da W/"12" gibi varlık etiketleri']}
+
+
+# --- words that say what happened ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, english, turkish",
+    [
+        ({"ruleset": "german-whist", "options": {"target": 5000}}, "an integer from 0 to 1000", "0 ile 1000 arasında bir tam sayı"),
+        ({"ruleset": "partnership-batak", "seats": [{}]}, "a list of 4 seats", "4 koltukluk bir liste"),
+    ],
+)
+def test_the_allowed_values_described_in_words_are_in_the_language_asked(api, body, english, turkish):
+    assert api.create(**body).body["allowed"] == english
+    answer = api.request("POST", "/v1/games", json_body=body, headers={"Accept-Language": "tr"})
+    assert answer.status == 400 and answer.body["allowed"] == turkish
+
+
+def test_taking_a_seat_that_was_never_open_says_who_plays_it_not_that_someone_took_it(api):
+    created = api.create(ruleset="partnership-batak", seats=[{"name": "Ayşe"}, {"open": True}, {"bot": "basic"}, {"open": True}]).body
+    computer = api.request("POST", f"/v1/games/{created['id']}/seats/2", json_body={})
+    assert (computer.status, computer.code) == (409, "seat_taken")
+    assert computer.body["detail"] == "seat 2 was never open: a computer plays it"
+    person = api.request("POST", f"/v1/games/{created['id']}/seats/0", json_body={})
+    assert person.body["detail"] == "seat 0 was never open: its player received its token when the game was made"
+    assert api.request("POST", f"/v1/games/{created['id']}/seats/1", json_body={}).status == 200
+    taken = api.request("POST", f"/v1/games/{created['id']}/seats/1", json_body={}, headers={"Accept-Language": "tr"})
+    assert (taken.code, taken.body["detail"]) == ("seat_taken", "1. koltuk artık boş değil: biri oturdu")
+
+
+def test_a_missing_join_code_asks_for_it_and_a_wrong_one_says_it_is_wrong(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}], private=True).body
+    missing = api.request("POST", f"/v1/games/{created['id']}/seats/1", json_body={})
+    assert (missing.status, missing.code) == (403, "invalid_join_code")
+    assert missing.body["detail"].startswith("seat 1 needs its code: a private game's join code") and "taken" not in missing.body["detail"]
+    wrong = api.request("POST", f"/v1/games/{created['id']}/seats/1", json_body={"code": "guess"})
+    assert (wrong.code, wrong.body["detail"]) == ("invalid_join_code", "this code does not open seat 1")
+
+
+@pytest.mark.parametrize(
+    "action, english, turkish",
+    [
+        ({"type": "play"}, "a 'play' action needs card", "'play' hamlesinde eksik alan: card"),
+        (
+            {"type": "play", "card": "QS", "suit": "S"},
+            "a 'play' action has no field suit; its fields are card",
+            "'play' hamlesinde suit alanı olmaz; alanları: card",
+        ),
+        (
+            {"type": "pass", "card": "QS"},
+            'a \'pass\' action has no field but "type"; got card',
+            "'pass' hamlesinde \"type\" dışında alan olmaz; gelen: card",
+        ),
+    ],
+)
+def test_a_malformed_action_says_which_field_is_missing_or_unknown(api, whist, action, english, turkish):
+    game_id, token, _ = whist
+    answer = api.act(game_id, action, token)
+    assert (answer.status, answer.code, answer.body["detail"]) == (400, "malformed_action", english)
+    assert api.act(game_id, action, token, **{"Accept-Language": "tr"}).body["detail"] == turkish
+
+
+@pytest.mark.parametrize("variant, card", [("sixty-six", "2S"), ("schnapsen", "9S")])
+def test_a_card_not_in_the_game_s_deck_is_said_to_be_not_in_the_deck(api, variant, card):
+    created = api.create(ruleset="sixty-six", seats=[{}, {"bot": "random"}], options={"variant": variant}).body
+    token = created["tokens"][0]["token"]
+    for _ in range(50):  # the computer may lead first
+        if api.view(created["id"], token).body["to_act"] == [0]:
+            break
+        api.request("GET", f"/v1/games/{created['id']}?wait=5&after={api.view(created['id']).body['version']}")
+    answer = api.act(created["id"], {"type": "play", "card": card}, token)
+    assert (answer.status, answer.code) == (422, "card_not_in_hand")
+    assert answer.body["detail"] == f"{card_name(card, 'en')} is not in this game's deck"
+    turkish = api.act(created["id"], {"type": "play", "card": card}, token, **{"Accept-Language": "tr"})
+    assert turkish.body["detail"] == f"{card_name(card, 'tr')} bu oyunun destesinde yok"

@@ -1,5 +1,6 @@
 """A cap on a match's length (deals and versions): a match past it ends abandoned, with no
-winner, in the view and the history; finished games expire sooner than idle running ones."""
+winner, in the view and the history (which then reveals it, as any match that is over);
+finished games expire sooner than idle running ones."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_a_match_of_computers_past_the_cap_on_deals_ends_abandoned_with_no_winne
     view = api.view(created.body["id"]).body
     assert view["status"] == "abandoned" and view["winners"] == [] and view["to_act"] == [] and view["legal_actions"] == []
     history = api.whole_history(created.body["id"])
-    assert history["status"] == "abandoned" and history["reveal"] is None
+    assert history["status"] == "abandoned" and len(history["reveal"]["deals"]) == 2  # over: revealed, as a finished match
     last = history["events"][-1]
     assert last["type"] == "abandoned" and last["deal"] == 2 and last["max_deals"] == 1
 
@@ -48,7 +49,7 @@ def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_act
     assert api.whole_history(created["id"])["events"][-1]["type"] == "abandoned"
 
 
-def test_the_hidden_cards_of_an_abandoned_match_stay_hidden(fake_redis):
+def test_the_hidden_cards_of_an_abandoned_match_are_shown_once_it_is_over(fake_redis):
     api = api_with(fake_redis, max_versions=2)
     created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed="hidden").body
     token = created["tokens"][0]["token"]
@@ -58,7 +59,7 @@ def test_the_hidden_cards_of_an_abandoned_match_stay_hidden(fake_redis):
         api.act(created["id"], action, token)
         computers_move(api)
     dealt = [event for event in api.whole_history(created["id"])["events"] if event["type"] == "dealt"]
-    assert all("hand" not in event for event in dealt)
+    assert dealt and all("hand" in event for event in dealt)
 
 
 def expiry(fake_redis, game_id: str) -> int:

@@ -6,9 +6,8 @@ The stream is made of these messages, each with ``id`` the version it belongs to
   viewer may see them (the same events as ``GET /history``), one message per version, in order;
 - ``view``: the viewer's view at version ``v`` (as ``GET /v1/games/{id}``), after the history
   of ``v``;
-- ``reveal``: once the match is over, ``{"version": v, "reveal": {...}}`` as in the history;
-  the stream ends after it (after the view, for a match abandoned as too long: nothing is
-  revealed of it).
+- ``reveal``: once the match is over, however it ended (finished, forfeited, abandoned),
+  ``{"version": v, "reveal": {...}}`` as in the history; the stream ends after it.
 
 On connect the stream sends the history after ``Last-Event-ID`` (or ``?after=``), if given, then
 the current view; then, at each new version, that version's history and the new view. A
@@ -36,6 +35,7 @@ from ..schemas import RequestSchema
 from ..tables import Table, Tables
 from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import tables
+from .history import reveal
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -63,7 +63,8 @@ A `text/event-stream`. Messages, each with `id` = the version it belongs to:
 - `event: history`, data `{"version": v, "events": [HistoryEvent, ...]}`: what version `v` did,
   as the viewer may see it;
 - `event: view`, data `GameView`: the viewer's view at version `v`;
-- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over; the stream ends.
+- `event: reveal`, data `{"version": v, "reveal": Reveal}`: the match is over, however it ended
+  (finished, forfeited, abandoned); the stream ends.
 
 Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
 (`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID`, as EventSource does, and nothing is
@@ -160,8 +161,7 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 yield from history_messages(koz, table, seat, after)
             yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
             if table.over:
-                if table.finished:  # an abandoned match is not revealed: its deal never ended
-                    yield message("reveal", table.version, {"version": table.version, "reveal": table.ruleset.reveal(table.state)})
+                yield message("reveal", table.version, {"version": table.version, "reveal": reveal(table)})
                 return
             after, game_id = table.version, table.id
             del table  # as a long-poll: a waiting stream holds no copy of the game (Tables.watch says why)
@@ -184,10 +184,9 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
 
 
 def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
-    finished = table.finished  # once over, everything is shown, as in the history
     by_version: dict[int, list[dict[str, Any]]] = {}
     for version, event in koz.events(table, after, table.version):
-        seen = event.for_viewer(seat, revealed=finished)
+        seen = event.for_viewer(seat, revealed=table.over)  # once over, everything is shown, as in the history
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():

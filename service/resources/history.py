@@ -15,6 +15,7 @@ from engine.shapes import Dealt
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
+from ..tables import Table
 from .games import STATUS_DESCRIPTION, STATUSES, private, tables
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
@@ -171,13 +172,22 @@ class HistorySchema(Schema):
         RevealSchema,
         required=True,
         allow_none=True,
-        metadata={"description": "Once the match is over: the seed and every deal as dealt, to re-check the whole match"},
+        metadata={
+            "description": "Once the match is over, however it ended (finished, forfeited, abandoned): the seed and every deal "
+            "as dealt, to re-check the whole match (`koz verify`)"
+        },
     )
 
 
 class HistoryQuerySchema(RequestSchema):
     after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
+
+
+def reveal(table: Table) -> dict[str, Any] | None:
+    """The seed and every deal as dealt, once the match is over, however it ended: by its rules,
+    by a forfeit or abandoned (then the last deal, unfinished, too); None while it goes on."""
+    return table.ruleset.reveal(table.state, ended_early=not table.finished) if table.over else None
 
 
 @blp.route("/<game_id>/history", operation_id="getHistory")
@@ -194,10 +204,9 @@ def get_history(query: dict[str, Any], game_id: str):
     """
     table, seat = tables().watch(game_id, bearer_token(), 0, None)
     up_to = min(query["after"] + query["limit"], table.version)
-    finished = table.finished  # an abandoned match is not revealed: its deal goes on, unfinished
     events = []
     for version, event in tables().events(table, query["after"], up_to):
-        seen = event.for_viewer(seat, revealed=finished)
+        seen = event.for_viewer(seat, revealed=table.over)
         if seen is not None:
             events.append({"version": version, **seen})
     history = {
@@ -209,7 +218,7 @@ def get_history(query: dict[str, Any], game_id: str):
         "status": table.status,
         "events": events,
         "next_after": up_to if up_to < table.version else None,
-        "reveal": table.ruleset.reveal(table.state) if finished else None,
+        "reveal": reveal(table),
     }
     # sent as built: the events already have the schema's shape (tests/test_schemas_mirror_engine.py
     # holds every event to it), and dumping a long match through marshmallow took most of the time
