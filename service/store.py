@@ -31,6 +31,7 @@ read as :class:`Legacy` and rewritten by :mod:`.migration`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets
@@ -169,6 +170,7 @@ def _tag_basis() -> tuple[bytes, int, dict[int, tuple[int, int]]]:
 _TAG_BASE, _TAG_BASE_SLOT, _TAG_BASIS = _tag_basis()
 
 
+@functools.cache
 def slot_tag(slot: int) -> str:
     """A hash tag whose keys live in ``slot``: four characters, found without a search."""
     change, bits = slot ^ _TAG_BASE_SLOT, 0

@@ -646,8 +646,8 @@ class Tables:
     """Every change to a game goes through here, as one compare-and-set on the store.
 
     Computer players never think in a web request: a commit that leaves a computer to move
-    queues a job in the same transaction, and a worker (``service/worker.py``) makes the move
-    through :meth:`play_computer`. Reads never write.
+    records it as due in the same script, and a worker (``service/worker.py``) makes the move
+    through :meth:`play_computers`. Reads never write.
     """
 
     def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:

