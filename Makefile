@@ -10,7 +10,7 @@ OPENAPI_TOOLS := openapi/node_modules/.package-lock.json
 # boardgame.io 0.50, the peer of bench/api.py --peer boardgameio, pinned by its package-lock.json
 PEER_BOARDGAMEIO := bench/peer_boardgameio/node_modules/.package-lock.json
 
-.PHONY: run test bench openapi clean
+.PHONY: run test bench openapi clean mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ $(CHROMIUM):
 		echo "$(CHROMIUM) is missing: 'apt-get install chromium' as root, or the browser tests are skipped"; \
 	fi
 
-# the OpenAPI tools (linters, the TypeScript client's generator and compiler, the schema sampler),
+# the Node tools (the OpenAPI linters, the TypeScript client's generator and compiler, the schema sampler, axe-core),
 # pinned by openapi/package-lock.json; their tests fail, saying so, when Node.js is missing.
 # --ignore-scripts: none of them needs an install script
 $(OPENAPI_TOOLS): openapi/package-lock.json
@@ -66,4 +66,20 @@ openapi: $(STAMP)
 	$(BIN)/koz openapi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis mutants
+
+# Mutation testing (docs/mutation-report.md), not part of `make test`: it takes long. mutmut
+# mutates the modules [tool.mutmut] in pyproject.toml names and runs, for each mutant, only the
+# tests that reached the mutated function; at a lower CPU priority (MUTATE_NICE), on MUTATE_JOBS cores.
+# MUTANTS picks some, by mutmut's names: `make mutate MUTANTS='service.tokens.*'`.
+MUTANTS ?=
+MUTATE_JOBS ?= 2
+MUTATE_NICE ?= 10
+$(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,mutate]'
+	rm -f $(VENV)/.mutate-installed-*
+	touch $@
+
+mutate: $(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+	nice -n $(MUTATE_NICE) $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
+	$(BIN)/mutmut results

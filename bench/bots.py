@@ -1,7 +1,10 @@
-"""Computer levels against each other, in every game: win shares and decision times.
+"""Computer levels against each other, in every game, and Koz's expert against VU's RdeepBot:
+win shares and decision times.
 
     python bench/bots.py                      # every game, the three pairings
     python bench/bots.py --games sixty-six --pairings expert-basic --matches 100 --jobs 2
+    python bench/bots.py --work 15000         # decisions by a count: the same shares every run
+    python bench/bots.py --peer --deals 1000 --jobs 2   # Schnapsen against RdeepBot(32, 6)
 
 For each game and pairing "A-B", matches are played with A and B swapping seats every match (in
 Batak, A plays North-South in even matches and East-West in odd ones), each seat deciding from
@@ -9,21 +12,46 @@ its own information only. Printed per pairing: A's share of the deals won (deals
 and of the matches, each with a 95% Wilson interval, and the decision time p50/p95/max of each
 level in milliseconds. German Whist matches are single deals (target 0); Sixty-Six plays to 7 and
 Batak to 31.
+
+Decisions think by the clock (the expert's default time, or ``--seconds``), measured in the
+process's CPU time (``--clock cpu``, the default: fair on a machine that other work shares) or
+on the wall clock; ``--work N`` makes every expert decision a count instead, so that the shares
+depend on the seeds only.
+
+``--peer`` plays Koz's expert against the VU schnapsen platform's RdeepBot (``--samples``,
+``--depth``; 32 and 6 by default) under VU's rules: VU runs each deal (``bench/schnapsen_rdeep.py``
+in the environment ``make bench`` builds, ``.venv-peer``), Koz mirrors it in its own engine, and
+its player decides from its seat's view and events as in any Koz game, choosing among the
+actions VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at
+once; a marriage leads the king); VU checks each of its moves. The first lead alternates. Printed:
+the deals Koz won with a 95% interval, game points per deal of each side, and each side's mean
+decision time (CPU and wall) and Koz's 95th percentile.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import registry  # noqa: E402
-from engine.players import BasicPlayer, ExpertPlayer, RandomPlayer, play_match  # noqa: E402
+from engine.actions import Action  # noqa: E402
+from engine.cards import Card  # noqa: E402
+from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatLogs, play_match  # noqa: E402
+from engine.ruleset import Match  # noqa: E402
+from engine.sixty_six import SixtySix  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 LEVELS = {chosen.level: chosen for chosen in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}
 
@@ -51,13 +79,23 @@ def deal_winner_side(ruleset_id: str, result: dict, seat_sides: list[int]) -> in
     return seat_sides[result["winners"][0]] if result["winners"] else None
 
 
-def play_one(job: tuple[str, str, int]) -> dict:
-    ruleset_id, pairing, number = job
+def expert_budget(args: argparse.Namespace) -> Budget:
+    """The expert's budget: a count with ``--work``, else its thinking time (``--seconds``)."""
+    return Budget(work=args.work, seconds=args.seconds, ceiling=args.ceiling)
+
+
+def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
+    ruleset_id, pairing, number, args = job
     levels = pairing.split("-")
     seat_sides = sides(ruleset_id, number)
     players = [LEVELS[levels[side]] for side in seat_sides]
     record = play_match(
-        registry.get(ruleset_id), GAMES[ruleset_id], f"bench-{pairing}-{number}", players, clock=time.perf_counter
+        registry.get(ruleset_id),
+        GAMES[ruleset_id],
+        f"bench-{pairing}-{number}",
+        players,
+        clock=CLOCKS[args.clock],
+        budgets={"expert": expert_budget(args)},
     )
     deals = [deal_winner_side(ruleset_id, result, seat_sides) for result in record.deal_results]
     winners = {seat_sides[seat] for seat in record.result.winners}
@@ -89,18 +127,134 @@ def share_text(wins: int, total: int) -> str:
     return f"{100 * share:5.1f}% [{100 * low:5.1f}, {100 * high:5.1f}] of {total}"
 
 
+class MirroredDeal(SixtySix):
+    """Schnapsen dealt as VU dealt it: the leader's hand, the follower's, the talon (drawing
+    order, the face-up trump card last)."""
+
+    def __init__(self, leader_seat: int, hands: list[list[str]], talon: list[str]) -> None:
+        super().__init__()
+        number = self.deck.number
+        cards = [[number[Card.parse(code)] for code in hand] for hand in hands]
+        self.hands = cards if leader_seat == 0 else cards[::-1]
+        self.talon = [number[Card.parse(code)] for code in talon]
+
+    def _dealt(self, match: Match, deal_number: int, dealer: int) -> tuple[list[list[int]], list[int], int]:  # type: ignore[override]
+        return self.hands, self.talon[:-1], self.talon[-1]
+
+
+def vu_move(action: Action) -> dict[str, Any] | None:
+    """An action as VU's side names its move; None for what VU does not have (closing, claims)."""
+    doc = action.to_json()
+    if doc["type"] in ("play", "exchange") or (doc["type"] == "marriage" and not doc.get("declare")):
+        return doc
+    return None
+
+
+def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
+    """Play deals ``first`` to ``first + count`` against RdeepBot; a record per deal."""
+    first, count, args = job
+    clock = CLOCKS[args.clock]
+    expert, budget = ExpertPlayer(), replace(expert_budget(args), clock=clock)
+    command = [
+        str(ROOT / ".venv-peer/bin/python"), str(ROOT / "bench/schnapsen_rdeep.py"),
+        "--deals", str(count), "--first", str(first), "--seed", args.seed, "--samples", str(args.samples), "--depth", str(args.depth),
+    ]  # fmt: skip
+    peer = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert peer.stdin is not None and peer.stdout is not None
+    records: list[dict] = []
+    for line in peer.stdout:
+        message = json.loads(line)
+        if "deal" in message:
+            deal = message["deal"]
+            ruleset = MirroredDeal(0, deal["hands"], deal["talon"])
+            options = ruleset.parse_options({"variant": "schnapsen"})
+            match = Match.start(options, f"{args.seed}:{deal['number']}", 2)
+            leader = 1 - match.dealer(2)
+            ruleset = MirroredDeal(leader, deal["hands"], deal["talon"])
+            koz = leader if deal["koz_leads"] else 1 - leader
+            state, events = ruleset.deal(match)
+            logs = SeatLogs(2)
+            logs.record(events)
+            cpu: list[float] = []
+            wall: list[float] = []
+        elif "move" in message:
+            state, events = ruleset.apply(state, 1 - koz, Action.from_json(message["move"]))
+            logs.record(events)
+        elif "ask" in message:
+            info = logs.info(ruleset, options, state, koz)
+            assert sorted(info.view["hand"]) == message["ask"]["hand"], "Koz's deal and VU's differ"
+            valid = message["ask"]["valid"]
+            allowed = [doc for doc in info.view["legal_actions"] if vu_move(Action.from_json(doc)) in valid]
+            info = replace(info, view={**info.view, "legal_actions": allowed})
+            started, started_cpu = time.perf_counter(), time.process_time()
+            action = expert.choose(info, f"{args.seed}:{deal['number']}:{len(wall)}", budget)
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
+            peer.stdin.write(json.dumps({"move": vu_move(action)}) + "\n")
+            peer.stdin.flush()
+            state, events = ruleset.apply(state, koz, action)
+            logs.record(events)
+        else:
+            end = message["end"]
+            records.append({**end, "koz_cpu": cpu, "koz_wall": wall})
+    if peer.wait() != 0:
+        raise SystemExit(f"the VU side failed (exit {peer.returncode})")
+    return records
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def peer_main(args: argparse.Namespace) -> None:
+    if not (ROOT / ".venv-peer/bin/python").exists():
+        raise SystemExit("the VU platform's environment is missing: make .venv-peer/.installed")
+    shares = [args.deals // args.jobs + (1 if job < args.deals % args.jobs else 0) for job in range(args.jobs)]
+    jobs = [(sum(shares[:job]), share, args) for job, share in enumerate(shares) if share]
+    started = time.perf_counter()
+    with ProcessPoolExecutor(len(jobs)) as pool:
+        records = [record for part in pool.map(peer_deals, jobs) for record in part]
+    won = [record for record in records if record["winner"] == "koz"]
+    points = {side: sum(r["points"] for r in records if r["winner"] == side) / len(records) for side in ("koz", "rdeep")}
+    koz_cpu = [s for r in records for s in r["koz_cpu"]]
+    koz_wall = [s for r in records for s in r["koz_wall"]]
+    rdeep_cpu = [s for r in records for s in r["rdeep_cpu"]]
+    rdeep_wall = [s for r in records for s in r["rdeep_wall"]]
+    budget = f"work {args.work}" if args.work else f"{args.seconds or ExpertPlayer.think_seconds} s by the {args.clock} clock"
+    print(f"Koz expert ({budget}) against RdeepBot({args.samples}, {args.depth}), Schnapsen under VU's rules, seed {args.seed!r}")
+    print(f"deals won by Koz: {share_text(len(won), len(records))}")
+    print(f"game points per deal: Koz {points['koz']:.3f}, Rdeep {points['rdeep']:.3f}")
+    print(
+        f"decision ms, mean CPU/wall: Koz {1000 * mean(koz_cpu):.1f}/{1000 * mean(koz_wall):.1f} "
+        f"(p95 wall {1000 * percentile(koz_wall, 0.95):.1f}, max {1000 * max(koz_wall):.1f}), "
+        f"Rdeep {1000 * mean(rdeep_cpu):.1f}/{1000 * mean(rdeep_wall):.1f}  ({time.perf_counter() - started:.0f} s)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--pairings", default=",".join(PAIRINGS))
     parser.add_argument("--matches", type=int, default=100, help="matches per game and pairing")
     parser.add_argument("--jobs", type=int, default=1, help="processes (decision times are cleanest with 1)")
+    parser.add_argument("--work", type=int, help="every expert decision does this much work (reproducible)")
+    parser.add_argument("--seconds", type=float, help="an expert decision thinks this long (default: the level's)")
+    parser.add_argument("--ceiling", type=float, default=0.5, help="no decision thinks longer (seconds)")
+    parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="the clock decisions think and are timed by")
+    parser.add_argument("--peer", action="store_true", help="Schnapsen against VU's RdeepBot instead")
+    parser.add_argument("--deals", type=int, default=1000, help="--peer: deals to play")
+    parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
+    parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
+    parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
     args = parser.parse_args()
+    if args.peer:
+        peer_main(args)
+        return
 
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")
     for ruleset_id in args.games.split(","):
         for pairing in args.pairings.split(","):
-            jobs = [(ruleset_id, pairing, number) for number in range(args.matches)]
+            jobs = [(ruleset_id, pairing, number, args) for number in range(args.matches)]
             started = time.perf_counter()
             if args.jobs > 1:
                 with ProcessPoolExecutor(args.jobs) as pool:

@@ -41,7 +41,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RuleError, illegal
-from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at
+from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at, seat_at
 from .ruleset import Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
@@ -255,18 +255,33 @@ class BatakState(NamedTuple):
 
     @property
     def dummy(self) -> int | None:
-        return None if self.declarer is None else (self.declarer + 2) % SEATS
+        return None if self.declarer is None else partner_of(self.declarer)
 
     @property
     def turn(self) -> int | None:
         """The seat whose card is to be played next, or None outside card play."""
         if self.trick is None or self.match.result is not None:
             return None
-        return (self.trick.leader + len(self.trick.cards)) % SEATS
+        return self.trick.turn(SEATS)
 
     @property
     def trick_number(self) -> int:
         return sum(self.won) + 1
+
+
+def partner_of(seat: int) -> int:
+    """A seat's partner (the dummy, when the seat is the declarer)."""
+    return (seat + 2) % SEATS
+
+
+def chooser(turn: int, declarer: int) -> int:
+    """The seat that chooses the card of ``turn``: the declarer in the dummy's turn."""
+    return declarer if turn == partner_of(declarer) else turn
+
+
+def trump_played(cards: int, trump: int) -> bool:
+    """Whether a trump is among ``cards`` (a mask): a trick with one breaks trump."""
+    return bool(cards & SUIT_MASKS[trump])
 
 
 def beats(card: int, win: int, trump: int) -> bool:
@@ -278,7 +293,7 @@ def beats(card: int, win: int, trump: int) -> bool:
 def winning(leader: int, trick: Sequence[int], trump: int) -> tuple[int, int]:
     """The card winning a trick so far and its seat; (-1, -1) before the lead."""
     win, place = DECK.winning(trick, trump)
-    return win, (leader + place) % SEATS if place >= 0 else -1
+    return win, seat_at(leader, place, SEATS) if place >= 0 else -1
 
 
 def legal_mask(hand: int, led: int, win: int, trump: int, may_lead_trump: bool) -> int:
@@ -501,9 +516,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
             return ()
         trick, declarer = state.trick, state.declarer
         if trick is not None and declarer is not None:
-            turn = (trick.leader + len(trick.cards)) % SEATS
-            # In the dummy's turn the declarer chooses the card.
-            return (declarer,) if turn == (declarer + 2) % SEATS else (turn,)
+            return (chooser(trick.turn(SEATS), declarer),)
         if declarer is None:
             return (state.auction.to_bid,)
         return (declarer,)
@@ -511,8 +524,8 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def legal_actions(self, state: BatakState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
         if trick is not None and state.match.result is None:  # card play: the common case, first
-            turn = (trick.leader + len(trick.cards)) % SEATS
-            if seat != (state.declarer if turn == state.dummy else turn):
+            turn = trick.turn(SEATS)
+            if state.declarer is None or seat != chooser(turn, state.declarer):
                 return ()
             return plays_of(self._legal_mask(state, turn))
         if seat not in self.to_act(state):
@@ -637,7 +650,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         trump = state.trump
         assert trump is not None and done.winner is not None
         won = replace_at(state.won, done.winner, state.won[done.winner] + 1)
-        broken = state.trump_broken or any(card // RANKS == trump for card in done.cards)
+        broken = state.trump_broken or trump_played(mask_of(done.cards), trump)
         return BatakState(
             state.match, hands, state.auction, state.declarer, state.contract, trump, NEW_TRICKS[done.winner], won, broken, done
         ), ()

@@ -54,6 +54,11 @@ def leader_wins(lead: int, reply: int, trump: int) -> bool:
     return not BEATERS[trump][lead] >> reply & 1
 
 
+def trick_winner(leader: int, lead: int, reply: int, trump: int) -> int:
+    """The seat that takes a trick ``leader`` led with ``lead`` (:func:`leader_wins`): it leads the next."""
+    return leader if leader_wins(lead, reply, trump) else 1 - leader
+
+
 class GermanWhistDealResult(TypedDict):
     """How a deal of German Whist ended."""
 
@@ -270,7 +275,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
         trick = state.trick
         cards = trick.cards
-        if state.match.result is not None or seat != (trick.leader + len(cards)) % SEATS:
+        if state.match.result is not None or seat != trick.turn(SEATS):
             return ()
         return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
 

@@ -189,6 +189,13 @@ class DealRecord:
         }
 
 
+def seat_at(leader: int, place: int, seat_count: int) -> int:
+    """The seat that plays a trick's card at ``place`` (0: the lead), the trick led by ``leader``:
+    play goes round in seat order. With ``place`` the number of cards played, the seat whose
+    card is next."""
+    return (leader + place) % seat_count
+
+
 class Trick(NamedTuple):
     """A trick: the seat that led it and its cards (numbers of the game's deck) in play order,
     with the winner once complete."""
@@ -196,6 +203,10 @@ class Trick(NamedTuple):
     leader: int
     cards: tuple[int, ...] = ()
     winner: int | None = None
+
+    def turn(self, seat_count: int) -> int:
+        """The seat whose card is next (:func:`seat_at`)."""
+        return seat_at(self.leader, len(self.cards), seat_count)
 
     def to_json(self, seat_count: int, deck: Deck, doc: dict[str, Any] | None = None) -> dict[str, Any]:
         """``{"leader", "cards": [{"seat", "card"}], "winner"}``; added to ``doc`` when given (a

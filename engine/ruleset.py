@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protoc
 from .actions import Action, Play
 from .cards import Deck
 from .errors import Refusal, RuleError, illegal
-from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, trick_of
+from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of
 from .shuffle import first_dealer
 from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
 
@@ -443,7 +443,7 @@ class TrickTaking(Ruleset[D]):
     def __init__(self) -> None:
         super().__init__()
         #: the seat to act, by the leader's seat plus the cards played (made once: asked twice a move)
-        self._turns = tuple((turn % self.seat_count,) for turn in range(2 * self.seat_count))
+        self._turns = tuple((seat_at(0, turn, self.seat_count),) for turn in range(2 * self.seat_count))
 
     # --- deal ---------------------------------------------------------------------------------
 
@@ -488,7 +488,7 @@ class TrickTaking(Ruleset[D]):
         assert trick is not None
         seat_count = self.seat_count
         leader, cards = trick.leader, trick.cards + (card,)
-        turn = (leader + len(trick.cards)) % seat_count
+        turn = seat_at(leader, len(trick.cards), seat_count)
         held = list(state.hands)
         held[turn] &= ~(1 << card)
         hands = tuple(held)
@@ -497,7 +497,7 @@ class TrickTaking(Ruleset[D]):
         trump = state.trump
         assert trump is not None
         _, place = self.deck.winning(cards, trump)
-        return self.finish_trick(state, hands, trick_of((leader, cards, (leader + place) % seat_count)), card, events)
+        return self.finish_trick(state, hands, trick_of((leader, cards, seat_at(leader, place, seat_count))), card, events)
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""

@@ -167,6 +167,21 @@ def exchange_allowed(exchange: bool, talon_open: bool, hand: int, exchange_card:
     return exchange and talon_open and bool(hand >> exchange_card & 1) and (schnapsen or won_a_trick)
 
 
+def exchange_card(trump: int, variant: str) -> int:
+    """The card exchanged for the trump card: the trump nine (jack in Schnapsen)."""
+    return 6 * trump + VARIANTS[variant].exchange_strength
+
+
+def exchanged(hand: int, given: int, trump_card: int) -> int:
+    """The leader's hand once it gives ``given`` (:func:`exchange_card`) for the trump card."""
+    return hand & ~(1 << given) | 1 << trump_card
+
+
+def trick_winner(leader: int, lead: int, reply: int, trump: int) -> int:
+    """The seat that takes a trick ``leader`` led with ``lead`` (:func:`reply_wins`)."""
+    return 1 - leader if BEATERS[trump][lead] >> reply & 1 else leader
+
+
 def partner(card: int) -> int:
     """The other card of a king's or queen's marriage."""
     return card + 1 if card % 6 == QUEEN else card - 1
@@ -775,7 +790,7 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
-        if state.match.result is not None or seat != (trick.leader + len(trick.cards)) % SEATS:
+        if state.match.result is not None or seat != trick.turn(SEATS):
             return ()
         if trick.cards:
             return plays_of(follower_cards(state.hands[seat], trick.cards[0], state.trump, state.talon_open))
@@ -793,8 +808,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return actions + plays_of(hand)
 
     def _exchange_card(self, state: SixtySixState) -> int:
-        """The trump nine (jack in Schnapsen), exchanged for the trump card."""
-        return 6 * state.trump + VARIANTS[state.match.options["variant"]].exchange_strength
+        return exchange_card(state.trump, state.match.options["variant"])
 
     def _may_exchange(self, state: SixtySixState, seat: int, talon_open: bool | None = None) -> bool:
         """Whether ``seat`` on lead may exchange now (``talon_open``: already known, on every lead)."""
@@ -901,7 +915,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         taken = state.trump_card
         assert taken is not None
         hands, shown = list(state.hands), list(state.shown)
-        hands[seat] = hands[seat] & ~(1 << given) | 1 << taken
+        hands[seat] = exchanged(hands[seat], given, taken)
         shown[seat] |= 1 << taken
         state = state._replace(hands=tuple(hands), shown=tuple(shown), trump_card=given)
         return state, (public("exchange", seat=seat, gave=DECK.code(given), took=DECK.code(taken)),)

@@ -20,6 +20,7 @@ from engine.texts import LANGUAGES
 
 from .edge import MAX_REQUEST_ID_LENGTH
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
+from .redis_pool import StorageBusy
 from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG, FieldMessage
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,9 @@ class Api(flask_smorest.Api):
         if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
             return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"}).response()
+        if isinstance(error, StorageBusy):
+            log.warning("too many requests wait for Redis on %s %s", request.method, request.path)
+            return Problem(503, "busy", "storage_busy", headers={"Retry-After": "1"}).response()
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 
@@ -154,8 +158,12 @@ class Blueprint(flask_smorest.Blueprint):
         status lists its codes as an enum, so a client can switch over them."""
 
         def decorator(function):
+            documented = function._apidoc.setdefault("koz_problems", {}) if hasattr(function, "_apidoc") else {}
             for status, status_codes in sorted(codes.items()):
-                status_codes = list(status_codes)
+                # a status documented already (the server's own 429 beside the operation's) lists both
+                status_codes = [*documented.get(status, []), *(code for code in status_codes if code not in documented.get(status, []))]
+                responses = function._apidoc.get("response", {}).get("responses", {}) if hasattr(function, "_apidoc") else {}
+                responses.pop(status, None)
                 listed = ", ".join(f"`{code}`" for code in status_codes)
                 function = self.alt_response(
                     status,
@@ -169,6 +177,7 @@ class Blueprint(flask_smorest.Blueprint):
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
                     headers={"Content-Language": CONTENT_LANGUAGE},
                 )(function)
+                function._apidoc.setdefault("koz_problems", {})[status] = status_codes
             return function
 
         return decorator
@@ -248,7 +257,7 @@ REQUEST_ID = header_parameter(
 
 #: what `koz serve` (gunicorn) itself refuses on any operation, before the app sees the request
 #: (the codes of ``service.http_server.SERVER_REFUSALS``, which needs the server extra)
-SERVER_REFUSALS = {414: ["uri_too_long"], 431: ["headers_too_large"]}
+SERVER_REFUSALS = {408: ["request_timeout"], 414: ["uri_too_long"], 429: ["too_many_connections"], 431: ["headers_too_large"]}
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]

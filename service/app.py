@@ -8,7 +8,7 @@ from flask import Flask, Response, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
-from redis import BlockingConnectionPool, Redis
+from redis import Redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
@@ -23,8 +23,11 @@ from .embedded import EmbeddedRedis
 from .encoding import json_bytes, json_text
 from .errors import Problem
 from .metrics import InstrumentedRedis, InstrumentedRedisCluster
+from .per_address import PerAddress
+from .redis_pool import QueueingConnectionPool
 from .resources import BLUEPRINTS
 from .resources.games import document_rulesets_apart, document_views
+from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
@@ -67,8 +70,10 @@ class FastJSONProvider(DefaultJSONProvider):
 
 #: seconds /readyz waits for Redis
 READINESS_TIMEOUT = 0.5
-#: Redis connections of one process at most; more requests in flight wait for one
+#: Redis connections of one process at most; more requests in flight wait for one, in turn, as
+#: long as Redis answers, and past MAX_QUEUED waiting a new one is refused (503 busy)
 MAX_CONNECTIONS = 64
+MAX_QUEUED = 4096
 
 
 def redis_client(
@@ -78,8 +83,9 @@ def redis_client(
     timed out may have been applied, and only the caller (with its version check and
     idempotency key) can tell. A single server's connections are shared by every request of the
     process: under gevent thousands of requests may be in flight at once, and past
-    ``MAX_CONNECTIONS`` a request waits (up to ``timeout``) for a free one rather than failing
-    at once. Waiting requests hold none: they wait on the process's one subscription.
+    ``MAX_CONNECTIONS`` a request waits its turn for a free one, as long as Redis answers
+    (:class:`QueueingConnectionPool`). Long-polls and streams hold none while they wait: they
+    wait on the process's one subscription.
 
     With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
     from it. The cluster client keeps its own retries: they follow a slot that moved to another
@@ -88,7 +94,9 @@ def redis_client(
         assert url is not None, "a cluster is named by the URL of one of its nodes"
         return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
-    pool = BlockingConnectionPool.from_url(url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
+    pool = QueueingConnectionPool.from_url(
+        url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, max_queued=MAX_QUEUED, timeout=timeout, **options
+    )
     return InstrumentedRedis(connection_pool=pool)
 
 
@@ -130,6 +138,8 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
+    app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
+    app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
     app.extensions["koz"] = Tables(game_store(redis, settings), settings)
 
     api = Api(app)
@@ -154,7 +164,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
         app,
         origins="*",
         send_wildcard=True,
-        methods=["GET", "POST", "OPTIONS"],
+        methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-ID", "Last-Event-ID"],
         expose_headers=[
             "ETag",

@@ -21,6 +21,13 @@ class Settings:
     max_wait_seconds: float = 30.0
     #: request bodies above this size are refused (413)
     max_body_bytes: int = 16 * 1024
+    #: a request must arrive whole (headers and body) within this many seconds of its first byte;
+    #: else it is answered 408 and its connection closed
+    request_seconds: float = 10.0
+    #: connections and event streams one client address may hold open at once in a web process
+    #: (0: no cap); past them a connection is answered 429 and closed, a stream 429
+    connections_per_address: int = 256
+    streams_per_address: int = 64
     #: a human's action waits this long at most for the computers' replies before it answers
     reply_wait_seconds: float = 2.0
     #: an event stream sends a comment this often, so that proxies keep an idle stream open
@@ -32,6 +39,8 @@ class Settings:
     #: when a human may act in the same moment as a computer player, the computer waits this long
     #: the hard wall-clock ceiling of one computer decision
     bot_decision_ceiling: float = 0.5
+    #: how long an expert decision thinks (within the ceiling); the other levels do not search
+    bot_expert_seconds: float = 0.05
     #: how much lower a worker's CPU priority is (``nice``): the computers' thinking is
     #: background work, and the web process answers first on a machine they share
     worker_niceness: int = 10
@@ -55,6 +64,9 @@ class Settings:
     #: per client address, and actions per seat token
     rate_limit_create: str = "60/minute"
     rate_limit_actions: str = "600/minute"
+    #: hints asked per seat token (empty: no limit), and hints worked out at once by a web process
+    rate_limit_hints: str = "30/minute"
+    hints_at_once: int = 2
     #: a match still running after this many deals or versions ends, abandoned
     max_deals: int = 100
     max_versions: int = 10_000
@@ -88,12 +100,16 @@ class Settings:
             game_ttl_seconds=number("KOZ_GAME_TTL_SECONDS", defaults.game_ttl_seconds, int) or defaults.game_ttl_seconds,
             max_wait_seconds=number("KOZ_MAX_WAIT_SECONDS", defaults.max_wait_seconds),
             max_body_bytes=number("KOZ_MAX_BODY_BYTES", defaults.max_body_bytes, int) or defaults.max_body_bytes,
+            request_seconds=number("KOZ_REQUEST_SECONDS", defaults.request_seconds) or defaults.request_seconds,
+            connections_per_address=number("KOZ_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, int),
+            streams_per_address=number("KOZ_STREAMS_PER_ADDRESS", defaults.streams_per_address, int),
             reply_wait_seconds=number("KOZ_REPLY_WAIT_SECONDS", defaults.reply_wait_seconds),
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
             or defaults.stream_heartbeat_seconds,
             stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
+            bot_expert_seconds=number("KOZ_BOT_EXPERT_SECONDS", defaults.bot_expert_seconds),
             worker_niceness=number("KOZ_WORKER_NICENESS", defaults.worker_niceness, int),
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
             redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,
@@ -104,6 +120,8 @@ class Settings:
             redis_maxmemory=environ.get("KOZ_REDIS_MAXMEMORY") or defaults.redis_maxmemory,
             rate_limit_create=environ.get("KOZ_RATE_LIMIT_CREATE", defaults.rate_limit_create),
             rate_limit_actions=environ.get("KOZ_RATE_LIMIT_ACTIONS", defaults.rate_limit_actions),
+            rate_limit_hints=environ.get("KOZ_RATE_LIMIT_HINTS", defaults.rate_limit_hints),
+            hints_at_once=number("KOZ_HINTS_AT_ONCE", defaults.hints_at_once, int) or defaults.hints_at_once,
             max_deals=number("KOZ_MAX_DEALS", defaults.max_deals, int) or defaults.max_deals,
             max_versions=number("KOZ_MAX_VERSIONS", defaults.max_versions, int) or defaults.max_versions,
             finished_game_ttl_seconds=number("KOZ_FINISHED_GAME_TTL_SECONDS", defaults.finished_game_ttl_seconds, int)

@@ -8,6 +8,7 @@ which holds the same.
 from __future__ import annotations
 
 import gc
+import io
 import json
 import re
 import secrets
@@ -17,14 +18,18 @@ from http import HTTPStatus
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
+import gevent
 from gunicorn.arbiter import Arbiter
+from gunicorn.http.body import Body, LengthReader
 from gunicorn.http.message import Request
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
+from .config import Settings
 from .errors import PROBLEM_CONTENT_TYPE, Problem
 from .logs import LOGGING
+from .per_address import PerAddress
 from .texts import choose_language
 
 #: the stable code of each refusal gunicorn answers itself, before the app sees the request, and
@@ -32,8 +37,10 @@ from .texts import choose_language
 SERVER_REFUSALS = {
     400: ("malformed_request", "not_http"),
     403: ("forbidden", "request_forbidden"),
+    408: ("request_timeout", "request_too_slow"),
     414: ("uri_too_long", "request_line_too_long"),
     417: ("expectation_failed", "expect_unmet"),
+    429: ("too_many_connections", "too_many_connections"),
     431: ("headers_too_large", "headers_too_large"),
     500: ("internal_error", "server_failed"),
     501: ("not_implemented", "transfer_coding_unsupported"),
@@ -58,12 +65,16 @@ class ProblemSocket:
 def problem_page(page: bytes, language: str) -> bytes:
     """gunicorn's error page (``HTTP/1.1 414 URI Too Long`` and HTML) as a problem+json answer."""
     match = re.match(rb"HTTP/1\.[01] (\d{3})", page)
-    status = int(match.group(1)) if match else 500
+    return refusal(int(match.group(1)) if match else 500, language)
+
+
+def refusal(status: int, language: str, headers: str = "") -> bytes:
+    """The whole answer, closing the connection, by which the server itself refuses a request."""
     code, detail = SERVER_REFUSALS.get(status, ("bad_request", "request_refused"))
     body = json.dumps(Problem(status, code, detail).to_json(language)).encode()
     head = (
         f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-        f"Content-Language: {language}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {secrets.token_hex(16)}\r\n\r\n"
+        f"Content-Language: {language}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {secrets.token_hex(16)}\r\n{headers}\r\n"
     )
     return head.encode("latin-1") + body
 
@@ -111,7 +122,107 @@ class ProblemErrors:
         super().handle_error(req, ProblemSocket(client, refused_language(req, exc)), addr, exc)
 
 
-class KozGeventWorker(ProblemErrors, GeventWorker):
+class ClockedSocket:
+    """A client connection that notes when the bytes of its current request began to arrive."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+        #: when the first bytes of the request being read arrived (None: none yet)
+        self.request_began: float | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+    def recv(self, size: int, *flags: int) -> bytes:
+        data = self._sock.recv(size, *flags)
+        if self.request_began is None and data:
+            self.request_began = time.monotonic()
+        return data
+
+
+class RequestTooSlow(Exception):
+    """A request's body did not arrive within the request deadline."""
+
+
+class WholeRequests:
+    """A worker mixin: a request reaches the app only once it has arrived whole, and within a
+    deadline; one client address holds a bounded number of connections.
+
+    gunicorn cuts a request whose headers take longer than its keep-alive time, but lets the app
+    read the body for as long as the client trickles it: thousands of connections each sending a
+    byte now and then held a process's every connection, and no one else was answered. Here the
+    body is read before the app runs, within ``KOZ_REQUEST_SECONDS`` of the request's first byte
+    (past it: 408 and the connection closed), and a body that is not well-formed chunked coding
+    is refused like any other malformed request (400), where the app would have failed reading
+    it. A body over the app's limit is read up to the limit: the app refuses it (413) and the
+    connection closes. A connection past ``KOZ_CONNECTIONS_PER_ADDRESS`` of its address is
+    answered 429 at once and closed, before a byte of it is read."""
+
+    def init_process(self) -> None:
+        settings = Settings.from_env()
+        self.request_seconds = settings.request_seconds
+        self.max_body_bytes = settings.max_body_bytes
+        self.connections = PerAddress(settings.connections_per_address)
+        super().init_process()  # type: ignore[misc]  # the worker it is mixed into; runs the worker
+
+    def handle(self, listener, client, addr):
+        address = addr[0] if isinstance(addr, tuple) else ""
+        if not self.connections.take(address):
+            turn_away(client)
+            return
+        try:
+            super().handle(listener, ClockedSocket(client), addr)
+        finally:
+            self.connections.give_back(address)
+
+    def handle_request(self, listener_name, req, sock, addr):
+        try:
+            if not (isinstance(req.body.reader, LengthReader) and req.body.reader.length == 0):
+                began = sock.request_began or time.monotonic()
+                with gevent.Timeout(max(0.0, began + self.request_seconds - time.monotonic()), RequestTooSlow):
+                    read_whole_body(req, sock, self.max_body_bytes)
+            return super().handle_request(listener_name, req, sock, addr)
+        except RequestTooSlow as error:
+            self.log.info("request from %s cut: its body did not arrive within %s s", address_of(addr), self.request_seconds)
+            sock.sendall(refusal(408, refused_language(req, error)))
+            raise StopIteration() from None  # gunicorn closes the connection
+        finally:
+            sock.request_began = None  # the next request's clock starts with its own first byte
+
+
+def read_whole_body(req: Request, sock: Any, limit: int) -> None:
+    """Read the request's body off the connection now, up to one byte over ``limit``, and hand
+    it to the app from memory; a body over the limit closes the connection after the answer."""
+    if req._expected_100_continue:  # gunicorn says it only when the app starts: the body comes now
+        sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        req._expected_100_continue = False
+    data = req.body.read(limit + 1)
+    if len(data) > limit:
+        req.must_close = True  # the rest of it is never read: the connection cannot go on
+    req.body = Body(io.BytesIO(data))
+
+
+def turn_away(client: Any) -> None:
+    """Answer 429 on a connection without reading its request, and close it."""
+    try:
+        client.settimeout(0)
+        client.recv(65536)  # what already arrived, so that closing does not reset the connection
+    except OSError:
+        pass
+    try:
+        client.settimeout(1.0)
+        client.sendall(refusal(429, "en", "Retry-After: 1\r\n"))
+    except OSError:
+        pass
+    finally:
+        client.close()
+
+
+def address_of(addr: Any) -> str:
+    return addr[0] if isinstance(addr, tuple) else str(addr)
+
+
+class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):
     """gevent workers: a request is a greenlet, so a long-poll or an event stream waiting for a
     move holds no thread, and one process keeps thousands of them open."""
 

@@ -1,6 +1,6 @@
 """Rate limits, counted in Redis so that they hold across processes (flask-limiter).
 
-Games created are counted per client address, actions per seat token (a hash of it: the token
+Games created are counted per client address, actions and hints per seat token (a hash of it: the token
 itself is never stored). A client over a limit gets 429 ``rate_limited`` with ``Retry-After``;
 every limited answer carries the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers:
 ``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` in seconds, and
@@ -44,6 +44,8 @@ LIMITED = {
     "seats.take_seat": ("rate_limit_create", client_address),
     "seats.rematch": ("rate_limit_create", client_address),
     "seats.leave": ("rate_limit_actions", seat_token_key),
+    # a hint is a search by the expert: the costliest request there is
+    "hints.get_hint": ("rate_limit_hints", seat_token_key),
 }
 
 

@@ -141,6 +141,17 @@ return 0
 """
 
 
+#: KEYS: game hash, log. ARGV: the expected version. Deletes the game if it is still at that
+#: version: 1 if deleted, 0 if it moved on, 3 if there is no game.
+WITHDRAW_SCRIPT = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return 3 end
+if current ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
+
+
 #: the hash slots of a Redis Cluster (one Redis has them all)
 SLOTS = 16384
 #: new games are given ids in one slot out of this many: the slots a worker sweeps often
@@ -264,6 +275,7 @@ class GameStore:
         self._settle = self.redis.register_script(SETTLE_SCRIPT)
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
+        self._withdraw = self.redis.register_script(WITHDRAW_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -427,6 +439,11 @@ class GameStore:
         keys = [self._key(game_id, "game"), self._key(game_id, "history"), self._key(game_id, "log")]
         args: list[Any] = [version, json.dumps(setup, separators=(",", ":")), pack(snapshot), log]
         return bool(self._migrate(keys=keys, args=args))
+
+    def withdraw(self, game_id: str, version: int) -> Commit:
+        """Delete a game if it is still at ``version`` (its creator withdrew it while it waited)."""
+        outcome = int(self._withdraw(keys=[self._key(game_id, "game"), self._key(game_id, "log")], args=[version]))
+        return Commit(written=outcome == 1, missing=outcome == 3)
 
     # --- the lobby --------------------------------------------------------------------------
     #

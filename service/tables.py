@@ -510,7 +510,7 @@ class Table:
         chooser = player(level, self.ruleset.id)
         events = self._events_seen_by(store, seat) if chooser.reads_events else ()
         info = SeatInfo(self.ruleset.id, seat, self.options, view, events)
-        budget = Budget(ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
+        budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
         seed = f"{self.seed}:{self.version}:{seat}"
         timer = DECISION_SECONDS.labels(self.ruleset.id, level)
 
@@ -871,6 +871,25 @@ class Tables:
         if not table.waiting:
             self.store.unlist_waiting(table.ruleset.id, table.id)
         return table, seat, new
+
+    def withdraw(self, game_id: str, token: str | None) -> None:
+        """Delete a game that waits for players, at its creator's request (the token of a seat
+        given at creation): it leaves the lobby, and every request about it answers 404."""
+        token = require_token(token)
+        for _ in range(MAX_ATTEMPTS):
+            table = self.load(game_id)
+            seat = table.authenticate(token)
+            if table.initial_seats[seat].token_hash is None:
+                raise Problem(403, "not_the_creator", "not_the_creator", params={"seat": seat})
+            if not table.waiting:
+                raise Problem(409, "game_started", "game_started")
+            commit = self.store.withdraw(game_id, table.version)
+            if commit.missing:
+                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+            if commit.written:
+                self.store.unlist_waiting(table.ruleset.id, game_id)
+                return
+        raise Problem(409, "busy", "busy")
 
     def leave(self, game_id: str, token: str | None, level: str | None) -> Table:
         token = require_token(token)

@@ -76,6 +76,7 @@ TURKISH_TITLES: Mapping[int, str] = {
     404: "Bulunamadı",
     405: "Yöntem kullanılamaz",
     406: "Kabul edilemez",
+    408: "İstek zaman aşımına uğradı",
     409: "Çakışma",
     410: "Artık yok",
     412: "Ön koşul tutmadı",
@@ -155,6 +156,14 @@ DETAILS: Mapping[str, Text] = {
     },
     "join_code_wrong": {"en": "this code does not open seat {seat}", "tr": "bu kod {seat}. koltuğu açmıyor"},
     "unknown_seat": {"en": "this game has seats 0 to {last}", "tr": "bu oyunun koltukları 0 ile {last} arası"},
+    "not_the_creator": {
+        "en": "seat {seat} took its place after the game was made: only its creator may withdraw it",
+        "tr": "{seat}. koltuk oyun kurulduktan sonra oturdu: oyunu yalnızca kuran geri çekebilir",
+    },
+    "game_started": {
+        "en": "the game has started: a game is withdrawn only while it waits for players (leave it instead)",
+        "tr": "oyun başladı: bir oyun ancak oyuncu beklerken geri çekilir (bunun yerine oyundan ayrılın)",
+    },
     "rematch_too_soon": {"en": "a rematch is made once the match is over", "tr": "rövanş maç bitince yapılır"},
     "open_and_computer": {
         "en": "seat {seat} is open and a computer: a seat is one or the other",
@@ -235,6 +244,26 @@ DETAILS: Mapping[str, Text] = {
         "tr": "sunucu bu aktarım kodlamasını desteklemiyor",
     },
     "request_refused": {"en": "the request is not acceptable", "tr": "istek kabul edilemez"},
+    "request_too_slow": {
+        "en": "the request did not arrive whole in the time the server allows",
+        "tr": "istek sunucunun tanıdığı süre içinde eksiksiz gelmedi",
+    },
+    "storage_busy": {
+        "en": "the server has more requests waiting for its storage than it lets wait; ask again in a moment",
+        "tr": "sunucuda depolamayı bekleyen istek sayısı sınırda; biraz sonra yeniden deneyin",
+    },
+    "hints_busy": {
+        "en": "the server is working out as many hints as it may at once; ask again in a moment",
+        "tr": "sunucu aynı anda verebileceği kadar ipucu hesaplıyor; biraz sonra yeniden sorun",
+    },
+    "too_many_streams": {
+        "en": "this address holds as many event streams open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar olay akışı açık tutuyor; önce birini kapatın",
+    },
+    "too_many_connections": {
+        "en": "this address holds as many connections open as the server allows; close one first",
+        "tr": "bu adres sunucunun izin verdiği kadar bağlantı açık tutuyor; önce birini kapatın",
+    },
 }
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
+import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 
@@ -47,13 +49,28 @@ class Client:
     def history(self, game_id: str, token: str | None = None, query: str = "") -> Answer:
         return self.request("GET", f"/v1/games/{game_id}/history{query}", token=token)
 
-    def finished_view(self, game_id: str, token: str | None = None, versions: int = 5000) -> dict[str, Any]:
-        """The view once the match is over, following it by long-polls while workers play."""
+    def finished_view(self, game_id: str, token: str | None = None, seconds: float = 120) -> dict[str, Any]:
+        """The view once the match is over, following it by long-polls while workers play. A
+        match not over within ``seconds`` (stuck, or going on forever), or over otherwise than
+        finished, fails the test."""
+        deadline = time.monotonic() + seconds
         view = self.view(game_id, token).body
-        for _ in range(versions):
-            if view["status"] == "finished":
-                break
-            view = self.request("GET", f"/v1/games/{game_id}?wait=30&after={view['version']}", token=token).body
+        while view["status"] in ("active", "waiting"):
+            left = deadline - time.monotonic()
+            assert left > 0, f"game {game_id} still {view['status']} at version {view['version']} after {seconds} s"
+            view = self.request("GET", f"/v1/games/{game_id}?wait={min(30, math.ceil(left))}&after={view['version']}", token=token).body
+        assert view["status"] == "finished", f"game {game_id} ended {view['status']}"
+        return view
+
+    def view_when(self, game_id: str, condition: Callable[[dict[str, Any]], bool], token: str | None = None, seconds: float = 60) -> dict[str, Any]:
+        """The first view (followed by long-polls) for which ``condition`` holds; a test fails
+        when none does within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        view = self.view(game_id, token).body
+        while not condition(view):
+            left = deadline - time.monotonic()
+            assert left > 0, f"game {game_id} at version {view['version']}: the awaited view did not come within {seconds} s"
+            view = self.request("GET", f"/v1/games/{game_id}?wait={min(30, math.ceil(left))}&after={view['version']}", token=token).body
         return view
 
     def whole_history(self, game_id: str, token: str | None = None) -> dict[str, Any]:

@@ -79,6 +79,8 @@ def capture_on(client) -> dict:
     keep("listWaitingGames", client.get("/v1/games", query_string={"status": "active"}))
     taken = keep("takeSeat", client.post(f"/v1/games/{table['id']}/seats/1", json={"name": "Bora"}), {"name": "Bora"})
     keep("takeSeat", client.post(f"/v1/games/{table['id']}/seats/1", json={"name": "Cem"}))
+    keep("withdrawGame", client.delete(f"/v1/games/{table['id']}", headers=bearer(table["tokens"][0]["token"])))
+    keep("withdrawGame", client.delete(f"/v1/games/{table['id']}", headers=bearer(taken["token"])))
     keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={"level": "expert"}, headers=bearer(taken["token"])), {"level": "expert"})
     keep("leaveGame", client.post(f"/v1/games/{table['id']}/leave", json={}, headers=bearer(taken["token"])))
     keep("makeRematch", client.post(f"/v1/games/{table['id']}/rematch", headers=bearer(table["tokens"][0]["token"])))

@@ -59,7 +59,7 @@ def redis_server_url():
 def make_settings(**overrides) -> Settings:
     # a unique prefix per app keeps tests on a shared real server apart
     # rate limits are off unless a test is about them
-    defaults = {"key_prefix": f"test-{uuid.uuid4().hex[:8]}", "rate_limit_create": "", "rate_limit_actions": ""}
+    defaults = {"key_prefix": f"test-{uuid.uuid4().hex[:8]}", "rate_limit_create": "", "rate_limit_actions": "", "rate_limit_hints": ""}
     return Settings(**{**defaults, **overrides})
 
 

@@ -243,6 +243,7 @@ def test_no_stream_shows_a_viewer_a_card_it_may_not_see_and_the_match_ends_with_
     # replay the revealed match: each message against what its viewer could not see at its version
     history = api.whole_history(game_id)
     states = {0: ruleset.new_game(ruleset.parse_options(options), history["reveal"]["seed"])[0]}
+    actions = {event["version"]: event["action"] for event in history["events"] if event["type"] == "action"}
     for event in history["events"]:
         if event["type"] == "action":
             states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
@@ -257,10 +258,24 @@ def test_no_stream_shows_a_viewer_a_card_it_may_not_see_and_the_match_ends_with_
         for message in messages:
             if message.id == final:
                 continue  # the match is over: everything is shown
-            if message.kind == "history" and any(event["type"] == "deal" for event in message.data["events"]):
-                continue  # it names the cards of the last deal's last trick, dealt again since
-            leaked = card_codes_in(message.data) & concealed_cards(ruleset_id, states[message.id], viewer)
-            assert not leaked, f"viewer {viewer} was shown {sorted(leaked)} at version {message.id}: {message}"
+            for part, concealed in parts_and_concealed(ruleset_id, message, states, actions, viewer):
+                leaked = card_codes_in(part) & concealed
+                assert not leaked, f"viewer {viewer} was shown {sorted(leaked)} at version {message.id}: {part}"
+
+
+def parts_and_concealed(ruleset_id, message, states, actions, viewer):
+    """A message's parts, each with the cards ``viewer`` may not see in it. A version that ends a
+    deal tells of two deals: its events up to the new deal's ``deal`` event belong to the old
+    one, judged against the state before the action (less the card it played, now public); the
+    rest, against the new deal's state."""
+    version = message.id
+    events = message.data["events"] if message.kind == "history" else None
+    cut = next((index for index, event in enumerate(events or []) if event["type"] == "deal"), None)
+    if not cut:  # a view, or a version within one deal (or the very first deal)
+        return [(message.data, concealed_cards(ruleset_id, states[version], viewer))]
+    played = {actions[version]["card"]} if "card" in actions[version] else set()
+    old_deal = concealed_cards(ruleset_id, states[version - 1], viewer) - played
+    return [(events[:cut], old_deal), (events[cut:], concealed_cards(ruleset_id, states[version], viewer))]
 
 
 def test_a_stream_shows_the_computer_reply_the_worker_made(app, api):
@@ -432,3 +447,47 @@ def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
     game_id, tokens = two_humans(api)
     answer = api.request("GET", f"/v1/games/{game_id}?wait=0.2&after=0", token=tokens[1])
     assert (answer.status, answer.body) == (200, api.view(game_id, tokens[1]).body)
+
+
+@pytest.mark.parametrize("cap", [{"max_versions": 5}, {"max_deals": 1}])
+def test_the_stream_and_the_history_agree_on_a_match_that_ends_abandoned(cap):
+    """Whatever an abandoned match shows (its reveal or not), every viewer's stream shows it as
+    the history does: a stream that followed the match, each version's events as the history
+    showed them then; one opened after the end, the history as it is now; both the same reveal
+    (or none), and then they end."""
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, **cap), redis=fakeredis.FakeRedis())
+    api = FlaskClient(app.test_client())
+    game_id, tokens = two_humans(api, seed="abandon", options={"target": 10})
+    viewers: list[int | None] = [None, 0, 1]
+    live = {viewer: Stream(app.test_client(), game_id, tokens.get(viewer), query="?after=-1") for viewer in viewers}
+    late: dict[int | None, Stream] = {}
+    # what GET /history showed each viewer as the match went on, version by version
+    seen = {viewer: api.history(game_id, tokens.get(viewer)).body["events"] for viewer in viewers}
+    rng = random.Random(8)
+    try:
+        while (view := api.view(game_id).body)["status"] == "active":
+            seat = rng.choice(view["to_act"])
+            assert api.act(game_id, rng.choice(api.view(game_id, tokens[seat]).body["legal_actions"]), tokens[seat]).status == 200
+            for viewer, events in seen.items():
+                events += api.history(game_id, tokens.get(viewer), query=f"?after={events[-1]['version']}&limit=1000").body["events"]
+        assert view["status"] == "abandoned"
+        late = {viewer: Stream(app.test_client(), game_id, tokens.get(viewer), query="?after=-1") for viewer in viewers}
+        for opened, expected_events in ((live, seen), (late, None)):
+            for viewer, stream in opened.items():
+                assert stream.ended.wait(10), "the stream of an abandoned match goes on"
+                messages = []
+                while not stream.messages.empty():
+                    messages.append(stream.messages.get())
+                history = api.whole_history(game_id, tokens.get(viewer))
+                assert history["events"][-1]["type"] == "abandoned"
+                streamed = [event for message in messages if message.kind == "history" for event in message.data["events"]]
+                expected = history["events"] if expected_events is None else expected_events[viewer]
+                assert streamed == expected, f"viewer {viewer}: the stream's events differ from the history's"
+                views = [message for message in messages if message.kind == "view"]
+                assert views[-1].data == api.view(game_id, tokens.get(viewer)).body
+                reveals = [message.data for message in messages if message.kind == "reveal"]
+                assert reveals == ([] if history["reveal"] is None else [{"version": view["version"], "reveal": history["reveal"]}])
+                assert messages[-1].kind == ("view" if history["reveal"] is None else "reveal")
+    finally:
+        for stream in [*live.values(), *late.values()]:
+            stream.close()

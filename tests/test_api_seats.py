@@ -152,7 +152,8 @@ def test_the_lobby_lists_public_games_with_open_seats_newest_first_paged(api):
     second = lobby(api, f"&ruleset=german-whist&limit=2&before={first['next_before']}").body
     assert [game["id"] for game in second["games"]] == ids[:1] and second["next_before"] is None
     assert lobby(api, "&ruleset=sixty-six").body["games"] == []
-    assert lobby(api, "&ruleset=no-such-game").status == 400
+    unknown = lobby(api, "&ruleset=no-such-game")
+    assert (unknown.status, unknown.code, list(unknown.body["errors"])) == (400, "invalid_request", ["ruleset"])
 
 
 def test_the_lobby_shows_public_information_only(api):
@@ -167,6 +168,33 @@ def test_a_game_leaves_the_lobby_once_its_seats_are_taken(api):
     game_id, _ = open_game(api)
     take(api, game_id, 1)
     assert lobby(api).body["games"] == []
+
+
+def listed(app, ruleset=None) -> list[str]:
+    """The games in the lobby's index (all games, or one ruleset's), as stored."""
+    return [game_id for game_id, _ in app.extensions["koz"].store.waiting(ruleset, 100, None)]
+
+
+def test_the_lobby_never_lists_a_game_that_filled_up_and_whoever_lists_it_drops_its_entry(api, app):
+    full, _ = open_game(api)
+    waiting, _ = open_game(api)
+    assert take(api, full, 1).status == 200
+    # the request that took the last seat did not get to unlist the game (its process died)
+    app.extensions["koz"].store.list_waiting("german-whist", full)
+    assert full in listed(app) and full in listed(app, "german-whist")
+    assert [game["id"] for game in lobby(api, "&limit=1").body["games"]] == [waiting]  # the page is filled past it
+    assert full not in listed(app) and full not in listed(app, "german-whist")
+    assert [game["id"] for game in lobby(api, "&ruleset=german-whist").body["games"]] == [waiting]
+
+
+def test_the_lobby_drops_the_entry_of_a_game_that_expired(api, app):
+    gone, _ = open_game(api)
+    redis = app.extensions["koz"].store.redis
+    for key in redis.scan_iter(match=f"*{{{gone}}}*"):
+        redis.delete(key)  # expired, its entry left behind
+    assert gone in listed(app, "german-whist")
+    assert lobby(api, "&ruleset=german-whist").body["games"] == []
+    assert gone not in listed(app) and gone not in listed(app, "german-whist")
 
 
 def test_a_game_with_a_seed_of_its_creator_is_marked_and_never_listed(api):
@@ -228,9 +256,9 @@ def test_a_rejoin_while_the_computer_decides_wins_and_the_computer_move_is_dropp
         return decide(table, store, settings, seat, level)
 
     monkeypatch.setattr("service.tables.Table.decide", decide_while_the_seat_is_taken_back)
-    view = api.act(game_id, api.view(game_id, tokens[leader]).body["legal_actions"][0], tokens[leader]).body
-    while not rejoined or view["seats"][follower]["bot"] is not None:  # the answer may come before the worker's move
-        view = api.request("GET", f"/v1/games/{game_id}?wait=30&after={view['version']}").body
+    api.act(game_id, api.view(game_id, tokens[leader]).body["legal_actions"][0], tokens[leader])
+    # the answer may come before the worker's move
+    view = api.view_when(game_id, lambda view: bool(rejoined) and view["seats"][follower]["bot"] is None)
     assert view["to_act"] == [follower]
     events = api.history(game_id).body["events"]
     assert [event["type"] for event in events if event["type"] in ("left", "rejoined", "action")] == ["left", "action", "rejoined"]
@@ -239,7 +267,9 @@ def test_a_rejoin_while_the_computer_decides_wins_and_the_computer_move_is_dropp
 def test_leaving_needs_the_seat_token_and_a_known_level(api):
     game_id, token = open_game(api)
     assert api.request("POST", f"/v1/games/{game_id}/leave", json_body={}).code == "missing_token"
-    assert api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "godlike"}, token=token).status == 400
+    unknown = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "godlike"}, token=token)
+    assert (unknown.status, unknown.code, list(unknown.body["errors"])) == (400, "invalid_request", ["level"])
+    assert api.view(game_id).body["seats"][0]["bot"] is None  # the seat stayed its human's
 
 
 # --- rematch ---------------------------------------------------------------------------------

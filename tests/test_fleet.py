@@ -263,6 +263,7 @@ class Match(threading.Thread):
             self.answer_times.append((posted, time.monotonic()))
 
 
+@pytest.mark.timeout(900)  # forty matches on a shared machine
 def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answered_action_lost(replicated_cluster, tmp_path):
     cluster = replicated_cluster
     fleet = Fleet(cluster.url, cluster=True, replicas=1, tmp=tmp_path)

@@ -89,6 +89,7 @@ def test_every_operation_has_a_stable_operation_id():
         ("get", "/v1/rulesets"): "listRulesets",
         ("post", "/v1/games"): "createGame",
         ("get", "/v1/games/{game_id}"): "getGame",
+        ("delete", "/v1/games/{game_id}"): "withdrawGame",
         ("post", "/v1/games/{game_id}/actions"): "postAction",
         ("get", "/v1/games/{game_id}/history"): "getHistory",
         ("get", "/v1/games/{game_id}/hint"): "getHint",
@@ -168,7 +169,8 @@ def test_the_server_refusals_documented_on_every_operation_are_the_servers_own()
     document = json.loads(COMMITTED.read_text())
     for _, _, operation, _ in _operations(document):
         for status, codes in SERVER_REFUSALS.items():
-            assert _documented_codes(operation, str(status)) == set(codes), operation["operationId"]
+            # an operation may meet a 429 of its own (rate_limited) beside the server's
+            assert _documented_codes(operation, str(status)) >= set(codes), operation["operationId"]
 
 
 def _media_examples(document):

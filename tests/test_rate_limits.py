@@ -80,3 +80,34 @@ def test_taking_seats_is_counted_per_client_address_like_creating_games(fake_red
     game_id = api.create(ruleset="partnership-batak", seats=[{}, {"open": True}, {"open": True}, {"open": True}]).body["id"]
     answers = [api.request("POST", f"/v1/games/{game_id}/seats/{seat}", json_body={}) for seat in (1, 2, 3)]
     assert [answer.status for answer in answers] == [200, 200, 429]
+
+
+def human_to_act(api: FlaskClient) -> tuple[str, str]:
+    """A German Whist game against the computer where the human is to act: its id and token."""
+    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed="hints-2").body
+    game_id, token = created["id"], created["tokens"][0]["token"]
+    assert api.view(game_id, token).body["legal_actions"], "the seed lets the human lead"
+    return game_id, token
+
+
+def test_hints_past_the_limit_answer_429_counted_per_seat_token(fake_redis):
+    api = limited_api(fake_redis, rate_limit_hints="2/minute")
+    game_id, token = human_to_act(api)
+    answers = [api.request("GET", f"/v1/games/{game_id}/hint", token=token) for _ in range(3)]
+    assert [answer.status for answer in answers] == [200, 200, 429]
+    assert answers[2].code == "rate_limited" and answers[2].headers["RateLimit-Policy"] == "2;w=60"
+    other_game, other_token = human_to_act(api)
+    assert api.request("GET", f"/v1/games/{other_game}/hint", token=other_token).status == 200
+
+
+def test_a_hint_that_finds_every_turn_taken_answers_503_busy(fake_redis, monkeypatch):
+    app = create_app(make_settings(hints_at_once=1), redis=fake_redis)
+    api = FlaskClient(app.test_client())
+    game_id, token = human_to_act(api)
+    monkeypatch.setattr("service.resources.hints.HINT_QUEUE_SECONDS", 0.05)
+    turns = app.extensions["koz_hints"].turns
+    assert turns.acquire(timeout=0)  # another request is thinking
+    busy = api.request("GET", f"/v1/games/{game_id}/hint", token=token)
+    assert (busy.status, busy.code, busy.headers["Retry-After"]) == (503, "busy", "1")
+    turns.release()
+    assert api.request("GET", f"/v1/games/{game_id}/hint", token=token).status == 200

@@ -174,9 +174,10 @@ def served(tmp_path_factory):
     service.stop()
 
 
-def raw_request(service: Service, data: bytes) -> tuple[int, dict[str, str], dict]:
-    """Send bytes as they are; the status, headers and JSON body of the answer."""
-    with socket.create_connection(("127.0.0.1", service.port), timeout=10) as connection:
+def raw_request(service: Service, data: bytes, source: str = "127.0.0.1") -> tuple[int, dict[str, str], dict]:
+    """Send bytes as they are (from the loopback address ``source``); the status, headers and JSON
+    body of the answer."""
+    with socket.create_connection(("127.0.0.1", service.port), timeout=10, source_address=(source, 0)) as connection:
         connection.sendall(data)
         answer = b""
         while b"\r\n\r\n" not in answer or len(answer) < answer.index(b"\r\n\r\n") + 4 + content_length(answer):

@@ -76,10 +76,12 @@ def browser():
 def test_the_page_and_its_assets_are_static_files(client):
     page = client.get("/")
     assert page.status_code == 200 and page.mimetype == "text/html"
-    assert b'src="/web/koz.js"' in page.data and b'href="/web/koz.css"' in page.data
+    assert b'<script type="module" src="/web/main.js">' in page.data and b'href="/web/koz.css"' in page.data
     assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
-    script = client.get("/web/koz.js")
-    assert script.status_code == 200 and "javascript" in script.mimetype
+    # the page's ES modules, one per part (no build step): each is served as a script
+    for module in ("main", "api", "dom", "table", "lobby", "words"):
+        script = client.get(f"/web/{module}.js")
+        assert script.status_code == 200 and "javascript" in script.mimetype
     assert client.get("/web/koz.css").mimetype == "text/css"
     for missing in ("/web/nothing.js", "/web/../web_table.py", "/web/%2e%2e/web_table.py"):
         answer = client.get(missing)
@@ -89,8 +91,9 @@ def test_the_page_and_its_assets_are_static_files(client):
 class Table:
     """One page at the web table, with the console errors it logged."""
 
-    def __init__(self, browser, service: Service, viewport: dict[str, int] | None = None) -> None:
-        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900})
+    def __init__(self, browser, service: Service, viewport: dict[str, int] | None = None, path: str = "/", bypass_csp: bool = False) -> None:
+        # bypass_csp: for the accessibility check, whose script is injected into the page
+        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900}, bypass_csp=bypass_csp)
         self.page = self.context.new_page()
         self.page.set_default_timeout(STEP_MS)
         self.errors: list[str] = []
@@ -99,14 +102,14 @@ class Table:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.requested: list[str] = []
         self.page.on("request", lambda request: self.requested.append(request.url))
-        self.page.goto(service.url + "/")
+        self.page.goto(service.url + path)
 
     def start(self, game_name: str, options: dict[str, Any], level: str = "random", seed: str | None = None) -> str:
         """Open a game's table from the home page, fill "Bilgisayarla Oyna" and press BAŞLA."""
         self.page.get_by_role("link", name=game_name).click()
         form = self.page.locator("form.setup")
         form.get_by_role("heading", name="Bilgisayarla Oyna").wait_for()
-        self.page.locator("details summary").click()
+        form.locator("details summary").click()
         for code, value in options.items():
             field = form.locator(f"[name={code}]")
             if isinstance(value, bool):
@@ -210,11 +213,12 @@ def check_the_end(table: Table, api: SocketClient, game_id: str, score_attribute
     having followed the game by the event stream where the service offers one, else by long-poll."""
     table.page.locator(".result").wait_for()
     table.screenshot(f"{name}-end")
-    streamed = any(f"/v1/games/{game_id}/events" in url for url in table.requested)
-    long_polled = any(f"/v1/games/{game_id}?wait=" in url for url in table.requested)
-    assert (streamed, long_polled) == ((True, False) if stream_offered(api) else (False, True))
     final = api.view(game_id).body
     assert final["status"] == "finished"
+    streamed = any(f"/v1/games/{game_id}/events" in url for url in table.requested)
+    # once the match is over the page long-polls the finished game, to hear of a rematch
+    long_polled = any(f"/v1/games/{game_id}?wait=" in url and int(url.rsplit("after=", 1)[1]) < final["version"] for url in table.requested)
+    assert (streamed, long_polled) == ((True, False) if stream_offered(api) else (False, True))
     shown = table.shown_scores(score_attribute)
     if score_attribute == "data-score-team":
         assert shown == {index: final["scores"][team[0]] for index, team in enumerate(final["teams"])}
@@ -435,11 +439,12 @@ def test_english_by_a_switch_and_the_table_fits_a_phone(browser, service):
         page.get_by_role("link", name="Partnership Batak").click()
         page.get_by_role("heading", name="Play the computer").wait_for()
         assert page.locator("html").get_attribute("lang") == "en"
-        assert page.locator("[name=target] option").all_inner_texts() == ["21 (Quick)", "31 (Normal)", "51 (Long)"]
-        page.locator("[name=player]").fill("<b>Ada</b>")
-        page.get_by_role("button", name="START").click()
+        form = page.locator("form.setup")
+        assert form.locator("[name=target] option").all_inner_texts() == ["21 (Quick)", "31 (Normal)", "51 (Long)"]
+        form.locator("[name=player]").fill("<b>Ada</b>")
+        form.get_by_role("button", name="START").click()
         page.locator("[data-action]:enabled").first.wait_for()
-        assert page.locator(".hand h3").inner_text() == "<b>Ada</b>"  # a name is text, never markup
+        assert page.locator(".hand h2").inner_text() == "<b>Ada</b>"  # a name is text, never markup
         assert page.get_by_role("button", name="Pass").count() == 1
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling
         table.screenshot("batak-phone-en")

@@ -6,7 +6,7 @@ of the current deal as that seat saw them. The engine has no clock, so the calle
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..rules import Event, MatchResult
@@ -68,7 +68,7 @@ def play_match(
         (seat,) = ruleset.to_act(state)
         chosen = players[seat]
         given = (budgets or {}).get(chosen.level, Budget())
-        budget = Budget(given.work, given.ceiling, clock)
+        budget = replace(given, clock=clock)
         started = clock()
         action = chosen.choose(logs.info(ruleset, options, state, seat), f"{seed}:{version}:{seat}", budget)
         record.decisions.append(Decision(seat, chosen.level, clock() - started))

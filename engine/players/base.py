@@ -34,18 +34,26 @@ def _no_clock() -> float:
 
 @dataclass(frozen=True)
 class Budget:
-    """How much work one decision may do.
+    """How long or how much one decision may think.
 
-    ``work`` is the deterministic budget (samples, iterations or searched positions, as a
-    strategy counts them; None for the strategy's calibrated default): the same info, seed and
-    work give the same decision. ``ceiling`` is a
-    hard wall-clock limit in seconds, measured on ``clock`` (supplied by the caller: the engine
-    has no clock of its own); it cuts in only on a machine much slower than the calibration.
+    By the clock (the service's way): a searching level thinks for ``seconds`` (None: the
+    level's own :attr:`Player.think_seconds`), and never past ``ceiling``, both measured on
+    ``clock`` (supplied by the caller: the engine has no clock of its own), so a faster machine
+    or engine searches more and a busy one less. By a count, reproducibly (tests): ``work`` is
+    the deterministic budget (samples, iterations or searched positions, as a strategy counts
+    them), and the same info, seed and work give the same decision; ``ceiling`` still bounds it.
+    Without a clock (the default one never moves) a decision is counted too, at the strategy's
+    calibrated work.
     """
 
-    work: int | None = None  # None: the strategy's calibrated default
+    work: int | None = None
+    seconds: float | None = None  # None: the level's default
     ceiling: float = 0.5  # leaves room to finish the step under way well within a second
     clock: Callable[[], float] = field(default=_no_clock, compare=False)
+
+    @property
+    def has_clock(self) -> bool:
+        return self.clock is not _no_clock
 
     def deadline(self) -> Callable[[], bool]:
         """A check that turns true once ``ceiling`` seconds have passed since this call."""
@@ -54,11 +62,17 @@ class Budget:
         return lambda: clock() >= ends
 
 
+#: the work of a decision that thinks by the clock: more than any decision does in its time
+BY_THE_CLOCK = 1 << 40
+
+
 class Player(ABC):
     """A computer player of one level."""
 
     level: ClassVar[str]
     names: ClassVar[Mapping[str, str]]
+    #: how long a decision of this level thinks by default, in seconds (0: it does not search)
+    think_seconds: ClassVar[float] = 0.0
     #: whether :meth:`choose` reads ``info.events``: a caller may leave them out when it does not
     #: (replaying a deal to find them is most of the cost of a quick decision)
     reads_events: ClassVar[bool] = True
@@ -125,13 +139,23 @@ class ExpertPlayer(Player):
 
     level = "expert"
     names = {"en": "Expert", "tr": "Usta"}
+    #: a mean decision near RdeepBot(32, 6)'s on the same machine (bench/bots.py --peer), and a
+    #: 95th percentile within 100 ms
+    think_seconds = 0.05
 
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         chosen = strategy(info.ruleset)
-        budget = budget or Budget()
-        if budget.work is None:
-            budget = replace(budget, work=chosen.expert_work)
-        return chosen.expert(info, SeededRandom(seed, "expert-player"), budget)
+        return chosen.expert(info, SeededRandom(seed, "expert-player"), self.resolve(budget or Budget(), chosen))
+
+    def resolve(self, budget: Budget, chosen: Strategy) -> Budget:
+        """The budget a strategy searches to: a count (``work``, or the calibrated one without a
+        clock), or by the clock, work unbounded and the thinking time as its ceiling."""
+        if budget.work is not None:
+            return budget
+        if not budget.has_clock:
+            return replace(budget, work=chosen.expert_work)
+        seconds = self.think_seconds if budget.seconds is None else budget.seconds
+        return replace(budget, work=BY_THE_CLOCK, ceiling=min(seconds, budget.ceiling))
 
 
 _LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}

@@ -42,14 +42,18 @@ from ..batak import (
     TRUMPS,
     Auction,
     beats,
+    chooser,
     deal_points,
     denied_by_card,
     legal_mask,
     match_winning_team,
+    partner_of,
+    trump_played,
     winning,
 )
 from ..batak import SUIT_MASKS as SUIT_MASK
-from ..cards import Card, Suit, highest, lowest, members
+from ..cards import Card, Suit, highest, lowest, mask_of, members
+from ..rules import seat_at
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy
 
@@ -85,7 +89,7 @@ def pick_card(
     if trick_size == 0:
         return _lead(hand, legal, partner_hand, others, trump, declaring)
     beating = BEATERS[trump][win]
-    if winner == (seat + 2) % SEATS:
+    if winner == partner_of(seat):
         # Partner is winning: never overtake without need (the rules may force it).
         return _cheapest(legal & ~beating or legal, others, trump)
     winning = legal & beating
@@ -164,23 +168,22 @@ def play_out(
     four of them when it is complete), ``broken`` whether trump was broken before it.
     """
     hands = list(hands)
-    dummy = (declarer + 2) % SEATS
     team = declarer % 2
     unplayed = hands[0] | hands[1] | hands[2] | hands[3]
-    trump_mask = SUIT_MASK[trump]
     taken = 0
     size = len(trick)
     win, winner = winning(leader, trick, trump)
     led = trick[0] // RANKS if trick else -1
     # A trump in this trick breaks trump for the next lead: nothing else in this trick depends on it.
-    may_lead_trump = broken or free_trump_lead or any((1 << card) & trump_mask for card in trick)
+    may_lead_trump = broken or free_trump_lead or trump_played(mask_of(trick), trump)
     while True:
         while size < SEATS:
-            seat = (leader + size) % SEATS
+            seat = seat_at(leader, size, SEATS)
             hand = hands[seat]
             legal = legal_mask(hand, led, win, trump, may_lead_trump)
             if legal & (legal - 1):
-                partner_hand = hands[(seat + 2) % SEATS] if seat == declarer or seat == dummy else 0
+                # declarer and dummy see each other's hand (the declarer chooses both cards)
+                partner_hand = hands[partner_of(seat)] if chooser(seat, declarer) == declarer else 0
                 card = pick_card(hand, legal, size, win, winner, seat, partner_hand, unplayed, trump, seat % 2 == team)
             else:
                 card = legal.bit_length() - 1
@@ -191,7 +194,7 @@ def play_out(
                 win, winner, led = card, seat, card // RANKS
             elif beats(card, win, trump):
                 win, winner = card, seat
-            if bit & trump_mask:
+            if trump_played(bit, trump):
                 may_lead_trump = True
             size += 1
         if winner % 2 == team:
@@ -264,7 +267,7 @@ def bid_threshold(auction: Auction, seat: int) -> float:
     """The hand_strength from which the rules of thumb bid now (the lowest bid allowed): enough
     for the team to expect the bid and a margin. A partner holding the high bid is left to play
     it (the threshold is infinite)."""
-    partner = (seat + 2) % SEATS
+    partner = partner_of(seat)
     if auction.high_bidder == partner:
         return math.inf
     partner_calls = [bid for caller, bid in auction.calls if caller == partner]
@@ -376,7 +379,7 @@ class Knowledge:
         if trump is not None:  # cards are played only once trump is named
             for trick_leader, cards in tricks:
                 _learn_from_trick(trick_leader, cards, trump, broken or free_trump_lead, excluded, played)
-                broken = broken or any(card // RANKS == trump for card in cards)
+                broken = broken or trump_played(mask_of(cards), trump)
         declarer = view["declarer"]
         scores = view["scores"]
         return Knowledge(
@@ -409,7 +412,7 @@ def _learn_from_trick(
     """Record who played what, and what the rules say each player could not hold."""
     led, win = cards[0] // RANKS, -1
     for offset, card in enumerate(cards):
-        seat = (leader + offset) % SEATS
+        seat = seat_at(leader, offset, SEATS)
         played[seat] |= 1 << card
         excluded[seat] |= denied_by_card(card, led if offset else -1, win, trump, may_lead_trump)
         if offset == 0 or beats(card, win, trump):
@@ -617,7 +620,7 @@ def _basic_card(knowledge: Knowledge, legal: int) -> int:
         win,
         winner,
         actor,
-        knowledge.known[(actor + 2) % SEATS],  # declarer and dummy see each other; a defender's partner is 0
+        knowledge.known[partner_of(actor)],  # declarer and dummy see each other; a defender's partner is 0
         knowledge.unplayed,
         knowledge.trump,
         actor % 2 == knowledge.declarer % 2,

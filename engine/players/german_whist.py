@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from ..actions import Play
 from ..cards import Card, highest, lowest, members
-from ..german_whist import BEATERS, DECK, PLAYS, SUIT_MASKS, counted_tricks, leader_wins, legal_cards
+from ..german_whist import BEATERS, DECK, PLAYS, SUIT_MASKS, counted_tricks, leader_wins, legal_cards, trick_winner
 from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy
@@ -722,8 +722,7 @@ def play_out(
             played |= 1 << reply
             plays += 1
         pending = []
-        if not leader_wins(led, reply, trump):
-            leader = 1 - leader
+        leader = trick_winner(leader, led, reply, trump)
         if face_up >= 0:
             won[leader][0] += 1
             draw_after_trick(hands, stock, position, leader)

@@ -50,27 +50,27 @@ from ..sixty_six import (
     DECK,
     DECLARE,
     EXCHANGE,
-    JACK,
     KING,
     MARRIAGES,
-    NINE,
-    NINES,
     PLAYS,
     POINTS,
     QUEEN,
     TEN,
+    VARIANTS,
     Closing,
     counted_points,
     deal_outcome,
     denied_by_reply,
     exchange_allowed,
+    exchange_card,
+    exchanged,
     follower_cards,
     marriage_cards,
     marriage_time,
     marriage_value,
     partner,
     points_of,
-    reply_wins,
+    trick_winner,
 )
 from ..sixty_six import SUIT_MASKS as SUIT_MASK
 from .base import Budget, SeatInfo, Strategy
@@ -109,13 +109,17 @@ class Table:
         return SUIT_MASK[self.trump]
 
     @property
+    def variant(self) -> str:
+        return "schnapsen" if self.schnapsen else "sixty-six"
+
+    @property
     def deck(self) -> int:
-        return 0xFFFFFF & ~NINES if self.schnapsen else 0xFFFFFF
+        return VARIANTS[self.variant].cards
 
     @property
     def swap_card(self) -> int:
         """The trump nine (jack in Schnapsen), exchanged for the trump card."""
-        return 6 * self.trump + (JACK if self.schnapsen else NINE)
+        return exchange_card(self.trump, self.variant)
 
     @property
     def late_marriages(self) -> bool:
@@ -315,10 +319,10 @@ class Position:
 
     def exchange(self, seat: int) -> None:
         """``seat`` exchanges the trump nine (jack) for the trump card."""
-        swap, face_up = 1 << self.table.swap_card, 1 << self.talon[-1]
-        self.hands[seat] ^= swap | face_up
-        self.stock ^= swap | face_up
-        self.talon = self.talon[:-1] + (self.table.swap_card,)
+        given, face_up = self.table.swap_card, self.talon[-1]
+        self.hands[seat] = exchanged(self.hands[seat], given, face_up)
+        self.stock = exchanged(self.stock, face_up, given)
+        self.talon = self.talon[:-1] + (given,)
 
     def close(self, seat: int) -> None:
         """``seat`` closes the talon."""
@@ -342,7 +346,7 @@ class Position:
         leader, hands = self.leader, self.hands
         hands[leader] ^= 1 << lead
         hands[1 - leader] ^= 1 << reply
-        winner = 1 - leader if reply_wins(lead, reply, self.table.trump) else leader
+        winner = trick_winner(leader, lead, reply, self.table.trump)
         self.won[winner] += POINTS[lead] + POINTS[reply]
         self.tricks[winner] += 1
         if self.talon_open:
@@ -651,7 +655,7 @@ class Solver:
             legal ^= low_bit
             card = low_bit.bit_length() - 1
             points = gained + POINTS[card]
-            winner = 1 - leader if reply_wins(lead, card, trump) else leader
+            winner = trick_winner(leader, lead, card, trump)
             n0, n1 = (h0, h1 ^ low_bit) if leader == 0 else (h0 ^ low_bit, h1)
             n_w0, n_w1, n_t0, n_t1 = (w0 + points, w1, t0 + 1, t1) if winner == 0 else (w0, w1 + points, t0, t1 + 1)
             if last:

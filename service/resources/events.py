@@ -19,9 +19,9 @@ subscription (``service/announcements.py``).
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Generator, Iterator
 
-from flask import Response, request
+from flask import Response, current_app, request
 from marshmallow import fields, validate
 
 from engine import registry
@@ -30,7 +30,9 @@ from engine.cards import EXAMPLE_CODES
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..encoding import json_text
 from ..errors import Problem
+from ..limits import client_address
 from ..metrics import WAITING
+from ..per_address import PerAddress
 from ..schemas import RequestSchema
 from ..tables import Table, Tables
 from ..texts import FIELD_MESSAGES, FieldMessage
@@ -103,7 +105,7 @@ def message(kind: str, version: int, data: Any) -> str:
 @blp.route("/<game_id>/events", operation_id="streamEvents")
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
-@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"]})
+@blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 429: ["too_many_streams"]})
 @blp.doc(
     security=SEAT_TOKEN_OPTIONAL,
     parameters=[LAST_EVENT_ID],
@@ -129,18 +131,49 @@ def get_game_events(query: dict[str, Any], game_id: str):
     spectator's. On connect: the history after `Last-Event-ID` (or `after`) if given, then the
     current view; then each new version's history and view as it is committed. Once the match
     is over: the final events, the view, the `reveal`, and the end of the stream.
+
+    One client address may hold `KOZ_STREAMS_PER_ADDRESS` streams open at once in a web process
+    (64 by default); past them, 429 `too_many_streams` until one of them ends.
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
-    koz = tables()
-    table = koz.load(game_id)
-    seat = table.viewer(bearer_token())
-    stream = counted(follow(koz, table, seat, after))
+    streams: PerAddress = current_app.extensions["koz_streams"]
+    address = client_address()
+    if not streams.take(address):
+        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    try:
+        koz = tables()
+        table = koz.load(game_id)
+        seat = table.viewer(bearer_token())
+    except BaseException:
+        streams.give_back(address)
+        raise
+    stream = HeldStream(counted(follow(koz, table, seat, after)), lambda: streams.give_back(address))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
 
-def counted(stream: Iterator[str]) -> Iterator[str]:
+class HeldStream:
+    """A stream's body that gives its address's place back when the server closes it, whether or
+    not a message of it was ever sent (a generator never started runs no ``finally``)."""
+
+    def __init__(self, stream: Generator[str, None, None], give_back: Callable[[], None]) -> None:
+        self.stream = stream
+        self.give_back: Callable[[], None] | None = give_back
+
+    def __iter__(self) -> Iterator[str]:
+        return self.stream
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            if self.give_back is not None:
+                self.give_back()
+                self.give_back = None
+
+
+def counted(stream: Iterator[str]) -> Generator[str, None, None]:
     """The stream, counted among the waiting clients while it is open."""
     with WAITING.track_inprogress():
         yield from stream

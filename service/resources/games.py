@@ -14,7 +14,7 @@ from engine import registry
 from engine.players import level_names
 from engine.ruleset import Ruleset
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..metrics import WAITING
 from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
@@ -378,6 +378,30 @@ def create_game(body: dict[str, Any]):
         "seed_source": table.seed_source,
     }
     return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
+
+
+@blp.route("/<game_id>", methods=["DELETE"], operation_id="withdrawGame")
+@blp.response(204, description="Withdrawn: the game is gone, from the lobby too")
+@blp.problems(
+    {
+        401: ["missing_token", "invalid_token"],
+        403: ["not_the_creator"],
+        404: ["unknown_game"],
+        409: ["game_started", "busy"],
+        410: ["game_unreadable"],
+    }
+)
+@blp.doc(security=SEAT_TOKEN_REQUIRED)
+def withdraw_game(game_id: str):
+    """Withdraw a waiting game.
+
+    Its creator (the token of a seat given when the game was made) takes back the invitation
+    while the game waits for players: the game is deleted and leaves the lobby; whoever took a
+    seat meanwhile loses it. Once every seat is taken and the game started: 409 `game_started`
+    (leave it instead).
+    """
+    tables().withdraw(game_id, bearer_token())
+    return Response(status=204)
 
 
 @blp.route("/<game_id>", operation_id="getGame")
