@@ -8,8 +8,9 @@ Whist against a ``random`` computer for ``--seconds`` (as phase 2 of ``bench/api
 at the web process's CPU priority, ``KOZ_WORKER_NICENESS=0``). Printed
 per store: actions per second, p50/p99 latency, the CPU milliseconds per action of the web
 process, the worker and Redis (all nodes), and Redis's commands and network bytes per action
-(``INFO commandstats`` and ``INFO stats``, summed over the nodes). An action here is a person's
-action and the computer's reply that its answer waits for.
+(``INFO commandstats`` and ``INFO stats``, summed over the nodes), and the commands per second Redis
+gets with nobody playing (the worker's sweep of the due sets, the turn clocks' check). An action
+here is a person's action and the computer's reply that its answer waits for.
 
 Then, on one Redis, the worker's CPU per computer move by level (``--level-games`` games of two
 computers of each level, played out by the worker alone) and the memory Redis holds per finished
@@ -36,6 +37,8 @@ from redis.cluster import RedisCluster  # noqa: E402
 from tests.redis_cluster import LocalCluster, wait_until  # noqa: E402
 
 KOZ = Path(sys.executable).with_name("koz")
+#: seconds of no load in which the commands Redis gets anyway are counted
+IDLE_SECONDS = 3.0
 
 
 class Store:
@@ -132,6 +135,9 @@ def actions(store: Store, clients: int, seconds: float) -> str:
         # a few seconds of the same load first: the worker's start and first moves (imports,
         # tables made once) are not what an action costs
         run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, min(5.0, seconds))
+        idle_before = store.counters()
+        time.sleep(IDLE_SECONDS)  # what the service asks of Redis with nobody playing (the worker's sweeps, the clocks' checks)
+        idle = (store.counters()["commands"] - idle_before["commands"]) / IDLE_SECONDS
         cpu_before, redis_before = meter.sample(), store.counters()
         rate, latencies = run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, seconds)
         cpu_after, redis_after = meter.sample(), store.counters()
@@ -144,7 +150,8 @@ def actions(store: Store, clients: int, seconds: float) -> str:
     traffic = (redis_after["bytes"] - redis_before["bytes"]) / count
     return (
         f"{rate:7.0f} actions/s, p50 {ms(percentile(latencies, 0.5))}, p99 {ms(percentile(latencies, 0.99))}; CPU ms per action: "
-        f"web {web:.2f}, worker {worker:.2f}, Redis {redis_cpu:.2f}; Redis per action: {commands:.1f} commands, {traffic:,.0f} bytes in and out"
+        f"web {web:.2f}, worker {worker:.2f}, Redis {redis_cpu:.2f}; Redis per action: {commands:.1f} commands, {traffic:,.0f} bytes in and out; "
+        f"idle: {idle:.0f} commands/s"
     )
 
 

@@ -513,6 +513,10 @@ class GameStore:
     def game_of_computer_channel(self, channel: str) -> str | None:
         return self.game_of_channel(channel.removesuffix(":computer") + ":versions") if channel.endswith(":computer") else None
 
+    def take_sweep(self, worker: str, seconds: float) -> bool:
+        """Whether ``worker`` takes the sweep of the next ``seconds`` (no other worker has it)."""
+        return bool(self.redis.set(f"{self.prefix}:sweep", worker, nx=True, px=max(1, int(seconds * 1000))))
+
     def due_slots(self, slots: list[int], now: float) -> list[int]:
         """Of ``slots``, those with a computer move due by ``now``: one round trip per node."""
         with self.redis.pipeline(transaction=False) as pipe:

@@ -15,8 +15,9 @@ games of one round (up to :data:`BATCH`) are done together: read in one round tr
 in one, so that under load a worker waits for Redis (and its sync to disk) once per round.
 
 An announcement may be missed (a worker starting, a subscription lost, a node failing over), and
-a lease may end: every :data:`SWEEP_SECONDS` a worker also sweeps the due sets of the slots new
-games live in, and a share of all the others, in one round trip per node. Doing a move twice
+a lease may end: every :data:`SWEEP_SECONDS` one worker of the fleet (the first to take that
+period's turn) also sweeps the due sets of the slots new games live in, and a share of all the
+others, in one round trip per node. Doing a move twice
 cannot apply it twice: the second commit finds the version moved on and writes nothing.
 """
 
@@ -90,9 +91,13 @@ class Worker:
                 self.store.settle(game_id, version)
         return len(claimed)
 
-    def sweep(self) -> list[str]:
-        """Claim the due moves in the slots of new games and in the next share of the others."""
+    def sweep(self, *, shared: bool = True) -> list[str]:
+        """Claim the due moves in the slots of new games and in the next share of the others.
+        ``shared``: only if no other worker swept in the last ``sweep_seconds`` (one sweep a
+        period for the whole fleet, however many workers)."""
         self._next_sweep = time.monotonic() + self.sweep_seconds
+        if shared and not self.store.take_sweep(self.name, self.sweep_seconds):
+            return []
         start = self._sweeps * OTHER_SLOTS_PER_SWEEP % SLOTS
         self._sweeps += 1
         others = [slot for slot in range(start, start + OTHER_SLOTS_PER_SWEEP) if slot % DUE_SPACING]
@@ -128,7 +133,7 @@ class Worker:
     def drain(self) -> int:
         """Make computer moves until none is due in the slots of new games (tests); how many."""
         done = 0
-        while count := self._play(self.sweep()):
+        while count := self._play(self.sweep(shared=False)):
             done += count
         return done
 

@@ -104,6 +104,10 @@ class LocalCluster:
         text = nodes.decode() if isinstance(nodes, bytes) else str(nodes)
         return primary_id.decode() in text if isinstance(primary_id, bytes) else primary_id in text
 
+    def replicas_of(self, index: int) -> int:
+        """The replicas in sync with node ``index``."""
+        return self._replicas_of(self.clients[index])
+
     @staticmethod
     def _replicas_of(node: Redis) -> int:
         info = node.info("replication")

@@ -214,3 +214,13 @@ def test_a_killed_worker_process_leaves_its_move_to_another_worker(redis_server_
         assert survivor.wait(30) == 0
     versions = action_versions(api, created["id"])
     assert versions == list(range(1, len(versions) + 1))
+
+
+def test_one_worker_of_the_fleet_sweeps_in_a_period(backend):
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    first, second = (Worker(app.extensions["koz"], name, sweep_seconds=30) for name in ("first", "second"))
+    assert first.sweep() == []  # nothing due, but this period's sweep is the first's
+    game_id, _ = computer_leads(api, "swept")
+    assert second.sweep() == []  # not its turn: the move stays due
+    assert second.sweep(shared=False) == [game_id]
