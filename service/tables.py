@@ -1189,7 +1189,7 @@ class Tables:
         deadline = time.monotonic() + timeout
         while version is not None and version <= after:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or self.announcements.closing:
                 break
             waiter.wait(remaining)
             # nothing newer announced: the wait ended, or the subscription was renewed, and the store says

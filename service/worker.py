@@ -17,7 +17,8 @@ in one, so that under load a worker waits for Redis (and its sync to disk) once 
 An announcement may be missed (a worker starting, a subscription lost, a node failing over), and
 a lease may end: every :data:`SWEEP_SECONDS` one worker of the fleet (the first to take that
 period's turn) also sweeps the due sets of the slots new games live in, and a share of all the
-others, in one round trip per node. Doing a move twice
+others, in one round trip per node. A worker that lost Redis with games claimed plays them as soon
+as Redis answers again, rather than leave them for the end of their lease. Doing a move twice
 cannot apply it twice: the second commit finds the version moved on and writes nothing.
 """
 
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 BATCH = 16
 #: how long a worker waits for an announcement before it looks again
 BLOCK_SECONDS = 2.0
+#: how often a worker that lost Redis tries again
+RETRY_SECONDS = 0.5
 #: how often a worker sweeps the due sets for moves it was not told of
 SWEEP_SECONDS = 1.0
 #: the slots of other games a sweep looks at besides the slots of new games: all are seen once
@@ -61,6 +64,9 @@ class Worker:
         self._next_sweep = 0.0
         self._sweeps = 0
         self._subscription: Any = None
+        #: games claimed and not yet played: taken back at once, not at the end of their lease,
+        #: if Redis went away meanwhile
+        self._held: list[str] = []
 
     def run(self, stop: threading.Event) -> None:
         """Make computer moves until ``stop`` is set; a lost Redis is waited for, not fatal."""
@@ -69,27 +75,31 @@ class Worker:
             try:
                 self.work(block=True)
             except RedisError as error:
-                # whatever it held falls due again at the end of its lease
+                # what it holds is played as soon as Redis answers again (or by another worker
+                # once its lease ends, if this one stops)
                 log.warning("worker %s: Redis unavailable (%s); trying again", self.name, type(error).__name__)
                 self._unsubscribe()
-                stop.wait(1.0)
+                stop.wait(RETRY_SECONDS)
         self._unsubscribe()
 
     def work(self, block: bool = False) -> int:
         """Claim the games announced as due (waiting up to ``block_seconds`` for one when
         ``block``), and those a sweep finds when one is due; make their moves. How many games
         were claimed."""
-        claimed = self.store.claim(self._announced(block), self.lease_seconds)
+        self._held += self.store.claim(self._announced(block), self.lease_seconds)
         if time.monotonic() >= self._next_sweep:
-            claimed += self.sweep()
-        return self._play(claimed)
+            self._held += self.sweep()
+        return self._play()
 
-    def _play(self, claimed: list[str]) -> int:
-        if claimed:
-            played = self.tables.play_computers(list(dict.fromkeys(claimed)))  # a game claimed twice moves once
+    def _play(self) -> int:
+        """Make the moves of the games held; how many."""
+        games = list(dict.fromkeys(self._held))  # a game claimed twice moves once
+        if games:
+            played = self.tables.play_computers(games)
             for game_id, version in played.idle.items():
                 self.store.settle(game_id, version)
-        return len(claimed)
+        self._held = []
+        return len(games)
 
     def sweep(self, *, shared: bool = True) -> list[str]:
         """Claim the due moves in the slots of new games and in the next share of the others.
@@ -133,9 +143,12 @@ class Worker:
     def drain(self) -> int:
         """Make computer moves until none is due in the slots of new games (tests); how many."""
         done = 0
-        while count := self._play(self.sweep(shared=False)):
+        while True:
+            self._held += self.sweep(shared=False)
+            count = self._play()
+            if not count:
+                return done
             done += count
-        return done
 
 
 class WorkerThread:

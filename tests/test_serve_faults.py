@@ -16,9 +16,13 @@ from http import HTTPStatus
 from pathlib import Path
 
 import pytest
+from redis import Redis, RedisError
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service import texts
 from service.http_server import SERVER_REFUSALS
+from service.store import game_slot, slot_tag
 
 from tests.api import SocketClient
 from tests.test_serve import Service
@@ -287,3 +291,87 @@ def test_every_log_line_of_koz_serve_is_json_and_each_request_line_has_its_reque
     requests = [line for line in lines if line["message"] == "request"]
     assert any(line["request_id"] == "operator-trace-1" and line["route"] == "/healthz" for line in requests)
     assert all(line["request_id"] for line in requests)
+
+
+def test_a_worker_that_finds_redis_again_does_its_own_pending_computer_move_at_once(tmp_path):
+    # a claim by another worker cannot explain a move within the minute; an expert thinks long
+    # enough for the worker to be caught holding its claim
+    settings = {**FAST_FAULTS, "KOZ_REPLY_WAIT_SECONDS": "0", "KOZ_JOB_CLAIM_SECONDS": "60", "KOZ_BOT_EXPERT_SECONDS": "0.4"}
+    with Service(tmp_path / "koz-data", **settings) as service:
+        worker = service.worker_pids()[0]
+        try:
+            moved_after = computer_move_after_redis_is_back(service, worker)
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        assert service.stop() == 0
+    assert moved_after < 5
+    print(f"the computer moved {moved_after:.2f} s after Redis answered again")
+
+
+def computer_move_after_redis_is_back(service: Service, worker: int) -> float:
+    """Seconds from Redis answering again to the computer's move, when the worker had claimed
+    the move and lost Redis before it could write it."""
+    # this client sees Redis answer again at once: no retries of its own
+    redis = Redis(unix_socket_path=str(service.redis_socket), socket_timeout=5, retry=Retry(NoBackoff(), 0))
+    api = SocketClient(service.url)
+    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "expert"}], seed="pending").body
+    game, token = created["id"], created["tokens"][0]["token"]
+    due = f"koz:{{{slot_tag(game_slot(game))}}}:due"
+
+    def turn() -> dict:
+        """The human's view once it is the human's turn (the computer has moved)."""
+        deadline = time.monotonic() + 30
+        while (view := api.view(game, token).body)["to_act"] != [0]:
+            assert time.monotonic() < deadline, "the computer did not move"
+            time.sleep(0.05)
+        return view
+
+    def claimed() -> bool:
+        """The worker holds the game's move: its claim moved the score past the lease."""
+        score = redis.zscore(due, game)
+        return score is not None and score > time.time() + 30
+
+    # the worker claims the computer's reply and, stopped while it thinks, cannot make it
+    for _ in range(40):
+        view = turn()
+        if view["trick"]["cards"]:  # the human follows: no reply is due from the computer
+            api.act(game, view["legal_actions"][0], token)
+            continue
+        acted = api.act(game, view["legal_actions"][0], token).body
+        deadline = time.monotonic() + 10
+        while not claimed() and redis.zscore(due, game) is not None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        if claimed():
+            os.kill(worker, signal.SIGSTOP)
+            if claimed() and api.view(game).body["version"] == acted["version"]:
+                break
+            os.kill(worker, signal.SIGCONT)  # it made the move before it stopped: again
+    else:
+        pytest.fail("the worker was never caught holding a move")
+    # Redis is killed, and not restarted (the master is stopped) until the worker has failed to
+    # write the move: it lost Redis with the move claimed
+    os.kill(service.process.pid, signal.SIGSTOP)
+    try:
+        os.kill(service.redis_pid, signal.SIGKILL)
+        os.kill(worker, signal.SIGCONT)
+        deadline = time.monotonic() + 30
+        while "Redis unavailable" not in service.log.read_text():
+            assert time.monotonic() < deadline, "the worker did not lose Redis"
+            time.sleep(0.05)
+    finally:
+        os.kill(service.process.pid, signal.SIGCONT)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            redis.ping()
+            break
+        except RedisError:
+            assert time.monotonic() < deadline, "the embedded redis-server was not restarted"
+            time.sleep(0.01)
+    answered_again = time.monotonic()
+    while (view := api.view(game, token)).status != 200 or view.body["version"] <= acted["version"]:
+        assert time.monotonic() - answered_again < 10, "the computer's move waited for a claim"
+        time.sleep(0.01)
+    api.close()
+    redis.close()
+    return time.monotonic() - answered_again

@@ -182,6 +182,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         # a rematch asked by both: the first waits, the second sees who asked, then both play on
         ayse.page.get_by_role("button", name="Rövanş").click()
         ayse.page.locator(".waiting-room").wait_for()
+        assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text() == "2. Oyuncu Bora · henüz istemedi"
         rematch = ayse.page.evaluate("location.hash").split("/")[2]
         assert rematch != game_id
         bora.page.get_by_text("Rövanş isteyenler: Ayşe").wait_for()
@@ -199,6 +200,10 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
         assert api.view(rematch).body["seats"][0]["left"] is False
         bora.page.locator('.seat[data-seat="0"] .label', has_text="kalktı").wait_for(state="detached")
+        ayse.page.get_by_role("button", name="Masadan kalk").click()  # and once more, back by the button
+        ayse.page.get_by_role("button", name="Masaya dön").click()
+        ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
+        assert api.view(rematch).body["seats"][0]["left"] is False
     finally:
         for table in (watcher, bora, ayse):
             if table is not None:
@@ -208,9 +213,11 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
 def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_computers(browser, service, api):  # noqa: F811
     ayse = Table(browser, service)
     bora: Table | None = None
+    watcher: Table | None = None
     try:
         game_id = set_up_with_friends(ayse, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, private=False)
         ayse.page.locator(".waiting-room").wait_for()
+        watch_link = ayse.page.locator("input.watch").input_value()
         bora = Table(browser, service, path="/#/tables")
         listed = bora.page.locator(f'.lobby li[data-game="{game_id}"]')
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
@@ -224,9 +231,17 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         # partners: across the table from each other, the computers on either side
         assert ayse.page.locator(".seat.top .who").inner_text().startswith("Bora")
         assert bora.page.locator(".seat.top .who").inner_text().startswith("Ayşe")
+        watcher = Table(browser, service, path="/" + watch_link.split("/", 3)[3])
+        watcher.page.locator(".game").wait_for()
         deal_ends: list[str] = []
+        watched: list[int] = []
 
         def the_deal_stays_in_sight(clicks: int) -> None:
+            if not watched and watcher.page.locator(".open-hand .card").count():
+                # a spectator sees the auction and the open hand, never a hand, and has nothing to press
+                assert watcher.page.locator(".auction li").count() > 0 and watcher.page.locator(".hand").count() == 0
+                assert watcher.page.locator("[data-action]").count() == 0
+                watched.append(clicks)
             ended = ayse.page.locator(".deal-end")
             if not deal_ends and ended.count():
                 # the deal's last trick and result stay until the next action
@@ -240,12 +255,10 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
             table.page.locator(".result").wait_for()
             shown = table.shown_scores("data-score-team")
             assert shown == {index: final["scores"][team[0]] for index, team in enumerate(final["teams"])}
-        assert deal_ends and "1. el bitti" in deal_ends[0]
-        assert api.request("GET", "/v1/games?status=waiting").body["games"] == [] or game_id not in {
-            game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]
-        }
+        assert deal_ends and "1. el bitti" in deal_ends[0] and watched
+        assert game_id not in {game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]}  # started: unlisted
     finally:
-        for table in (bora, ayse):
+        for table in (watcher, bora, ayse):
             if table is not None:
                 table.close()
 
@@ -266,10 +279,8 @@ def test_timed_sixty_six_tables_count_down_then_forfeit_or_let_the_computer_play
         assert forfeit.page.locator(".result .verdict").inner_text() == "Süre doldu: Ayşe kaybetti"
         assert forfeit.page.locator(".result h2").inner_text() == "Maç bitti: Kaybettin."
         assert api.view(forfeit_id).body["status"] == "forfeited"
+        forfeit.page.locator(".reveal").wait_for()  # the seed and the deals, though the deal never ended
         forfeit.screenshot("sixty-six-forfeited")
-        # the page shows the reveal whenever the history has one (a forfeit's is the issue "Tables that hold up"'s)
-        if api.request("GET", f"/v1/games/{forfeit_id}/history").body["reveal"] is not None:
-            forfeit.page.locator(".reveal").wait_for()
     finally:
         computer.close()
         forfeit.close()

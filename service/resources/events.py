@@ -204,8 +204,8 @@ def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> It
                 registered_before_read = True  # that wait read the store after the registration
                 if version != after:
                     break
-                if time.monotonic() >= ends:
-                    return
+                if time.monotonic() >= ends or koz.announcements.closing:
+                    return  # the client resumes with Last-Event-ID (from another process when this one stops)
                 yield ": heartbeat\n\n"
             if version is None:  # the game expired
                 return
