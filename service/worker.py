@@ -33,7 +33,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from .store import DUE_SLOT_COUNT, DUE_SPACING, SLOTS
+from .due import DUE_SLOT_COUNT, DUE_SPACING, SLOTS
 from .tables import Tables
 
 log = logging.getLogger(__name__)

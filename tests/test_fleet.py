@@ -32,7 +32,7 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from service import create_app
-from service.store import game_slot
+from service.due import game_slot
 from service.tables import Table
 from tests.api import FlaskClient
 from tests.conftest import make_settings

@@ -22,7 +22,7 @@ from redis.retry import Retry
 
 from service import texts
 from service.http_server import SERVER_REFUSALS
-from service.store import game_slot, slot_tag
+from service.due import game_slot, slot_tag
 
 from tests.api import SocketClient
 from tests.test_serve import Service

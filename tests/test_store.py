@@ -11,7 +11,8 @@ import pytest
 from redis import Redis
 
 from service import create_app
-from service.store import GameStore, game_slot
+from service.due import game_slot
+from service.store import GameStore
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 

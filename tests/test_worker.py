@@ -21,7 +21,7 @@ from redis import Redis
 from redis.cluster import key_slot
 
 from service import create_app
-from service.store import DUE_SPACING, SLOTS, game_slot
+from service.due import DUE_SPACING, SLOTS, game_slot
 from service.worker import Worker
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
