@@ -70,7 +70,7 @@ class Worker:
 
     def run(self, stop: threading.Event) -> None:
         """Make computer moves until ``stop`` is set; a lost Redis is waited for, not fatal."""
-        log.info("worker %s makes the computer moves recorded as due", self.name)
+        log.info("worker %s takes computer moves as they fall due", self.name)
         while not stop.is_set():
             try:
                 self.work(block=True)
