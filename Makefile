@@ -85,11 +85,11 @@ clean:
 MUTANTS ?=
 MUTATE_JOBS ?= 2
 MUTATE_NICE ?= 10
-$(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1): $(STAMP)
+$(VENV)/.mutate-installed-$(CHECKSUM): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,mutate]'
 	rm -f $(VENV)/.mutate-installed-*
 	touch $@
 
-mutate: $(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+mutate: $(VENV)/.mutate-installed-$(CHECKSUM)
 	nice -n $(MUTATE_NICE) $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
 	$(BIN)/mutmut results

@@ -31,7 +31,7 @@ from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
@@ -151,7 +151,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz_readiness"] = readiness
     app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
     app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
-    app.extensions["koz"] = Tables(game_store(redis, settings), settings)
+    app.extensions["koz"] = Games(game_store(redis, settings), settings)
 
     api = Api(app)
     document_levels(api.spec)

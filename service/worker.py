@@ -34,7 +34,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from .due import DUE_SLOT_COUNT, DUE_SPACING, SLOTS
-from .tables import Tables
+from .games import Games
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +53,14 @@ OTHER_SLOTS_PER_SWEEP = 64
 
 class Worker:
     def __init__(
-        self, tables: Tables, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS, sweep_seconds: float = SWEEP_SECONDS
+        self, games: Games, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS, sweep_seconds: float = SWEEP_SECONDS
     ) -> None:
-        self.tables = tables
-        self.store = tables.store
+        self.games = games
+        self.store = games.store
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.block_seconds = block_seconds
         self.sweep_seconds = sweep_seconds
-        self.lease_seconds = tables.settings.job_claim_seconds
+        self.lease_seconds = games.settings.job_claim_seconds
         self._next_sweep = 0.0
         self._sweeps = 0
         self._subscription: Any = None
@@ -93,13 +93,13 @@ class Worker:
 
     def _play(self) -> int:
         """Make the moves of the games held; how many."""
-        games = list(dict.fromkeys(self._held))  # a game claimed twice moves once
-        if games:
-            played = self.tables.play_computers(games)
+        held = list(dict.fromkeys(self._held))  # a game claimed twice moves once
+        if held:
+            played = self.games.computers.play_computers(held)
             for game_id, version in played.idle.items():
                 self.store.settle(game_id, version)
         self._held = []
-        return len(games)
+        return len(held)
 
     def sweep(self, *, shared: bool = True) -> list[str]:
         """Claim the due moves in the slots of new games and in the next share of the others.
@@ -155,8 +155,8 @@ class WorkerThread:
     """A worker on a thread of this process: for the tests, where the app and the worker share
     one (fake) Redis."""
 
-    def __init__(self, tables: Tables, name: str = "in-process") -> None:
-        self.worker = Worker(tables, name, block_seconds=0.2, sweep_seconds=0.5)
+    def __init__(self, games: Games, name: str = "in-process") -> None:
+        self.worker = Worker(games, name, block_seconds=0.2, sweep_seconds=0.5)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.worker.run, args=(self.stop,), name="koz-worker", daemon=True)
 

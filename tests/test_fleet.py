@@ -34,7 +34,7 @@ from redis.cluster import RedisCluster
 
 from service import create_app
 from service.due import game_slot
-from service.tables import Table
+from service.game import Game
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 from tests.redis_cluster import LocalCluster, wait_until
@@ -185,7 +185,7 @@ class FrozenTime(datetime):
 
 
 def test_the_same_match_is_stored_byte_for_byte_alike_on_one_redis_and_on_a_cluster(redis_server_url, replicated_cluster, monkeypatch):
-    monkeypatch.setattr(sys.modules[Table.__module__], "datetime", FrozenTime)  # the game's creation time
+    monkeypatch.setattr(sys.modules[Game.__module__], "datetime", FrozenTime)  # the game's creation time
     stored = []
     for redis in (Redis.from_url(redis_server_url), RedisCluster.from_url(replicated_cluster.url)):
         tokens_made = itertools.count()  # the same seat tokens for both (the store keeps their hashes)

@@ -228,3 +228,16 @@ def test_on_sigterm_a_held_long_poll_is_answered_with_the_current_view_and_an_ev
         assert service.process.wait(30) == 0
         print(f"the long-poll was answered {answered_after:.2f} s after SIGTERM")
 
+
+
+def test_a_worker_that_dies_is_started_again_and_the_computers_play_on(tmp_path):
+    with Service(tmp_path / "koz-data", KOZ_REPLY_WAIT_SECONDS="30") as service:
+        first = service.worker_pids(1)[0]
+        os.kill(first, signal.SIGKILL)
+        second = service.worker_pids(2)[1]
+        assert second != first and alive(second) and second in children(service.process.pid)
+        api = SocketClient(service.url)
+        created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
+        assert api.finished_view(created["id"])["status"] == "finished"
+        api.close()
+        assert service.stop() == 0

@@ -135,6 +135,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
     watcher: Table | None = None
     try:
         assert axe_violations(ayse) == []  # the home page
+        ayse.screenshot("home")
         game_id = set_up_with_friends(ayse, "Alman Whisti", "Ayşe", {1: "open"}, {"target": 0})
         room = ayse.page.locator(".waiting-room")
         room.wait_for()
@@ -144,6 +145,10 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         invitation = ayse.page.locator("input.invitation").input_value()
         watch_link = ayse.page.locator("input.watch").input_value()
         assert f"/{game_id}/join/1/" in invitation  # a private table: the seat's code is in the link
+        ayse.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=service.url)
+        ayse.page.locator('.seat-list li[data-seat="1"]').get_by_role("button", name="Kopyala").click()
+        ayse.page.locator('.seat-list li[data-seat="1"]').get_by_role("button", name="Kopyalandı").wait_for()
+        assert ayse.page.evaluate("() => navigator.clipboard.readText()") == invitation
 
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
         bora.page.get_by_role("heading", name="Alman Whisti masasına davet").wait_for()
@@ -151,6 +156,11 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         bora.page.get_by_role("button", name="OTUR").click()
         bora.page.locator(".game").wait_for()
         ayse.page.locator(".game").wait_for()  # the last seat taken: the game starts by itself
+
+        late = Table(browser, service, path="/" + invitation.split("/", 3)[3])  # the link, once the game has started
+        late.page.get_by_role("alert").filter(has_text="Bu oyun başladı; koltuk artık boş değil.").wait_for()
+        assert late.page.get_by_role("link", name="Ana sayfaya dön").count() == 1
+        late.close()
 
         watcher = Table(browser, service, path="/" + watch_link.split("/", 3)[3])
         responses: list[Any] = []
@@ -221,15 +231,16 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         bora = Table(browser, service, path="/#/tables")
         listed = bora.page.locator(f'.lobby li[data-game="{game_id}"]')
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
+        bora.screenshot("open-tables")
         listing = listed.inner_text()  # the options and seats in words, and how long it has waited
         assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
+        assert listed.get_by_role("link", name="İzle").get_attribute("href") == f"#/partnership-batak/{game_id}/watch"
         listed.get_by_role("button", name="Kuzey koltuğuna otur").click()
-        bora.page.locator("[name=player]").fill("Bora")
-        bora.page.get_by_role("button", name="OTUR").click()
+        bora.page.get_by_role("button", name="OTUR").click()  # no name given: a guest
         for table in (ayse, bora):
             table.page.locator(".game").wait_for()
         # partners: across the table from each other, the computers on either side
-        assert ayse.page.locator(".seat.top .who").inner_text().startswith("Bora")
+        assert ayse.page.locator(".seat.top .who").inner_text().startswith("Misafir")
         assert bora.page.locator(".seat.top .who").inner_text().startswith("Ayşe")
         watcher = Table(browser, service, path="/" + watch_link.split("/", 3)[3])
         watcher.page.locator(".game").wait_for()
@@ -298,8 +309,11 @@ def fits_the_phone(table: Table, *selectors: str) -> None:
 def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, service):  # noqa: F811
     table = Table(browser, service, viewport=PHONE)
     try:
-        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21})
+        clock = {"seconds": "60", "bank": "120", "on_timeout": "computer"}
+        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, clock=clock)
         table.page.locator(".waiting-room").wait_for()
+        terms = "Süreli masa: Hamle başına süre 60 sn · Yedek süre 120 sn · Süre dolunca: bilgisayar oynar"
+        assert table.page.locator(".clock-terms").inner_text() == terms
         fits_the_phone(table, ".seat-list li.open input.invitation")
         table.screenshot("waiting-room-phone-tr")
         table.page.get_by_role("button", name="English").click()
@@ -328,6 +342,8 @@ def test_a_new_game_keeps_the_name_and_the_last_options(browser, service):  # no
         table.page.locator(".game").wait_for()
         table.page.get_by_role("link", name="Koz · Ana sayfa").click()
         table.page.get_by_role("link", name="Altmışaltı").click()
+        table.page.locator("form.friends [name=player]").wait_for()
+        table.screenshot("set-up")
         for which in ("form.setup", "form.friends"):
             assert table.page.locator(f"{which} [name=player]").input_value() == "Ayşe"
             assert table.page.locator(f"{which} [name=target]").input_value() == "5"
@@ -347,6 +363,11 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         watcher = Table(browser, service, path="/" + ayse.page.locator("input.watch").input_value().split("/", 3)[3])
         watcher.page.locator(".waiting-room").wait_for()
         assert watcher.page.get_by_role("button", name="Daveti geri çek").count() == 0  # only its creator may
+        wrong = Table(browser, service, path="/" + invitation.split("/", 3)[3].rsplit("/", 1)[0] + "/not-the-code")
+        wrong.expected_errors.append("status of 403")
+        wrong.page.get_by_role("button", name="OTUR").click()
+        wrong.page.get_by_role("alert").filter(has_text="Davet kodu yanlış.").wait_for()
+        wrong.close()
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
         bora.page.get_by_role("button", name="OTUR").wait_for()
         for table in (watcher, bora):
@@ -410,6 +431,7 @@ def test_an_abandoned_match_is_shown_as_an_end(browser, tmp_path):  # noqa: F811
         assert page.locator(".result .verdict").inner_text().startswith("Maç yarıda kaldı")
         assert page.locator(".turn").count() == 0 and page.locator("[data-action]").count() == 0
         assert ". el" not in page.locator(".scores caption").inner_text()  # not a deal still being played
+        page.locator(".reveal").wait_for()  # the seed and the deal as dealt, though it never ended
         table.screenshot("german-whist-abandoned")
     finally:
         table.close()

@@ -117,7 +117,9 @@ def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
     answer = api.act(game_id, view["legal_actions"][0], token)
     waited = time.monotonic() - started
     assert answer.status == 200 and answer.body["version"] == view["version"] + 1  # the committed view
-    assert 0.25 < waited < 3
+    # at least the configured wait; and an answer, though no worker will ever reply (a generous
+    # deadline: a slow machine must not fail it)
+    assert 0.25 < waited < 30
 
 
 def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
@@ -163,18 +165,21 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
 
 
 def test_a_move_claimed_by_a_dead_worker_is_taken_over_at_the_end_of_its_lease_and_made_once(backend):
-    app = create_app(make_settings(job_claim_seconds=0.3, reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     game_id, _ = computer_leads(api, "takeover")
     # a worker claims the move and dies before making it
-    assert store.claim([game_id], 0.3) == [game_id]
-    assert store.claim([game_id], 0.3) == []  # held
+    # (a lease of 2 s: "not yet" holds on a slow machine too)
+    assert store.claim([game_id], 2) == [game_id]
+    assert store.claim([game_id], 2) == []  # held
     survivor = Worker(app.extensions["koz"], "survivor")
     assert survivor.drain() == 0  # not abandoned long enough yet: nothing to do
     assert api.view(game_id).body["version"] == 0
-    time.sleep(0.4)
-    assert survivor.drain() == 1
+    deadline = time.monotonic() + 30  # the survivor looks until the lease has passed
+    while not (done := survivor.drain()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert done == 1
     assert api.view(game_id).body["version"] == 1
     assert action_versions(api, game_id) == [1]
 

@@ -197,6 +197,9 @@ export function waitingRoom(game) {
     h("h1", {}, `${text("waitingRoom")} · ${named(ruleset(view.ruleset).names)}`),
     h("p", { role: "status" }, rematch ? text("rematchWaiting") : text("waitingHint")),
     problemLine(game.problem),
+    view.clock ? h("p", { class: "clock-terms" }, `${text("timed")}: ${text("perAction")} ${text("seconds", view.clock.seconds_per_action)} · `
+      + `${text("bank")} ${text("seconds", view.clock.bank || 0)} · ${text("onTimeout")}: `
+      + `${text(view.clock.on_timeout === "forfeit" ? "timeoutForfeit" : "timeoutComputer")}`) : null,
     h("ul", { class: "seat-list" }, view.seats.map((seat) => {
       const code = codes.find((entry) => entry.seat === seat.index);
       const who = seat.open ? (seat.name ? `${seat.name} · ${text("notYet")}` : text("openSeat"))

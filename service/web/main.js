@@ -28,7 +28,7 @@ async function route() {
   if (!catalog.current) catalog.current = await api("GET", "/v1/rulesets");
   if (parts[0] === "tables") return openTables();
   const entry = parts[0] && ruleset(parts[0]);
-  title(entry ? named(entry.names) : parts[0] === "tables" ? text("openTables") : "");
+  title(entry ? named(entry.names) : "");
   if (!entry) return show(homePage());
   if (!parts[1]) return show(setupPage(entry));
   if (parts[2] === "join") return join(entry, parts[1], Number(parts[3]), parts[4]);
@@ -163,8 +163,12 @@ async function accept(game, view, { first = false } = {}) {
   game.hint = null;
   let added = [];
   if (!first && view.version > game.history.after) {
+    // one history read at a time (a stream's view and an action's answer may come at once), each
+    // going on from where the last one ended
+    const previous = game.historyRead || Promise.resolve();
+    game.historyRead = previous.catch(() => {}).then(() => readHistory(game.id, game.token, game.follow.signal, game.history));
     try {
-      added = await readHistory(game.id, game.token, game.follow.signal, game.history);
+      added = await game.historyRead;
     } catch (error) {
       if (error.name === "AbortError") throw error; // else the history catches up with the next view
     }

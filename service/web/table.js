@@ -16,8 +16,10 @@ export function over(view) {
   return ["finished", "forfeited", "abandoned"].includes(view.status);
 }
 
-/** The view's sides (who plays with whom): its teams where it has them, else each seat alone. */
-export function sides(view) {
+/** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
+ * adds them to every game): until then Batak's `teams`, else each seat alone. The scoreboard and
+ * the deals' table still read `teams` themselves. */
+function sides(view) {
   return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
 }
 
@@ -44,7 +46,7 @@ function cardFace(code, extra = {}) {
 }
 
 /** A card shown, not played: an image with its name. */
-export function shownCard(code, className = "card") {
+function shownCard(code, className = "card") {
   return h("span", { class: className, role: "img", "aria-label": cardName(code), title: cardName(code) }, cardFace(code));
 }
 
