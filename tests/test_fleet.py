@@ -34,6 +34,7 @@ from redis.cluster import RedisCluster
 
 from service import create_app
 from service.due import game_slot
+from service.store import unpack
 from service.game import Game
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -190,6 +191,8 @@ def test_the_same_match_is_stored_byte_for_byte_alike_on_one_redis_and_on_a_clus
     for redis in (Redis.from_url(redis_server_url), RedisCluster.from_url(replicated_cluster.url)):
         tokens_made = itertools.count()  # the same seat tokens for both (the store keeps their hashes)
         monkeypatch.setattr(secrets, "token_urlsafe", lambda size: f"token-{next(tokens_made)}")
+        hex_made = itertools.count()  # and the same game id and salt
+        monkeypatch.setattr(secrets, "token_hex", lambda size=32: f"{next(hex_made):0{2 * size}x}")
         prefix = f"twin-{uuid.uuid4().hex[:8]}"
         app = create_app(make_settings(key_prefix=prefix, reply_wait_seconds=0), redis=redis)
         tables = app.extensions["koz"]
@@ -204,6 +207,10 @@ def test_the_same_match_is_stored_byte_for_byte_alike_on_one_redis_and_on_a_clus
         stored.append((game, redis.get(f"{prefix}:{{{created['id']}}}:log")))
         app.extensions["koz"].announcements.stop()
     assert stored[0][0][b"version"] == stored[1][0][b"version"] == b"52"
+    (first, first_log), (second, second_log) = stored
+    assert first_log == second_log
+    assert first[b"setup"] == second[b"setup"]
+    assert unpack(first[b"snapshot"]) == unpack(second[b"snapshot"])
     assert stored[0] == stored[1]
 
 
