@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from .errors import Problem
+from .refusals import Refused
 from .games import Games
 from .repository import MAX_ATTEMPTS
 
@@ -30,8 +30,8 @@ def expire(games: Games, game_id: str) -> bool:
     for _ in range(MAX_ATTEMPTS):
         try:
             game = repository.load(game_id)
-        except Problem as problem:
-            if problem.status not in (404, 410):
+        except Refused as refused:
+            if refused.code not in ("unknown_game", "game_unreadable"):
                 raise
             store.unschedule_clock(game_id, repository.clock())
             return False
@@ -53,8 +53,8 @@ def enforce(games: Games) -> int:
     for game_id in games.store.due_clocks(games.clock()):
         try:
             applied += expire(games, game_id)
-        except Problem as problem:  # the game kept changing, or the store is unavailable: next round
-            log.warning("clock of game %s not enforced: %s", game_id, problem.code)
+        except Refused as refused:  # the game kept changing, or the store is unavailable: next round
+            log.warning("clock of game %s not enforced: %s", game_id, refused.code)
     return applied
 
 

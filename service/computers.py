@@ -20,7 +20,7 @@ from redis.exceptions import RedisError
 from engine import Action, Event
 from engine.players import Budget, SeatInfo, level_names, player, standard_level, strongest_level
 
-from .errors import Problem
+from .refusals import Refused
 from .game import Game
 from .metrics import DECISION_SECONDS
 from .offload import off_the_loop
@@ -112,7 +112,7 @@ class Computers:
         game = self.repository.load(game_id)
         seat = game.acting_seat(require_token(token))
         if game.over:
-            raise Problem(409, "game_over", "game_over")
+            raise Refused("game_over", "game_over")
         if seat not in game.ruleset.to_act(game.state):
             raise game.ruleset.turn_refusal(game.state, seat)
         return game, seat, off_the_loop(self.decision(game, seat, strongest_level(game.ruleset.id)))

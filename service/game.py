@@ -20,7 +20,7 @@ from typing import Any, Sequence
 from engine import Action, Event, RuleError, Ruleset, action_log
 from engine.players import player, standard_level
 
-from .errors import Problem
+from .refusals import Refused
 from .metrics import ACTIONS
 from .replay import action_event
 from .tokens import new_token, seat_of, token_hash
@@ -173,7 +173,7 @@ class Game:
         try:
             for seat, action in action_log.decode(entries):
                 self.act(seat, Action.from_json(action))
-        except (RuleError, Problem, ValueError, KeyError, IndexError, TypeError):  # entries this game cannot follow
+        except (RuleError, Refused, ValueError, KeyError, IndexError, TypeError):  # entries this game cannot follow
             return False
         if self.version != version:
             return False
@@ -190,11 +190,8 @@ class Game:
         """The seat of a bearer token; a token of no seat here is a 401."""
         seat = seat_of(token, [seat.token_hash for seat in self.seats])
         if seat is None:
-            raise Problem(
-                401,
+            raise Refused("invalid_token",
                 "invalid_token",
-                "invalid_token",
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
         return seat
 
@@ -203,7 +200,7 @@ class Game:
         no seat here, a 409 ``seat_left`` while a computer plays the seat it left."""
         seat = self.authenticate(token)
         if self.seats[seat].bot is not None:
-            raise Problem(409, "seat_left", "seat_left_acting", params={"seat": seat})
+            raise Refused("seat_left", "seat_left_acting", params={"seat": seat})
         return seat
 
     # --- what a seat sees -------------------------------------------------------------------
@@ -376,11 +373,11 @@ class Game:
         if not record.open:
             created = self.initial_seats[seat]
             why = "seat_not_open" if created.open else "computer_seat_never_open" if created.bot else "human_seat_never_open"
-            raise Problem(409, "seat_taken", why, params={"seat": seat})
+            raise Refused("seat_taken", why, params={"seat": seat})
         if record.code_hash is not None and code is None:
-            raise Problem(403, "invalid_join_code", "join_code_missing", params={"seat": seat})
+            raise Refused("invalid_join_code", "join_code_missing", params={"seat": seat})
         if record.code_hash is not None and seat_of(code or "", [record.code_hash]) != 0:
-            raise Problem(403, "invalid_join_code", "join_code_wrong", params={"seat": seat})
+            raise Refused("invalid_join_code", "join_code_wrong", params={"seat": seat})
         token = token or new_token()
         name = name or self.ruleset.default_seat_name(seat, human=True)
         self.seat_event({"type": "seat_taken", "seat": seat, "name": name}, token_hash(token))
@@ -390,9 +387,9 @@ class Game:
         """Hand ``seat`` to a computer of ``level`` (None: the ruleset's standard one) for the rest
         of the match (its token may take it back)."""
         if self.over:
-            raise Problem(409, "game_over", "game_over")
+            raise Refused("game_over", "game_over")
         if self.seats[seat].bot is not None:
-            raise Problem(409, "seat_left", "seat_left", params={"seat": seat})
+            raise Refused("seat_left", "seat_left", params={"seat": seat})
         level = level or standard_level(self.ruleset.id)
         player(level, self.ruleset.id)  # refuses a level the ruleset does not have
         self.seat_event({"type": "left", "seat": seat, "level": level})
@@ -400,14 +397,14 @@ class Game:
     def rejoin(self, seat: int) -> None:
         """The seat's token takes back a seat it left to a computer."""
         if self.over:
-            raise Problem(409, "game_over", "game_over")
+            raise Refused("game_over", "game_over")
         if self.seats[seat].bot is None:
-            raise Problem(409, "seat_taken", "seat_played_by_token", params={"seat": seat})
+            raise Refused("seat_taken", "seat_played_by_token", params={"seat": seat})
         self.seat_event({"type": "rejoined", "seat": seat})
 
     def _seat(self, seat: int) -> SeatRecord:
         if not 0 <= seat < len(self.seats):
-            raise Problem(404, "unknown_seat", "unknown_seat", params={"last": len(self.seats) - 1})
+            raise Refused("unknown_seat", "unknown_seat", params={"last": len(self.seats) - 1})
         return self.seats[seat]
 
     # --- changes ----------------------------------------------------------------------------
@@ -415,11 +412,11 @@ class Game:
     def act(self, seat: int, action: Action) -> None:
         """Apply one action through the engine (a refusal raises and changes nothing)."""
         if self.abandoned:
-            raise Problem(409, "game_over", "abandoned")
+            raise Refused("game_over", "abandoned")
         if self.waiting:
-            raise Problem(409, "waiting_for_players", "waiting_for_players")
+            raise Refused("waiting_for_players", "waiting_for_players")
         if self.forfeit is not None:
-            raise Problem(409, "game_over", "forfeited")
+            raise Refused("game_over", "forfeited")
         before = self.state
         state, events = self.ruleset.apply(before, seat, action)
         self._spend_bank(seat)
@@ -472,4 +469,4 @@ def check_presentable(game: Game) -> None:
         for seat in [None, *range(len(game.seats))]:
             json.dumps(game.view(seat), ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
-        raise Problem(400, "invalid_request", "not_shown") from error
+        raise Refused("invalid_request", "not_shown") from error

@@ -22,7 +22,7 @@ from engine.texts import Said
 
 from .computers import Computers
 from .config import Settings
-from .errors import Problem
+from .refusals import Refused
 from .game import Game, SeatRecord
 from .repository import MAX_ATTEMPTS, Repository
 from .store import GameStore, Stored
@@ -104,9 +104,7 @@ class Games:
             computer = {"bot": standard_level(ruleset.id)}
             seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
         if len(seats) != ruleset.seat_count:
-            raise Problem(
-                400,
-                "invalid_seats",
+            raise Refused("invalid_seats",
                 "invalid_seats",
                 params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
                 allowed=Said({"en": f"a list of {ruleset.seat_count} seats", "tr": f"{ruleset.seat_count} koltukluk bir liste"}),
@@ -117,7 +115,7 @@ class Games:
         for index, seat in enumerate(seats):
             level = seat.get("bot")
             if level is not None and seat.get("open"):
-                raise Problem(400, "invalid_seats", "open_and_computer", params={"seat": index})
+                raise Refused("invalid_seats", "open_and_computer", params={"seat": index})
             if level is not None:
                 player(level, ruleset.id)  # refuses a level the ruleset does not have
             elif seat.get("open"):
@@ -159,7 +157,7 @@ class Games:
         ttl = min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
         cap = self.settings.max_waiting_games_per_address
         if not self.store.reserve_waiting(host, game_id, self.clock() + ttl, cap, ttl):
-            raise Problem(429, "too_many_waiting_games", "too_many_waiting_games", params={"cap": cap}, headers={"Retry-After": "60"})
+            raise Refused("too_many_waiting_games", "too_many_waiting_games", params={"cap": cap})
         return host
 
     def take_seat(
@@ -172,7 +170,7 @@ class Games:
         def take(game: Game) -> str | None:
             if token is not None:
                 if game.authenticate(token) != seat:
-                    raise Problem(403, "not_your_seat", "not_your_seat", params={"seat": seat})
+                    raise Refused("not_your_seat", "not_your_seat", params={"seat": seat})
                 game.rejoin(seat)
                 return None
             given = None
@@ -199,16 +197,16 @@ class Games:
             game = self.repository.load(game_id)
             seat = game.authenticate(token)
             if game.initial_seats[seat].token_hash is None:
-                raise Problem(403, "not_the_creator", "not_the_creator", params={"seat": seat})
+                raise Refused("not_the_creator", "not_the_creator", params={"seat": seat})
             if not game.waiting:
-                raise Problem(409, "game_started", "game_started")
+                raise Refused("game_started", "game_started")
             commit = self.store.withdraw(game_id, game.version)
             if commit.missing:
-                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
             if commit.written:
                 self.stopped_waiting(game)
                 return
-        raise Problem(409, "busy", "busy")
+        raise Refused("busy", "busy")
 
     def leave(self, game_id: str, token: str | None, level: str | None) -> Game:
         token = require_token(token)
@@ -244,7 +242,7 @@ class Games:
         old = self.repository.load(game_id)
         seat = old.authenticate(token)
         if not (old.finished or old.forfeit is not None):
-            raise Problem(409, "game_not_finished", "rematch_too_soon")
+            raise Refused("game_not_finished", "rematch_too_soon")
         if old.rematch is None:
             # a human seat is kept for its token, open until that token asks (a seat that left to
             # a computer included); a computer seat stays the same computer
@@ -296,9 +294,7 @@ class Games:
                 if earlier is not None:
                     return self._replay(earlier, fingerprint), True
             if if_match is not None and not version_matches(if_match, game.version):
-                raise Problem(
-                    412,
-                    "stale_version",
+                raise Refused("stale_version",
                     "stale_version",
                     params={"version": game.version},
                     current_version=game.version,
@@ -309,7 +305,7 @@ class Games:
                 # a worker would; the late seat's action is refused, another seat's tried anew
                 late = game.turn["seat"] if game.turn else None
                 if self.time_out(game) and late == seat:
-                    raise Problem(409, "deadline_passed", "deadline_passed", params={"seat": seat})
+                    raise Refused("deadline_passed", "deadline_passed", params={"seat": seat})
                 continue
             start = game.version
             game.act(seat, action)
@@ -326,16 +322,14 @@ class Games:
             if commit.earlier_answer is not None:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
-                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
             if if_match is not None:
-                raise Problem(
-                    412,
-                    "stale_version",
+                raise Refused("stale_version",
                     "moved_on",
                     params={"version": commit.version},
                     current_version=commit.version,
                 )
-        raise Problem(409, "busy", "busy")
+        raise Refused("busy", "busy")
 
     def time_out(self, game: Game) -> bool:
         """Apply the timeout of ``game``'s seat to act, whose deadline has passed, and commit it;
@@ -352,9 +346,7 @@ class Games:
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
         if earlier["fingerprint"] != fingerprint:
-            raise Problem(
-                422,
-                "idempotency_key_reused",
+            raise Refused("idempotency_key_reused",
                 "idempotency_key_reused",
             )
         return earlier["view"]

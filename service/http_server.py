@@ -270,6 +270,10 @@ def post_fork(server, _worker) -> None:
     # a web process ends with its master, however the master ends: nothing it holds is lost (the
     # games are in Redis), and one left behind would go on serving the port
     end_with_parent(server.pid, signal.SIGKILL)
+    freeze_what_was_loaded()
+
+
+def freeze_what_was_loaded() -> None:
     # what the app loaded before the fork lives as long as the process: keep it out of the
     # collector's full passes, which would otherwise stall thousands of waiting requests at times
     gc.freeze()

@@ -23,7 +23,7 @@ from engine import Action, Event, RuleError, Ruleset, registry
 
 from .announcements import Announcements
 from .config import Settings
-from .errors import Problem
+from .refusals import Refused
 from .game import DealBase, Game, SeatRecord, check_presentable
 from .replay import ReplayCache
 from .store import Commit, GameStore, Legacy, Stored
@@ -109,9 +109,7 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     ruleset = registry.get(record["ruleset"])
     seats = [SeatRecord(**seat) for seat in record["seats"]]
     game = Game.new(game_id, ruleset, record["options"], seats, record["seed"], now=now, length_cap=None, created_at=record["created_at"])
-    unreadable = Problem(
-        410,
-        "game_unreadable",
+    unreadable = Refused("game_unreadable",
         "game_unreadable",
         params={"game": repr(game_id)},
     )
@@ -222,14 +220,14 @@ class Repository:
             self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
             self._memory_read_at = now
         if self._memory_full:
-            raise Problem(503, "capacity", "nearly_full", headers={"Retry-After": "60"})
+            raise Refused("capacity", "nearly_full")
 
     def load(self, game_id: str) -> Game:
         """The game as stored (a game of the old layout upgraded on the way)."""
         for _ in range(MAX_ATTEMPTS):
             stored = self.store.load(game_id)
             if stored is None:
-                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
             if isinstance(stored, Stored):
                 return self.from_stored(game_id, stored)
             game = upgrade(game_id, stored, self.store.legacy_history(game_id), now=self.clock())
@@ -237,7 +235,7 @@ class Repository:
                 game.committed()
                 game.length_cap = self.length_cap  # from now on: the replay of what was played before is not capped
                 return game
-        raise Problem(503, "storage_unavailable", "read_failed")
+        raise Refused("storage_unavailable", "read_failed")
 
     def ttl(self, game: Game) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -288,10 +286,10 @@ class Repository:
             commit, game = self.commit_and_follow(game, None)
             if commit.written:
                 return game
-        raise Problem(503, "storage_unavailable", "store_failed")
+        raise Refused("storage_unavailable", "store_failed")
 
     def change(self, game_id: str, change: Callable[[Game], T]) -> tuple[Game, T]:
-        """Apply ``change(game)`` (which may raise a Problem) in one compare-and-set, retried
+        """Apply ``change(game)`` (which may refuse: :class:`Refused`) in one compare-and-set, retried
         when another request moved first; (game, what ``change`` returned). The game is as the
         computers' replies left it if they come within the reply wait."""
         for _ in range(MAX_ATTEMPTS):
@@ -304,8 +302,8 @@ class Repository:
             if commit.written:
                 return game, outcome
             if commit.missing:
-                raise Problem(404, "unknown_game", "unknown_game", params={"game": repr(game_id)})
-        raise Problem(409, "busy", "busy")
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
+        raise Refused("busy", "busy")
 
     def events(self, game: Game, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by

@@ -8,7 +8,7 @@ import hmac
 import secrets
 from typing import Sequence
 
-from .errors import Problem
+from .refusals import Refused
 
 
 def new_token() -> str:
@@ -44,10 +44,7 @@ def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
 def require_token(token: str | None) -> str:
     """The bearer token of a request that needs one; a 401 ``missing_token`` without."""
     if token is None:
-        raise Problem(
-            401,
+        raise Refused("missing_token",
             "missing_token",
-            "missing_token",
-            headers={"WWW-Authenticate": "Bearer"},
         )
     return token

@@ -325,6 +325,13 @@ def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, se
         table.start("Eşli Batak", {"target": 21})
         table.page.locator("[data-action]:enabled").first.wait_for()
         fits_the_phone(table, ".turn", ".table", ".hand")
+        # and in play, with the open hand shown as well
+        while not (table.page.locator(".open-hand .card").count() and table.page.locator('.hand [data-action*=\'"play"\']:enabled').count()):
+            assert table.wait_for_my_move_or_the_end()
+            actions = table.enabled_actions()
+            chosen = highest_card_or_pass([action for action, _ in actions])
+            table.click(next(element for action, element in actions if action == chosen))
+        fits_the_phone(table, ".turn", ".table", ".hand", ".open-hand")
         table.screenshot("batak-phone-tr")
     finally:
         table.close()
