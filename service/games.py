@@ -3,7 +3,7 @@
 :class:`Games` is the service's one entry to the games: each operation reads a game through the
 :class:`~service.repository.Repository`, changes it through the :class:`~service.game.Game`
 aggregate and commits it in one compare-and-set. Computer players never think in a web request:
-a commit that leaves a computer to move queues a job in the same transaction, and a worker makes
+a commit that leaves a computer to move records it as due in the same script, and a worker makes
 the move through :class:`~service.computers.Computers`. Reads never write.
 """
 
@@ -135,7 +135,7 @@ class Games:
             )
         source = "client" if seed else "server"
         chosen = seed or secrets.token_hex(16)
-        game_id = secrets.token_hex(8)
+        game_id = self.store.new_game_id()
         host = self._reserve_waiting(address, game_id) if codes else None
         try:
             game = self.repository.store_new(
