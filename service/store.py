@@ -20,7 +20,7 @@ The record of a due computer move is written by the same script, in the game's o
 :mod:`.due`.
 
 Games stored before the log existed (a ``record`` field beside a ``history`` sorted set) are
-read as :class:`Legacy` and rewritten by :mod:`.migration`.
+read as :class:`Legacy`, replayed and rewritten in the new layout as they are read (:meth:`Repository.load <service.repository.Repository.load>`).
 """
 
 from __future__ import annotations
