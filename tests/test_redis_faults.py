@@ -43,7 +43,7 @@ def timed(call):
 
 
 def new_game(api) -> tuple[str, dict[int, str]]:
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="faults").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="faults").body
     return created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
 
 
@@ -125,7 +125,7 @@ def test_a_nearly_full_redis_refuses_new_games_with_503_capacity_while_running_g
         filler.set(f"filler:{number}", b"x" * 8192)
         number += 1
     time.sleep(1.1)  # the service reads the memory use at most once a second
-    refused = api.create(ruleset="german-whist", seats=[{}, {}])
+    refused = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}])
     assert (refused.status, refused.code) == (503, "capacity")
     assert "Retry-After" in refused.headers
     assert play_one(api, game_id, tokens).status == 200

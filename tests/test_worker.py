@@ -34,7 +34,7 @@ def action_versions(api, game_id):
 def computer_leads(api, seed_prefix: str):
     """A German Whist game of a human and a computer in which the computer is to lead."""
     for seed in range(40):
-        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"{seed_prefix}-{seed}").body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"{seed_prefix}-{seed}").body
         if api.view(created["id"]).body["to_act"] == [1]:
             return created["id"], created["tokens"][0]["token"]
     raise AssertionError("no seed lets the computer lead")

@@ -55,9 +55,12 @@ def post_action(action: dict[str, Any], game_id: str):
     """Act as a seat.
 
     Post one action object (an `Action`, told apart by its `type`); any member of the view's
-    `legal_actions` may be posted verbatim. The answer is the seat's new view, after any
-    computer players have moved. An illegal action answers 422 with the rule it breaks (`code`)
-    and the legal actions; acting out of turn answers 409 `not_your_turn`.
+    `legal_actions` may be posted verbatim. The answer is the seat's new view: after the
+    computers' replies when they come within `KOZ_REPLY_WAIT_SECONDS` (2 s by default), else
+    the view as committed, and the replies arrive on the event stream or a long-poll (a
+    client never assumes the answer is final: its `to_act` says who acts next). An illegal
+    action answers 422 with the rule it breaks (`code`) and the legal actions; acting out of
+    turn answers 409 `not_your_turn`.
     """
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
