@@ -1,9 +1,12 @@
 # Two entry points: `make run` serves Koz on an embedded Redis, `make test` runs every test.
-# Both create the virtual environment they need on first use.
+# Both create the virtual environment on first use: `make run` installs what serving needs only,
+# `make test` adds the test tools (the `test` extra).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+CHECKSUM := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+SERVING := $(VENV)/.serving-$(CHECKSUM)
+STAMP := $(VENV)/.installed-$(CHECKSUM)
 # the browser tests drive Debian's Chromium through Playwright (no browser download)
 CHROMIUM := /usr/bin/chromium
 OPENAPI_TOOLS := openapi/node_modules/.package-lock.json
@@ -12,14 +15,21 @@ PEER_BOARDGAMEIO := bench/peer_boardgameio/node_modules/.package-lock.json
 
 .PHONY: run test bench openapi clean mutate
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(SERVING): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	rm -f $(VENV)/.serving-*
+	touch $@
+
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-run: $(STAMP)
+run: $(SERVING)
 	$(BIN)/koz serve
 
 $(CHROMIUM):
@@ -57,12 +67,12 @@ $(VENV)-peer/.installed:
 	$(VENV)-peer/bin/python -m pip install --quiet 'schnapsen==0.0.5'
 	touch $@
 
-bench: $(STAMP) $(VENV)-peer/.installed $(PEER_BOARDGAMEIO)
+bench: $(SERVING) $(VENV)-peer/.installed $(PEER_BOARDGAMEIO)
 	$(BIN)/python bench/engine.py --peer
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/api.py --peer boardgameio
 
-openapi: $(STAMP)
+openapi: $(SERVING)
 	$(BIN)/koz openapi
 
 clean:
@@ -75,11 +85,11 @@ clean:
 MUTANTS ?=
 MUTATE_JOBS ?= 2
 MUTATE_NICE ?= 10
-$(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1): $(STAMP)
+$(VENV)/.mutate-installed-$(CHECKSUM): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,mutate]'
 	rm -f $(VENV)/.mutate-installed-*
 	touch $@
 
-mutate: $(VENV)/.mutate-installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+mutate: $(VENV)/.mutate-installed-$(CHECKSUM)
 	nice -n $(MUTATE_NICE) $(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
 	$(BIN)/mutmut results

@@ -5,6 +5,7 @@ win shares and decision times.
     python bench/bots.py --games sixty-six --pairings expert-basic --matches 100 --jobs 2
     python bench/bots.py --work 15000         # decisions by a count: the same shares every run
     python bench/bots.py --peer --deals 1000 --jobs 2   # Schnapsen against RdeepBot(32, 6)
+    python bench/bots.py --baseline /tmp/koz-then --pairings expert-baseline   # against an older expert
 
 For each game and pairing "A-B", matches are played with A and B swapping seats every match (in
 Batak, A plays North-South in even matches and East-West in odd ones), each seat deciding from
@@ -17,6 +18,11 @@ Decisions think by the clock (the expert's default time, or ``--seconds``), meas
 process's CPU time (``--clock cpu``, the default: fair on a machine that other work shares) or
 on the wall clock; ``--work N`` makes every expert decision a count instead, so that the shares
 depend on the seeds only.
+
+``--baseline DIR`` adds the level ``baseline``: the expert of the Koz checkout in ``DIR`` (for
+example ``git worktree add /tmp/koz-then <commit>``), given the same time as today's expert (a
+decision's work unbounded, its ceiling the expert's time) or the same ``--work``; it decides from
+the same seat information, passed to it as JSON, and its actions are read back the same way.
 
 ``--peer`` plays Koz's expert against the VU schnapsen platform's RdeepBot (``--samples``,
 ``--depth``; 32 and 6 by default) under VU's rules: VU runs each deal (``bench/schnapsen_rdeep.py``
@@ -31,10 +37,12 @@ decision time (CPU and wall) and Koz's 95th percentile.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -46,7 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import registry  # noqa: E402
 from engine.actions import Action  # noqa: E402
 from engine.cards import Card  # noqa: E402
-from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatLogs, play_match  # noqa: E402
+from engine.players import BasicPlayer, Budget, ExpertPlayer, Player, RandomPlayer, SeatInfo, SeatLogs, play_match  # noqa: E402
+from engine.players.base import BY_THE_CLOCK  # noqa: E402
 from engine.ruleset import Match  # noqa: E402
 from engine.sixty_six import SixtySix  # noqa: E402
 
@@ -84,8 +93,33 @@ def expert_budget(args: argparse.Namespace) -> Budget:
     return Budget(work=args.work, seconds=args.seconds, ceiling=args.ceiling)
 
 
+class Baseline(Player):
+    """The expert of another Koz checkout (``--baseline``), as a level of this one."""
+
+    level = "baseline"
+    names = {"en": "Baseline", "tr": "Eski"}
+
+    def __init__(self, directory: str) -> None:
+        # the other checkout's engine under another package name (its imports are relative)
+        home = Path(tempfile.mkdtemp(prefix="koz-baseline-"))
+        (home / "baseline_engine").symlink_to(Path(directory).resolve() / "engine")
+        sys.path.insert(0, str(home))
+        self.players = importlib.import_module("baseline_engine.players")
+
+    def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
+        budget = budget or Budget()
+        then = self.players
+        work = budget.work if budget.work is not None else BY_THE_CLOCK
+        ceiling = budget.ceiling if budget.work is not None else min(budget.seconds or ExpertPlayer.think_seconds, budget.ceiling)
+        given = then.SeatInfo(info.ruleset, info.seat, info.options, info.view, info.events)
+        chosen = then.ExpertPlayer().choose(given, seed, then.Budget(work=work, ceiling=ceiling, clock=budget.clock))
+        return Action.from_json(chosen.to_json())
+
+
 def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
     ruleset_id, pairing, number, args = job
+    if args.baseline and "baseline" not in LEVELS:
+        LEVELS["baseline"] = Baseline(args.baseline)
     levels = pairing.split("-")
     seat_sides = sides(ruleset_id, number)
     players = [LEVELS[levels[side]] for side in seat_sides]
@@ -95,7 +129,7 @@ def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
         f"bench-{pairing}-{number}",
         players,
         clock=CLOCKS[args.clock],
-        budgets={"expert": expert_budget(args)},
+        budgets={"expert": expert_budget(args), "baseline": expert_budget(args)},
     )
     deals = [deal_winner_side(ruleset_id, result, seat_sides) for result in record.deal_results]
     winners = {seat_sides[seat] for seat in record.result.winners}
@@ -206,14 +240,21 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else math.nan
 
 
+PEER_PART = 20
+
+
 def peer_main(args: argparse.Namespace) -> None:
     if not (ROOT / ".venv-peer/bin/python").exists():
         raise SystemExit("the VU platform's environment is missing: make .venv-peer/.installed")
-    shares = [args.deals // args.jobs + (1 if job < args.deals % args.jobs else 0) for job in range(args.jobs)]
-    jobs = [(sum(shares[:job]), share, args) for job, share in enumerate(shares) if share]
+    # in parts of 20 deals, with a running count on stderr: a long match shows how it goes
+    jobs = [(first, min(PEER_PART, args.deals - first), args) for first in range(0, args.deals, PEER_PART)]
     started = time.perf_counter()
-    with ProcessPoolExecutor(len(jobs)) as pool:
-        records = [record for part in pool.map(peer_deals, jobs) for record in part]
+    records: list[dict] = []
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for part in pool.map(peer_deals, jobs):
+            records += part
+            won = sum(record["winner"] == "koz" for record in records)
+            print(f"{len(records)} deals: Koz won {share_text(won, len(records))}", file=sys.stderr, flush=True)
     won = [record for record in records if record["winner"] == "koz"]
     points = {side: sum(r["points"] for r in records if r["winner"] == side) / len(records) for side in ("koz", "rdeep")}
     koz_cpu = [s for r in records for s in r["koz_cpu"]]
@@ -226,7 +267,8 @@ def peer_main(args: argparse.Namespace) -> None:
     print(f"game points per deal: Koz {points['koz']:.3f}, Rdeep {points['rdeep']:.3f}")
     print(
         f"decision ms, mean CPU/wall: Koz {1000 * mean(koz_cpu):.1f}/{1000 * mean(koz_wall):.1f} "
-        f"(p95 wall {1000 * percentile(koz_wall, 0.95):.1f}, max {1000 * max(koz_wall):.1f}), "
+        f"(p95 CPU/wall {1000 * percentile(koz_cpu, 0.95):.1f}/{1000 * percentile(koz_wall, 0.95):.1f}, "
+        f"max {1000 * max(koz_cpu):.1f}/{1000 * max(koz_wall):.1f}), "
         f"Rdeep {1000 * mean(rdeep_cpu):.1f}/{1000 * mean(rdeep_wall):.1f}  ({time.perf_counter() - started:.0f} s)"
     )
 
@@ -236,11 +278,13 @@ def main() -> None:
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--pairings", default=",".join(PAIRINGS))
     parser.add_argument("--matches", type=int, default=100, help="matches per game and pairing")
+    parser.add_argument("--first", type=int, default=0, help="the number of the first match (its seed)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (decision times are cleanest with 1)")
     parser.add_argument("--work", type=int, help="every expert decision does this much work (reproducible)")
     parser.add_argument("--seconds", type=float, help="an expert decision thinks this long (default: the level's)")
     parser.add_argument("--ceiling", type=float, default=0.5, help="no decision thinks longer (seconds)")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="the clock decisions think and are timed by")
+    parser.add_argument("--baseline", help="a Koz checkout whose expert is the level 'baseline'")
     parser.add_argument("--peer", action="store_true", help="Schnapsen against VU's RdeepBot instead")
     parser.add_argument("--deals", type=int, default=1000, help="--peer: deals to play")
     parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
@@ -254,7 +298,7 @@ def main() -> None:
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")
     for ruleset_id in args.games.split(","):
         for pairing in args.pairings.split(","):
-            jobs = [(ruleset_id, pairing, number, args) for number in range(args.matches)]
+            jobs = [(ruleset_id, pairing, number, args) for number in range(args.first, args.first + args.matches)]
             started = time.perf_counter()
             if args.jobs > 1:
                 with ProcessPoolExecutor(args.jobs) as pool:

@@ -113,10 +113,12 @@ class Bench:
 
     def whole_history(self, game_id: str, *, replayed: bool) -> float:
         """Seconds to read every page; ``replayed``: from the log, with no replay cached."""
-        replays = getattr(self.app.extensions["koz"], "replays", None)  # absent before the action log
+        games = self.app.extensions["koz"]
+        holder = getattr(games, "repository", games)  # the caches moved to the repository
+        replays = getattr(holder, "replays", None)  # absent before the action log
         if replayed and replays is not None:
             replays = type(replays)()
-            self.app.extensions["koz"].replays = replays
+            holder.replays = replays
         started = time.perf_counter()
         after = -1
         while after is not None:

@@ -78,6 +78,8 @@ class Announcements:
         self._lock = threading.Lock()
         self._listening_in: int | None = None  # the process whose listener runs (none survives a fork)
         self._stopped = False
+        #: the process is stopping: no request waits any more (see :meth:`close`)
+        self.closing = False
 
     @contextmanager
     def waiting(self, game_id: str, after: int) -> Iterator[Waiter]:
@@ -91,6 +93,8 @@ class Announcements:
             self._listening_in = pid
         if start:
             threading.Thread(target=self._run, name="koz-announcements", daemon=True).start()
+        if self.closing:
+            waiter._wake(None)
         try:
             yield waiter
         finally:
@@ -109,6 +113,12 @@ class Announcements:
     def stop(self) -> None:
         """End the subscription (within two seconds); for the tests, which make many apps."""
         self._stopped = True
+
+    def close(self) -> None:
+        """Wake every waiting request, and from now on let none wait: the process is stopping
+        (SIGTERM), and a long-poll answers with the game as it is rather than be cut unanswered."""
+        self.closing = True
+        self._wake_all()
 
     def _run(self) -> None:
         while not self._stopped:

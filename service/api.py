@@ -19,6 +19,7 @@ from engine import RuleError
 from engine.texts import LANGUAGES
 
 from .edge import MAX_REQUEST_ID_LENGTH
+from .refusals import Refused
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
 from .redis_pool import StorageBusy
 from .texts import ACCEPT_LANGUAGE, CONTENT_LANGUAGE, DETAILS, LANG, FieldMessage
@@ -52,6 +53,7 @@ class Api(flask_smorest.Api):
         app.register_error_handler(HTTPException, self.handle_http_exception)
         app.register_error_handler(Problem, Problem.response)
         app.register_error_handler(RuleError, lambda error: Problem.from_rule_error(error).response())
+        app.register_error_handler(Refused, lambda refused: Problem.from_refused(refused).response())
         app.register_error_handler(RedisError, self.handle_storage_error)
 
     def handle_http_exception(self, error: HTTPException):

@@ -31,7 +31,7 @@ from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .web_table import blp as web_table
 
 API_DESCRIPTION = """\
@@ -100,9 +100,10 @@ def redis_client(
     return InstrumentedRedis(connection_pool=pool)
 
 
-def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None) -> Flask:
-    """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, it
-    starts an embedded redis-server, which the caller stops with ``app.extensions["koz_embedded"].stop()``."""
+def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None, embedded: EmbeddedRedis | None = None) -> Flask:
+    """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, to the
+    ``embedded`` redis-server, or to one it starts, which the caller stops with
+    ``app.extensions["koz_embedded"].stop()``."""
     settings = settings or Settings.from_env()
     app = Flask("koz")
     app.config.update(
@@ -122,17 +123,19 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.json = FastJSONProvider(app)
     readiness = redis
     if redis is None:
+        where: dict[str, Any] = {"url": settings.redis_url, "cluster": settings.redis_cluster}
         if not settings.redis_url:
-            embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
+            if embedded is None:
+                embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
             app.extensions["koz_embedded"] = embedded
-        where = {"url": settings.redis_url, "cluster": settings.redis_cluster} if settings.redis_url else {"unix_socket_path": embedded.socket_file}
+            where = {"unix_socket_path": embedded.socket_file}
         redis = redis_client(settings.redis_connect_timeout, settings.redis_timeout, **where)
         # readiness is answered within a second, whatever the timeouts of requests
         readiness = redis_client(min(settings.redis_connect_timeout, READINESS_TIMEOUT), READINESS_TIMEOUT, **where)
     app.extensions["koz_readiness"] = readiness
     app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
     app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
-    app.extensions["koz"] = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    app.extensions["koz"] = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
 
     api = Api(app)
     document_levels(api.spec)

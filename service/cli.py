@@ -6,10 +6,12 @@ import argparse
 import json
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +25,19 @@ from . import bot, logs
 from .app import create_app, redis_client
 from .clocks import run as run_clocks
 from .config import Settings
+from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
+from .lifetime import ending_with_this_thread
 from .store import GameStore
-from .tables import Tables
+from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
 log = logging.getLogger("koz")
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
+#: how long ``koz serve`` waits for its workers to be ready before it serves anyway
+WORKER_START_SECONDS = 60.0
 
 
 class Server(BaseApplication):
@@ -58,22 +64,43 @@ class Server(BaseApplication):
 
 
 class WorkerProcesses:
-    """``koz worker`` processes beside the web server, started again if one stops."""
+    """``koz worker`` processes beside the web server, started again if one stops. Each is
+    started by a thread of its own that lives as long as the service, and is killed by the kernel
+    when that thread ends, with the service's process however it ends."""
 
     def __init__(self, count: int, redis_url: str) -> None:
         self.count = count
         self.environment = {**os.environ, "REDIS_URL": redis_url}
         self.processes: list[subprocess.Popen] = []
         self.stopping = threading.Event()
+        #: set for each worker once its first process is ready to take jobs
+        self.ready = [threading.Event() for _ in range(count)]
 
     def start(self) -> None:
         for number in range(self.count):
             threading.Thread(target=self._keep_running, args=(number,), name=f"koz-worker-{number}", daemon=True).start()
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether every worker is ready to take jobs within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        return all(ready.wait(max(0.0, deadline - time.monotonic())) for ready in self.ready)
+
     def _keep_running(self, number: int) -> None:
         while not self.stopping.is_set():
-            process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--with-parent"], env=self.environment)
+            ready_read, ready_write = os.pipe()
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "service.cli", "worker", "--with-parent", "--ready-fd", str(ready_write)],
+                    env=self.environment,
+                    pass_fds=(ready_write,),
+                    # nothing is lost: a move under way is left pending, and done again by the next worker
+                    preexec_fn=ending_with_this_thread(signal.SIGKILL),
+                )
+            finally:
+                os.close(ready_write)
             self.processes.append(process)
+            if said_ready(process, ready_read):
+                self.ready[number].set()
             process.wait()
             self.processes.remove(process)
             if not self.stopping.is_set():
@@ -92,35 +119,47 @@ class WorkerProcesses:
                 process.wait(5)
 
 
+def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+    """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
+    a web process forked meanwhile may hold the pipe's other end open.)"""
+    with os.fdopen(ready_read, "rb") as ready:
+        while not select.select([ready], [], [], 1.0)[0]:
+            if process.poll() is not None:
+                return False
+        return bool(ready.read(1))
+
+
 def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
-    app = create_app(settings)
-    embedded = app.extensions.get("koz_embedded")
-    workers = WorkerProcesses(args.workers, settings.redis_url or f"unix://{app.extensions['koz_embedded'].socket_file}")
-
-    def when_ready(_server) -> None:
+    service = os.getpid()
+    embedded = None
+    if not settings.redis_url:
+        try:
+            embedded = EmbeddedRedis(settings.data_dir, appendfsync=settings.redis_appendfsync, maxmemory=settings.redis_maxmemory)
+        except DataInUse as error:
+            raise SystemExit(f"koz serve: {error}") from None
+    workers = WorkerProcesses(args.workers, embedded.url if embedded is not None else settings.redis_url or "")
+    try:
+        # the workers start first, and the app is made while they start: the first request must
+        # not wait for a worker to come up
         workers.start()
-
-    def on_exit(_server) -> None:
-        # also on SIGTERM and SIGINT: gunicorn's master stops the web processes, then calls this;
-        # the embedded Redis stops last, once no process uses it
-        workers.stop()
-        if embedded is not None:
-            embedded.stop()
-
-    kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
-    where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
-    log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
-    Server(
-        app,
-        {
-            "bind": f"{args.host}:{args.port}",
-            "workers": args.processes,
-            "worker_connections": args.connections,
-            "when_ready": when_ready,
-            "on_exit": on_exit,
-        },
-    ).run()
+        app = create_app(settings, embedded=embedded)
+        if workers.wait_ready(WORKER_START_SECONDS):
+            log.info("%d koz worker(s) ready", args.workers)
+        else:
+            log.warning("a koz worker is not ready after %.0f s; serving without waiting for it", WORKER_START_SECONDS)
+        kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
+        where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
+        log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
+        Server(app, {"bind": f"{args.host}:{args.port}", "workers": args.processes, "worker_connections": args.connections}).run()
+    finally:
+        # however gunicorn's master ends (SIGTERM and SIGINT stop the web processes first), the
+        # workers stop, then the embedded Redis, once no process uses it. A web process forked
+        # from the master leaves through here too: it owns none of them
+        if os.getpid() == service:
+            workers.stop()
+            if embedded is not None:
+                embedded.stop()
 
 
 def work(args: argparse.Namespace) -> None:
@@ -132,16 +171,19 @@ def work(args: argparse.Namespace) -> None:
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    tables = Tables(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    games = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
-    if args.with_parent:
+    if args.with_parent:  # also where the kernel does not stop it with its parent (service.lifetime)
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(tables, stop), name="koz-clocks", daemon=True).start()
-    Worker(tables).run(stop)
+    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
+    if args.ready_fd is not None:
+        os.write(args.ready_fd, b"1")
+        os.close(args.ready_fd)
+    Worker(games).run(stop)
 
 
 def stop_with_parent(parent: int, stop: threading.Event) -> None:
@@ -200,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser.set_defaults(run=serve)
     worker_parser = commands.add_parser("worker", help="make the computer players' moves and enforce the turn clocks (needs REDIS_URL)")
     worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")
+    worker_parser.add_argument("--ready-fd", type=int, help="write a byte to this file descriptor once ready to take jobs (as koz serve starts it)")
     worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_parser.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)

@@ -67,6 +67,10 @@ class Settings:
     max_versions: int = 10_000
     #: a finished (or abandoned) game expires after this long
     finished_game_ttl_seconds: int = 24 * 3600
+    #: a game waiting for players (an open seat) expires after this long without a seat taken
+    waiting_game_ttl_seconds: int = 24 * 3600
+    #: the games one client address may keep waiting for players at once (0: no cap)
+    max_waiting_games_per_address: int = 10
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -119,4 +123,7 @@ class Settings:
             max_versions=number("KOZ_MAX_VERSIONS", defaults.max_versions, int) or defaults.max_versions,
             finished_game_ttl_seconds=number("KOZ_FINISHED_GAME_TTL_SECONDS", defaults.finished_game_ttl_seconds, int)
             or defaults.finished_game_ttl_seconds,
+            waiting_game_ttl_seconds=number("KOZ_WAITING_GAME_TTL_SECONDS", defaults.waiting_game_ttl_seconds, int)
+            or defaults.waiting_game_ttl_seconds,
+            max_waiting_games_per_address=number("KOZ_MAX_WAITING_GAMES_PER_ADDRESS", defaults.max_waiting_games_per_address, int),
         )

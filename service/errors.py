@@ -1,7 +1,8 @@
 """Problem details (RFC 9457): every refused request answers ``application/problem+json``.
 
 A problem carries a stable machine-readable ``code``; its ``type`` is ``urn:koz:problem:<code>``.
-Engine refusals (:class:`engine.RuleError`) map to statuses here and nowhere else.
+The engine's refusals (:class:`engine.RuleError`, by kind) and the service's own
+(:class:`~service.refusals.Refused`, by code) map to statuses here and nowhere else.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from engine.texts import Said, Text, render
 
 from . import texts
 from .metrics import REFUSALS
+from .refusals import Refused
 from .texts import DETAILS, TURKISH_TITLES, language
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -27,6 +29,40 @@ REFUSAL_STATUS = {
     Refusal.MALFORMED: 400,
     Refusal.NOT_YOUR_TURN: 409,
     Refusal.ILLEGAL: 422,
+}
+
+#: the HTTP status of each code the service's own refusals (:class:`Refused`) carry
+STATUS_OF: dict[str, int] = {
+    "invalid_request": 400,
+    "invalid_seats": 400,
+    "invalid_token": 401,
+    "missing_token": 401,
+    "invalid_join_code": 403,
+    "not_the_creator": 403,
+    "not_your_seat": 403,
+    "unknown_game": 404,
+    "unknown_seat": 404,
+    "busy": 409,
+    "deadline_passed": 409,
+    "game_not_finished": 409,
+    "game_over": 409,
+    "game_started": 409,
+    "seat_left": 409,
+    "seat_taken": 409,
+    "waiting_for_players": 409,
+    "game_unreadable": 410,
+    "stale_version": 412,
+    "idempotency_key_reused": 422,
+    "too_many_waiting_games": 429,
+    "capacity": 503,
+    "storage_unavailable": 503,
+}
+#: the headers that go with some of those codes: how to authenticate, when to come back
+HEADERS_OF: dict[str, dict[str, str]] = {
+    "invalid_token": {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    "missing_token": {"WWW-Authenticate": "Bearer"},
+    "too_many_waiting_games": {"Retry-After": "60"},
+    "capacity": {"Retry-After": "60"},
 }
 
 #: the rule an illegal action breaks, and why a seat may not act: the codes of the registered
@@ -67,6 +103,11 @@ class Problem(Exception):
         if error.legal_actions is not None:
             extra["legal_actions"] = [action.to_json() for action in error.legal_actions]
         return cls(REFUSAL_STATUS[error.refusal], error.code, error.text, params=error.params, **extra)
+
+    @classmethod
+    def from_refused(cls, refused: Refused) -> "Problem":
+        status, headers = STATUS_OF[refused.code], HEADERS_OF.get(refused.code)
+        return cls(status, refused.code, refused.detail, params=refused.params, headers=headers, **refused.extra)
 
     def detail_in(self, language: str) -> str:
         return render(self.text, self.params, language)

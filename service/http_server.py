@@ -12,6 +12,7 @@ import io
 import json
 import re
 import secrets
+import signal
 import time
 import traceback
 from http import HTTPStatus
@@ -28,6 +29,7 @@ from werkzeug.http import parse_accept_header
 
 from .config import Settings
 from .errors import PROBLEM_CONTENT_TYPE, Problem
+from .lifetime import end_with_parent
 from .logs import LOGGING
 from .per_address import PerAddress
 from .texts import choose_language
@@ -226,6 +228,13 @@ class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):
     """gevent workers: a request is a greenlet, so a long-poll or an event stream waiting for a
     move holds no thread, and one process keeps thousands of them open."""
 
+    def handle_exit(self, sig, frame) -> None:
+        """SIGTERM: stop, and first answer the requests that wait for a move (a long-poll with
+        the game as it is; an event stream ends, and is resumed with Last-Event-ID), rather than
+        cut them unanswered at the graceful timeout."""
+        super().handle_exit(sig, frame)
+        gevent.spawn(self.wsgi.extensions["koz"].announcements.close)  # out of the signal handler: it takes a lock
+
 
 class SurvivorFreezer:
     """A collector callback for a web process that holds thousands of waiting requests: what
@@ -257,7 +266,14 @@ class SurvivorFreezer:
 FULL_PASS_SECONDS = 300.0
 
 
-def post_fork(_server, _worker) -> None:
+def post_fork(server, _worker) -> None:
+    # a web process ends with its master, however the master ends: nothing it holds is lost (the
+    # games are in Redis), and one left behind would go on serving the port
+    end_with_parent(server.pid, signal.SIGKILL)
+    freeze_what_was_loaded()
+
+
+def freeze_what_was_loaded() -> None:
     # what the app loaded before the fork lives as long as the process: keep it out of the
     # collector's full passes, which would otherwise stall thousands of waiting requests at times
     gc.freeze()

@@ -114,6 +114,19 @@ return 1
 """
 
 
+#: KEYS: an address's waiting games. ARGV: game id, now, its expiry, the cap (0: none), the
+#: key's own expiry in seconds. Drops the games expired by now; adds the game if the address
+#: keeps fewer than the cap waiting: 1 if added, 0 if at the cap.
+RESERVE_WAITING_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local cap = tonumber(ARGV[4])
+if cap > 0 and redis.call('ZCARD', KEYS[1]) >= cap then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+
+
 def ready(redis: Redis | RedisCluster) -> bool:
     """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
     if isinstance(redis, RedisCluster):
@@ -186,6 +199,7 @@ class GameStore:
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
         self._withdraw = self.redis.register_script(WITHDRAW_SCRIPT)
+        self._reserve_waiting = self.redis.register_script(RESERVE_WAITING_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -365,6 +379,20 @@ class GameStore:
         key = self._lobby_keys(ruleset)[-1]
         entries = self.redis.zrevrangebyscore(key, f"({before!r}" if before is not None else "+inf", "-inf", start=0, num=count, withscores=True)
         return [(game_id.decode(), score) for game_id, score in entries]
+
+    # Each address's games waiting for players, by when they expire (``<prefix>:waiting-from:<host>``,
+    # the host a hash of the address): a game leaves it when it starts, is withdrawn or expires.
+
+    def _waiting_from_key(self, host: str) -> str:
+        return f"{self.prefix}:waiting-from:{host}"
+
+    def reserve_waiting(self, host: str, game_id: str, expires: float, cap: int, ttl_seconds: int) -> bool:
+        """Count ``game_id`` among ``host``'s waiting games, unless it keeps ``cap`` already (0: no cap)."""
+        keys = [self._waiting_from_key(host)]
+        return bool(self._reserve_waiting(keys=keys, args=[game_id, time.time(), expires, cap, max(1, ttl_seconds)]))
+
+    def release_waiting(self, host: str, game_id: str) -> None:
+        self.redis.zrem(self._waiting_from_key(host), game_id)
 
     # --- turn clocks ------------------------------------------------------------------------
     #

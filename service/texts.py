@@ -152,6 +152,18 @@ DETAILS: Mapping[str, Text] = {
         "tr": "{seat}. koltukta zaten belirteciyle oynanıyor",
     },
     "seat_left": {"en": "seat {seat} has already left to a computer", "tr": "{seat}. koltuk zaten bilgisayara bırakıldı"},
+    "seat_left_acting": {
+        "en": "seat {seat} left to a computer, which plays it now: take it back with its token first",
+        "tr": "{seat}. koltuk bilgisayara bırakıldı, onu şimdi bilgisayar oynuyor: önce belirteciyle koltuğu geri alın",
+    },
+    "deadline_passed": {
+        "en": "seat {seat}'s deadline passed before this action came: the timeout was applied instead (see the history)",
+        "tr": "bu hamle gelmeden {seat}. koltuğun süresi doldu: hamlenin yerine süre aşımı uygulandı (geçmişe bakın)",
+    },
+    "too_many_waiting_games": {
+        "en": "this address already keeps {cap} games waiting for players: withdraw one, or wait until one starts or expires",
+        "tr": "bu adresin oyuncu bekleyen {cap} oyunu var zaten: birini geri çekin ya da biri başlayana veya süresi dolana dek bekleyin",
+    },
     "join_code_missing": {
         "en": "seat {seat} needs its code: a private game's join code, as the game's creator passed it on, "
         "or for a rematch the seat's token in the match before",

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
 from typing import Sequence
 
+from .refusals import Refused
+
 
 def new_token() -> str:
     """A fresh seat token: 256 random bits, URL-safe."""
     return secrets.token_urlsafe(32)
+
+
+def derived_token(secret: str, *context: str) -> str:
+    """A seat token computed from a secret the caller holds (an Idempotency-Key, the seat's token
+    in the match before) and the context it is for: asking again gives the same token, and the
+    store still keeps only its hash. The context includes a random salt of the game where the
+    secret may be weak, so that nobody computes the token without asking."""
+    digest = hmac.new(secret.encode("utf-8", "surrogatepass"), "\x00".join(context).encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
 
 
 def token_hash(token: str) -> str:
@@ -27,3 +39,12 @@ def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
         if stored is not None and hmac.compare_digest(presented, stored):
             found = seat
     return found
+
+
+def require_token(token: str | None) -> str:
+    """The bearer token of a request that needs one; a 401 ``missing_token`` without."""
+    if token is None:
+        raise Refused("missing_token",
+            "missing_token",
+        )
+    return token

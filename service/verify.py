@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from engine import RuleError, action_log, registry
 
 from .replay import Replay
-from .tables import SEAT_EVENTS
+from .game import SEAT_EVENTS
 
 #: events of the service, not of the rules: they are not replayed
 SERVICE_EVENTS = set(SEAT_EVENTS) | {"abandoned"}

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from engine.texts import card_name
 from tests.api import FlaskClient
+from tests.support import card_codes_in
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
 
 
 @pytest.fixture
@@ -57,26 +65,33 @@ def test_acting_out_of_turn_is_409_not_your_turn(api, game):
 
 def test_illegal_action_is_422_with_the_rule_and_the_legal_actions(api, game):
     game_id, tokens, seat = game
-    lead = api.view(game_id, tokens[seat]).body["hand"][0]
+    hand = api.view(game_id, tokens[seat]).body["hand"]
+    follower_hand = api.view(game_id, tokens[1 - seat]).body["hand"]
+    # a lead of a suit the follower holds, so that it must follow (whatever the deal)
+    lead = next(card for card in hand if any(other[-1] == card[-1] for other in follower_hand))
     api.act(game_id, {"type": "play", "card": lead}, tokens[seat])
     follower = api.view(game_id, tokens[1 - seat]).body
-    led_suit = lead[-1]
-    if not any(card.endswith(led_suit) for card in follower["hand"]):
-        pytest.skip("this seed left the follower void")
-    off_suit = next(card for card in follower["hand"] if not card.endswith(led_suit))
+    off_suit = next(card for card in follower["hand"] if card[-1] != lead[-1])
     before = snapshot(api, game_id)
     answer = api.act(game_id, {"type": "play", "card": off_suit}, tokens[1 - seat])
     assert (answer.status, answer.code) == (422, "must_follow_suit")
     assert answer.body["legal_actions"] == follower["legal_actions"]
+    assert follower["legal_actions"] and all(action["card"][-1] == lead[-1] for action in follower["legal_actions"])
     unchanged(api, game_id, before)
 
 
 def test_card_not_in_hand_is_422(api, game):
     game_id, tokens, seat = game
-    other_card = api.view(game_id, tokens[1 - seat]).body["hand"][0]
-    answer = api.act(game_id, {"type": "play", "card": other_card}, tokens[seat])
+    mine = api.view(game_id, tokens[seat]).body
+    other_hand = api.view(game_id, tokens[1 - seat]).body["hand"]
+    before = snapshot(api, game_id)
+    answer = api.act(game_id, {"type": "play", "card": other_hand[0]}, tokens[seat])
     assert (answer.status, answer.code) == (422, "card_not_in_hand")
-    assert other_card not in answer.body["detail"] or "your hand" in answer.body["detail"]
+    assert answer.body["legal_actions"] == mine["legal_actions"]
+    # it names the card asked for, and no other card of the other hand
+    assert answer.body["detail"] == f"{card_name(other_hand[0], 'en')} is not in your hand"
+    assert not card_codes_in(answer.body) & set(other_hand[1:])
+    unchanged(api, game_id, before)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
-import fakeredis
 import pytest
 
 from service import create_app
@@ -33,8 +32,9 @@ def clock():
 
 
 @pytest.fixture
-def app(clock):
-    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+def app(clock, backend):
+    """The app on fakeredis and on a real redis-server (every test here runs on both), its clock the test's."""
+    app = create_app(make_settings(), redis=backend)
     app.extensions["koz"].clock = clock
     with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
         yield app
@@ -138,13 +138,15 @@ def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, 
     game_id, tokens = timed_game(api, {"seconds_per_action": 30})
     (seat,) = api.view(game_id).body["to_act"]
     action = api.view(game_id, tokens[seat]).body["legal_actions"][-1]
-    clock.now += 31
-    if first == "the action":
+    if first == "the action":  # in time (an action after the deadline meets its timeout: tests/test_api_table_rules.py)
+        clock.now += 29.9
         assert api.act(game_id, action, tokens[seat]).status == 200
+        clock.now += 1.1
         assert enforce(tables) == 0  # the deadline now is the other seat's, not due
         assert "timeout" not in [event["type"] for event in events(api, game_id)]
         return
-    commit, raced = tables.commit, []
+    clock.now += 31
+    commit, raced = tables.repository.commit, []
 
     def commit_after_the_timeout(table, expected, idempotency=None):
         if not raced:
@@ -152,7 +154,7 @@ def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, 
             raced.append(enforce(tables))  # the clock check commits while the action is decided
         return commit(table, expected, idempotency)
 
-    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    monkeypatch.setattr(tables.repository, "commit", commit_after_the_timeout)
     answer = api.act(game_id, action, tokens[seat])
     assert raced == ["timeout", 1] and (answer.status, answer.code) == (409, "not_your_turn")
     assert [event["type"] for event in events(api, game_id)].count("timeout") == 1
@@ -189,7 +191,7 @@ def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, m
     game_id, tokens = timed_game(api, {"seconds_per_action": 30})
     (seat,) = api.view(game_id).body["to_act"]
     clock.now += 31
-    commit, raced = tables.commit, []
+    commit, raced = tables.repository.commit, []
 
     def commit_after_the_timeout(table, expected, idempotency=None):
         if not raced:
@@ -197,7 +199,7 @@ def test_leaving_as_the_clock_expires_applies_both_in_turn(api, tables, clock, m
             raced.append(enforce(tables))
         return commit(table, expected, idempotency)
 
-    monkeypatch.setattr(tables, "commit", commit_after_the_timeout)
+    monkeypatch.setattr(tables.repository, "commit", commit_after_the_timeout)
     left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[seat])
     assert raced == ["timeout", 1] and left.status == 200
     kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("timeout", "action", "left")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import threading
 
-import fakeredis
 import pytest
 
 from engine import registry
@@ -22,8 +21,9 @@ SHORT = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-batak": {"
 
 
 @pytest.fixture
-def api():
-    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+def api(backend):
+    """On fakeredis and on a real redis-server: every test here runs on both."""
+    app = create_app(make_settings(), redis=backend)
     with WorkerThread(app.extensions["koz"]):
         yield FlaskClient(app.test_client())
 

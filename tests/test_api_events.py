@@ -14,12 +14,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import fakeredis
 import pytest
 
 from engine import Action, registry
 from service import create_app, texts
-from service.tables import Table
+from service.game import Game
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -91,9 +90,10 @@ class Stream:
 
 
 @pytest.fixture
-def app():
-    # a short heartbeat lets a closed stream notice soon, and the tests see heartbeats
-    app = create_app(make_settings(stream_heartbeat_seconds=0.1), redis=fakeredis.FakeRedis())
+def app(backend):
+    # a short heartbeat lets a closed stream notice soon, and the tests see heartbeats; on
+    # fakeredis and on a real redis-server, every test here that uses the app runs on both
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1), redis=backend)
     with WorkerThread(app.extensions["koz"]):
         yield app
 
@@ -381,8 +381,8 @@ def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, 
             stream.close()
 
 
-def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(api):
-    app = create_app(make_settings(stream_heartbeat_seconds=0.1, stream_max_seconds=0.5), redis=fakeredis.FakeRedis())
+def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(backend):
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, stream_max_seconds=0.5), redis=backend)
     api = FlaskClient(app.test_client())
     game_id, tokens = two_humans(api)
     stream = Stream(app.test_client(), game_id, tokens[0])
@@ -396,12 +396,12 @@ def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(a
         again.close()
 
 
-def copies_of(game_id: str) -> list[Table]:
+def copies_of(game_id: str) -> list[Game]:
     gc.collect()  # what is only garbage waiting for the collector is not held
-    return [thing for thing in gc.get_objects() if isinstance(thing, Table) and thing.id == game_id]
+    return [thing for thing in gc.get_objects() if isinstance(thing, Game) and thing.id == game_id]
 
 
-def until_no_copy_of(game_id: str, seconds: float = 5) -> list[Table]:
+def until_no_copy_of(game_id: str, seconds: float = 5) -> list[Game]:
     deadline = time.monotonic() + seconds
     while copies_of(game_id) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -450,12 +450,12 @@ def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
 
 
 @pytest.mark.parametrize("cap", [{"max_versions": 5}, {"max_deals": 1}])
-def test_the_stream_and_the_history_agree_on_a_match_that_ends_abandoned(cap):
+def test_the_stream_and_the_history_agree_on_a_match_that_ends_abandoned(cap, backend):
     """Whatever an abandoned match shows (its reveal or not), every viewer's stream shows it as
     the history does: a stream that followed the match, each version's events as the history
     showed them then; one opened after the end, the history as it is now; both the same reveal
     (or none), and then they end."""
-    app = create_app(make_settings(stream_heartbeat_seconds=0.1, **cap), redis=fakeredis.FakeRedis())
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, **cap), redis=backend)
     api = FlaskClient(app.test_client())
     game_id, tokens = two_humans(api, seed="abandon", options={"target": 10})
     viewers: list[int | None] = [None, 0, 1]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import queue
+import threading
 
 import fakeredis
 import pytest
@@ -14,6 +16,12 @@ from tests.conftest import drain, make_settings
 from tests.support import card_codes_in
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
 
 
 @pytest.fixture
@@ -229,10 +237,16 @@ def test_long_poll_returns_when_the_wait_ends_without_a_change(api):
     assert answer.status == 200 and answer.body["version"] == version
 
 
-def test_long_poll_returns_at_once_when_the_version_has_passed(api):
+def test_long_poll_returns_at_once_when_the_version_has_passed(backend):
+    # a wait of 300 s (the most a request may ask): answering long before it ends shows it did not wait
+    app = create_app(make_settings(max_wait_seconds=300), redis=backend)
+    api = FlaskClient(app.test_client())
     game_id, tokens = new_whist(api)
-    answer = api.request("GET", f"/v1/games/{game_id}?wait=30&after=-1")
-    assert answer.status == 200
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(api.request("GET", f"/v1/games/{game_id}?wait=300&after=-1", token=tokens[0])), daemon=True).start()
+    answer = answers.get(timeout=120)
+    assert answer.status == 200 and answer.body == api.view(game_id, tokens[0]).body and answer.body["version"] == 0
+    app.extensions["koz"].announcements.stop()
 
 
 @pytest.mark.parametrize("query", ["wait=-1&after=0", "wait=abc", "after=-2", "wait=1000&after=0"])

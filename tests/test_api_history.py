@@ -19,6 +19,12 @@ TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
 
 
 @pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
+
+
+@pytest.fixture
 def api(client):
     return FlaskClient(client)
 
@@ -55,18 +61,24 @@ def test_seat_sees_its_own_dealt_hand_and_face_down_draws_only(api, game):
     game_id, tokens = game
     for seat in (0, 1):
         events = api.history(game_id, tokens[seat]).body["events"]
-        for event in events:
-            if event["type"] in ("dealt", "draw"):
-                assert ("hand" in event or "card" in event) == (event["seat"] == seat), event
+        private = [event for event in events if event["type"] in ("dealt", "draw")]
+        # both hands dealt, and after three tricks of phase 1 three face-down draws (by each trick's loser)
+        assert sorted(event["seat"] for event in private if event["type"] == "dealt") == [0, 1]
+        assert len([event for event in private if event["type"] == "draw"]) == 3
+        for event in private:
+            assert ("hand" in event or "card" in event) == (event["seat"] == seat), event
 
 
 def test_spectator_sees_no_private_card(api, game):
     game_id, _ = game
-    for event in api.history(game_id).body["events"]:
-        if event["type"] == "dealt":
-            assert "hand" not in event and event["count"] == 13
-        if event["type"] == "draw":
-            assert "card" not in event
+    events = api.history(game_id).body["events"]
+    dealt = [event for event in events if event["type"] == "dealt"]
+    draws = [event for event in events if event["type"] == "draw"]
+    assert len(dealt) == 2 and len(draws) == 3
+    for event in dealt:
+        assert "hand" not in event and event["count"] == 13
+    for event in draws:
+        assert "card" not in event
 
 
 def test_history_is_paged_by_version(api, game):
@@ -92,8 +104,9 @@ def test_finished_match_reveals_everything_and_replaying_the_history_reproduces_
     body = api.whole_history(game_id)
     reveal = body["reveal"]
     assert reveal["seed"] and len(reveal["deals"]) == max(e["deal"] for e in body["events"] if e["type"] == "deal")
-    assert all(len(deal["hands"]) == 2 and len(deal["stock"]) == 26 for deal in reveal["deals"])
+    assert reveal["deals"] and all(len(deal["hands"]) == 2 and len(deal["stock"]) == 26 for deal in reveal["deals"])
     dealt = [e for e in body["events"] if e["type"] == "dealt"]
+    assert len(dealt) == 2 * len(reveal["deals"])
     assert all("hand" in event for event in dealt)  # private events are shown whole once it is over
     whist = registry.get("german-whist")
     moves = [(e["seat"], Action.from_json(e["action"])) for e in body["events"] if e["type"] == "action"]

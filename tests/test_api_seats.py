@@ -14,6 +14,12 @@ from tests.api import FlaskClient
 
 
 @pytest.fixture
+def app(any_app):
+    """The app on fakeredis and on a real redis-server: every test here runs on both."""
+    return any_app
+
+
+@pytest.fixture
 def api(app):
     return FlaskClient(app.test_client())
 
@@ -105,7 +111,7 @@ def test_a_join_that_loses_the_compare_and_set_is_told_the_seat_is_taken(app, ap
     """The race made deterministic: another join commits between this one's read and its write."""
     game_id, _ = open_game(api)
     tables = app.extensions["koz"]
-    commit = tables.commit
+    commit = tables.repository.commit
     raced = []
 
     def commit_after_a_rival(table, expected, idempotency=None):
@@ -114,7 +120,7 @@ def test_a_join_that_loses_the_compare_and_set_is_told_the_seat_is_taken(app, ap
             tables.take_seat(game_id, 1, None, "rival", None)
         return commit(table, expected, idempotency)
 
-    monkeypatch.setattr(tables, "commit", commit_after_a_rival)
+    monkeypatch.setattr(tables.repository, "commit", commit_after_a_rival)
     answer = take(api, game_id, 1, name="late")
     assert (answer.status, answer.code) == (409, "seat_taken")
     assert api.view(game_id).body["seats"][1]["name"] == "rival"
@@ -247,15 +253,15 @@ def test_a_rejoin_while_the_computer_decides_wins_and_the_computer_move_is_dropp
     follower = 1 - leader
     api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[follower])
     tables = app.extensions["koz"]
-    decide = type(tables.load(game_id)).decide
+    decide = tables.computers.decide
     rejoined = []
 
-    def decide_while_the_seat_is_taken_back(table, store, settings, seat, level):
+    def decide_while_the_seat_is_taken_back(game, seat, level):
         if not rejoined:
             rejoined.append(tables.take_seat(game_id, follower, tokens[follower], None, None))
-        return decide(table, store, settings, seat, level)
+        return decide(game, seat, level)
 
-    monkeypatch.setattr("service.tables.Table.decide", decide_while_the_seat_is_taken_back)
+    monkeypatch.setattr(tables.computers, "decide", decide_while_the_seat_is_taken_back)
     api.act(game_id, api.view(game_id, tokens[leader]).body["legal_actions"][0], tokens[leader])
     # the answer may come before the worker's move
     view = api.view_when(game_id, lambda view: bool(rejoined) and view["seats"][follower]["bot"] is None)
@@ -303,7 +309,8 @@ def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(
     assert new["seat"] == 2 and new["options"] == old["options"]
     assert [(seat["name"], seat["bot"]) for seat in new["seats"]] == [(seat["name"], seat["bot"]) for seat in created.body["seats"]]
     assert first_dealer(api, new_id) == (first_dealer(api, game_id) + 1) % 4
-    assert api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0]).code == "seat_taken"
+    again = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0])  # asked again: the same seat and token
+    assert (again.status, again.body["seat"], again.body["token"]) == (201, 0, first.body["token"])
 
 
 def test_a_rematch_is_made_only_after_the_match(api):

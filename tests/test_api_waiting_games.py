@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from service import create_app
+from service.config import Settings
 from tests.api import FlaskClient
+from tests.conftest import make_settings
 
 
 @pytest.fixture
@@ -69,3 +72,52 @@ def test_only_the_creator_withdraws_a_game(api):
 def test_withdrawing_is_allowed_from_other_origins(api):
     answer = api.test_client.options("/v1/games/x", headers={"Origin": "https://cards.example", "Access-Control-Request-Method": "DELETE"})
     assert "DELETE" in answer.headers["Access-Control-Allow-Methods"]
+
+
+# --- what a waiting game costs ------------------------------------------------------------------
+
+
+def api_with(fake_redis, **settings) -> FlaskClient:
+    return FlaskClient(create_app(make_settings(**settings), redis=fake_redis).test_client())
+
+
+def expiry(fake_redis, game_id: str) -> int:
+    return next(fake_redis.ttl(key) for key in fake_redis.keys(f"*{{{game_id}}}:game"))
+
+
+def test_one_address_keeps_only_so_many_games_waiting_at_once(fake_redis):
+    api = api_with(fake_redis, max_waiting_games_per_address=2)
+    first, first_token = invite(api)
+    second, _ = invite(api, private=True)  # a private waiting game counts too
+    refused = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}])
+    assert (refused.status, refused.code) == (429, "too_many_waiting_games")
+    assert len(listed(api)) == 1
+    # a game that does not wait is not capped, and another address has its own count
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}]).status == 201
+    invitation = {"ruleset": "german-whist", "seats": [{"name": "P"}, {"open": True}]}
+    other = api.test_client.post("/v1/games", json=invitation, environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert other.status_code == 201
+    # a game withdrawn, or that starts, frees its place
+    assert withdraw(api, first, first_token).status == 204
+    third, _ = invite(api)
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"open": True}]).code == "too_many_waiting_games"
+    assert api.request("POST", f"/v1/games/{third}/seats/1", json_body={}).status == 200
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"open": True}]).status == 201
+
+
+def test_the_cap_on_waiting_games_is_a_setting_and_zero_lifts_it(fake_redis):
+    api = api_with(fake_redis, max_waiting_games_per_address=0)
+    for _ in range(12):
+        invite(api)
+    assert Settings.from_env({"KOZ_MAX_WAITING_GAMES_PER_ADDRESS": "3"}).max_waiting_games_per_address == 3
+    assert Settings().max_waiting_games_per_address == 10
+
+
+def test_a_waiting_game_expires_sooner_than_a_game_under_way(fake_redis):
+    api = api_with(fake_redis, game_ttl_seconds=7 * 86400, waiting_game_ttl_seconds=3600)
+    game_id, _ = invite(api)
+    assert 3500 < expiry(fake_redis, game_id) <= 3600
+    assert api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={}).status == 200
+    assert expiry(fake_redis, game_id) > 6 * 86400
+    assert Settings().waiting_game_ttl_seconds == 86400
+    assert Settings.from_env({"KOZ_WAITING_GAME_TTL_SECONDS": "600"}).waiting_game_ttl_seconds == 600

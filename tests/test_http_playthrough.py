@@ -81,7 +81,7 @@ class Match:
         self.claims_offered = self.claims_made = 0  # marriages with declare: true (Sixty-Six)
 
     def state(self):
-        return self.tables.load(self.id).state
+        return self.tables.repository.load(self.id).state
 
     def check_no_leak(self, body, seat):
         """No card ``seat`` may not see now appears in a view or in this deal's events. (Cards of

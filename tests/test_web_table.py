@@ -99,7 +99,7 @@ class Table:
         self.errors: list[str] = []
         self.expected_errors: list[str] = []
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("pageerror", lambda error: self.errors.append(error.stack or str(error)))  # with where it was thrown
         self.requested: list[str] = []
         self.page.on("request", lambda request: self.requested.append(request.url))
         self.page.goto(service.url + path)
@@ -305,6 +305,7 @@ def test_a_refused_action_shows_the_servers_reason(browser, service, api):
         alert = table.page.get_by_role("alert")
         alert.wait_for()
         assert refusal["detail"] in alert.inner_text() and refusal["code"] in alert.inner_text()
+        assert refusal["detail"] in table.page.locator("#announce").inner_text()  # said to screen readers too
         assert table.version() == version and table.enabled_actions()  # nothing changed; still your move
         table.page.unroute("**/actions")
         table.page.reload()  # the token stays in the browser: the table comes back as it was

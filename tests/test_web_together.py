@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from tests.test_serve import Service
 from tests.test_web_table import Table, api, browser, highest_card_or_pass, service  # noqa: F401 (fixtures)
 
 AXE = Path(__file__).resolve().parents[1] / "openapi" / "node_modules" / "axe-core" / "axe.min.js"
@@ -32,12 +33,14 @@ def axe_violations(table: Table) -> list[str]:
     return list(found)
 
 
-def accessible_in_both_languages(table: Table, wait_for: str) -> None:
-    """No serious or critical violation in Turkish, then in English, then back in Turkish."""
+def accessible_in_both_languages(table: Table, wait_for: str, screenshot: str | None = None) -> None:
+    """No serious or critical violation in Turkish, then in English (its screenshot taken), then back in Turkish."""
     assert axe_violations(table) == []
     table.page.get_by_role("button", name="English").click()
     table.page.locator(wait_for).first.wait_for()
     assert axe_violations(table) == []
+    if screenshot:
+        table.screenshot(f"{screenshot}-en")
     table.page.get_by_role("button", name="Türkçe").click()
     table.page.locator(wait_for).first.wait_for()
 
@@ -132,15 +135,20 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
     watcher: Table | None = None
     try:
         assert axe_violations(ayse) == []  # the home page
+        ayse.screenshot("home")
         game_id = set_up_with_friends(ayse, "Alman Whisti", "Ayşe", {1: "open"}, {"target": 0})
         room = ayse.page.locator(".waiting-room")
         room.wait_for()
         assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text().count("boş") == 1
-        accessible_in_both_languages(ayse, ".waiting-room")
+        accessible_in_both_languages(ayse, ".waiting-room", "waiting-room")
         ayse.screenshot("waiting-room")
         invitation = ayse.page.locator("input.invitation").input_value()
         watch_link = ayse.page.locator("input.watch").input_value()
         assert f"/{game_id}/join/1/" in invitation  # a private table: the seat's code is in the link
+        ayse.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=service.url)
+        ayse.page.locator('.seat-list li[data-seat="1"]').get_by_role("button", name="Kopyala").click()
+        ayse.page.locator('.seat-list li[data-seat="1"]').get_by_role("button", name="Kopyalandı").wait_for()
+        assert ayse.page.evaluate("() => navigator.clipboard.readText()") == invitation
 
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
         bora.page.get_by_role("heading", name="Alman Whisti masasına davet").wait_for()
@@ -148,6 +156,11 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         bora.page.get_by_role("button", name="OTUR").click()
         bora.page.locator(".game").wait_for()
         ayse.page.locator(".game").wait_for()  # the last seat taken: the game starts by itself
+
+        late = Table(browser, service, path="/" + invitation.split("/", 3)[3])  # the link, once the game has started
+        late.page.get_by_role("alert").filter(has_text="Bu oyun başladı; koltuk artık boş değil.").wait_for()
+        assert late.page.get_by_role("link", name="Ana sayfaya dön").count() == 1
+        late.close()
 
         watcher = Table(browser, service, path="/" + watch_link.split("/", 3)[3])
         responses: list[Any] = []
@@ -157,7 +170,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
 
         def screenshots(clicks: int) -> None:
             if clicks == 6:
-                accessible_in_both_languages(ayse, ".game [data-action]:enabled, .game")
+                accessible_in_both_languages(ayse, ".game [data-action]:enabled, .game", "shared-table")
                 ayse.screenshot("shared-table")
                 watcher.page.locator(".played .card").first.wait_for()
                 watcher.screenshot("spectator")
@@ -170,7 +183,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
             assert table.shown_scores("data-score-seat") == dict(enumerate(final["scores"]))
         assert watcher.page.get_by_role("button", name="Rövanş").count() == 0  # a spectator has no seat to play again
         ayse.page.locator(".reveal").wait_for()
-        accessible_in_both_languages(ayse, ".result")
+        accessible_in_both_languages(ayse, ".result", "german-whist-together-end")
         # the spectator never received a card of a hand while the match ran
         bodies = spectator_bodies(responses)
         assert any(body.get("status") == "active" for body in bodies if isinstance(body, dict))
@@ -179,6 +192,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         # a rematch asked by both: the first waits, the second sees who asked, then both play on
         ayse.page.get_by_role("button", name="Rövanş").click()
         ayse.page.locator(".waiting-room").wait_for()
+        assert ayse.page.locator('.seat-list li[data-seat="1"]').inner_text() == "2. Oyuncu Bora · henüz istemedi"
         rematch = ayse.page.evaluate("location.hash").split("/")[2]
         assert rematch != game_id
         bora.page.get_by_text("Rövanş isteyenler: Ayşe").wait_for()
@@ -196,6 +210,10 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
         assert api.view(rematch).body["seats"][0]["left"] is False
         bora.page.locator('.seat[data-seat="0"] .label', has_text="kalktı").wait_for(state="detached")
+        ayse.page.get_by_role("button", name="Masadan kalk").click()  # and once more, back by the button
+        ayse.page.get_by_role("button", name="Masaya dön").click()
+        ayse.page.get_by_role("button", name="Masadan kalk").wait_for()
+        assert api.view(rematch).body["seats"][0]["left"] is False
     finally:
         for table in (watcher, bora, ayse):
             if table is not None:
@@ -205,25 +223,36 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
 def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_computers(browser, service, api):  # noqa: F811
     ayse = Table(browser, service)
     bora: Table | None = None
+    watcher: Table | None = None
     try:
         game_id = set_up_with_friends(ayse, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, private=False)
         ayse.page.locator(".waiting-room").wait_for()
+        watch_link = ayse.page.locator("input.watch").input_value()
         bora = Table(browser, service, path="/#/tables")
         listed = bora.page.locator(f'.lobby li[data-game="{game_id}"]')
         listed.wait_for()  # refreshed without a reload: the game was made after the page opened, perhaps
+        bora.screenshot("open-tables")
         listing = listed.inner_text()  # the options and seats in words, and how long it has waited
         assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
+        assert listed.get_by_role("link", name="İzle").get_attribute("href") == f"#/partnership-batak/{game_id}/watch"
         listed.get_by_role("button", name="Kuzey koltuğuna otur").click()
-        bora.page.locator("[name=player]").fill("Bora")
-        bora.page.get_by_role("button", name="OTUR").click()
+        bora.page.get_by_role("button", name="OTUR").click()  # no name given: a guest
         for table in (ayse, bora):
             table.page.locator(".game").wait_for()
         # partners: across the table from each other, the computers on either side
-        assert ayse.page.locator(".seat.top .who").inner_text().startswith("Bora")
+        assert ayse.page.locator(".seat.top .who").inner_text().startswith("Misafir")
         assert bora.page.locator(".seat.top .who").inner_text().startswith("Ayşe")
+        watcher = Table(browser, service, path="/" + watch_link.split("/", 3)[3])
+        watcher.page.locator(".game").wait_for()
         deal_ends: list[str] = []
+        watched: list[int] = []
 
         def the_deal_stays_in_sight(clicks: int) -> None:
+            if not watched and watcher.page.locator(".open-hand .card").count():
+                # a spectator sees the auction and the open hand, never a hand, and has nothing to press
+                assert watcher.page.locator(".auction li").count() > 0 and watcher.page.locator(".hand").count() == 0
+                assert watcher.page.locator("[data-action]").count() == 0
+                watched.append(clicks)
             ended = ayse.page.locator(".deal-end")
             if not deal_ends and ended.count():
                 # the deal's last trick and result stay until the next action
@@ -237,12 +266,10 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
             table.page.locator(".result").wait_for()
             shown = table.shown_scores("data-score-team")
             assert shown == {index: final["scores"][team[0]] for index, team in enumerate(final["teams"])}
-        assert deal_ends and "1. el bitti" in deal_ends[0]
-        assert api.request("GET", "/v1/games?status=waiting").body["games"] == [] or game_id not in {
-            game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]
-        }
+        assert deal_ends and "1. el bitti" in deal_ends[0] and watched
+        assert game_id not in {game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]}  # started: unlisted
     finally:
-        for table in (bora, ayse):
+        for table in (watcher, bora, ayse):
             if table is not None:
                 table.close()
 
@@ -263,10 +290,8 @@ def test_timed_sixty_six_tables_count_down_then_forfeit_or_let_the_computer_play
         assert forfeit.page.locator(".result .verdict").inner_text() == "Süre doldu: Ayşe kaybetti"
         assert forfeit.page.locator(".result h2").inner_text() == "Maç bitti: Kaybettin."
         assert api.view(forfeit_id).body["status"] == "forfeited"
+        forfeit.page.locator(".reveal").wait_for()  # the seed and the deals, though the deal never ended
         forfeit.screenshot("sixty-six-forfeited")
-        # the page shows the reveal whenever the history has one (a forfeit's is the issue "Tables that hold up"'s)
-        if api.request("GET", f"/v1/games/{forfeit_id}/history").body["reveal"] is not None:
-            forfeit.page.locator(".reveal").wait_for()
     finally:
         computer.close()
         forfeit.close()
@@ -284,8 +309,11 @@ def fits_the_phone(table: Table, *selectors: str) -> None:
 def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, service):  # noqa: F811
     table = Table(browser, service, viewport=PHONE)
     try:
-        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21})
+        clock = {"seconds": "60", "bank": "120", "on_timeout": "computer"}
+        set_up_with_friends(table, "Eşli Batak", "Ayşe", {1: "basic", 2: "open", 3: "basic"}, {"target": 21}, clock=clock)
         table.page.locator(".waiting-room").wait_for()
+        terms = "Süreli masa: Hamle başına süre 60 sn · Yedek süre 120 sn · Süre dolunca: bilgisayar oynar"
+        assert table.page.locator(".clock-terms").inner_text() == terms
         fits_the_phone(table, ".seat-list li.open input.invitation")
         table.screenshot("waiting-room-phone-tr")
         table.page.get_by_role("button", name="English").click()
@@ -297,6 +325,13 @@ def test_the_waiting_room_and_the_table_on_a_phone_in_both_languages(browser, se
         table.start("Eşli Batak", {"target": 21})
         table.page.locator("[data-action]:enabled").first.wait_for()
         fits_the_phone(table, ".turn", ".table", ".hand")
+        # and in play, with the open hand shown as well
+        while not (table.page.locator(".open-hand .card").count() and table.page.locator('.hand [data-action*=\'"play"\']:enabled').count()):
+            assert table.wait_for_my_move_or_the_end()
+            actions = table.enabled_actions()
+            chosen = highest_card_or_pass([action for action, _ in actions])
+            table.click(next(element for action, element in actions if action == chosen))
+        fits_the_phone(table, ".turn", ".table", ".hand", ".open-hand")
         table.screenshot("batak-phone-tr")
     finally:
         table.close()
@@ -314,6 +349,8 @@ def test_a_new_game_keeps_the_name_and_the_last_options(browser, service):  # no
         table.page.locator(".game").wait_for()
         table.page.get_by_role("link", name="Koz · Ana sayfa").click()
         table.page.get_by_role("link", name="Altmışaltı").click()
+        table.page.locator("form.friends [name=player]").wait_for()
+        table.screenshot("set-up")
         for which in ("form.setup", "form.friends"):
             assert table.page.locator(f"{which} [name=player]").input_value() == "Ayşe"
             assert table.page.locator(f"{which} [name=target]").input_value() == "5"
@@ -333,6 +370,11 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         watcher = Table(browser, service, path="/" + ayse.page.locator("input.watch").input_value().split("/", 3)[3])
         watcher.page.locator(".waiting-room").wait_for()
         assert watcher.page.get_by_role("button", name="Daveti geri çek").count() == 0  # only its creator may
+        wrong = Table(browser, service, path="/" + invitation.split("/", 3)[3].rsplit("/", 1)[0] + "/not-the-code")
+        wrong.expected_errors.append("status of 403")
+        wrong.page.get_by_role("button", name="OTUR").click()
+        wrong.page.get_by_role("alert").filter(has_text="Davet kodu yanlış.").wait_for()
+        wrong.close()
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
         bora.page.get_by_role("button", name="OTUR").wait_for()
         for table in (watcher, bora):
@@ -349,3 +391,55 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         for table in (watcher, bora, ayse):
             if table is not None:
                 table.close()
+
+
+def test_every_action_by_keyboard_with_turns_said_aloud_and_thirteen_cards_in_one_row(browser, service):  # noqa: F811
+    table = Table(browser, service, viewport={"width": 1280, "height": 900})
+    try:
+        page = table.page
+        table.start("Eşli Batak", {"target": 21})
+        page.locator(".hand [data-action]:enabled, .actions [data-action]:enabled").first.wait_for()
+        tops = {round(box["y"]) for box in (card.bounding_box() for card in page.locator(".hand .card").all()) if box}
+        assert page.locator(".hand .card").count() == 13 and len(tops) == 1  # one row at 1280 px
+        assert page.locator("#announce").inner_text() == "Sıra sende"  # the live region says whose turn it is
+        # from the top of the page, Tab reaches an action, and Enter posts it
+        page.locator("#home-link").focus()
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.matches('[data-action]')"):
+                break
+        assert page.evaluate("() => document.activeElement.matches('[data-action]')")
+        version = table.version()
+        page.keyboard.press("Enter")
+        page.locator(f'.game:not([data-version="{version}"])').wait_for()
+        # the words: plurals in English
+        words = """async () => {
+            const words = await import('/web/words.js');
+            words.setLanguage('en');
+            return [words.text('cards', 1), words.text('cards', 2)];
+        }"""
+        assert page.evaluate(words) == ["1 card", "2 cards"]
+    finally:
+        table.close()
+
+
+def test_an_abandoned_match_is_shown_as_an_end(browser, tmp_path):  # noqa: F811
+    short = Service(tmp_path / "koz-data", KOZ_MAX_WAIT_SECONDS="2", KOZ_MAX_VERSIONS="12")
+    table = Table(browser, short)
+    try:
+        table.start("Alman Whisti", {"target": 0})
+        page = table.page
+        while page.locator('.game[data-status="abandoned"]').count() == 0:
+            page.locator('.game[data-status="abandoned"], [data-action]:enabled').first.wait_for()
+            actions = table.enabled_actions()
+            if actions:
+                table.click(actions[0][1])
+        page.locator(".result").wait_for()
+        assert page.locator(".result .verdict").inner_text().startswith("Maç yarıda kaldı")
+        assert page.locator(".turn").count() == 0 and page.locator("[data-action]").count() == 0
+        assert ". el" not in page.locator(".scores caption").inner_text()  # not a deal still being played
+        page.locator(".reveal").wait_for()  # the seed and the deal as dealt, though it never ended
+        table.screenshot("german-whist-abandoned")
+    finally:
+        table.close()
+        short.stop()

@@ -82,7 +82,9 @@ def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
     answer = api.act(game_id, view["legal_actions"][0], token)
     waited = time.monotonic() - started
     assert answer.status == 200 and answer.body["version"] == view["version"] + 1  # the committed view
-    assert 0.25 < waited < 3
+    # at least the configured wait; and an answer, though no worker will ever reply (a generous
+    # deadline: a slow machine must not fail it)
+    assert 0.25 < waited < 30
 
 
 def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
@@ -128,7 +130,8 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
 
 
 def test_a_job_left_by_a_dead_worker_is_taken_over_and_done_once(backend):
-    app = create_app(make_settings(job_claim_seconds=0.2, reply_wait_seconds=0), redis=backend)
+    # a claim window of a minute: "not abandoned long enough yet" holds on a slow machine too
+    app = create_app(make_settings(job_claim_seconds=60, reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     game_id, _ = computer_leads(api, "takeover")
@@ -138,9 +141,14 @@ def test_a_job_left_by_a_dead_worker_is_taken_over_and_done_once(backend):
     backend.xreadgroup(GROUP, "dead", {store.jobs_key: ">"})
     assert worker.work() == 0  # not abandoned long enough yet: nothing to do
     assert api.view(game_id).body["version"] == 0
-    time.sleep(0.3)
-    worker._next_claim = 0  # its next look for abandoned entries is due now
-    assert worker.drain() == 1
+    worker.claim_ms = 200  # now a short window, and the survivor looks until it has passed
+    deadline = time.monotonic() + 30
+    while True:
+        worker._next_claim = 0  # its next look for abandoned entries is due now
+        if (done := worker.drain()) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert done == 1
     assert api.view(game_id).body["version"] == 1
     assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
     assert action_versions(api, game_id) == [1]

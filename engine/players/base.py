@@ -85,7 +85,7 @@ class Player(ABC):
 class Strategy(ABC):
     """How one game is played by the ``basic`` and ``expert`` levels."""
 
-    #: the work an expert decision does by default (calibrated: see bench/bots.py)
+    #: the work of an expert decision counted without a clock (about its time on the calibration machine)
     expert_work: ClassVar[int] = 1
 
     @abstractmethod

@@ -16,8 +16,10 @@ consistently with everything the seat knows (its hand, the open hand, the cards 
 voids and the missing higher cards that the must-follow, must-beat and must-trump rules
 revealed, and the auction), plays each sampled deal out with the ``basic`` card play after each
 candidate action, and takes the action with the best average deal score for its team (Batak
-scoring, with the two-trick rule and sweeps). Its ``work`` counts the cards those playouts
-play, so that a decision late in a deal, whose playouts are short, looks at more deals.
+scoring, with the two-trick rule and sweeps). In the last four tricks each sampled deal is
+searched exactly instead (:class:`Solver`: alpha-beta on masks with a table of positions). Its
+``work`` counts the cards those playouts play and the positions searched, so that a decision
+late in a deal, whose playouts are short, looks at more deals.
 """
 
 from __future__ import annotations
@@ -568,6 +570,104 @@ def distinct_cards(legal: int, hand: int, unplayed: int) -> list[int]:
     return chosen
 
 
+# --- exact search of the last tricks ------------------------------------------------------------
+
+
+class OutOfWork(Exception):
+    """The search used up its work or its time."""
+
+
+class Solver:
+    """Exact search of a deal's last tricks with every hand known: the tricks the declaring team
+    takes from the trick in progress on, both teams playing their best.
+
+    Alpha-beta over the cards (the declarer chooses the dummy's: a team is one side), with the
+    lowest of cards in sequence standing for all of them (:func:`distinct_cards`), and bounds
+    remembered per position at the start of a trick (the hands, the leader, whether trump may be
+    led). A team's deal value only grows with its tricks, so the best play for tricks is the best
+    for the deal's value too. ``work`` bounds the positions searched (with ``deadline``, looked at
+    every 512): past either, :class:`OutOfWork`.
+    """
+
+    def __init__(self, trump: int, declarer: int, free_trump_lead: bool, work: int, deadline: Callable[[], bool]) -> None:
+        self.trump = trump
+        self.team = declarer % 2
+        self.free_trump_lead = free_trump_lead
+        self.work = work
+        self.deadline = deadline
+        self.nodes = 0
+        self.memo: dict[tuple[int, int, int, int, int, bool], tuple[int, int]] = {}
+
+    def tricks(self, hands: Sequence[int], leader: int, trick: Sequence[int], broken: bool) -> int:
+        """The declaring team's tricks from the trick ``leader`` led (``trick``: its cards so far)
+        on, trump broken before it or not."""
+        trump = self.trump
+        win, winner = winning(leader, trick, trump)
+        led = trick[0] // RANKS if trick else -1
+        may_lead_trump = broken or self.free_trump_lead or trump_played(mask_of(trick), trump)
+        return self._card(list(hands), leader, len(trick), led, win, winner, may_lead_trump, -1, TRICKS + 1)
+
+    def _start(self, hands: list[int], leader: int, may_lead_trump: bool, alpha: int, beta: int) -> int:
+        """The declaring team's tricks from a trick's start, within the window (alpha, beta)."""
+        self.nodes += 1
+        if self.nodes >= self.work or (not self.nodes & 511 and self.deadline()):
+            raise OutOfWork
+        key = (hands[0], hands[1], hands[2], hands[3], leader, may_lead_trump)
+        low, high = self.memo.get(key, (0, hands[leader].bit_count()))
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        found = self._card(hands, leader, 0, -1, -1, -1, may_lead_trump, max(alpha, low), min(beta, high))
+        if found <= max(alpha, low):
+            self.memo[key] = (low, found)
+        elif found >= min(beta, high):
+            self.memo[key] = (found, high)
+        else:
+            self.memo[key] = (found, found)
+        return found
+
+    def _card(
+        self, hands: list[int], leader: int, size: int, led: int, win: int, winner: int, may_lead_trump: bool, alpha: int, beta: int
+    ) -> int:
+        """The declaring team's tricks once the trick's next card (its ``size``-th) is played."""
+        trump = self.trump
+        seat = seat_at(leader, size, SEATS)
+        hand = hands[seat]
+        unplayed = hands[0] | hands[1] | hands[2] | hands[3]
+        maximizing = seat % 2 == self.team
+        best = -1 if maximizing else TRICKS + 1
+        for card in distinct_cards(legal_mask(hand, led, win, trump, may_lead_trump), hand, unplayed):
+            bit = 1 << card
+            if led < 0:
+                next_led, next_win, next_winner = card // RANKS, card, seat
+            elif beats(card, win, trump):
+                next_led, next_win, next_winner = led, card, seat
+            else:
+                next_led, next_win, next_winner = led, win, winner
+            hands[seat] = hand ^ bit
+            may = may_lead_trump or trump_played(bit, trump)
+            if size + 1 < SEATS:
+                value = self._card(hands, leader, size + 1, next_led, next_win, next_winner, may, alpha, beta)
+            else:
+                gained = 1 if next_winner % 2 == self.team else 0
+                if unplayed == bit:
+                    value = gained
+                else:
+                    value = gained + self._start(hands, next_winner, may, alpha - gained, beta - gained)
+            hands[seat] = hand
+            if maximizing:
+                if value > best:
+                    best = value
+                    alpha = max(alpha, best)
+            elif value < best:
+                best = value
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        return best
+
+
 class BatakStrategy(Strategy):
     """Partnership Batak: bids, trump and cards by rules of thumb, or by sampled playouts.
 
@@ -634,6 +734,10 @@ def _best(values: Sequence[float]) -> int:
 
 #: deals sampled for one decision at most: beyond this, more deals hardly change it
 MAX_SAMPLES = 120
+#: with this many cards or fewer left to play (the trick in progress's included), each sampled
+#: deal is searched exactly (:class:`Solver`) instead of played out by the rules of thumb; a
+#: searched position counts one of ``work``, as a card played out does
+SOLVED_CARDS = 16
 
 
 def _search(
@@ -719,8 +823,30 @@ def _expert_card(
     declaring = knowledge.seat % 2 == declarer % 2
     cards_left = knowledge.unplayed.bit_count()
     standing = knowledge.standing
+    solver = Solver(trump, declarer, knowledge.free_trump_lead, work, deadline) if cards_left <= SOLVED_CARDS else None
+
+    def solved(hands: list[int], totals: list[float]) -> int | None:
+        """Each candidate's value in a sampled deal by exact search; None out of work."""
+        assert solver is not None
+        before, found = solver.nodes, []
+        try:
+            for card in candidates:
+                hands[actor] ^= 1 << card
+                try:
+                    found.append(solver.tricks(hands, leader, knowledge.trick + (card,), knowledge.broken))
+                finally:
+                    hands[actor] ^= 1 << card
+        except OutOfWork:
+            return None
+        for index, tricks in enumerate(found):
+            totals[index] += standing.value(contract, knowledge.declaring_tricks + tricks, declaring)
+        return solver.nodes - before
 
     def score(hands: list[int], totals: list[float]) -> int:
+        if solver is not None:
+            spent = solved(hands, totals)
+            if spent is not None:
+                return spent
         for index, card in enumerate(candidates):
             hands[actor] ^= 1 << card
             tricks = play_out(

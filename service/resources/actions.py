@@ -10,9 +10,9 @@ from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import check_if_match
 from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
-from ..tables import require_token
+from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import ETAG_HEADER, GameViewSchema, tables, view_response
+from .games import ETAG_HEADER, GameViewSchema, games, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
@@ -29,6 +29,20 @@ IDEMPOTENCY_KEY = header_parameter(
 )
 
 
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key, if it sent one (1 to ``MAX_KEY_LENGTH`` characters, else a 400)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise Problem(
+            400,
+            "invalid_request",
+            "idempotency_key_length",
+            params={"limit": MAX_KEY_LENGTH},
+            errors={"Idempotency-Key": [FieldMessage(FIELD_MESSAGES["idempotency_key_length"]).format(limit=MAX_KEY_LENGTH)]},
+        )
+    return key
+
+
 @blp.route("/<game_id>/actions", methods=["POST"], operation_id="postAction")
 @blp.arguments(ActionSchema())
 @blp.response(
@@ -41,7 +55,7 @@ IDEMPOTENCY_KEY = header_parameter(
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: [*TURN_REFUSAL_CODES, "waiting_for_players", "busy"],
+        409: [*TURN_REFUSAL_CODES, "waiting_for_players", "seat_left", "deadline_passed", "busy"],
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
@@ -60,20 +74,14 @@ def post_action(action: dict[str, Any], game_id: str):
     the view as committed, and the replies arrive on the event stream or a long-poll (a
     client never assumes the answer is final: its `to_act` says who acts next). An illegal
     action answers 422 with the rule it breaks (`code`) and the legal actions; acting out of
-    turn answers 409 `not_your_turn`.
+    turn answers 409 `not_your_turn`. A seat that left to a computer answers 409 `seat_left`
+    until its token takes it back. An action that comes after the seat's turn-clock deadline
+    applies the timeout instead (the history shows it) and answers 409 `deadline_passed`.
     """
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= MAX_KEY_LENGTH:
-        raise Problem(
-            400,
-            "invalid_request",
-            "idempotency_key_length",
-            params={"limit": MAX_KEY_LENGTH},
-            errors={"Idempotency-Key": [FieldMessage(FIELD_MESSAGES["idempotency_key_length"]).format(limit=MAX_KEY_LENGTH)]},
-        )
+    key = idempotency_key()
     token = require_token(bearer_token())
     if_match = check_if_match(request.headers.get("If-Match"))
-    view, replayed = tables().act(game_id, token, action, if_match=if_match, idempotency_key=key)
+    view, replayed = games().act(game_id, token, action, if_match=if_match, idempotency_key=key)
     response = view_response(view)
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"

@@ -35,9 +35,10 @@ from ..limits import client_address
 from ..metrics import WAITING
 from ..per_address import PerAddress
 from ..schemas import RequestSchema
-from ..tables import Table, Tables
+from ..game import Game
+from ..games import Games
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import tables
+from .games import games
 from .history import reveal
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
@@ -141,19 +142,19 @@ def get_game_events(query: dict[str, Any], game_id: str):
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
-    check_version_bound("Last-Event-ID" if resumed is not None else "after", after, tables().settings.max_versions)
+    check_version_bound("Last-Event-ID" if resumed is not None else "after", after, games().settings.max_versions)
     streams: PerAddress = current_app.extensions["koz_streams"]
     address = client_address()
     if not streams.take(address):
         raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
     try:
-        koz = tables()
-        table = koz.load(game_id)
-        seat = table.viewer(bearer_token())
+        koz = games()
+        game = koz.repository.load(game_id)
+        seat = game.viewer(bearer_token())
     except BaseException:
         streams.give_back(address)
         raise
-    stream = HeldStream(counted(follow(koz, table, seat, after)), lambda: streams.give_back(address))
+    stream = HeldStream(counted(follow(koz, game, seat, after)), lambda: streams.give_back(address))
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
@@ -184,47 +185,47 @@ def counted(stream: Iterator[str]) -> Generator[str, None, None]:
         yield from stream
 
 
-def follow(koz: Tables, table: Table, seat: int | None, after: int | None) -> Iterator[str]:
-    """The messages for ``seat`` from ``table`` on: the history after ``after`` (None: none), the
+def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Iterator[str]:
+    """The messages for ``seat`` from ``game`` on: the history after ``after`` (None: none), the
     view, then the same at each new version, until the match is over."""
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
     # one registration for the whole stream: what is announced while a message is being sent is
     # kept for the next wait, and no wait after the first needs to read the store
-    with koz.announcements.waiting(table.id, table.version) as waiter:
-        registered_before_read = False  # `table` was read before the registration
+    with koz.announcements.waiting(game.id, game.version) as waiter:
+        registered_before_read = False  # `game` was read before the registration
         while True:
-            if after is not None and after < table.version:
-                yield from history_messages(koz, table, seat, after)
-            yield message("view", table.version, table.view(seat))  # in the schema's shape: see view_response
-            if table.over:
-                yield message("reveal", table.version, {"version": table.version, "reveal": reveal(table)})
+            if after is not None and after < game.version:
+                yield from history_messages(koz, game, seat, after)
+            yield message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
+            if game.over:
+                yield message("reveal", game.version, {"version": game.version, "reveal": reveal(game)})
                 return
-            after, game_id = table.version, table.id
-            del table  # as a long-poll: a waiting stream holds no copy of the game (Tables.watch says why)
+            after, game_id = game.version, game.id
+            del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
             while True:
                 timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
-                version = koz.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
+                version = koz.waiting.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
                 registered_before_read = True  # that wait read the store after the registration
                 if version != after:
                     break
-                if time.monotonic() >= ends:
-                    return
+                if time.monotonic() >= ends or koz.announcements.closing:
+                    return  # the client resumes with Last-Event-ID (from another process when this one stops)
                 yield ": heartbeat\n\n"
             if version is None:  # the game expired
                 return
-            newer = koz.load_announced(game_id, version)
+            newer = koz.repository.load_announced(game_id, version)
             if newer is None:
                 return
-            table = newer
+            game = newer
             del newer
 
 
-def history_messages(koz: Tables, table: Table, seat: int | None, after: int) -> Iterator[str]:
+def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[str]:
     by_version: dict[int, list[dict[str, Any]]] = {}
-    for version, event in koz.events(table, after, table.version):
-        seen = event.for_viewer(seat, revealed=table.over)  # once over, everything is shown, as in the history
+    for version, event in koz.repository.events(game, after, game.version):
+        seen = event.for_viewer(seat, revealed=game.over)  # once over, everything is shown, as in the history
         if seen is not None:
             by_version.setdefault(version, []).append({"version": version, **seen})
     for version, events in by_version.items():

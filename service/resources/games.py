@@ -16,10 +16,11 @@ from engine.ruleset import Ruleset
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name, check_version_bound
+from ..limits import client_address
 from ..metrics import WAITING
 from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
 from ..shapes import schema_of
-from ..tables import version_matches
+from ..games import version_matches
 from ..texts import FIELD_MESSAGES, FieldMessage
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -338,7 +339,7 @@ def private(response: BaseResponse, version: int) -> BaseResponse:
     return response
 
 
-def tables():
+def games():
     return current_app.extensions["koz"]
 
 
@@ -359,7 +360,7 @@ def tables():
             "invalid_seats",
             "unknown_level",
         ],
-        429: ["rate_limited"],
+        429: ["rate_limited", "too_many_waiting_games"],
         503: ["capacity", "storage_unavailable"],
     }
 )
@@ -373,22 +374,28 @@ def create_game(body: dict[str, Any]):
     catalog) against computer players. Computer seats move at once when it is their turn; a
     game of computer seats only plays itself to the end.
     """
-    table, tokens, codes = tables().create(
-        body["ruleset"], body.get("options"), body.get("seats"), body.get("seed"), private=body["private"], clock=body.get("clock")
+    game, tokens, codes = games().create(
+        body["ruleset"],
+        body.get("options"),
+        body.get("seats"),
+        body.get("seed"),
+        private=body["private"],
+        clock=body.get("clock"),
+        address=client_address(),
     )
     created = {
-        "id": table.id,
-        "ruleset": table.ruleset.id,
-        "options": table.options,
-        "version": table.version,
-        "status": table.status,
-        "seats": table.seat_list(),
+        "id": game.id,
+        "ruleset": game.ruleset.id,
+        "options": game.options,
+        "version": game.version,
+        "status": game.status,
+        "seats": game.seat_list(),
         "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())],
         "join_codes": [{"seat": seat, "code": code} for seat, code in sorted(codes.items())],
-        "seed_commitment": table.seed_commitment,
-        "seed_source": table.seed_source,
+        "seed_commitment": game.seed_commitment,
+        "seed_source": game.seed_source,
     }
-    return created, 201, {"Location": url_for("games.get_game", game_id=table.id)}
+    return created, 201, {"Location": url_for("games.get_game", game_id=game.id)}
 
 
 @blp.route("/<game_id>", methods=["DELETE"], operation_id="withdrawGame")
@@ -411,7 +418,7 @@ def withdraw_game(game_id: str):
     seat meanwhile loses it. Once every seat is taken and the game started: 409 `game_started`
     (leave it instead).
     """
-    tables().withdraw(game_id, bearer_token())
+    games().withdraw(game_id, bearer_token())
     return Response(status=204)
 
 
@@ -427,13 +434,13 @@ def get_game(query: dict[str, Any], game_id: str):
     With a seat's token, that seat's view: its hand and its legal actions. Without one, the
     spectator view: public information only. Long-poll with `?wait=<seconds>&after=<version>`.
     """
-    check_version_bound("after", query.get("after"), tables().settings.max_versions)
+    check_version_bound("after", query.get("after"), games().settings.max_versions)
     with WAITING.track_inprogress() if query["wait"] > 0 and query.get("after") is not None else nullcontext():
-        table, seat = tables().watch(game_id, bearer_token(), query["wait"], query.get("after"))
+        game, seat = games().waiting.watch(game_id, bearer_token(), query["wait"], query.get("after"))
     condition = request.headers.get("If-None-Match")
-    if condition is not None and version_matches(condition, table.version):
-        return private(Response(status=304), table.version)
-    return view_response(table.view(seat))
+    if condition is not None and version_matches(condition, game.version):
+        return private(Response(status=304), game.version)
+    return view_response(game.view(seat))
 
 
 # --- the lobby ---------------------------------------------------------------------------------
@@ -479,19 +486,19 @@ def list_games(query: dict[str, Any]):
     Public games with an open seat, newest first, paged: public information only. Private
     games and games whose seed was chosen by their creator are never listed.
     """
-    page, next_before = tables().lobby(query.get("ruleset"), query["limit"], query.get("before"))
-    games = [
+    page, next_before = games().lobby(query.get("ruleset"), query["limit"], query.get("before"))
+    listed = [
         {
-            "id": table.id,
-            "url": url_for("games.get_game", game_id=table.id),
-            "ruleset": table.ruleset.id,
-            "options": table.options,
-            "seats": table.seat_list(),
-            "open_seats": [index for index, seat in enumerate(table.seats) if seat.open],
-            "seed_commitment": table.seed_commitment,
-            "seed_source": table.seed_source,
-            "created_at": table.created_at,
+            "id": game.id,
+            "url": url_for("games.get_game", game_id=game.id),
+            "ruleset": game.ruleset.id,
+            "options": game.options,
+            "seats": game.seat_list(),
+            "open_seats": [index for index, seat in enumerate(game.seats) if seat.open],
+            "seed_commitment": game.seed_commitment,
+            "seed_source": game.seed_source,
+            "created_at": game.created_at,
         }
-        for table in page
+        for game in page
     ]
-    return {"games": games, "next_before": next_before}
+    return {"games": listed, "next_before": next_before}

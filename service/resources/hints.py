@@ -12,7 +12,7 @@ from engine.players import strongest_level
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..errors import TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
-from .games import private_headers, tables
+from .games import private_headers, games
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Ask the computer for advice")
 
@@ -53,7 +53,7 @@ class HintSchema(Schema):
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         410: ["game_unreadable"],
-        409: TURN_REFUSAL_CODES,
+        409: [*TURN_REFUSAL_CODES, "seat_left"],
         429: ["rate_limited"],
         503: ["busy", "storage_unavailable"],
     }
@@ -73,8 +73,8 @@ def get_hint(game_id: str):
     if not turns.acquire(timeout=HINT_QUEUE_SECONDS):
         raise Problem(503, "busy", "hints_busy", headers={"Retry-After": "1"})
     try:
-        table, seat, action = tables().hint(game_id, bearer_token())
+        game, seat, action = games().computers.hint(game_id, bearer_token())
     finally:
         turns.release()
-    hint = {"seat": seat, "version": table.version, "level": strongest_level(table.ruleset.id), "action": action.to_json()}
-    return hint, 200, private_headers(table.version)
+    hint = {"seat": seat, "version": game.version, "level": strongest_level(game.ruleset.id), "action": action.to_json()}
+    return hint, 200, private_headers(game.version)

@@ -16,8 +16,8 @@ from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
 from ..edge import check_version_bound
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
-from ..tables import Table
-from .games import STATUS_DESCRIPTION, STATUSES, private, tables
+from ..game import Game
+from .games import STATUS_DESCRIPTION, STATUSES, private, games
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -189,10 +189,10 @@ class HistoryQuerySchema(RequestSchema):
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
 
 
-def reveal(table: Table) -> dict[str, Any] | None:
+def reveal(game: Game) -> dict[str, Any] | None:
     """The seed and every deal as dealt, once the match is over, however it ended: by its rules,
     by a forfeit or abandoned (then the last deal, unfinished, too); None while it goes on."""
-    return table.ruleset.reveal(table.state, ended_early=not table.finished) if table.over else None
+    return game.ruleset.reveal(game.state, ended_early=not game.finished) if game.over else None
 
 
 @blp.route("/<game_id>/history", operation_id="getHistory")
@@ -207,25 +207,25 @@ def get_history(query: dict[str, Any], game_id: str):
     own private events (its dealt hand, its face-down draws) and everyone's public ones; a
     spectator only public ones. Once the match is over everything is shown, with `reveal`.
     """
-    check_version_bound("after", query["after"], tables().settings.max_versions)
-    table, seat = tables().watch(game_id, bearer_token(), 0, None)
-    up_to = min(query["after"] + query["limit"], table.version)
+    check_version_bound("after", query["after"], games().settings.max_versions)
+    game, seat = games().waiting.watch(game_id, bearer_token(), 0, None)
+    up_to = min(query["after"] + query["limit"], game.version)
     events = []
-    for version, event in tables().events(table, query["after"], up_to):
-        seen = event.for_viewer(seat, revealed=table.over)
+    for version, event in games().repository.events(game, query["after"], up_to):
+        seen = event.for_viewer(seat, revealed=game.over)
         if seen is not None:
             events.append({"version": version, **seen})
     history = {
-        "id": table.id,
-        "ruleset": table.ruleset.id,
-        "options": table.options,
-        "seed_commitment": table.seed_commitment,
-        "version": table.version,
-        "status": table.status,
+        "id": game.id,
+        "ruleset": game.ruleset.id,
+        "options": game.options,
+        "seed_commitment": game.seed_commitment,
+        "version": game.version,
+        "status": game.status,
         "events": events,
-        "next_after": up_to if up_to < table.version else None,
-        "reveal": reveal(table),
+        "next_after": up_to if up_to < game.version else None,
+        "reveal": reveal(game),
     }
     # sent as built: the events already have the schema's shape (tests/test_schemas_mirror_engine.py
     # holds every event to it), and dumping a long match through marshmallow took most of the time
-    return private(current_app.json.response(history), table.version)
+    return private(current_app.json.response(history), game.version)

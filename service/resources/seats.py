@@ -1,4 +1,4 @@
-"""``/v1/games/{id}/seats``, ``leave`` and ``rematch``: people sitting down at a table, getting up, and playing again."""
+"""``/v1/games/{id}/seats``, ``leave`` and ``rematch``: people sitting down at a game, getting up, and playing again."""
 
 from __future__ import annotations
 
@@ -9,12 +9,20 @@ from marshmallow import Schema, fields, validate
 
 from engine.players import level_names
 
-from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..schemas import LEVEL_COMPONENT, RequestSchema
-from .games import GameViewSchema, tables, view_response
+from .actions import MAX_KEY_LENGTH, idempotency_key
+from .games import GameViewSchema, games, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
+
+TAKE_SEAT_KEY = header_parameter(
+    "Idempotency-Key",
+    "Asking again with the same key answers the same seat and token (use a random key: whoever sends it again gets the token)",
+    minLength=1,
+    maxLength=MAX_KEY_LENGTH,
+)
 
 
 class TakeSeatSchema(RequestSchema):
@@ -46,8 +54,8 @@ class LeaveSchema(RequestSchema):
     )
 
 
-def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
-    return {"id": table.id, "seat": seat, "token": token, "view": table.view(seat)}
+def seat_taken(game, seat: int, token: str | None) -> dict[str, Any]:
+    return {"id": game.id, "seat": seat, "token": token, "view": game.view(seat)}
 
 
 @blp.route("/<game_id>/seats/<int(signed=True):seat>", methods=["POST"], operation_id="takeSeat")
@@ -64,17 +72,19 @@ def seat_taken(table, seat: int, token: str | None) -> dict[str, Any]:
         429: ["rate_limited"],
     }
 )
-@blp.doc(security=SEAT_TOKEN_OPTIONAL)
+@blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
 def take_seat(body: dict[str, Any], game_id: str, seat: int):
     """Take a seat.
 
     Without a token: take an open seat (with its `code` in a private game) and receive its
     token, once. Of two people taking the same seat at once, one gets it and the other 409
-    `seat_taken`. With the seat's own token: take back a seat it left to a computer, while the
-    match runs.
+    `seat_taken`. With an `Idempotency-Key`, asking again with the same key answers the same
+    seat and token (a lost answer does not lose the seat; use a random key: whoever sends it
+    again gets the token). With the seat's own token: take back a seat it left to a computer,
+    while the match runs.
     """
-    table, seat, token = tables().take_seat(game_id, seat, bearer_token(), body.get("name"), body.get("code"))
-    return seat_taken(table, seat, token)
+    game, seat, token = games().take_seat(game_id, seat, bearer_token(), body.get("name"), body.get("code"), idempotency_key())
+    return seat_taken(game, seat, token)
 
 
 @blp.route("/<game_id>/leave", methods=["POST"], operation_id="leaveGame")
@@ -98,8 +108,8 @@ def leave(body: dict[str, Any], game_id: str):
     so); the seat's token can take it back with `POST /v1/games/{id}/seats/{seat}`.
     """
     token = bearer_token()
-    table = tables().leave(game_id, token, body.get("level"))
-    return view_response(table.view(table.authenticate(token)))
+    game = games().leave(game_id, token, body.get("level"))
+    return view_response(game.view(game.authenticate(token)))
 
 
 @blp.route("/<game_id>/rematch", methods=["POST"], operation_id="makeRematch")
@@ -119,8 +129,9 @@ def rematch(game_id: str):
 
     After the match, any seat's token makes the next match (or joins the one another seat
     made): the same seats, options and computer levels, the first dealer moved on one seat.
-    Each caller gets its seat's new token; the new game waits until every human seat has
-    asked. The finished game's view links to it (`rematch`).
+    Each caller gets its seat's new token; asking again (a lost answer, a double click, with or
+    without an `Idempotency-Key`) answers the same seat and token. The new game waits until
+    every human seat has asked. The finished game's view links to it (`rematch`).
     """
-    table, seat, token = tables().rematch(game_id, bearer_token())
-    return seat_taken(table, seat, token), 201, {"Location": url_for("games.get_game", game_id=table.id)}
+    game, seat, token = games().rematch(game_id, bearer_token())
+    return seat_taken(game, seat, token), 201, {"Location": url_for("games.get_game", game_id=game.id)}

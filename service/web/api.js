@@ -37,9 +37,19 @@ export async function api(method, path, { token, body, headers = {}, signal } = 
   }
   const response = await fetch(path, request);
   readServerClock(response);
-  const data = await response.json().catch(() => null);
+  const data = await readJson(response);
   if (!response.ok) throw new Refusal(response.status, data);
   return data;
+}
+
+/** The answer's JSON, or null for none; a request aborted while its body is read stays aborted. */
+async function readJson(response) {
+  try {
+    return await response.json();
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    return null;
+  }
 }
 
 export function newKey() {
@@ -92,7 +102,7 @@ async function followStream(gameId, token, signal, after, onView) {
   const headers = { Accept: "text/event-stream", "Accept-Language": language.current };
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(`/v1/games/${gameId}/events?after=${after}`, { headers, signal });
-  if (!response.ok || !response.body) throw new Refusal(response.status, await response.json().catch(() => null));
+  if (!response.ok || !response.body) throw new Refusal(response.status, await readJson(response));
   readServerClock(response);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";

@@ -191,16 +191,22 @@ export function waitingRoom(game) {
   const created = kept.invitations(view.id); // kept by the browser that created the game
   const codes = created || [];
   const mine = view.seat !== null;
+  // a rematch keeps each person's seat open, under their name, until they ask too
+  const rematch = view.seats.some((seat) => seat.open && seat.name);
   return h("section", { class: "waiting-room card-panel", "data-status": view.status, "data-version": view.version },
     h("h1", {}, `${text("waitingRoom")} · ${named(ruleset(view.ruleset).names)}`),
-    h("p", { role: "status" }, text("waitingHint")),
+    h("p", { role: "status" }, rematch ? text("rematchWaiting") : text("waitingHint")),
     problemLine(game.problem),
+    view.clock ? h("p", { class: "clock-terms" }, `${text("timed")}: ${text("perAction")} ${text("seconds", view.clock.seconds_per_action)} · `
+      + `${text("bank")} ${text("seconds", view.clock.bank || 0)} · ${text("onTimeout")}: `
+      + `${text(view.clock.on_timeout === "forfeit" ? "timeoutForfeit" : "timeoutComputer")}`) : null,
     h("ul", { class: "seat-list" }, view.seats.map((seat) => {
       const code = codes.find((entry) => entry.seat === seat.index);
-      const who = seat.open ? text("openSeat") : seat.bot ? text("computerAt", levelName(ruleset(view.ruleset), seat.bot)) : seat.name;
+      const who = seat.open ? (seat.name ? `${seat.name} · ${text("notYet")}` : text("openSeat"))
+        : seat.bot ? text("computerAt", levelName(ruleset(view.ruleset), seat.bot)) : seat.name;
       return h("li", { "data-seat": seat.index, class: seat.open ? "open" : "taken" },
         h("strong", {}, named(seat.label)), " ", h("span", { class: "who" }, who),
-        seat.open && mine ? copyable(invitationLink(view, seat.index, code && code.code), text("invitation", named(seat.label)), "invitation") : null);
+        seat.open && !seat.name && mine ? copyable(invitationLink(view, seat.index, code && code.code), text("invitation", named(seat.label)), "invitation") : null);
     })),
     h("h2", {}, text("watchLink")),
     copyable(`${location.origin}/#/${view.ruleset}/${view.id}/watch`, text("watchLink"), "watch"),

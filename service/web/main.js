@@ -28,7 +28,7 @@ async function route() {
   if (!catalog.current) catalog.current = await api("GET", "/v1/rulesets");
   if (parts[0] === "tables") return openTables();
   const entry = parts[0] && ruleset(parts[0]);
-  title(entry ? named(entry.names) : parts[0] === "tables" ? text("openTables") : "");
+  title(entry ? named(entry.names) : "");
   if (!entry) return show(homePage());
   if (!parts[1]) return show(setupPage(entry));
   if (parts[2] === "join") return join(entry, parts[1], Number(parts[3]), parts[4]);
@@ -134,7 +134,11 @@ async function openGame(gameId, { watch }) {
       render(game);
     },
   });
-  if (!game.follow.signal.aborted && game.view.rematch) followRematch(game);
+  if (!game.follow.signal.aborted && game.view.rematch) {
+    followRematch(game).catch((error) => {
+      if (error.name !== "AbortError") throw error; // the page moved on
+    });
+  }
 }
 
 /** Who has asked for the rematch: the next match's seats, as a spectator sees them, until it starts. */
@@ -159,8 +163,12 @@ async function accept(game, view, { first = false } = {}) {
   game.hint = null;
   let added = [];
   if (!first && view.version > game.history.after) {
+    // one history read at a time (a stream's view and an action's answer may come at once), each
+    // going on from where the last one ended
+    const previous = game.historyRead || Promise.resolve();
+    game.historyRead = previous.catch(() => {}).then(() => readHistory(game.id, game.token, game.follow.signal, game.history));
     try {
-      added = await readHistory(game.id, game.token, game.follow.signal, game.history);
+      added = await game.historyRead;
     } catch (error) {
       if (error.name === "AbortError") throw error; // else the history catches up with the next view
     }
@@ -309,6 +317,10 @@ document.getElementById("language").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", () => route());
 window.addEventListener("unhandledrejection", (event) => {
+  if (event.reason && event.reason.name === "AbortError") {
+    event.preventDefault(); // a request of a page left behind, ended on purpose
+    return;
+  }
   // a failure of the page itself, not a refusal: say so on the page (and, as it does, the console)
   show(h("p", { class: "problem", role: "alert" }, `${text("error")}: ${event.reason && event.reason.message}`));
 });

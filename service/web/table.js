@@ -16,8 +16,10 @@ export function over(view) {
   return ["finished", "forfeited", "abandoned"].includes(view.status);
 }
 
-/** The view's sides (who plays with whom): its teams where it has them, else each seat alone. */
-export function sides(view) {
+/** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
+ * adds them to every game): until then the view's `teams` where it has them, else each seat alone. The scoreboard and
+ * the deals' table still read `teams` themselves. */
+function sides(view) {
   return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
 }
 
@@ -44,7 +46,7 @@ function cardFace(code, extra = {}) {
 }
 
 /** A card shown, not played: an image with its name. */
-export function shownCard(code, className = "card") {
+function shownCard(code, className = "card") {
   return h("span", { class: className, role: "img", "aria-label": cardName(code), title: cardName(code) }, cardFace(code));
 }
 
@@ -436,7 +438,7 @@ function historyPanel(game) {
   return h("details", { class: "history panel", open: over(view) },
     h("summary", {}, text("history")),
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), columns.map((column) => h("th", { scope: "col" }, column)), h("th", { scope: "col" }, text("deal", "")))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), columns.map((column) => h("th", { scope: "col" }, column)), h("th", { scope: "col" }, text("summary")))),
       h("tbody", {}, results.map((result) => h("tr", {},
         h("td", {}, String(result.deal)),
         perColumn(result.scores).map((score, index) => h("td", {}, `${score} (${signed(perColumn(result.game_points || result.points)[index])})`)),
@@ -459,7 +461,7 @@ function revealPanel(game) {
 }
 
 function watchLine(view) {
-  if (view.seat === null) return null;
+  if (view.seat === null || over(view)) return null;
   const link = `${location.origin}/#/${view.ruleset}/${view.id}/watch`;
   return h("p", { class: "watch-line" }, h("a", { href: link, class: "watch-link" }, text("watchLink")));
 }

@@ -23,7 +23,7 @@ const TEXTS = {
     sweep: "13 löve",
     reasons: { claim: "66 ilanı", false_claim: "yanlış 66 ilanı", closer_failed: "kapatan 66'ya ulaşamadı",
       last_trick: "son löve", more_points: "daha çok puan", drawn: "berabere" },
-    stockOrder: "Deste sırası", computer: "Bilgisayar", team: "Takım", us: "biz", total: "Toplam",
+    stockOrder: "Deste sırası", computer: "Bilgisayar", team: "Takım", us: "biz",
     targetZero: "0: tek el", error: "Bir hata oldu", unknownGame: "Bu oyun bulunamadı.",
     // playing together
     playFriends: "Arkadaşlarla oyna", openTables: "Açık masalar", seatsTitle: "Koltuklar", yourSeat: "Senin koltuğun",
@@ -37,17 +37,17 @@ const TEXTS = {
     joinTitle: (game) => `${game} masasına davet`, joinAs: (seat) => `Koltuk: ${seat}`, sit: "OTUR",
     seatTaken: "Bu koltuk dolu: başkası oturdu.", badCode: "Davet kodu yanlış.", alreadyStarted: "Bu oyun başladı; koltuk artık boş değil.",
     noSuchSeat: "Bu masada böyle bir koltuk yok.", goHome: "Ana sayfaya dön",
-    lobbyEmpty: "Şu an bekleyen açık masa yok.", waited: (words) => `${words} önce kuruldu`, freeSeats: "Boş koltuklar",
+    lobbyEmpty: "Şu an bekleyen açık masa yok.", waited: (words) => `${words} önce kuruldu`,
     sitAt: (seat) => `${seat} koltuğuna otur`, justNow: "az", refreshed: "kendiliğinden yenilenir",
     spectating: "İzliyorsun: elleri göremezsin, oynayamazsın.",
     leave: "Masadan kalk", takeBack: "Masaya dön", leftTag: "kalktı: bilgisayar oynuyor",
     youLeft: "Masadan kalktın: yerine bilgisayar oynuyor.",
-    rematch: "Rövanş", rematchAsked: (names) => `Rövanş isteyenler: ${names}`, rematchWaiting: "Rövanş: herkesin istemesi bekleniyor.",
+    rematch: "Rövanş", rematchAsked: (names) => `Rövanş isteyenler: ${names}`, rematchWaiting: "Rövanş: herkesin istemesi bekleniyor; herkes isteyince başlar.", notYet: "henüz istemedi",
     clockOf: (name) => `${name}: süre`, bankLeft: (time) => `yedek ${time}`,
     timeoutPlayed: (name) => `${genitive(name)} süresi doldu: bilgisayar oynadı`,
     forfeited: (side) => `Süre doldu: ${side} kaybetti`, abandoned: "Maç yarıda kaldı: izin verilen uzunluğu aştı. Kazanan yok.",
     leftAnnounce: (name) => `${name} masadan kalktı: bilgisayar oynuyor`, rejoinedAnnounce: (name) => `${name} masaya döndü`,
-    tookSeat: (name) => `${name} masaya oturdu`, yes: "evet", no: "hayır",
+    tookSeat: (name) => `${name} masaya oturdu`, yes: "evet", no: "hayır", summary: "Özet",
   },
   en: {
     switchTo: "Türkçe", tagline: "Card games against the computer or with friends", playComputer: "Play the computer",
@@ -70,7 +70,7 @@ const TEXTS = {
     sweep: "all 13 tricks",
     reasons: { claim: "66 claimed", false_claim: "false claim", closer_failed: "the closer missed 66",
       last_trick: "last trick", more_points: "more points", drawn: "drawn" },
-    stockOrder: "Stock order", computer: "Computer", team: "Team", us: "us", total: "Total",
+    stockOrder: "Stock order", computer: "Computer", team: "Team", us: "us",
     targetZero: "0: a single deal", error: "Something went wrong", unknownGame: "There is no such game.",
     playFriends: "Play with friends", openTables: "Open tables", seatsTitle: "Seats", yourSeat: "Your seat",
     friend: "A friend (invited)", computerAt: (level) => `Computer: ${level}`, privateTable: "Private table (invited only; not listed)",
@@ -83,17 +83,17 @@ const TEXTS = {
     joinTitle: (game) => `An invitation to ${game}`, joinAs: (seat) => `Seat: ${seat}`, sit: "SIT DOWN",
     seatTaken: "This seat is taken: someone else sat there.", badCode: "The invitation code is wrong.",
     alreadyStarted: "This game has started; the seat is no longer open.", noSuchSeat: "This table has no such seat.", goHome: "Back to the home page",
-    lobbyEmpty: "No open table is waiting right now.", waited: (words) => `set up ${words} ago`, freeSeats: "Open seats",
+    lobbyEmpty: "No open table is waiting right now.", waited: (words) => `set up ${words} ago`,
     sitAt: (seat) => `Sit at ${seat}`, justNow: "moments", refreshed: "refreshes by itself",
     spectating: "You are watching: you see no hand and cannot play.",
     leave: "Leave the table", takeBack: "Take my seat back", leftTag: "left: the computer plays",
     youLeft: "You left the table: the computer plays your seat.",
-    rematch: "Rematch", rematchAsked: (names) => `Rematch asked by ${names}`, rematchWaiting: "Rematch: waiting for everyone to ask.",
+    rematch: "Rematch", rematchAsked: (names) => `Rematch asked by ${names}`, rematchWaiting: "Rematch: it starts once everyone has asked.", notYet: "has not asked yet",
     clockOf: (name) => `${name}'s clock`, bankLeft: (time) => `bank ${time}`,
     timeoutPlayed: (name) => `${name}'s time ran out: the computer played`,
     forfeited: (side) => `Time ran out: ${side} lost`, abandoned: "The match was abandoned: it ran past the allowed length. No winner.",
     leftAnnounce: (name) => `${name} left the table: the computer plays`, rejoinedAnnounce: (name) => `${name} is back at the table`,
-    tookSeat: (name) => `${name} sat down`, yes: "yes", no: "no",
+    tookSeat: (name) => `${name} sat down`, yes: "yes", no: "no", summary: "Summary",
   },
 };
 
@@ -118,7 +118,7 @@ export function named(names) {
 export const TEAM_NAMES = [{ tr: "Kuzey-Güney", en: "North-South" }, { tr: "Doğu-Batı", en: "East-West" }];
 
 /** A Turkish name in the genitive, its suffix after an apostrophe by vowel harmony (Doğu'nun, Ayşe'nin, Ali'nin). */
-export function genitive(name) {
+function genitive(name) {
   const vowels = [...name.toLocaleLowerCase("tr")].filter((letter) => "aeıioöuü".includes(letter));
   const last = vowels.length ? vowels[vowels.length - 1] : "e";
   const vowel = { a: "ı", ı: "ı", e: "i", i: "i", o: "u", u: "u", ö: "ü", ü: "ü" }[last];

@@ -1,0 +1,327 @@
+"""Where games are read and committed: load, change, commit, as one compare-and-set each.
+
+:class:`Repository` reads a game from the store into a :class:`~service.game.Game` (handing it the
+time of the request and the cap on a match's length), applies a change to it and commits what
+changed in one compare-and-set, retrying when another request moved first. It keeps the
+process's read caches (the versions announced, the action logs) and the stored format of a game
+(its setup, written once, and its snapshot).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import asdict
+from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
+
+from redis.exceptions import ResponseError
+
+from engine import Action, Event, RuleError, Ruleset, registry
+
+from .announcements import Announcements
+from .config import Settings
+from .refusals import Refused
+from .game import DealBase, Game, SeatRecord, check_presentable
+from .replay import ReplayCache
+from .store import Commit, GameStore, Legacy, Stored
+from .waiting import after_computers
+
+T = TypeVar("T")
+
+#: how often a change is retried when other requests keep changing the game first
+MAX_ATTEMPTS = 8
+#: games whose last announced version a process keeps, for the requests waiting on them
+ANNOUNCED_KEPT = 1024
+#: new games are refused once Redis uses this share of its ``maxmemory``: the rest is kept for
+#: the games already running, which Redis would refuse to write to once it is full
+CREATION_MEMORY_SHARE = 0.9
+#: seconds a reading of Redis's memory use is trusted for
+MEMORY_READING_SECONDS = 1.0
+
+
+# --- the stored format ---------------------------------------------------------------------
+
+
+def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tuple[int, int] | None) -> Game:
+    setup, snapshot = stored.setup, stored.snapshot
+    ruleset = registry.get(setup["ruleset"])
+    return Game(
+        game_id,
+        ruleset,
+        setup["options"],
+        [SeatRecord(**seat) for seat in setup["seats"]],
+        ruleset.load(snapshot["state"]),
+        seed=setup["seed"],
+        version=stored.version,
+        stored_version=stored.version,
+        created_at=setup["created_at"],
+        log_length=snapshot["log_length"],
+        deal_base=DealBase(**snapshot["deal_base"]) if snapshot.get("deal_base") else None,
+        abandonment=snapshot.get("abandoned"),
+        seat_events=snapshot.get("seats"),
+        seed_source=setup.get("seed_source", "unknown"),
+        clock=setup.get("clock"),
+        turn=snapshot.get("turn"),
+        salt=setup.get("salt"),
+        host=setup.get("host"),
+        now=now,
+        length_cap=length_cap,
+    )
+
+
+def setup_of(game: Game) -> dict[str, Any]:
+    """What a game is made of besides its actions; written once, when it is created."""
+    return {
+        "ruleset": game.ruleset.id,
+        "options": game.options,
+        "seats": [seat.to_json() for seat in game.initial_seats],
+        "seed": game.seed,
+        "seed_source": game.seed_source,
+        "created_at": game.created_at,
+        **({"clock": game.clock} if game.clock else {}),
+        **({"salt": game.salt} if game.salt else {}),
+        **({"host": game.host} if game.host else {}),
+    }
+
+
+def snapshot_of(game: Game) -> dict[str, Any]:
+    """The state now, and what the next request needs beside it; once the match is over, only
+    the final state and how it ended (the log keeps the rest)."""
+    snapshot: dict[str, Any] = {"state": game.ruleset.dump(game.state), "log_length": game.log_length}
+    if game.abandonment is not None:
+        snapshot["abandoned"] = game.abandonment
+    if game.seat_events:
+        snapshot["seats"] = game.seat_events
+    if game.turn is not None and not game.over:
+        snapshot["turn"] = game.turn
+    if not game.over:
+        snapshot["deal_base"] = asdict(game.deal_base) if game.deal_base else None
+    return snapshot
+
+
+def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[str, Any]]], *, now: float) -> Game:
+    """A game stored before the action log, rebuilt from its actions: replayed from its seed,
+    it must come out as stored, else it is refused (the rules changed since it was played)."""
+    record = legacy.record
+    ruleset = registry.get(record["ruleset"])
+    seats = [SeatRecord(**seat) for seat in record["seats"]]
+    game = Game.new(game_id, ruleset, record["options"], seats, record["seed"], now=now, length_cap=None, created_at=record["created_at"])
+    unreadable = Refused("game_unreadable",
+        "game_unreadable",
+        params={"game": repr(game_id)},
+    )
+    try:
+        for version, entry in history:
+            if entry["data"]["type"] == "action":
+                game.act(entry["data"]["seat"], Action.from_json(entry["data"]["action"]))
+            elif entry["data"]["type"] == "abandoned":  # the service's word, not the engine's
+                game.abandonment = {"version": version, "event": entry["data"]}
+    except RuleError:
+        raise unreadable from None
+    if game.version != legacy.version or json.loads(json.dumps(ruleset.dump(game.state))) != record["state"]:
+        raise unreadable
+    return game
+
+
+def _action_version(number: int, own: Sequence[int]) -> int:
+    """The version of the ``number``-th action, when the versions ``own`` (sorted) went to the service's events."""
+    version = number
+    for taken in own:
+        if taken <= version:
+            version += 1
+    return version
+
+
+class Repository:
+    """Every game read and every change committed, as one compare-and-set on the store."""
+
+    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.settings = settings
+        #: the time now, in seconds of the epoch: what turn clocks are read against (tests inject one)
+        self.clock = clock
+        self.announcements = Announcements(store)
+        #: the last version read after an announcement, per game (insertion order: oldest first)
+        self._announced: OrderedDict[str, Stored] = OrderedDict()
+        #: the last action log read, per game (and setup: an id may come back as another game)
+        self._logs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        #: the reads of the store under way after an announcement, per game
+        self._reading: dict[str, threading.Event] = {}
+        self._memory_read_at = float("-inf")
+        self._memory_full = False
+        self.replays = ReplayCache()
+
+    @property
+    def length_cap(self) -> tuple[int, int]:
+        """The cap on a match's length, (deals, versions): a match past it ends abandoned."""
+        return (self.settings.max_deals, self.settings.max_versions)
+
+    def from_stored(self, game_id: str, stored: Stored) -> Game:
+        """The game as stored, as this request sees it (now, and under the length cap)."""
+        return game_from_stored(game_id, stored, now=self.clock(), length_cap=self.length_cap)
+
+    def new_game(
+        self,
+        ruleset: Ruleset,
+        options: dict[str, Any],
+        records: list[SeatRecord],
+        seed: str,
+        seed_source: str,
+        clock: Mapping[str, Any] | None,
+        game_id: str | None = None,
+        host: str | None = None,
+    ) -> Game:
+        """A new game (not stored yet), under ``game_id`` or a fresh id."""
+        return Game.new(
+            game_id or secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
+            clock=dict(clock) if clock else None, now=self.clock(), length_cap=self.length_cap, host=host,
+        )
+
+    def load_announced(self, game_id: str, version: int) -> Game | None:
+        """The game at ``version`` or later, for the requests an announcement of ``version``
+        woke: they share one read of the store (a spectator's stream, a table's long-polls), so
+        that a commit costs one read per process, not one per waiter. None if the game is gone."""
+        for _ in range(2):
+            stored = self._announced.get(game_id)
+            if stored is not None and stored.version >= version:
+                return self.from_stored(game_id, stored)
+            reading = self._reading.get(game_id)
+            if reading is None:
+                break
+            reading.wait(5.0)  # another request is reading it
+        reading = self._reading[game_id] = threading.Event()
+        try:
+            loaded = self.store.load(game_id)
+            if loaded is None:
+                return None
+            if not isinstance(loaded, Stored):  # a game stored in the old layout: upgraded as it is read
+                return self.load(game_id)
+            stored = loaded
+            self._announced[game_id] = stored
+            while len(self._announced) > ANNOUNCED_KEPT:
+                self._announced.popitem(last=False)  # the oldest first
+        finally:
+            self._reading.pop(game_id, None)
+            reading.set()
+        return self.from_stored(game_id, stored)
+
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
+        now = time.monotonic()
+        if now - self._memory_read_at > MEMORY_READING_SECONDS:
+            try:
+                memory = cast(dict[str, Any], self.store.redis.info("memory"))
+            except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
+                memory = {}
+            limit = int(memory.get("maxmemory") or 0)
+            self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
+            self._memory_read_at = now
+        if self._memory_full:
+            raise Refused("capacity", "nearly_full")
+
+    def load(self, game_id: str) -> Game:
+        """The game as stored (a game of the old layout upgraded on the way)."""
+        for _ in range(MAX_ATTEMPTS):
+            stored = self.store.load(game_id)
+            if stored is None:
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
+            if isinstance(stored, Stored):
+                return self.from_stored(game_id, stored)
+            game = upgrade(game_id, stored, self.store.legacy_history(game_id), now=self.clock())
+            if self.store.replace_legacy(game_id, stored.version, setup_of(game), snapshot_of(game), bytes(game.appended)):
+                game.committed()
+                game.length_cap = self.length_cap  # from now on: the replay of what was played before is not capped
+                return game
+        raise Refused("storage_unavailable", "read_failed")
+
+    def ttl(self, game: Game) -> int:
+        """How long the game is kept: finished (or abandoned) games go sooner."""
+        if game.over:
+            return min(self.settings.finished_game_ttl_seconds, self.settings.game_ttl_seconds)
+        if game.waiting:  # an invitation nobody takes costs little, for a short while
+            return min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
+        return self.settings.game_ttl_seconds
+
+    def commit(self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Commit:
+        """Store what changed in ``game`` since ``expected_version`` (None: it is a new game) in
+        one compare-and-set: the new actions' log entries and the snapshot, and the job of a
+        computer move when a computer is to act."""
+        setup = setup_of(game) if expected_version is None else None
+        game.start_turn()
+        commit = self.store.commit(
+            self.store.prepare(
+                game.id, expected_version, game.version, snapshot_of(game), bytes(game.appended),
+                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), schedule=game.computer_to_act() is not None,
+            )
+        )
+        deadline = game.deadline()
+        if commit.written and deadline is not None:
+            # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
+            # process did not get to schedule is caught by the next change of the game
+            self.store.schedule_clock(game.id, deadline)
+        return commit
+
+    def commit_and_follow(
+        self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None
+    ) -> tuple[Commit, Game]:
+        """:meth:`commit`, and once written the game as the computers' replies left it if they
+        come within the reply wait (a simple client sees them at once), else as committed."""
+        with self.announcements.waiting(game.id, game.version) as replies:  # before the commit: no reply is missed
+            commit = self.commit(game, expected_version, idempotency)
+            if commit.written:
+                game.committed()
+                game = after_computers(self, game, replies)
+        return commit, game
+
+    def store_new(self, make: Callable[[str | None], Game], game_id: str | None = None) -> Game:
+        """Store the game ``make(game_id)`` gives (None: a fresh id, as every attempt after the
+        first), as the computers' replies left it."""
+        for _ in range(MAX_ATTEMPTS):
+            game = make(game_id)
+            game_id = None  # (taken: another attempt draws another)
+            check_presentable(game)
+            commit, game = self.commit_and_follow(game, None)
+            if commit.written:
+                return game
+        raise Refused("storage_unavailable", "store_failed")
+
+    def change(self, game_id: str, change: Callable[[Game], T]) -> tuple[Game, T]:
+        """Apply ``change(game)`` (which may refuse: :class:`Refused`) in one compare-and-set, retried
+        when another request moved first; (game, what ``change`` returned). The game is as the
+        computers' replies left it if they come within the reply wait."""
+        for _ in range(MAX_ATTEMPTS):
+            game = self.load(game_id)
+            start = game.version
+            outcome = change(game)
+            if game.version == start:  # nothing to write (asked again: answered as it stands)
+                return game, outcome
+            commit, game = self.commit_and_follow(game, start)
+            if commit.written:
+                return game, outcome
+            if commit.missing:
+                raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
+        raise Refused("busy", "busy")
+
+    def events(self, game: Game, after: int, up_to: int) -> list[tuple[int, Event]]:
+        """The history events of versions ``after < version <= up_to``, in order, derived by
+        replaying the game's log (and the service's word that the match was abandoned)."""
+        cache_key = (game.id, f"{game.seed}@{game.created_at}")
+        log = self._logs.get(cache_key)
+        if log is None or len(log) < game.log_length:
+            # read once per process and version, however many streams of the game ask for it
+            log = self._logs[cache_key] = self.store.log(game.id)
+            while len(self._logs) > ANNOUNCED_KEPT:
+                self._logs.popitem(last=False)  # the oldest first
+        # the replay numbers the actions 1, 2, ...; the service's own events take versions between
+        own = [stored["version"] for stored in game.seat_events]
+        counted = lambda version: version - bisect.bisect_right(own, version)  # noqa: E731 (actions up to a version)
+        replayed = self.replays.events(cache_key, game.ruleset, game.options, game.seed, log, counted(after), counted(up_to))
+        events = [(_action_version(number, own), event) for number, event in replayed]
+        events += [(stored["version"], Event(stored["event"])) for stored in game.seat_events if after < stored["version"] <= up_to]
+        if game.abandonment is not None and after < game.abandonment["version"] <= up_to:
+            events.append((game.abandonment["version"], Event(game.abandonment["event"])))
+        return sorted(events, key=lambda entry: entry[0])  # stable: a version's events keep their order

@@ -1,0 +1,88 @@
+"""Requests that wait for a game to move on: long-polls, event streams, and an action's answer
+that waits for the computers' replies. Each waits on the process's one subscription to the
+announcements (:mod:`service.announcements`), never on a thread or a loop of reads of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from .announcements import Waiter
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .repository import Repository
+
+
+def after_computers(repository: Repository, game: Game, replies: Waiter) -> Game:
+    """The game once the computers have replied, if they do within the reply wait (and a human
+    is there to answer), else as committed: a simple client sees the replies at once, and no
+    request waits long for the computers' thinking. ``replies`` was waiting on the game since
+    before ``game`` was committed."""
+    if not game.has_human:
+        return game
+    deadline = time.monotonic() + repository.settings.reply_wait_seconds
+    while game.computer_to_act() is not None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        if replies.announced is None or replies.announced <= game.version:
+            replies.wait(remaining)
+            if replies.announced is None or replies.announced <= game.version:
+                # the wait ended, or the subscription was renewed: the store says
+                if (repository.store.version(game.id) or 0) <= game.version:
+                    continue
+        change = replies.changes.pop(game.version, None)
+        if change is None or not game.follow(*change):
+            game = repository.load(game.id)
+        replies.after = game.version
+    return game
+
+
+class Waiting:
+    """Long-polls and event streams: a game read once it passes a version."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+
+    def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game, int | None]:
+        """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
+        repository = self.repository
+        if after is None or wait <= 0:
+            game = repository.load(game_id)
+            return game, game.viewer(token)
+        with repository.announcements.waiting(game_id, after) as waiter:
+            game = repository.load(game_id)  # read after registering: no announcement is missed
+            seat = game.viewer(token)
+            if game.version > after:
+                return game, seat
+            # a waiting request holds no copy of the game: thousands wait at once, and each of the
+            # collector's full passes walks everything they hold, stalling them all meanwhile
+            del game
+            version = self.wait_for_version(game_id, after, min(wait, repository.settings.max_wait_seconds), waiter)
+        if version is None or version <= after:
+            return repository.load(game_id), seat
+        return (repository.load_announced(game_id, version) or repository.load(game_id)), seat
+
+    def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
+        """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
+        (None if the game is gone). Waits on the process's one subscription. ``waiter``: one
+        registered on the game since before the caller read it at ``after`` (an event stream
+        keeps one), so that the store need not be read again to know that nothing was missed."""
+        if waiter is None:
+            with self.repository.announcements.waiting(game_id, after) as registered:
+                return self._wait(registered, game_id, after, timeout, self.repository.store.version(game_id))
+        waiter.after = after
+        return self._wait(waiter, game_id, after, timeout, waiter.newer_than(after))
+
+    def _wait(self, waiter: Waiter, game_id: str, after: int, timeout: float, version: int | None) -> int | None:
+        deadline = time.monotonic() + timeout
+        while version is not None and version <= after:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.repository.announcements.closing:
+                break
+            waiter.wait(remaining)
+            # nothing newer announced: the wait ended, or the subscription was renewed, and the store says
+            version = waiter.newer_than(after) if waiter.newer_than(after) > after else self.repository.store.version(game_id)
+        return version
