@@ -29,6 +29,7 @@ CAPS = {
     "KOZ_STREAM_HEARTBEAT_SECONDS": "0.5",  # a closed stream is noticed at its next heartbeat
     "KOZ_CONNECTIONS_PER_ADDRESS": "6",
     "KOZ_STREAMS_PER_ADDRESS": "2",
+    "KOZ_MAX_WAITING_GAMES_PER_ADDRESS": "1000",  # the chunked bodies' tests invite someone fifteen times
     **NO_LIMITS,
 }
 SLOW_HEAD = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
