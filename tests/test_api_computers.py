@@ -22,8 +22,10 @@ SHORT = {"german-whist": {}, "sixty-six": {"target": 5}, "partnership-batak": {"
 
 @pytest.fixture
 def api(backend):
-    """On fakeredis and on a real redis-server: every test here runs on both."""
-    app = create_app(make_settings(), redis=backend)
+    """On fakeredis and on a real redis-server: every test here runs on both. A human's action
+    waits for the computers' replies as long as a slow machine may need (not 2 s), so that its
+    answer follows them."""
+    app = create_app(make_settings(reply_wait_seconds=60), redis=backend)
     with WorkerThread(app.extensions["koz"]):
         yield FlaskClient(app.test_client())
 

@@ -72,10 +72,10 @@ class Stream:
         if "event" in fields:
             self.messages.put(Message(fields["event"], int(fields["id"]), json.loads(fields["data"])))
 
-    def next(self, timeout: float = 10) -> Message:
+    def next(self, timeout: float = 60) -> Message:
         return self.messages.get(timeout=timeout)
 
-    def until_view(self, version: int, timeout: float = 10) -> list[Message]:
+    def until_view(self, version: int, timeout: float = 60) -> list[Message]:
         """Every message up to and including the view of ``version``."""
         received = []
         while True:
@@ -93,7 +93,7 @@ class Stream:
 def app(backend):
     # a short heartbeat lets a closed stream notice soon, and the tests see heartbeats; on
     # fakeredis and on a real redis-server, every test here that uses the app runs on both
-    app = create_app(make_settings(stream_heartbeat_seconds=0.1), redis=backend)
+    app = create_app(make_settings(stream_heartbeat_seconds=0.1, max_wait_seconds=300), redis=backend)
     with WorkerThread(app.extensions["koz"]):
         yield app
 
@@ -401,7 +401,7 @@ def copies_of(game_id: str) -> list[Game]:
     return [thing for thing in gc.get_objects() if isinstance(thing, Game) and thing.id == game_id]
 
 
-def until_no_copy_of(game_id: str, seconds: float = 5) -> list[Game]:
+def until_no_copy_of(game_id: str, seconds: float = 60) -> list[Game]:
     deadline = time.monotonic() + seconds
     while copies_of(game_id) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -434,11 +434,12 @@ def test_a_waiting_long_poll_holds_no_copy_of_the_game(app, api):
     game_id, tokens = two_humans(api)
     answers: queue.Queue = queue.Queue()
     client = FlaskClient(app.test_client())
-    threading.Thread(target=lambda: answers.put(client.request("GET", f"/v1/games/{game_id}?wait=10&after=0", token=tokens[1])), daemon=True).start()
+    # the longest wait a request may ask (the app allows it): it is still waiting when checked, however slow the machine
+    threading.Thread(target=lambda: answers.put(client.request("GET", f"/v1/games/{game_id}?wait=300&after=0", token=tokens[1])), daemon=True).start()
     assert until_no_copy_of(game_id) == []
     assert answers.empty(), "the long-poll ended before anything happened"
     play(api, game_id, tokens, random.Random(7), count=1)
-    answer = answers.get(timeout=10)
+    answer = answers.get(timeout=60)
     assert (answer.status, answer.body["version"]) == (200, 1)
     assert answer.body == api.view(game_id, tokens[1]).body
 

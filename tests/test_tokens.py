@@ -3,16 +3,18 @@ hash of the whole token matches; the store keeps hashes, never tokens."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 
-from service.tokens import new_token, seat_of, token_hash
+from service.tokens import derived_token, new_token, seat_of, token_hash
 
 
 def test_a_new_token_is_long_random_and_url_safe():
     tokens = {new_token() for _ in range(200)}
     assert len(tokens) == 200
     for token in tokens:
-        assert len(token) >= 43  # 256 bits in base64
+        assert len(token) == 43  # 256 bits in unpadded base64
         assert set(token) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
@@ -20,6 +22,12 @@ def test_a_tokens_hash_is_the_sha256_of_its_utf8_text():
     assert token_hash("abc") == hashlib.sha256(b"abc").hexdigest()
     assert token_hash("ç") == hashlib.sha256("ç".encode()).hexdigest()
     assert token_hash("abc") != token_hash("abd")
+
+
+def test_any_text_presented_as_a_token_hashes_even_a_lone_surrogate():
+    # a bearer header can carry anything: hashing it never fails, so a bad token is a 401, not a 500
+    assert token_hash("\ud800") == hashlib.sha256(b"\xed\xa0\x80").hexdigest()
+    assert seat_of("\ud800", [token_hash(new_token())]) is None
 
 
 def test_a_token_opens_its_own_seat_among_several():
@@ -57,3 +65,30 @@ def test_a_seat_without_a_token_is_opened_by_none():
 def test_the_token_itself_in_place_of_its_hash_opens_nothing():
     token = new_token()
     assert seat_of(token, [token]) is None
+
+
+def test_a_derived_token_is_the_hmac_of_its_context_under_the_secret_url_safe_unpadded():
+    expected = hmac.new(b"key", b"game\x00seat-1", hashlib.sha256).digest()
+    assert derived_token("key", "game", "seat-1") == base64.urlsafe_b64encode(expected).rstrip(b"=").decode()
+    token = derived_token("key", "game", "seat-1")
+    assert len(token) == 43 and "=" not in token
+    assert set(token) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def test_asking_again_derives_the_same_token_and_another_secret_or_context_another():
+    token = derived_token("idempotency-key", "game-1", "0")
+    assert derived_token("idempotency-key", "game-1", "0") == token
+    others = {
+        derived_token("idempotency-kez", "game-1", "0"),
+        derived_token("idempotency-key", "game-2", "0"),
+        derived_token("idempotency-key", "game-1", "1"),
+        derived_token("idempotency-key", "0", "game-1"),
+        derived_token("idempotency-key", "game-10"),
+    }
+    assert token not in others and len(others) == 5
+
+
+def test_a_derived_token_takes_any_text_even_a_lone_surrogate():
+    assert derived_token("\ud800", "\udfff") == base64.urlsafe_b64encode(
+        hmac.new(b"\xed\xa0\x80", b"\xed\xbf\xbf", hashlib.sha256).digest()
+    ).rstrip(b"=").decode()
