@@ -16,10 +16,9 @@ export function over(view) {
   return ["finished", "forfeited", "abandoned"].includes(view.status);
 }
 
-/** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
- * adds them to every game): until then the view's `teams` where it has them, else each seat alone. */
+/** The view's sides (who plays with whom), as every game's view says them. */
 function sides(view) {
-  return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
+  return view.sides;
 }
 
 /** Sides of more than one seat: the scores are kept per side. */
