@@ -3,6 +3,7 @@
     python bench/api.py [--clients 8] [--seconds 10] [--waiters 2000] [--experts 20] [--url URL]
     python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies, one after the other
     python bench/api.py --peer boardgameio [--rounds 3]  # against boardgame.io 0.50, alternating (bench/boardgameio.py)
+    python bench/api.py --cluster [--level-games 2]  # one Redis beside a 3-primary Redis Cluster, in one run (bench/fleet.py)
 
 Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
 embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
@@ -349,12 +350,23 @@ def main() -> None:
     )
     parser.add_argument("--peer", choices=["boardgameio"], help="instead: Koz against boardgame.io, same load, alternating (bench/boardgameio.py)")
     parser.add_argument("--rounds", type=int, default=3, help="with --peer: alternating rounds of --seconds per server (default 3)")
+    parser.add_argument(
+        "--cluster", action="store_true", help="instead: the actions on one Redis and on a 3-primary Redis Cluster, in one run (bench/fleet.py)"
+    )
+    parser.add_argument(
+        "--level-games", type=int, default=2, help="with --cluster: games of two computers per level, for the worker's CPU per move (default 2)"
+    )
     args = parser.parse_args()
     files = raise_open_file_limit()
     if args.peer:
         from boardgameio import compare
 
         compare(args.clients, args.seconds, args.rounds)
+        return
+    if args.cluster:
+        import fleet
+
+        fleet.compare(args.clients, args.seconds, args.level_games)
         return
     if args.url is not None:
         report(measure(args, args.url, files), f"the service at {args.url}")

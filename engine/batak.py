@@ -362,6 +362,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
     view_type = BatakView
     event_types = (*COMMON_EVENTS, BatakDealEvent, ContractEvent, TrumpEvent, OpenHandEvent, BatakDealResultEvent)
     id = "partnership-batak"
+    teams = TEAMS
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
     seat_names = (
         {"en": "South", "tr": "Güney"},

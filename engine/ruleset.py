@@ -175,12 +175,21 @@ class Ruleset(ABC, Generic[S]):
     messages: ClassVar[Mapping[str, Text]] = {}
     #: what a table shows of the game besides its options (such as Batak's open hand), per language
     table_labels: ClassVar[Mapping[str, Names]] = {}
+    #: who plays with whom: the seats of each side (team), every seat in one; empty: each seat
+    #: plays for itself (see :meth:`sides`)
+    teams: ClassVar[tuple[tuple[int, ...], ...]] = ()
 
     def __init__(self) -> None:
         #: per kind of action, the methods that verify and perform it (one look-up per action)
         self._handlers = {kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds}
         #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
         self.seat_count = len(self.seat_names)
+
+    def sides(self) -> list[list[int]]:
+        """The seats of each side, in seat order of their first seat: a team's seats together, or
+        each seat alone in a game without teams. A frontend shows partners from it, and a forfeit
+        loses the match for the seat's whole side."""
+        return [list(team) for team in self.teams] if self.teams else [[seat] for seat in range(self.seat_count)]
 
     # --- creation ---------------------------------------------------------------------------
 
@@ -273,6 +282,8 @@ class Ruleset(ABC, Generic[S]):
             raise fault("needs seats, and standard human seats among them")
         if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
             raise fault("needs action kinds and a catalogue of refusal codes")
+        if sorted(seat for side in self.sides() for seat in side) != list(range(self.seat_count)):
+            raise fault("its sides hold every seat once")
         if not set(self.turn_refusal_codes) <= set(self.refusal_codes):
             raise fault("its turn refusals are in its catalogue")
         texts = [*self.refusals().values(), *self.messages.values(), *(option.names for option in self.options)]
@@ -389,6 +400,7 @@ class Ruleset(ABC, Generic[S]):
             "names": dict(self.names),
             "seat_count": self.seat_count,
             "seats": [{"index": i, "names": dict(names)} for i, names in enumerate(self.seat_names)],
+            "sides": self.sides(),
             "options": [option.to_json(language) for option in self.options],
             "labels": [{"code": code, "names": dict(names)} for code, names in self.table_labels.items()],
         }

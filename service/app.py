@@ -9,7 +9,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 from werkzeug.sansio.response import Response as BaseResponse
@@ -70,6 +70,10 @@ class FastJSONProvider(DefaultJSONProvider):
 
 #: seconds /readyz waits for Redis
 READINESS_TIMEOUT = 0.5
+#: a cluster client's retries (a slot moved, a node lost) and their backoff, in seconds
+CLUSTER_RETRIES = 3
+CLUSTER_RETRY_BASE = 0.05
+CLUSTER_RETRY_CAP = 0.5
 #: Redis connections of one process at most; more requests in flight wait for one, in turn, as
 #: long as Redis answers, and past MAX_QUEUED waiting a new one is refused (503 busy)
 MAX_CONNECTIONS = 64
@@ -92,12 +96,24 @@ def redis_client(
     node, and a repeated compare-and-set cannot apply twice."""
     if cluster:
         assert url is not None, "a cluster is named by the URL of one of its nodes"
-        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout)
+        # its retries back off from 50 ms to 0.5 s (redis-py's default: from 1 s to 10 s), so that a
+        # request during a failover answers 503 in well under a second, and one just after it finds
+        # the new primary at once
+        retry = Retry(ExponentialWithJitterBackoff(cap=CLUSTER_RETRY_CAP, base=CLUSTER_RETRY_BASE), CLUSTER_RETRIES)
+        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout, retry=retry)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
     pool = QueueingConnectionPool.from_url(
         url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, max_queued=MAX_QUEUED, timeout=timeout, **options
     )
     return InstrumentedRedis(connection_pool=pool)
+
+
+def game_store(redis: Redis | RedisCluster, settings: Settings) -> GameStore:
+    """The store of the settings' games: their key prefix, expiry and replicas."""
+    return GameStore(
+        redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix,
+        replicas=settings.redis_replicas, replica_timeout=settings.redis_replica_timeout,
+    )
 
 
 def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None, embedded: EmbeddedRedis | None = None) -> Flask:
@@ -135,7 +151,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz_readiness"] = readiness
     app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
     app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
-    app.extensions["koz"] = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    app.extensions["koz"] = Games(game_store(redis, settings), settings)
 
     api = Api(app)
     document_levels(api.spec)

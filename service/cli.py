@@ -8,8 +8,10 @@ import logging
 import os
 import select
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -17,18 +19,18 @@ from typing import Any
 
 from flask import Flask
 from gunicorn.app.base import BaseApplication
+from prometheus_client import multiprocess
 from redis import Redis
 
 from engine.players import level_names
 
 from . import bot, logs
-from .app import create_app, redis_client
+from .app import create_app, game_store, redis_client
 from .clocks import run as run_clocks
 from .config import Settings
 from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
 from .lifetime import ending_with_this_thread
-from .store import GameStore
 from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
@@ -119,6 +121,32 @@ class WorkerProcesses:
                 process.wait(5)
 
 
+def use_redis_url(args: argparse.Namespace) -> None:
+    """``--redis-url`` stands for ``REDIS_URL``, here and in the workers started from here."""
+    if args.redis_url:
+        os.environ["REDIS_URL"] = args.redis_url
+
+
+def share_metrics(args: argparse.Namespace) -> None:
+    """Several web processes count into one directory (prometheus_client's multiprocess mode),
+    so that ``/metrics`` from any of them tells the whole server's story. prometheus_client
+    reads ``PROMETHEUS_MULTIPROC_DIR`` when it is imported: without it, ``koz serve`` empties a
+    directory of its own (per port) and starts again with it set."""
+    if args.processes <= 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return
+    directory = Path(tempfile.gettempdir()) / f"koz-metrics-{args.port}"
+    shutil.rmtree(directory, ignore_errors=True)  # counts of an earlier run must not add up with these
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
+    os.execv(sys.executable, [sys.executable, "-m", "service.cli", *args.argv])
+
+
+def forget_process(_server, worker) -> None:
+    """A web process that ended leaves its live gauges (clients waiting) out of the sums."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(worker.pid)
+
+
 def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
     """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
     a web process forked meanwhile may hold the pipe's other end open.)"""
@@ -130,6 +158,8 @@ def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
 
 
 def serve(args: argparse.Namespace) -> None:
+    use_redis_url(args)
+    share_metrics(args)
     settings = Settings.from_env()
     service = os.getpid()
     embedded = None
@@ -151,7 +181,10 @@ def serve(args: argparse.Namespace) -> None:
         kind = "the Redis Cluster of node" if settings.redis_cluster else "Redis at"
         where = f"{kind} {settings.redis_url}" if settings.redis_url else f"an embedded Redis (data in {settings.data_dir}/)"
         log.info("Koz on http://%s:%s with %s and %d worker(s)", args.host, args.port, where, args.workers)
-        Server(app, {"bind": f"{args.host}:{args.port}", "workers": args.processes, "worker_connections": args.connections}).run()
+        options = {
+            "bind": f"{args.host}:{args.port}", "workers": args.processes, "worker_connections": args.connections, "child_exit": forget_process,
+        }
+        Server(app, options).run()
     finally:
         # however gunicorn's master ends (SIGTERM and SIGINT stop the web processes first), the
         # workers stop, then the embedded Redis, once no process uses it. A web process forked
@@ -163,15 +196,16 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def work(args: argparse.Namespace) -> None:
+    use_redis_url(args)
     settings = Settings.from_env()
     if not settings.redis_url:
-        raise SystemExit("koz worker needs REDIS_URL: the Redis of the service it works for")
+        raise SystemExit("koz worker needs REDIS_URL (or --redis-url): the Redis of the service it works for")
     os.nice(settings.worker_niceness)  # background work: requests on the same machine come first
     # its reads block up to BLOCK_SECONDS for a new job: the socket waits that long more
     redis = redis_client(
         settings.redis_connect_timeout, settings.redis_timeout + BLOCK_SECONDS, url=settings.redis_url, cluster=settings.redis_cluster
     )
-    games = Games(GameStore(redis, ttl_seconds=settings.game_ttl_seconds, prefix=settings.key_prefix), settings)
+    games = Games(game_store(redis, settings), settings)
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda *_: stop.set())  # finish the move under way, then exit
@@ -239,9 +273,13 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser.add_argument("--processes", type=int, default=1, help="web processes (default 1)")
     serve_parser.add_argument("--connections", type=int, default=10000, help="open connections per web process (default 10000)")
     serve_parser.add_argument("--workers", type=int, default=1, help="koz worker processes beside the web server (default 1; 0 for none)")
+    serve_parser.add_argument("--redis-url", help="the Redis to keep games in (as REDIS_URL; default: an embedded one)")
     serve_parser.set_defaults(run=serve)
-    worker_parser = commands.add_parser("worker", help="make the computer players' moves and enforce the turn clocks (needs REDIS_URL)")
+    worker_parser = commands.add_parser(
+        "worker", help="make the computer players' moves and enforce the turn clocks (needs REDIS_URL or --redis-url)"
+    )
     worker_parser.add_argument("--with-parent", action="store_true", help="stop when the process that started it stops (as koz serve starts it)")
+    worker_parser.add_argument("--redis-url", help="the Redis of the service it works for (as REDIS_URL)")
     worker_parser.add_argument("--ready-fd", type=int, help="write a byte to this file descriptor once ready to take jobs (as koz serve starts it)")
     worker_parser.set_defaults(run=work)
     openapi_parser = commands.add_parser("openapi", help="write the OpenAPI document")
@@ -262,6 +300,7 @@ def main(argv: list[str] | None = None) -> None:
     bot_parser.add_argument("--level", choices=level_names(), help="the computer level (default: the game's standard level)")
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
     args.run(args)
 
 

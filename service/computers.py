@@ -1,7 +1,7 @@
 """The computer players' decisions, beside the worker that makes their moves.
 
-A commit that leaves a computer to move queues a job (in the same transaction); a worker
-(:mod:`service.worker`) takes the jobs in batches and makes each move through
+A commit that leaves a computer to move records it as due (in the same script); a worker
+(:mod:`service.worker`) claims the due games in batches and makes each move through
 :meth:`Computers.play_computers`, one compare-and-set per game, written together. A computer
 decides from its own seat's information only: its view, and for a strategy that reads them the
 current deal's events as its seat saw them, replayed from the log when the game does not hold
@@ -40,11 +40,11 @@ TIMEOUT_LEVEL = "basic"
 
 @dataclass
 class Played:
-    """What a batch of computer moves did: the games whose move was committed, and those whose
-    jobs their write acknowledged."""
+    """What a batch of computer moves did: the games whose move was committed, and those found
+    with no computer move to make, by the version they were read at (None: gone)."""
 
     written: set[str]
-    acknowledged: set[str]
+    idle: dict[str, int | None]
 
 
 class Computers:
@@ -125,30 +125,31 @@ class Computers:
         fail: a move is never applied twice."""
         return game_id in self.play_computers([game_id]).written
 
-    def play_computers(self, game_ids: Sequence[str], jobs: tuple[str, Mapping[str, list[bytes]]] | None = None) -> Played:
+    def play_computers(self, game_ids: Sequence[str]) -> Played:
         """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
         trip, decided one after the other, written together (one round trip, and one sync of
         Redis's append-only file for them all). A game whose move cannot be made is logged and
-        skipped: it would fail on every worker. ``jobs``: (the workers' group, the queue's entries
-        of each game), acknowledged by the writes where the store can."""
+        skipped (as idle): it would fail on every worker."""
         moves: list[tuple[Game, int]] = []
-        played = Played(set(), set())
+        played = Played(set(), {})
         thinking_since = time.monotonic()
         for game_id, stored in zip(game_ids, self.repository.store.load_many(list(game_ids))):
             try:
                 move = self._computer_move(game_id, stored)
             except RedisError:
-                raise  # the batch is left pending: this worker or another does it again
+                raise  # the batch stays claimed: the worker takes it back, or it falls due again
             except Exception:
                 log.exception("the computer move in game %s failed", game_id)
-                continue
+                move = None
             if move is not None:
                 moves.append(move)
+            else:
+                played.idle[game_id] = stored.version if stored is not None else None
             if moves and time.monotonic() - thinking_since > BATCH_THINKING_SECONDS:
                 # long thinking (experts) does not hold up the moves decided before it
-                self._commit_moves(moves, jobs, played)
+                self._commit_moves(moves, played)
                 moves, thinking_since = [], time.monotonic()
-        self._commit_moves(moves, jobs, played)
+        self._commit_moves(moves, played)
         return played
 
     def _computer_move(self, game_id: str, stored: Stored | Legacy | None) -> tuple[Game, int] | None:
@@ -167,7 +168,7 @@ class Computers:
         game.act(seat, action)
         return game, start
 
-    def _commit_moves(self, moves: list[tuple[Game, int]], jobs: tuple[str, Mapping[str, list[bytes]]] | None, played: Played) -> None:
+    def _commit_moves(self, moves: list[tuple[Game, int]], played: Played) -> None:
         """:meth:`Repository.commit` for the moves of a batch, in one round trip."""
         store = self.repository.store
         writes = []
@@ -176,13 +177,10 @@ class Computers:
             writes.append(
                 store.prepare(
                     game.id, start, game.version, snapshot_of(game), bytes(game.appended),
-                    ttl_seconds=self.repository.ttl(game), schedule=game.computer_to_act() is not None,
-                    done=(jobs[0], list(jobs[1].get(game.id, []))) if jobs else None,
+                    ttl_seconds=self.repository.ttl(game), computer_due=game.computer_to_act() is not None,
                 )
             )
-        for (game, _), write, commit in zip(moves, writes, store.commit_all(writes) if writes else []):
-            if write.acknowledged:
-                played.acknowledged.add(game.id)
+        for (game, _), commit in zip(moves, store.commit_all(writes) if writes else []):
             if commit.written:
                 game.committed()
                 played.written.add(game.id)

@@ -50,6 +50,11 @@ class Settings:
     #: within this time, never a hang
     redis_connect_timeout: float = 1.0
     redis_timeout: float = 2.0
+    #: a write answers once this many replicas of its primary hold it (Redis's ``WAIT``), so that
+    #: an acknowledged action survives the loss of the primary's machine; past
+    #: ``redis_replica_timeout`` seconds it is a 503, and not reported as applied
+    redis_replicas: int = 0
+    redis_replica_timeout: float = 1.0
     #: the embedded Redis: how often its append-only file is synced to disk ("always": an
     #: acknowledged action survives a crash of the machine), and the memory it may use (then
     #: it refuses writes rather than evict a game)
@@ -113,6 +118,8 @@ class Settings:
             key_prefix=environ.get("KOZ_KEY_PREFIX") or defaults.key_prefix,
             redis_connect_timeout=number("KOZ_REDIS_CONNECT_TIMEOUT", defaults.redis_connect_timeout) or defaults.redis_connect_timeout,
             redis_timeout=number("KOZ_REDIS_TIMEOUT", defaults.redis_timeout) or defaults.redis_timeout,
+            redis_replicas=number("KOZ_REDIS_REPLICAS", defaults.redis_replicas, int),
+            redis_replica_timeout=number("KOZ_REDIS_REPLICA_TIMEOUT", defaults.redis_replica_timeout) or defaults.redis_replica_timeout,
             redis_appendfsync=environ.get("KOZ_REDIS_APPENDFSYNC") or defaults.redis_appendfsync,
             redis_maxmemory=environ.get("KOZ_REDIS_MAXMEMORY") or defaults.redis_maxmemory,
             rate_limit_create=environ.get("KOZ_RATE_LIMIT_CREATE", defaults.rate_limit_create),

@@ -190,7 +190,8 @@ class Game:
         """The seat of a bearer token; a token of no seat here is a 401."""
         seat = seat_of(token, [seat.token_hash for seat in self.seats])
         if seat is None:
-            raise Refused("invalid_token",
+            raise Refused(
+                "invalid_token",
                 "invalid_token",
             )
         return seat
@@ -258,6 +259,7 @@ class Game:
             "version": self.version,
             "seats": self.seat_list(),
             **self.ruleset.view(self.state, seat),
+            "sides": self.ruleset.sides(),
         }
         if self.abandoned:
             view.update(status="abandoned", to_act=[], legal_actions=[], winners=[])
@@ -319,9 +321,7 @@ class Game:
         seat = self.turn["seat"]
         self.turn["banks"][seat] = 0.0
         if self.clock["on_timeout"] == "forfeit":
-            view = self.ruleset.view(self.state, None)
-            sides = view.get("teams") or [[index] for index in range(len(self.seats))]
-            winners = sorted(other for side in sides if seat not in side for other in side)
+            winners = sorted(other for side in self.ruleset.sides() if seat not in side for other in side)
             self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": winners})
             return None
         self.seat_event({"type": "timeout", "seat": seat, "on_timeout": "computer"})

@@ -3,7 +3,7 @@
 :class:`Games` is the service's one entry to the games: each operation reads a game through the
 :class:`~service.repository.Repository`, changes it through the :class:`~service.game.Game`
 aggregate and commits it in one compare-and-set. Computer players never think in a web request:
-a commit that leaves a computer to move queues a job in the same transaction, and a worker makes
+a commit that leaves a computer to move records it as due in the same script, and a worker makes
 the move through :class:`~service.computers.Computers`. Reads never write.
 """
 
@@ -104,7 +104,8 @@ class Games:
             computer = {"bot": standard_level(ruleset.id)}
             seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
         if len(seats) != ruleset.seat_count:
-            raise Refused("invalid_seats",
+            raise Refused(
+                "invalid_seats",
                 "invalid_seats",
                 params={"ruleset": dict(ruleset.names), "seat_count": ruleset.seat_count, "given": len(seats)},
                 allowed=Said({"en": f"a list of {ruleset.seat_count} seats", "tr": f"{ruleset.seat_count} koltukluk bir liste"}),
@@ -134,7 +135,7 @@ class Games:
             )
         source = "client" if seed else "server"
         chosen = seed or secrets.token_hex(16)
-        game_id = secrets.token_hex(8)
+        game_id = self.store.new_game_id()
         host = self._reserve_waiting(address, game_id) if codes else None
         try:
             game = self.repository.store_new(
@@ -294,7 +295,8 @@ class Games:
                 if earlier is not None:
                     return self._replay(earlier, fingerprint), True
             if if_match is not None and not version_matches(if_match, game.version):
-                raise Refused("stale_version",
+                raise Refused(
+                    "stale_version",
                     "stale_version",
                     params={"version": game.version},
                     current_version=game.version,
@@ -324,7 +326,8 @@ class Games:
             if commit.missing:
                 raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
             if if_match is not None:
-                raise Refused("stale_version",
+                raise Refused(
+                    "stale_version",
                     "moved_on",
                     params={"version": commit.version},
                     current_version=commit.version,
@@ -346,7 +349,8 @@ class Games:
     @staticmethod
     def _replay(earlier: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
         if earlier["fingerprint"] != fingerprint:
-            raise Refused("idempotency_key_reused",
+            raise Refused(
+                "idempotency_key_reused",
                 "idempotency_key_reused",
             )
         return earlier["view"]

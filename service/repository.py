@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -110,7 +109,8 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     ruleset = registry.get(record["ruleset"])
     seats = [SeatRecord(**seat) for seat in record["seats"]]
     game = Game.new(game_id, ruleset, record["options"], seats, record["seed"], now=now, length_cap=None, created_at=record["created_at"])
-    unreadable = Refused("game_unreadable",
+    unreadable = Refused(
+        "game_unreadable",
         "game_unreadable",
         params={"game": repr(game_id)},
     )
@@ -177,7 +177,7 @@ class Repository:
     ) -> Game:
         """A new game (not stored yet), under ``game_id`` or a fresh id."""
         return Game.new(
-            game_id or secrets.token_hex(8), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
+            game_id or self.store.new_game_id(), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
             clock=dict(clock) if clock else None, now=self.clock(), length_cap=self.length_cap, host=host,
         )
 
@@ -255,7 +255,7 @@ class Repository:
         commit = self.store.commit(
             self.store.prepare(
                 game.id, expected_version, game.version, snapshot_of(game), bytes(game.appended),
-                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), schedule=game.computer_to_act() is not None,
+                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), computer_due=game.computer_to_act() is not None,
             )
         )
         deadline = game.deadline()

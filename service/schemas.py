@@ -214,6 +214,20 @@ def document_actions(spec: APISpec) -> None:
 
 
 #: the document's enum of computer levels, which every field naming a level refers to
+
+
+def sides_field() -> fields.List:
+    """Who plays with whom, as the ruleset says: a frontend reads partners here, not from a game's own fields."""
+    return fields.List(
+        fields.List(fields.Integer()),
+        required=True,
+        metadata={
+            "description": "The seats of each side (team), every seat in one: `[[0, 2], [1, 3]]` for two partnerships, "
+            "`[[0], [1]]` when each seat plays for itself"
+        },
+    )
+
+
 LEVEL_COMPONENT = "LevelName"
 
 

@@ -12,9 +12,12 @@ Keys of a game share the hash tag ``{<game id>}`` so a Redis Cluster keeps them 
 - ``<prefix>:{<id>}:idem:<seat>:<key hash>``: the first answer to an idempotent action
 
 Every change is one call of :data:`COMMIT_SCRIPT`: it checks the version, appends the new
-actions to the log, writes the snapshot, stores the idempotent answer, renews the expiry, queues
-the computer move the new version is waiting for (``<prefix>:computers``, a stream: see
-``service/worker.py``) and announces the new version, all or nothing, and only if it writes.
+actions to the log, writes the snapshot, stores the idempotent answer, renews the expiry, records
+whether a computer is now due to move and announces the new version, all or nothing, and only if
+it writes. With ``replicas``, a write answers only once that many replicas hold it (``WAIT``).
+
+The record of a due computer move is written by the same script, in the game's own slot: see
+:mod:`.due`.
 
 Games stored before the log existed (a ``record`` field beside a ``history`` sorted set) are
 read as :class:`Legacy` and rewritten by :mod:`.migration`.
@@ -32,48 +35,48 @@ from typing import Any, cast
 import orjson
 from redis import Redis
 from redis.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import AskError, ConnectionError, MovedError, NoScriptError, RedisError, TimeoutError
 
-#: KEYS: game hash, log, idempotent answer, queue of computer moves. ARGV: expected version ("new"
-#: to create), new version, setup (written only when creating), snapshot, log bytes to append,
-#: ttl, idempotent answer ("" for none), channel, game id ("" to queue no computer move), and
-#: optionally the workers' group followed by the ids of the queue's entries this write does.
+from .due import CLAIM_SCRIPT, SETTLE_SCRIPT, DueMoves, game_slot
+
+#: KEYS: game hash, log, idempotent answer, the due computer moves of the game's slot. ARGV:
+#: expected version ("new" to create), new version, setup (written only when creating), snapshot,
+#: log bytes to append, ttl, idempotent answer ("" for none), channel, game id, "1" when a
+#: computer is due to move in the new version (else "0"), the channel of due computer moves.
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
-#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel. The
-#: entries done are acknowledged and deleted whatever the outcome: the job was to try this write.
+#: Announces "<new version> <expected version> <log bytes appended>" on the game's channel, and
+#: the game's id on the channel of computer moves when one is due.
 COMMIT_SCRIPT = """
-local expected, new_version, setup, snapshot, appended, ttl, answer, channel, queued, group =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-local function write()
-  if answer ~= '' then
-    local seen = redis.call('GET', KEYS[3])
-    if seen then return {2, seen} end
-  end
-  local current = redis.call('HGET', KEYS[1], 'version')
-  if expected == 'new' then
-    if current then return {0, current} end
-    redis.call('HSET', KEYS[1], 'setup', setup)
-  elseif not current then
-    return {3, ''}
-  elseif current ~= expected then
-    return {0, current}
-  end
-  redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
-  redis.call('EXPIRE', KEYS[1], ttl)
-  if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
-  redis.call('EXPIRE', KEYS[2], ttl)
-  if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
-  if queued ~= '' then redis.call('XADD', KEYS[4], '*', 'game', queued) end
-  redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
-  return {1, new_version}
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+if answer ~= '' then
+  local seen = redis.call('GET', KEYS[3])
+  if seen then return {2, seen} end
 end
-local result = write()
-if #ARGV > 10 then
-  redis.call('XACK', KEYS[4], group, unpack(ARGV, 11))
-  redis.call('XDEL', KEYS[4], unpack(ARGV, 11))
+local current = redis.call('HGET', KEYS[1], 'version')
+if expected == 'new' then
+  if current then return {0, current} end
+  redis.call('HSET', KEYS[1], 'setup', setup)
+elseif not current then
+  return {3, ''}
+elseif current ~= expected then
+  return {0, current}
 end
-return result
+redis.call('HSET', KEYS[1], 'version', new_version, 'snapshot', snapshot)
+redis.call('EXPIRE', KEYS[1], ttl)
+if appended ~= '' then redis.call('APPEND', KEYS[2], appended) end
+redis.call('EXPIRE', KEYS[2], ttl)
+if answer ~= '' then redis.call('SET', KEYS[3], answer, 'EX', ttl) end
+if due == '1' then
+  local now = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], tonumber(now[1]) + tonumber(now[2]) / 1000000, game)
+else
+  redis.call('ZREM', KEYS[4], game)
+end
+redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
+if due == '1' then redis.call('PUBLISH', computers, game) end
+return {1, new_version}
 """
 
 #: KEYS: game hash, old history, log. ARGV: the legacy version, setup, snapshot, log.
@@ -127,6 +130,11 @@ return 1
 """
 
 
+class ReplicationTimeout(RedisError):
+    """A write was made on the primary, but fewer replicas than asked for acknowledged it in time:
+    it is not reported as done (a failover now may lose it)."""
+
+
 def ready(redis: Redis | RedisCluster) -> bool:
     """Whether a Redis can serve: it answers, and a cluster reports its state ok on every primary."""
     if isinstance(redis, RedisCluster):
@@ -171,10 +179,6 @@ class Prepared:
     game_id: str
     keys: list[str]
     args: list[Any]
-    #: queue a computer move once written, as a command of its own (on a cluster)
-    queue_after: bool
-    #: the write acknowledges the queue's entries it was asked to (see :meth:`GameStore.prepare`)
-    acknowledged: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,15 +191,23 @@ class Commit:
     missing: bool = False
 
 
-class GameStore:
-    def __init__(self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz") -> None:
+class GameStore(DueMoves):
+    def __init__(
+        self, redis: Redis | RedisCluster, *, ttl_seconds: int, prefix: str = "koz", replicas: int = 0, replica_timeout: float = 1.0
+    ) -> None:
+        """``replicas``: a write answers once that many replicas of its primary hold it, or fails
+        with :class:`ReplicationTimeout` after ``replica_timeout`` seconds."""
         # redis-py types its replies as sync-or-async unions and its cluster client apart; this
         # store uses the sync clients only, whose replies it reads as they come
         self.redis: Any = cast(Any, redis)
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
         self.cluster = isinstance(redis, RedisCluster)
+        self.replicas = replicas
+        self.replica_timeout_ms = max(1, int(replica_timeout * 1000))
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
+        self._claim = self.redis.register_script(CLAIM_SCRIPT)
+        self._settle = self.redis.register_script(SETTLE_SCRIPT)
         self._migrate = self.redis.register_script(MIGRATE_SCRIPT)
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
         self._withdraw = self.redis.register_script(WITHDRAW_SCRIPT)
@@ -272,9 +284,8 @@ class GameStore:
         *,
         setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
-        schedule: bool = False,
+        computer_due: bool = False,
         ttl_seconds: int | None = None,
-        done: tuple[str, list[bytes]] | None = None,
     ) -> Prepared:
         """A new version of a game, written atomically or not at all by :meth:`commit` (or with
         others by :meth:`commit_all`).
@@ -282,16 +293,10 @@ class GameStore:
         ``expected_version`` None creates the game with ``setup``. ``appended`` are the log
         entries of the actions since ``expected_version``. ``idempotency`` is (seat, key,
         answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
-        expiry (finished games are kept for less time). ``schedule`` queues a computer move for
-        the game with the write, so that no commit leaving a computer to act is without its job.
-        ``done``: (the workers' group, the ids of the queue's entries this write does), to
-        acknowledge in the same script, so that the worker's write and its acknowledgement reach
-        Redis's append-only file together (one sync to disk, not two); a cluster, whose queue is on
-        another node, leaves them to the worker (``Prepared.acknowledged`` is False)."""
+        expiry (finished games are kept for less time). ``computer_due``: a computer is to move in
+        the new version; the write records it in the game's slot, so that no commit leaving a
+        computer to act is without the record a worker finds."""
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
-        # a cluster cannot run the game's keys and the queue (on other slots) in one script: the
-        # job follows the write as its own command (see the README on a crash between the two)
-        queue_after = schedule and self.cluster
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
             version,
@@ -301,46 +306,69 @@ class GameStore:
             ttl_seconds or self.ttl_seconds,
             json.dumps(idempotency[2], separators=(",", ":")) if idempotency else "",
             self.channel(game_id),
-            game_id if schedule and not queue_after else "",
+            game_id,
+            "1" if computer_due else "0",
+            self.computer_channel(game_id),
         ]
-        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key]
-        acknowledged = False
-        if not self.cluster:
-            keys.append(self.jobs_key)
-            if done is not None and done[1]:
-                args += [done[0], *done[1]]
-                acknowledged = True
-        return Prepared(game_id, keys, args, queue_after, acknowledged)
+        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(game_slot(game_id))]
+        return Prepared(game_id, keys, args)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
         """Make the prepared writes, each atomic by itself, in one round trip (one after the
-        other on a cluster, whose games live on different nodes); their outcomes in order."""
-        if len(writes) == 1 or self.cluster:
+        other on a cluster, whose games live on different nodes); their outcomes in order. With
+        ``replicas``, they answer once replicated (else :class:`ReplicationTimeout`)."""
+        if self.replicas and self.cluster:
+            results = [self._commit_replicated_on_cluster(write) for write in writes]
+        elif self.replicas:
+            results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes], wait=True)
+        elif self.cluster:
             results = [self._commit(keys=write.keys, args=write.args) for write in writes]
         else:
+            results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes])
+        return [
+            Commit(True, int(value)) if status == 1
+            else Commit(False, earlier_answer=json.loads(value)) if status == 2
+            else Commit(False, missing=True) if status == 3
+            else Commit(False, int(value))
+            for status, value in results
+        ]
+
+    def _evalsha_all(self, client: Redis, script: Any, calls: list[tuple[list[str], list[Any]]], *, wait: bool = False) -> list[Any]:
+        """A script's calls on one server in one round trip (one connection), followed by
+        ``WAIT`` for the replicas when asked: WAIT counts the writes of its own connection."""
+        if len(calls) == 1 and not wait:
+            return [script(keys=calls[0][0], args=calls[0][1])]
+        for _ in range(2):
             # EVALSHA by hand: a pipeline running a Script object asks SCRIPT EXISTS first
-            with self.redis.pipeline(transaction=False) as pipe:
-                for write in writes:
-                    pipe.evalsha(self._commit.sha, len(write.keys), *write.keys, *write.args)
+            with client.pipeline(transaction=False) as pipe:
+                for keys, args in calls:
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
+                if wait:
+                    pipe.execute_command("WAIT", self.replicas, self.replica_timeout_ms)
                 answers = pipe.execute(raise_on_error=False)
-            results = []
-            for write, answer in zip(writes, answers):
-                if isinstance(answer, NoScriptError):  # the server lost its scripts (a restart): nothing was written
-                    answer = self._commit(keys=write.keys, args=write.args)
-                elif isinstance(answer, Exception):
-                    raise answer
-                results.append(answer)
-        commits = []
-        for write, (status, value) in zip(writes, results):
-            if status == 1 and write.queue_after:
-                self.queue_computer(write.game_id)
-            commits.append(
-                Commit(True, int(value)) if status == 1
-                else Commit(False, earlier_answer=json.loads(value)) if status == 2
-                else Commit(False, missing=True) if status == 3
-                else Commit(False, int(value))
-            )
-        return commits
+            if not any(isinstance(answer, NoScriptError) for answer in answers):
+                break
+            # the server lost its scripts (a restart, a failover): those calls wrote nothing
+            client.script_load(script.script)
+        for answer in answers:
+            if isinstance(answer, Exception):
+                raise answer
+        if wait and answers[-1] < self.replicas:
+            raise ReplicationTimeout(f"{answers[-1]} of {self.replicas} replicas acknowledged the write in time")
+        return answers[: len(calls)]
+
+    def _commit_replicated_on_cluster(self, write: Prepared) -> Any:
+        """One write on the primary of its slot, on one connection with its ``WAIT``; a slot that
+        moved (a failover, a resharding) is looked up again: the refused write wrote nothing."""
+        for attempt in range(3):
+            node = self.redis.get_node_from_key(write.keys[0])
+            try:
+                return self._evalsha_all(self.redis.get_redis_connection(node), self._commit, [(write.keys, write.args)], wait=True)[0]
+            except (MovedError, AskError, ConnectionError, TimeoutError):
+                self.redis.nodes_manager.initialize()  # the next request finds the slot's new primary
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
         """Rewrite a legacy game in this format, if it is still at ``version``."""
@@ -412,17 +440,6 @@ class GameStore:
     def due_clocks(self, now: float, count: int = 100) -> list[str]:
         """Games whose deadline has passed, earliest first."""
         return [game_id.decode() for game_id in self.redis.zrangebyscore(self._clocks_key(), "-inf", repr(now), start=0, num=count)]
-
-    # --- computer moves: a stream read by a consumer group ----------------------------------
-
-    @property
-    def jobs_key(self) -> str:
-        return f"{self.prefix}:computers"
-
-    def queue_computer(self, game_id: str) -> None:
-        """Queue a computer move for the game (an extra job is harmless: the worker finds
-        nothing due, or its move's compare-and-set fails)."""
-        self.redis.xadd(self.jobs_key, {"game": game_id})
 
     # --- announcements ----------------------------------------------------------------------
 

@@ -44,7 +44,8 @@ def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
 def require_token(token: str | None) -> str:
     """The bearer token of a request that needs one; a 401 ``missing_token`` without."""
     if token is None:
-        raise Refused("missing_token",
+        raise Refused(
+            "missing_token",
             "missing_token",
         )
     return token

@@ -1,23 +1,25 @@
 """The worker: computer players move here, never in a web request.
 
-A commit that leaves a computer seat to move adds an entry naming the game to the stream
-``<prefix>:computers`` (in the commit's own script). Workers read the stream as one Redis
-Streams consumer group, so each entry goes to one worker; the worker loads the game, lets the
-computer whose turn it is decide from its seat's information only, and commits through the same
-compare-and-set as a human's action. That commit queues the next entry if another computer is to
-move, so games take turns on the workers instead of one match holding one. The entries of one
-read (up to :data:`BATCH`) are done together: their games read in one round trip and their moves
-written in one, so that under load a worker waits for Redis (and its sync to disk) once per
-batch, not once per move.
+A commit that leaves a computer seat to move records the game as due in its slot's due set, in
+the commit's own script (see ``service/store.py``): on one Redis and on a Redis Cluster alike,
+no game can be left with a computer to act and nothing saying so, whatever happens to the
+process that committed. The same script publishes the game's id on its computer channel.
 
-An entry is acknowledged (and deleted) only once it is done: by the script that writes its move
-(so that the move and the acknowledgement reach Redis's append-only file in one sync), or, when
-there was no move to write, with the worker's next read (an entry done again finds its move made). A worker that dies with entries in
-hand leaves them pending in the group; another worker claims every entry pending longer than
-``job_claim_seconds`` (XAUTOCLAIM) and does it. Doing an entry twice cannot apply a move twice:
-the second commit finds the version moved on and writes nothing. A worker that lost Redis and
-finds it again (restarted on its append-only file) takes back its own pending entries at once,
-rather than leave them for a claim after ``job_claim_seconds``.
+Workers hear those ids (one pattern subscription each) and claim the games: a claim moves the
+game's score past a lease of ``job_claim_seconds``, so that one worker at a time makes its move,
+and a worker that stops holding it lets it fall due again. The worker loads the game, lets the
+computer whose turn it is decide from its seat's information only, and commits through the same
+compare-and-set as a human's action; that commit records the next computer move if one is due
+(or drops the entry), so games take turns on the workers instead of one match holding one. The
+games of one round (up to :data:`BATCH`) are done together: read in one round trip and written
+in one, so that under load a worker waits for Redis (and its sync to disk) once per round.
+
+An announcement may be missed (a worker starting, a subscription lost, a node failing over), and
+a lease may end: every :data:`SWEEP_SECONDS` one worker of the fleet (the first to take that
+period's turn) also sweeps the due sets of the slots new games live in, and a share of all the
+others, in one round trip per node. A worker that lost Redis with games claimed plays them as soon
+as Redis answers again, rather than leave them for the end of their lease. Doing a move twice
+cannot apply it twice: the second commit finds the version moved on and writes nothing.
 """
 
 from __future__ import annotations
@@ -27,137 +29,126 @@ import os
 import socket
 import threading
 import time
+from typing import Any
 
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
+from .due import DUE_SLOT_COUNT, DUE_SPACING, SLOTS
 from .games import Games
 
 log = logging.getLogger(__name__)
 
-#: the consumer group of every worker
-GROUP = "workers"
-#: entries taken at once
+#: games claimed at once
 BATCH = 16
-#: how long a read waits for a new entry
+#: how long a worker waits for an announcement before it looks again
 BLOCK_SECONDS = 2.0
 #: how often a worker that lost Redis tries again
 RETRY_SECONDS = 0.5
+#: how often a worker sweeps the due sets for moves it was not told of
+SWEEP_SECONDS = 1.0
+#: the slots of other games a sweep looks at besides the slots of new games: all are seen once
+#: every SLOTS / OTHER_SLOTS_PER_SWEEP sweeps
+OTHER_SLOTS_PER_SWEEP = 64
 
 
 class Worker:
-    def __init__(self, games: Games, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS) -> None:
+    def __init__(
+        self, games: Games, name: str | None = None, *, block_seconds: float = BLOCK_SECONDS, sweep_seconds: float = SWEEP_SECONDS
+    ) -> None:
         self.games = games
         self.store = games.store
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
-        self.block_ms = int(block_seconds * 1000)
-        self.claim_ms = int(games.settings.job_claim_seconds * 1000)
-        self._next_claim = 0.0
-        #: entries done and not yet acknowledged: acknowledged with the next read
-        self._done: list[bytes] = []
-        #: entries this worker took and may not have done are read again before new ones
-        self._taking_back = False
-
-    def join_group(self) -> None:
-        """Create the stream and its consumer group unless they exist; the entries this worker
-        took before (and Redis kept, however it went away) are then done first."""
-        try:
-            self.store.redis.xgroup_create(self.store.jobs_key, GROUP, id="0", mkstream=True)
-        except ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
-        self._taking_back = True
+        self.block_seconds = block_seconds
+        self.sweep_seconds = sweep_seconds
+        self.lease_seconds = games.settings.job_claim_seconds
+        self._next_sweep = 0.0
+        self._sweeps = 0
+        self._subscription: Any = None
+        #: games claimed and not yet played: taken back at once, not at the end of their lease,
+        #: if Redis went away meanwhile
+        self._held: list[str] = []
 
     def run(self, stop: threading.Event) -> None:
-        """Do entries until ``stop`` is set; a lost Redis is waited for, not fatal."""
-        log.info("worker %s takes computer moves from %s", self.name, self.store.jobs_key)
-        joined = False
+        """Make computer moves until ``stop`` is set; a lost Redis is waited for, not fatal."""
+        log.info("worker %s takes computer moves as they fall due", self.name)
         while not stop.is_set():
             try:
-                if not joined:
-                    self.join_group()
-                    joined = True
                 self.work(block=True)
             except RedisError as error:
-                self._done = []  # left pending: done again, harmlessly, once claimed
+                # what it holds is played as soon as Redis answers again (or by another worker
+                # once its lease ends, if this one stops)
                 log.warning("worker %s: Redis unavailable (%s); trying again", self.name, type(error).__name__)
-                joined = False
+                self._unsubscribe()
                 stop.wait(RETRY_SECONDS)
-        try:
-            self._acknowledge()
-        except RedisError:
-            pass  # left pending: done again, harmlessly, once claimed
-
-    def _acknowledge(self) -> None:
-        if self._done:
-            with self.store.redis.pipeline(transaction=False) as pipe:
-                pipe.xack(self.store.jobs_key, GROUP, *self._done)
-                pipe.xdel(self.store.jobs_key, *self._done)
-                pipe.execute()
-            self._done = []
+        self._unsubscribe()
 
     def work(self, block: bool = False) -> int:
-        """Take entries (first this worker's own that it took before it lost Redis, then any a
-        dead worker left pending too long, then new ones) and do them; how many were done.
-        ``block`` waits up to ``block_seconds`` for a new entry (less than the Redis client's
-        socket timeout)."""
-        entries = self._take_back() if self._taking_back else []
-        if not entries:
-            entries = self._claim_abandoned()
-        if not entries:
-            entries = self._acknowledge_and_read(block)
-        jobs: dict[str, list[bytes]] = {}  # a game named twice moves once
-        for entry_id, fields in entries:
-            game = (fields or {}).get(b"game")
-            if game is None:
-                self._done.append(entry_id)
-            else:
-                jobs.setdefault(game.decode(), []).append(entry_id)
-        if jobs:
-            # together: one read and one write for the batch; the write acknowledges the jobs
-            # it does, and the others are acknowledged with the next read
-            played = self.games.computers.play_computers(list(jobs), (GROUP, jobs))
-            self._done += [entry_id for game, ids in jobs.items() if game not in played.acknowledged for entry_id in ids]
-        return len(entries)
+        """Claim the games announced as due (waiting up to ``block_seconds`` for one when
+        ``block``), and those a sweep finds when one is due; make their moves. How many games
+        were claimed."""
+        self._held += self.store.claim(self._announced(block), self.lease_seconds)
+        if time.monotonic() >= self._next_sweep:
+            self._held += self.sweep()
+        return self._play()
 
-    def _acknowledge_and_read(self, block: bool, start: str = ">") -> list:
-        """One round trip: acknowledge (and delete) the entries done, and read new ones (from
-        ``start`` "0": this worker's own pending ones, which are done and so acknowledged before
-        the next such read)."""
-        with self.store.redis.pipeline(transaction=False) as pipe:
-            if self._done:
-                pipe.xack(self.store.jobs_key, GROUP, *self._done)
-                pipe.xdel(self.store.jobs_key, *self._done)
-            pipe.xreadgroup(GROUP, self.name, {self.store.jobs_key: start}, count=BATCH, block=self.block_ms if block else None)
-            read = pipe.execute()[-1]
-        self._done = []
-        return read[0][1] if read else []
+    def _play(self) -> int:
+        """Make the moves of the games held; how many."""
+        held = list(dict.fromkeys(self._held))  # a game claimed twice moves once
+        if held:
+            played = self.games.computers.play_computers(held)
+            for game_id, version in played.idle.items():
+                self.store.settle(game_id, version)
+        self._held = []
+        return len(held)
 
-    def _take_back(self) -> list:
-        entries = self._acknowledge_and_read(block=False, start="0")
-        if entries:
-            log.info("worker %s took back %d computer moves it had taken before it lost Redis", self.name, len(entries))
-        else:
-            self._taking_back = False
-        return entries
+    def sweep(self, *, shared: bool = True) -> list[str]:
+        """Claim the due moves in the slots of new games and in the next share of the others.
+        ``shared``: only if no other worker swept in the last ``sweep_seconds`` (one sweep a
+        period for the whole fleet, however many workers)."""
+        self._next_sweep = time.monotonic() + self.sweep_seconds
+        if shared and not self.store.take_sweep(self.name, self.sweep_seconds):
+            return []
+        start = self._sweeps * OTHER_SLOTS_PER_SWEEP % SLOTS
+        self._sweeps += 1
+        others = [slot for slot in range(start, start + OTHER_SLOTS_PER_SWEEP) if slot % DUE_SPACING]
+        slots = [index * DUE_SPACING for index in range(DUE_SLOT_COUNT)] + others
+        return self.store.claim_due(self.store.due_slots(slots, time.time()), self.lease_seconds, BATCH)
+
+    def _announced(self, block: bool) -> list[str]:
+        """The games announced as due since the last look (up to :data:`BATCH`)."""
+        if self._subscription is None:
+            self._subscription = self.store.redis.pubsub()
+            self._subscription.psubscribe(self.store.computer_channel_pattern)
+        timeout = max(0.0, min(self.block_seconds, self._next_sweep - time.monotonic())) if block else 0.0
+        games: list[str] = []
+        while len(games) < BATCH:
+            message = self._subscription.get_message(timeout=timeout if not games else 0.0)
+            if message is None:
+                break
+            if message["type"] == "psubscribe":
+                self._next_sweep = timeout = 0.0  # (re)subscribed: what was announced before is swept now
+            elif message["type"] == "pmessage":
+                data = message["data"]
+                games.append(data.decode() if isinstance(data, bytes) else data)
+        return games
+
+    def _unsubscribe(self) -> None:
+        if self._subscription is not None:
+            try:
+                self._subscription.close()
+            except (RedisError, OSError):
+                pass
+            self._subscription = None
 
     def drain(self) -> int:
-        """Do entries until none is left (tests, and a worker asked to finish what is queued)."""
-        self.join_group()
+        """Make computer moves until none is due in the slots of new games (tests); how many."""
         done = 0
-        while count := self.work():
+        while True:
+            self._held += self.sweep(shared=False)
+            count = self._play()
+            if not count:
+                return done
             done += count
-        return done
-
-    def _claim_abandoned(self) -> list:
-        now = time.monotonic()
-        if now < self._next_claim:
-            return []
-        self._next_claim = now + self.claim_ms / 2000
-        claimed = self.store.redis.xautoclaim(self.store.jobs_key, GROUP, self.name, min_idle_time=self.claim_ms, count=BATCH)
-        entries = claimed[1]
-        if entries:
-            log.info("worker %s took over %d computer moves left by a stopped worker", self.name, len(entries))
-        return entries
 
 
 class WorkerThread:
@@ -165,8 +156,7 @@ class WorkerThread:
     one (fake) Redis."""
 
     def __init__(self, games: Games, name: str = "in-process") -> None:
-        self.worker = Worker(games, name, block_seconds=0.2)
-        self.worker.join_group()
+        self.worker = Worker(games, name, block_seconds=0.2, sweep_seconds=0.5)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.worker.run, args=(self.stop,), name="koz-worker", daemon=True)
 

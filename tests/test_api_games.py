@@ -54,6 +54,16 @@ def test_catalog_lists_german_whist_with_names_seats_options_and_levels(api):
     assert next(rank for rank in catalog["ranks"] if rank["code"] == "Q")["names"] == {"en": "Queen", "tr": "Kız"}
 
 
+@pytest.mark.parametrize("ruleset, sides", [("german-whist", [[0], [1]]), ("sixty-six", [[0], [1]]), ("partnership-batak", [[0, 2], [1, 3]])])
+def test_the_catalog_and_every_view_say_the_ruleset_s_sides(api, ruleset, sides):
+    """Who plays with whom comes from the ruleset, in every game: a frontend never guesses it from a game's own fields."""
+    entry = next(entry for entry in api.request("GET", "/v1/rulesets").body["rulesets"] if entry["id"] == ruleset)
+    assert entry["sides"] == sides
+    created = api.create(ruleset=ruleset).body
+    assert api.view(created["id"]).body["sides"] == sides
+    assert api.view(created["id"], created["tokens"][0]["token"]).body["sides"] == sides
+
+
 # --- create ------------------------------------------------------------------------------------
 
 

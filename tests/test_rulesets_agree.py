@@ -1,6 +1,7 @@
 """Every ruleset, whatever its rules: the legal actions are exactly the actions its rules allow,
 and every refusal names a code from the ruleset's catalogue. Checked along the first deal of
-random matches, for every seat and every kind of action."""
+random matches, for every seat and every kind of action, in every registered ruleset and in the
+test-only game (``tests/plain_whist.py``), the template of a new one."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from engine import Action, Bid, Close, Declare, Exchange, Marriage, Pass, Play, RuleError, Trump, registry
 from engine.cards import FULL_DECK, Suit
+from plain_whist import PlainWhist
 from support import random_playout
 
 #: every action a client could post, of every kind
@@ -28,7 +30,19 @@ OPTIONS = {
     "german-whist": [{}, {"no_trump": True, "target": 20}],
     "sixty-six": [{}, {"variant": "schnapsen"}, {"no_talon": True, "target": 5}],
     "partnership-batak": [{}, {"trump_lead_before_broken": True, "target": 21}],
+    PlainWhist.id: [{}],
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def test_only_game():
+    registry.register(PlainWhist())
+    yield
+    registry.unregister(PlainWhist.id)
+
+
+def test_every_registered_ruleset_is_checked():
+    assert {ruleset.id for ruleset in registry.all_rulesets()} == set(OPTIONS)
 
 
 @pytest.mark.parametrize("ruleset_id,options", [(rid, options) for rid, choices in OPTIONS.items() for options in choices])

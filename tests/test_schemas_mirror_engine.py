@@ -36,7 +36,7 @@ def playout(ruleset, seed):
 def frame(ruleset, view):
     """The service's own part of a view around a bare engine view, as the API sends it."""
     service = {"id": "g", "ruleset": ruleset.id, "options": ruleset.parse_options({}), "version": 0, "status": "active", "seats": []}
-    service.update(seed_commitment="0" * 64, seed_source="server", rematch=None, clock=None)
+    service.update(seed_commitment="0" * 64, seed_source="server", rematch=None, clock=None, sides=ruleset.sides())
     return {**service, **view}
 
 

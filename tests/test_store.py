@@ -11,6 +11,7 @@ import pytest
 from redis import Redis
 
 from service import create_app
+from service.due import game_slot
 from service.store import GameStore
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -155,12 +156,12 @@ def test_long_poll_wakes_when_another_request_moves(any_app):
     assert time.monotonic() - started < 5
 
 
-def test_a_commit_that_queues_a_computer_move_survives_a_server_that_lost_its_scripts(backend):
+def test_a_commit_that_records_a_computer_move_survives_a_server_that_lost_its_scripts(backend):
     store = GameStore(backend, ttl_seconds=60, prefix=f"flushed-{uuid.uuid4().hex[:8]}")
     backend.script_flush()  # as after a restart of Redis
-    commit = store.commit(store.prepare("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, schedule=True))
+    commit = store.commit(store.prepare("g1", None, 0, {"state": "s"}, b"", setup={"seed": "s"}, computer_due=True))
     assert commit.written
-    assert [fields[b"game"] for _, fields in backend.xrange(store.jobs_key)] == [b"g1"]
+    assert backend.zrange(store.due_key(game_slot("g1")), 0, -1) == [b"g1"]
     stored = store.load("g1")
     assert (stored.setup, stored.snapshot) == ({"seed": "s"}, {"state": "s"})
 

@@ -1,4 +1,5 @@
-"""The worker: computer moves leave the web request for a queue (a Redis Streams consumer group).
+"""The worker: computer moves leave the web request; the commit records them as due in the
+game's slot, and workers claim them.
 
 A move is made once however many workers race for it; a worker that dies with a move in hand
 leaves it to another; a human's action waits a short, configured time for the replies.
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -18,9 +18,11 @@ from pathlib import Path
 import fakeredis
 import pytest
 from redis import Redis
+from redis.cluster import key_slot
 
 from service import create_app
-from service.worker import GROUP, Worker
+from service.due import DUE_SPACING, SLOTS, game_slot
+from service.worker import Worker
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
@@ -40,36 +42,69 @@ def computer_leads(api, seed_prefix: str):
     raise AssertionError("no seed lets the computer lead")
 
 
-def test_a_commit_that_leaves_a_computer_to_move_queues_one_job_for_it(backend):
+def due_score(store, game_id):
+    return store.redis.zscore(store.due_key(game_slot(game_id)), game_id)
+
+
+def test_a_commit_that_leaves_a_computer_to_move_records_it_in_the_games_slot(backend):
     app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
-    game_id, _ = computer_leads(api, "queued")
-    entries = backend.xrange(store.jobs_key)
-    assert [fields[b"game"].decode() for _, fields in entries][-1] == game_id
+    listener = backend.pubsub()
+    listener.psubscribe(store.computer_channel_pattern)
+    assert listener.get_message(timeout=1)["type"] == "psubscribe"
+    game_id, _ = computer_leads(api, "recorded")
+    assert due_score(store, game_id) <= time.time()  # due now, in the same slot as the game
+    announced = [message["data"] for message in iter(lambda: listener.get_message(timeout=0.2), None)]
+    assert announced[-1] == game_id.encode()
     assert api.view(game_id).body["version"] == 0  # nobody moved it in a request
     drain(app)
     assert api.view(game_id).body["version"] == 1
-    assert backend.xlen(store.jobs_key) == 0  # done entries are acknowledged and deleted
+    assert due_score(store, game_id) is None  # the human is to play: the move's commit dropped it
+    listener.close()
 
 
-def test_one_read_of_the_queue_moves_each_game_it_names_once(backend):
-    """A worker does the jobs of one read together: every game named moves once, however many
-    jobs name it, and the write of each move acknowledges every job of its game."""
+def test_new_games_live_in_the_slots_a_worker_sweeps_and_a_tag_names_every_slot(backend):
+    store = create_app(make_settings(), redis=backend).extensions["koz"].store
+    assert all(game_slot(store.new_game_id()) % DUE_SPACING == 0 for _ in range(50))
+    assert all(key_slot(store.due_key(slot).encode()) == slot for slot in range(SLOTS))
+
+
+def test_one_round_moves_each_game_it_claims_once(backend):
+    """A worker does the games it heard of together: every game announced moves once, however
+    often it was announced."""
     app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
+    worker = Worker(app.extensions["koz"], "batcher")
+    worker._next_sweep = time.monotonic() + 60  # only what it hears
+    assert worker.work() == 0  # subscribed: it hears from now on
     games = [computer_leads(api, f"batch-{number}")[0] for number in range(3)]
     for game_id in games:
-        backend.xadd(store.jobs_key, {"game": game_id})  # a second job for each game
-    worker = Worker(app.extensions["koz"], "batcher")
-    worker.join_group()
-    assert worker.work() == 6
+        backend.publish(store.computer_channel(game_id), game_id)  # a second announcement of each
+    assert worker.work() == 3
     assert [api.view(game_id).body["version"] for game_id in games] == [1, 1, 1]
-    assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
-    assert backend.xlen(store.jobs_key) == 0  # and deleted: the human is to play now
+    assert [due_score(store, game_id) for game_id in games] == [None] * 3  # the human is to play now
+    assert worker.work() == 0
     assert worker.drain() == 0
     assert [action_versions(api, game_id) for game_id in games] == [[1], [1], [1]]
+
+
+def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed(backend):
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    store = app.extensions["koz"].store
+    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="stale").body
+    due = store.due_key(game_slot(created["id"]))
+    backend.zadd(due, {created["id"]: 0, "gone": 0})  # as a crash could leave, and a game that expired
+    backend.zadd(store.due_key(game_slot("gone")), {"gone": 0})
+    assert Worker(app.extensions["koz"], "settler").drain() == 2
+    assert backend.zscore(due, created["id"]) is None and backend.zscore(store.due_key(game_slot("gone")), "gone") is None
+    assert api.view(created["id"]).body["version"] == 0
+    store.settle(created["id"], 5)  # a stale settle (the game is at version 0) drops nothing
+    backend.zadd(due, {created["id"]: 0})
+    store.settle(created["id"], 5)
+    assert backend.zscore(due, created["id"]) == 0
 
 
 def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
@@ -88,7 +123,7 @@ def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
 
 
 def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
-    """Six workers on four games of computers, with every job queued three times over: the
+    """Six workers on four games of computers, with every move announced many times over: the
     matches come out as one worker alone plays them (decisions are seeded by game and version),
     with one action per version."""
     seats = [{"bot": "random"}, {"bot": "basic"}]
@@ -104,16 +139,16 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
         games[raced_id] = solo.create(ruleset="german-whist", seats=seats, seed=seed).body["id"]
     drain(alone)
 
-    def extra_jobs():  # duplicates of every job, as a crash between two steps could leave
+    def extra_announcements():  # duplicates of every announcement
         for _ in range(200):
             for game_id in games:
-                backend.xadd(store.jobs_key, {"game": game_id})
+                backend.publish(store.computer_channel(game_id), game_id)
             time.sleep(0.01)
 
     stop = threading.Event()
     workers = [Worker(raced.extensions["koz"], f"racer-{number}", block_seconds=0.1) for number in range(6)]
     threads = [threading.Thread(target=worker.run, args=(stop,)) for worker in workers]
-    threads.append(threading.Thread(target=extra_jobs))
+    threads.append(threading.Thread(target=extra_announcements))
     for thread in threads:
         thread.start()
     try:
@@ -129,28 +164,23 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
         assert api.whole_history(game_id)["events"] == solo.whole_history(twin)["events"]
 
 
-def test_a_job_left_by_a_dead_worker_is_taken_over_and_done_once(backend):
-    # a claim window of a minute: "not abandoned long enough yet" holds on a slow machine too
-    app = create_app(make_settings(job_claim_seconds=60, reply_wait_seconds=0), redis=backend)
+def test_a_move_claimed_by_a_dead_worker_is_taken_over_at_the_end_of_its_lease_and_made_once(backend):
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     game_id, _ = computer_leads(api, "takeover")
-    worker = Worker(app.extensions["koz"], "survivor")
-    worker.join_group()
-    # a worker takes the job and dies before making the move: the entry stays pending, its own
-    backend.xreadgroup(GROUP, "dead", {store.jobs_key: ">"})
-    assert worker.work() == 0  # not abandoned long enough yet: nothing to do
+    # a worker claims the move and dies before making it
+    # (a lease of 2 s: "not yet" holds on a slow machine too)
+    assert store.claim([game_id], 2) == [game_id]
+    assert store.claim([game_id], 2) == []  # held
+    survivor = Worker(app.extensions["koz"], "survivor")
+    assert survivor.drain() == 0  # not abandoned long enough yet: nothing to do
     assert api.view(game_id).body["version"] == 0
-    worker.claim_ms = 200  # now a short window, and the survivor looks until it has passed
-    deadline = time.monotonic() + 30
-    while True:
-        worker._next_claim = 0  # its next look for abandoned entries is due now
-        if (done := worker.drain()) or time.monotonic() > deadline:
-            break
+    deadline = time.monotonic() + 30  # the survivor looks until the lease has passed
+    while not (done := survivor.drain()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert done == 1
     assert api.view(game_id).body["version"] == 1
-    assert backend.xpending(store.jobs_key, GROUP)["pending"] == 0
     assert action_versions(api, game_id) == [1]
 
 
@@ -164,21 +194,18 @@ def test_a_killed_worker_process_leaves_its_move_to_another_worker(redis_server_
     app = create_app(settings, redis=redis)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
-    Worker(app.extensions["koz"]).join_group()
     # four expert computers: each decision takes a while, so the worker is caught holding one
     created = api.create(ruleset="partnership-batak", seats=[{"bot": "expert"}] * 4, seed="killed").body
     doomed = subprocess.Popen([str(KOZ), "worker"], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
-        while redis.xpending(store.jobs_key, GROUP)["pending"] == 0:
-            assert time.monotonic() < deadline, "the worker took no job"
+        while (due_score(store, created["id"]) or 0) <= time.time():
+            assert time.monotonic() < deadline, "the worker claimed no move"
             time.sleep(0.005)
         doomed.send_signal(signal.SIGKILL)
     finally:
         doomed.wait(10)
-    dead = f"{socket.gethostname()}-{doomed.pid}"
-    held = {entry["name"].decode(): entry["pending"] for entry in redis.xinfo_consumers(store.jobs_key, GROUP)}
-    assert held[dead] == 1  # killed in the middle of its decision
+    assert due_score(store, created["id"]) > time.time()  # killed in the middle of its decision: still claimed
     version = api.view(created["id"]).body["version"]
     survivor = subprocess.Popen([str(KOZ), "worker"], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -192,5 +219,13 @@ def test_a_killed_worker_process_leaves_its_move_to_another_worker(redis_server_
         assert survivor.wait(30) == 0
     versions = action_versions(api, created["id"])
     assert versions == list(range(1, len(versions) + 1))
-    held = {entry["name"].decode(): entry["pending"] for entry in redis.xinfo_consumers(store.jobs_key, GROUP)}
-    assert held[dead] == 0  # its move was taken over
+
+
+def test_one_worker_of_the_fleet_sweeps_in_a_period(backend):
+    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    first, second = (Worker(app.extensions["koz"], name, sweep_seconds=30) for name in ("first", "second"))
+    assert first.sweep() == []  # nothing due, but this period's sweep is the first's
+    game_id, _ = computer_leads(api, "swept")
+    assert second.sweep() == []  # not its turn: the move stays due
+    assert second.sweep(shared=False) == [game_id]

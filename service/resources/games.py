@@ -18,7 +18,7 @@ from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_to
 from ..edge import Name
 from ..limits import client_address
 from ..metrics import WAITING
-from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component
+from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component, sides_field
 from ..shapes import schema_of
 from ..games import version_matches
 from ..texts import FIELD_MESSAGES, FieldMessage
@@ -235,6 +235,7 @@ class ViewFrameSchema(Schema):
     clock = fields.Nested(ClockViewSchema, required=True, allow_none=True, metadata={"description": "The turn clock; null for an untimed game"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_DESCRIPTION})
     seats = fields.List(fields.Nested(SeatSchema), required=True)
+    sides = sides_field()
 
 
 def view_component(ruleset: Ruleset) -> str:

@@ -9,7 +9,7 @@ from engine.cards import Card, Rank, Suit
 from engine.players import level_names, player
 
 from ..api import Blueprint
-from ..schemas import NamesSchema
+from ..schemas import NamesSchema, sides_field
 from ..texts import CONTENT_LANGUAGE, language
 
 blp = Blueprint("rulesets", __name__, url_prefix="/v1/rulesets", description="The games Koz hosts, with their options")
@@ -59,6 +59,7 @@ class RulesetSchema(Schema):
     names = fields.Nested(NamesSchema, required=True)
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatLabelSchema), required=True, metadata={"description": "Seats in play order"})
+    sides = sides_field()
     options = fields.List(fields.Nested(OptionSchema), required=True)
     ranks = fields.List(
         fields.String(validate=validate.OneOf([rank.code for rank in Rank])),

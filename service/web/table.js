@@ -16,11 +16,14 @@ export function over(view) {
   return ["finished", "forfeited", "abandoned"].includes(view.status);
 }
 
-/** The view's sides (who plays with whom). Views do not carry `sides` yet (the redesign, issue 22,
- * adds them to every game): until then the view's `teams` where it has them, else each seat alone. The scoreboard and
- * the deals' table still read `teams` themselves. */
+/** The view's sides (who plays with whom), as every game's view says them. */
 function sides(view) {
-  return view.sides || view.teams || view.seats.map((_, seat) => [seat]);
+  return view.sides;
+}
+
+/** Sides of more than one seat: the scores are kept per side. */
+function partnered(view) {
+  return sides(view).some((side) => side.length > 1);
 }
 
 function sideName(view, side) {
@@ -244,11 +247,11 @@ function scoreboard(game) {
   const target = view.options.target;
   const targetText = target ? String(target) : text("singleDeal");
   let rows;
-  if (view.teams) {
-    rows = view.teams.map((team, index) => h("tr", { class: team.includes(view.seat) ? "ours" : "" },
-      h("th", { scope: "row" }, `${named(TEAM_NAMES[index])}${team.includes(view.seat) ? ` (${text("us")})` : ""}`),
-      h("td", {}, String(view.team_tricks[index])),
-      h("td", { "data-score-team": index }, String(view.scores[team[0]]))));
+  if (partnered(view)) {
+    rows = sides(view).map((side, index) => h("tr", { class: side.includes(view.seat) ? "ours" : "" },
+      h("th", { scope: "row" }, `${sideName(view, side)}${side.includes(view.seat) ? ` (${text("us")})` : ""}`),
+      h("td", {}, String(side.reduce((tricks, seat) => tricks + view.tricks_won[seat], 0))),
+      h("td", { "data-score-team": index }, String(view.scores[side[0]]))));
   } else {
     rows = view.seats.map((_, seat) => h("tr", { class: seat === view.seat ? "ours" : "" },
       h("th", { scope: "row" }, seatName(view, seat),
@@ -259,7 +262,7 @@ function scoreboard(game) {
   }
   return h("table", { class: "scores" },
     h("caption", {}, `${over(view) ? "" : `${text("deal", view.deal)}${view.phase ? ` · ${text("phase", view.phase)}` : ""} · `}${text("target")}: ${targetText}`),
-    h("thead", {}, h("tr", {}, h("th", {}, view.teams ? text("team") : ""), h("th", {}, text("tricks")),
+    h("thead", {}, h("tr", {}, h("th", {}, partnered(view) ? text("team") : ""), h("th", {}, text("tricks")),
       view.points ? h("th", {}, text("points")) : null, h("th", {}, text("score")))),
     h("tbody", {}, rows));
 }
@@ -432,8 +435,8 @@ function historyPanel(game) {
   const view = game.view;
   const results = game.history.events.filter((event) => event.type === "deal_result");
   if (!results.length) return null;
-  const columns = view.teams ? view.teams.map((_, index) => named(TEAM_NAMES[index])) : view.seats.map((_, seat) => seatName(view, seat));
-  const perColumn = (values) => (view.teams ? view.teams.map((team) => values[team[0]]) : values);
+  const columns = partnered(view) ? sides(view).map((side) => sideName(view, side)) : view.seats.map((_, seat) => seatName(view, seat));
+  const perColumn = (values) => (partnered(view) ? sides(view).map((side) => values[side[0]]) : values);
   const signed = (value) => `${value >= 0 ? "+" : ""}${value}`;
   return h("details", { class: "history panel", open: over(view) },
     h("summary", {}, text("history")),
