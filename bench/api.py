@@ -21,14 +21,20 @@ are greenlets of this process (gevent), each on its own kept-alive connection. M
 4. ``--waiters`` idle clients waiting, half long-polls (``?wait=30&after=v``), half event streams,
    on games between humans: (2) and (3) again, then one action in each watched game, and the
    delay from sending that action to each waiter receiving its new version.
-5. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
+5. ``--slow-bodies`` connections from one other address (``--attacker``, 127.0.0.2), each
+   sending the headers of a ``POST`` and one byte of its body, then nothing, opened again when
+   the server ends them: ``/healthz`` (paced) and actions at half load from this address
+   meanwhile, p99 of each. The server cuts each such request at its deadline
+   (``KOZ_REQUEST_SECONDS``) and lets the address hold ``KOZ_CONNECTIONS_PER_ADDRESS`` at once.
+6. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
    meanwhile, against its latency with nothing else going on.
 
 Beside (1) and (2), the CPU time each process spent per request (the web process, the worker, the
 embedded Redis, and this process's clients), read from ``/proc``: what bounds the ratio.
 
 The open-file limit of this process (and so of the server it starts) is raised to its hard
-limit, for the waiters' connections.
+limit, for the waiters' and the attacker's connections. The waiters connect from addresses of
+their own (127.0.1.x), as the people they stand for would.
 """
 
 from __future__ import annotations
@@ -64,11 +70,11 @@ def free_port() -> int:
 
 
 class Connection:
-    """One kept-alive HTTP connection."""
+    """One kept-alive HTTP connection (from the loopback address ``source``)."""
 
-    def __init__(self, url: str, timeout: float = 60) -> None:
+    def __init__(self, url: str, timeout: float = 60, source: str | None = None) -> None:
         parts = urlsplit(url)
-        self.http = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        self.http = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout, source_address=(source, 0) if source else None)
 
     def call(self, method: str, path: str, body=None, token: str | None = None):
         headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -124,8 +130,26 @@ def healthz_client(url: str, until: float, latencies: list[float], pace: float =
     request_client(url, until, latencies, "GET", "/healthz", pace=pace)
 
 
+def probe_healthz(url: str, until: float, latencies: list[float], unanswered: list[float]) -> None:
+    """Asks ``/healthz`` every 10 ms, each time on a new connection (a new client); a request
+    not answered within 10 s counts as 10 s, and is kept in ``unanswered`` (a server whose
+    connections are all held answers no one)."""
+    while time.perf_counter() < until:
+        started = time.perf_counter()
+        connection = Connection(url, timeout=10)
+        try:
+            status, answer = connection.call("GET", "/healthz")
+            assert status == 200, answer
+        except OSError:
+            unanswered.append(time.perf_counter() - started)
+        finally:
+            connection.close()
+        latencies.append(time.perf_counter() - started)
+        gevent.sleep(max(0.0, 0.01 - (time.perf_counter() - started)))
+
+
 def new_game_against_the_computer(connection: Connection):
-    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {"bot": "random"}]})
+    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "bench"}, {"bot": "random"}]})
     assert status == 201, created
     token = created["tokens"][0]["token"]
     _, view = connection.call("GET", f"/v1/games/{created['id']}", token=token)
@@ -227,7 +251,7 @@ class Waiters:
         self.games: list[tuple[str, dict[int, str], int]] = []
         setup = Connection(url)
         for _ in range(games):
-            _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {}]})
+            _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "north"}, {"name": "south"}]})
             tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
             self.games.append((created["id"], tokens, created["version"]))
         setup.close()
@@ -237,12 +261,18 @@ class Waiters:
         self.group = Group()
         for number in range(count):
             game_id, _, version = self.games[number % games]
-            self.group.spawn(self.long_poll if number % 2 == 0 else self.stream, game_id, version)
+            self.group.spawn(self.long_poll if number % 2 == 0 else self.stream, number, game_id, version)
             if number % 100 == 99:
                 gevent.sleep(0.05)  # do not overflow the server's accept queue
 
-    def long_poll(self, game_id: str, version: int) -> None:
-        connection = Connection(self.url, timeout=120)
+    @staticmethod
+    def address(number: int) -> str:
+        """A loopback address of the waiter's own: 2,000 waiters are 2,000 people, and the service
+        caps what one address holds open (KOZ_CONNECTIONS_PER_ADDRESS, KOZ_STREAMS_PER_ADDRESS)."""
+        return f"127.0.1.{1 + number % 250}"
+
+    def long_poll(self, number: int, game_id: str, version: int) -> None:
+        connection = Connection(self.url, timeout=120, source=self.address(number))
         self.ready += 1
         while True:
             _, view = connection.call("GET", f"/v1/games/{game_id}?wait=30&after={version}")
@@ -250,9 +280,9 @@ class Waiters:
                 self.received[game_id].append(time.perf_counter())
                 version = view["version"]
 
-    def stream(self, game_id: str, version: int) -> None:
+    def stream(self, number: int, game_id: str, version: int) -> None:
         parts = urlsplit(self.url)
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None, source_address=(self.address(number), 0))
         connection.request("GET", f"/v1/games/{game_id}/events")
         response = connection.getresponse()
         assert response.status == 200
@@ -301,6 +331,60 @@ class Waiters:
         self.group.kill(block=False)
 
 
+class SlowBodies:
+    """One client address holding ``count`` connections, each sending the headers of
+    ``POST /v1/games`` with ``Content-Length: 100`` and one byte of the body, then nothing. A
+    connection the server answers (408 at its deadline) or turns away (429 past the address's
+    cap) is opened again after ``retry`` seconds (as the 429's ``Retry-After`` asks): the
+    address keeps trying to hold them all."""
+
+    HEAD = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+
+    def __init__(self, url: str, count: int, source: str, retry: float = 1.0) -> None:
+        parts = urlsplit(url)
+        self.server = (parts.hostname, parts.port)
+        self.source = source
+        self.retry = retry
+        self.held = 0  # connections open now, their request sent
+        self.answers: dict[str, int] = {}  # how the server ended the others: status line or reset
+        self.group = Group()
+        for number in range(count):
+            self.group.spawn(self.hold)
+            if number % 500 == 499:
+                gevent.sleep(0.05)  # do not overflow this host's accept queues at once
+
+    def hold(self) -> None:
+        while True:
+            outcome = "connect failed"
+            try:
+                with socket.create_connection(self.server, timeout=None, source_address=(self.source, 0)) as connection:
+                    connection.sendall(self.HEAD)
+                    self.held += 1
+                    try:
+                        answer = connection.recv(64)
+                        outcome = answer.split(b"\r\n")[0].decode("latin-1")[9:12] if answer else "closed"
+                    finally:
+                        self.held -= 1
+            except OSError as error:
+                outcome = type(error).__name__
+            self.answers[outcome] = self.answers.get(outcome, 0) + 1
+            gevent.sleep(self.retry)
+
+    def close(self) -> None:
+        self.group.kill(block=False)
+
+
+def attack_for(url: str, count: int, source: str, seconds: float) -> None:
+    """Hold slow bodies for ``seconds``, then print what was held and how the server ended the
+    others, as JSON: run in a process of its own (``--attack-only``), so that the attacker's
+    greenlets do not delay the measuring clients' in this one."""
+    attack = SlowBodies(url, count, source)
+    gevent.sleep(seconds)
+    held, answers = attack.held, attack.answers
+    attack.close()
+    print(json.dumps({"held": held, "answers": dict(sorted(answers.items()))}), flush=True)
+
+
 # --- the server -----------------------------------------------------------------------------------
 
 
@@ -342,6 +426,8 @@ def main() -> None:
     parser.add_argument("--waiters", type=int, default=2000, help="idle waiting clients, half long-polls, half streams (default 2000)")
     parser.add_argument("--watched-games", type=int, default=100, help="games the waiters watch (default 100)")
     parser.add_argument("--experts", type=int, default=20, help="games of expert computers thinking at once (default 20)")
+    parser.add_argument("--slow-bodies", type=int, default=10000, help="connections the attacker holds with slow bodies (default 10000; 0: skip)")
+    parser.add_argument("--attacker", default="127.0.0.2", help="the loopback address the slow bodies come from (default 127.0.0.2)")
     parser.add_argument("--url", help="a running service (default: start koz serve)")
     parser.add_argument(
         "--appendfsync",
@@ -356,8 +442,12 @@ def main() -> None:
     parser.add_argument(
         "--level-games", type=int, default=2, help="with --cluster: games of two computers per level, for the worker's CPU per move (default 2)"
     )
+    parser.add_argument("--attack-only", action="store_true", help=argparse.SUPPRESS)  # the attacker's own process (see attack_for)
     args = parser.parse_args()
     files = raise_open_file_limit()
+    if args.attack_only:
+        attack_for(args.url, args.slow_bodies, args.attacker, args.seconds)
+        return
     if args.peer:
         from boardgameio import compare
 
@@ -400,7 +490,7 @@ def reference_requests(url: str, clients: int, seconds: float, meter: CpuMeter |
     the first does, and posts a body, as the second does; then it also writes, and waits for
     the computer's reply."""
     setup = Connection(url)
-    _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {}]})
+    _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "north"}, {"name": "south"}]})
     setup.close()
     game_id, token = created["id"], created["tokens"][0]["token"]
     requests = {
@@ -472,6 +562,37 @@ def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | No
         "(target: all within 100 ms)",
     )
     waiters.close()
+
+    if args.slow_bodies:
+        settle = 5.0  # every connection opened (or turned away) at least once before measuring
+        attack = subprocess.Popen(
+            [sys.executable, __file__, "--attack-only", "--url", url, "--slow-bodies", str(args.slow_bodies), "--attacker", args.attacker,
+             "--seconds", str(settle + seconds)],
+            stdout=subprocess.PIPE,
+        )
+        gevent.sleep(settle)
+        healthz_under_attack, paced_actions = [], []
+        paced = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
+        both = Group()
+        until = time.perf_counter() + seconds
+        unanswered: list[float] = []
+        both.spawn(probe_healthz, url, until, healthz_under_attack, unanswered)
+        for number in range(clients):
+            both.spawn(paced, number, until, paced_actions)
+        both.join()
+        try:  # a server that held every connection may leave the attacker's own loop slow to end
+            ended = json.loads(attack.communicate(timeout=settle + seconds + 120)[0])
+            held, answers = ended["held"], ended["answers"]
+        except subprocess.TimeoutExpired:
+            attack.kill()
+            attack.wait()
+            held, answers = "unknown", {"the attacker did not report": 1}
+        row(
+            f"while {args.attacker} holds {args.slow_bodies} slow bodies (held at the end: {held}; ended by the server: {answers})",
+            f"GET /healthz p99 {ms(percentile(healthz_under_attack, 0.99))} ({len(unanswered)} unanswered within 10 s), "
+            f"POST action ({len(paced_actions) / seconds:.0f}/s) p99 {ms(percentile(paced_actions, 0.99))}",
+            "(target both p99 <= 100 ms)",
+        )
 
     _, quiet = run_clients(paced_healthz, 4, seconds)
     setup = Connection(url)

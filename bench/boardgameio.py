@@ -69,7 +69,7 @@ class BoardgameioServer:
 
 
 def new_game(connection: Connection) -> tuple[str, str, dict]:
-    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{}, {"bot": "random"}]})
+    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "random"}]})
     assert status == 201, created
     token = created["tokens"][0]["token"]
     _, view = connection.call("GET", f"/v1/games/{created['id']}", token=token)

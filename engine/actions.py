@@ -56,7 +56,9 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class Play(Action):
-    """Playing a card to the trick."""
+    """Playing a card to the trick: one of the seat's legal plays (following suit, and in
+    Sixty-Six's closed or exhausted talon winning or trumping where it must), from its own hand
+    or, for Batak's declarer, from the dummy's open hand."""
 
     type: ClassVar[str] = "play"
     card: Card = field(metadata={"description": "The card played"})
@@ -64,7 +66,9 @@ class Play(Action):
 
 @dataclass(frozen=True, slots=True)
 class Bid(Action):
-    """A bid in the auction."""
+    """A bid in Batak's auction: the number of tricks the bidder's team undertakes to take, above
+    the highest bid so far. The auction's winner names trump and declares; a declaring team that
+    takes fewer tricks than its bid scores minus the bid."""
 
     type: ClassVar[str] = "bid"
     value: int = field(metadata={"description": "The number of tricks bid"})
@@ -72,14 +76,16 @@ class Bid(Action):
 
 @dataclass(frozen=True, slots=True)
 class Pass(Action):
-    """Passing in the auction."""
+    """Passing in Batak's auction: no (further) bid from this seat; when every other seat has
+    passed, the highest bidder declares. It costs nothing."""
 
     type: ClassVar[str] = "pass"
 
 
 @dataclass(frozen=True, slots=True)
 class Trump(Action):
-    """Naming the trump suit."""
+    """Naming the trump suit: the declarer does it once the auction is over; the dummy's hand is
+    then shown to all."""
 
     type: ClassVar[str] = "trump"
     suit: Suit = field(metadata={"description": "The suit named trump"})
@@ -87,21 +93,29 @@ class Trump(Action):
 
 @dataclass(frozen=True, slots=True)
 class Exchange(Action):
-    """Exchanging the trump card under the talon."""
+    """Sixty-Six: the leader swaps the trump nine in hand (the jack in Schnapsen) for the face-up
+    trump card under the talon, before leading, while the talon is open (in Sixty-Six, after
+    winning a trick in the deal). It costs nothing."""
 
     type: ClassVar[str] = "exchange"
 
 
 @dataclass(frozen=True, slots=True)
 class Close(Action):
-    """Closing the talon."""
+    """Sixty-Six: the leader closes the talon before leading: no one draws again, and from this
+    trick on a follower must follow suit and win or trump where able. A closer who then does not
+    reach 66 (or claims falsely) loses the deal: the opponent scores 2 game points, or 3 if the
+    opponent had won no trick when the talon was closed."""
 
     type: ClassVar[str] = "close"
 
 
 @dataclass(frozen=True, slots=True)
 class Marriage(Action):
-    """Announcing a marriage by leading its king or queen; ``declare`` claims 66 at once."""
+    """Sixty-Six: announcing a marriage (king and queen of one suit in hand) by leading one of
+    them: 40 points in trump, 20 otherwise, counted once the announcer has won a trick in the
+    deal. With ``declare`` it also claims 66 at once (the marriage counts, no card is led, the
+    deal ends), and a false claim costs as ``declare``'s does."""
 
     type: ClassVar[str] = "marriage"
     card: Card = field(metadata={"description": "The king or queen led (or, with `declare`, named)"})
@@ -113,7 +127,10 @@ class Marriage(Action):
 
 @dataclass(frozen=True, slots=True)
 class Declare(Action):
-    """Claiming 66."""
+    """Sixty-Six: claiming to have 66 points or more, on lead after winning the last trick; the
+    deal ends at once. A correct claim wins the deal (1 game point; 2 if the opponent won a trick
+    but has under 33 points; 3 if the opponent won no trick); a false claim loses it: the opponent scores 2
+    game points (in Schnapsen 3 if the claimant's opponent had won no trick)."""
 
     type: ClassVar[str] = "declare"
 

@@ -190,16 +190,20 @@ EXAMPLES: dict[str, dict] = json.loads((Path(__file__).parent / "examples.json")
 
 
 def _add_examples(paths: dict, examples: Mapping[str, dict]) -> None:
-    """Show each operation's captured request and answers as the examples of its media types."""
+    """Show each operation's captured request and answers as the examples of its media types,
+    and the HTTP server's own refusals (captured under ``*``) on every operation."""
     for operations in paths.values():
         for operation in operations.values():
-            captured = examples.get(operation.get("operationId", "")) if isinstance(operation, dict) else None
-            if captured is None:
+            if not isinstance(operation, dict) or "operationId" not in operation:
                 continue
+            captured = examples.get(operation["operationId"], {})
             if "request" in captured:
                 for media in operation["requestBody"]["content"].values():
                     media["example"] = captured["request"]
-            for status, body in captured["responses"].items():
+            for status, body in examples.get("*", {}).get("responses", {}).items():
+                for media in operation["responses"].get(status, {}).get("content", {}).values():
+                    media["example"] = body
+            for status, body in captured.get("responses", {}).items():  # a captured answer is documented
                 for media in operation["responses"][status]["content"].values():
                     media["example"] = body
 

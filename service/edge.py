@@ -104,6 +104,20 @@ def check_if_match(header: str | None) -> str | None:
     return header
 
 
+def check_version_bound(name: str, version: int | None, cap: int) -> None:
+    """Refuse a version asked for (``after``, ``Last-Event-ID``) that no game can reach: a match
+    ends, abandoned, at the server's cap on versions (``KOZ_MAX_VERSIONS``). Waiting for it would
+    hold the request to no purpose; paging from it could never find anything."""
+    if version is not None and version > cap:
+        raise Problem(
+            400,
+            "invalid_request",
+            "version_beyond",
+            params={"field": name, "limit": cap},
+            errors={name: [FieldMessage(FIELD_MESSAGES["version_beyond"]).format(limit=cap)]},
+        )
+
+
 def request_id() -> str:
     """This request's id: the client's X-Request-ID when it is sane, else a new one."""
     if "request_id" not in g:

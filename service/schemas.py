@@ -205,6 +205,8 @@ def document_actions(spec: APISpec) -> None:
     for kind_type, schema in ACTION_SCHEMAS.items():
         name = schema.__name__.removesuffix("Schema")
         spec.components.schema(name, schema=schema)
+        # what the action does and what it may cost, from the engine's own words
+        spec.components.schemas[name]["description"] = " ".join((schema.__doc__ or "").split())
         mapping[kind_type] = f"#/components/schemas/{name}"
     spec.components.schemas["Action"] = {
         "description": " ".join((ActionSchema.__doc__ or "").split("Documented as")[0].split()),

@@ -104,6 +104,10 @@ DETAILS: Mapping[str, Text] = {
         "en": "a text in the body is not well-formed Unicode (a lone surrogate)",
         "tr": "gövdedeki bir metin geçerli Unicode değil (eşsiz bir vekil karakter)",
     },
+    "version_beyond": {
+        "en": "'{field}' is later than any version: a match ends at version {limit} at the latest",
+        "tr": "'{field}' hiçbir sürümden sonra gelemez: bir maç en geç {limit}. sürümde biter",
+    },
     "last_event_id": {
         "en": "Last-Event-ID must be a version: a whole number, -1 or more",
         "tr": "Last-Event-ID bir sürüm olmalı: -1 ya da daha büyük bir tam sayı",
@@ -353,4 +357,13 @@ FIELD_MESSAGES: Mapping[str, Text] = {
     "if_match": {"en": '"*" or entity tags such as W/"12"', "tr": '"*" ya da W/"12" gibi varlık etiketleri'},
     "idempotency_key_length": {"en": "1 to {limit} characters", "tr": "1 ile {limit} karakter arası"},
     "last_event_id": {"en": "-1 or a whole number", "tr": "-1 ya da bir tam sayı"},
+    "version_beyond": {"en": "at most {limit}", "tr": "en çok {limit}"},
+    "seat_without_form": {
+        "en": "a seat takes one of 'name' (a person), 'bot' (a computer) or 'open': true (a seat to take later)",
+        "tr": "bir koltuk 'name' (bir kişi), 'bot' (bilgisayar) ya da 'open': true (sonra alınacak koltuk) alanlarından birini alır",
+    },
+    "seat_with_forms": {
+        "en": "a seat takes only one of 'name', 'bot' or 'open': true",
+        "tr": "bir koltuk 'name', 'bot' ya da 'open': true alanlarından yalnız birini alır",
+    },
 }

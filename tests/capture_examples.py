@@ -9,11 +9,14 @@ against its schema). Ids and tokens are whatever the run drew.
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
 
 import fakeredis
 
 from service import create_app
+from service.errors import Problem
+from service.http_server import refusal
 from service.worker import WorkerThread
 from tests.conftest import make_settings
 
@@ -99,13 +102,74 @@ def capture_on(client) -> dict:
     limited.post("/v1/games", json=create)
     keep("createGame", limited.post("/v1/games", json=create))
 
+    # the other refusals of the operations, each as a client meets it
+    invitation = {"ruleset": "german-whist", "seats": [{"name": "Ayşe"}, {"open": True}], "private": True}
+    private = client.post("/v1/games", json=invitation).get_json()
+    keep("withdrawGame", client.delete(f"/v1/games/{private['id']}"))
+    keep("withdrawGame", client.delete("/v1/games/no-such-game", headers=bearer(token)))
+    keep("takeSeat", client.post(f"/v1/games/{private['id']}/seats/1", json={"name": "Bora", "code": "not-the-code"}))
+    keep("takeSeat", client.post(f"/v1/games/{private['id']}/seats/1", json={"name": ""}))
+    keep("takeSeat", client.post(f"/v1/games/{private['id']}/seats/1", json={"name": "Bora"}, headers={"Authorization": "Bearer not-a-token"}))
+    keep("takeSeat", client.post(f"/v1/games/{private['id']}/seats/9", json={"name": "Bora"}))
+    keep("takeSeat", client.post(f"/v1/games/{private['id']}/seats/1", data=too_large, headers={"Content-Type": "application/json"}))
+    keep("leaveGame", client.post(f"{game}/leave", json={"level": "grandmaster"}, headers=bearer(token)))
+    keep("leaveGame", client.post(f"{game}/leave", json={}))
+    keep("leaveGame", client.post("/v1/games/no-such-game/leave", json={}, headers=bearer(token)))
+    keep("leaveGame", client.post(f"{game}/leave", data=too_large, headers={**bearer(token), "Content-Type": "application/json"}))
+    keep("makeRematch", client.post(f"{game}/rematch"))
+    keep("makeRematch", client.post("/v1/games/no-such-game/rematch", headers=bearer(token)))
+    keep("streamEvents", client.get(f"{game}/events", headers={"Last-Event-ID": "soon"}))
+    keep("streamEvents", client.get(f"{game}/events", headers={"Authorization": "Bearer not-a-token"}))
+    keep("streamEvents", client.get("/v1/games/no-such-game/events"))
+
+    limited = create_app(make_settings(rate_limit_create="1/minute"), redis=fakeredis.FakeRedis()).test_client()
+    limited.post("/v1/games", json=create)
+    keep("createGame", limited.post("/v1/games", json=create))
+    keep("takeSeat", limited.post(f"/v1/games/{private['id']}/seats/1", json={"name": "Bora"}))
+    keep("makeRematch", limited.post(f"/v1/games/{private['id']}/rematch", headers=bearer(token)))
+    strict = make_settings(rate_limit_actions="1/minute", rate_limit_hints="1/minute", streams_per_address=1)
+    busy_app = create_app(strict, redis=fakeredis.FakeRedis())
+    busy = busy_app.test_client()
+    seated = busy.post("/v1/games", json=create).get_json()
+    there, here = f"/v1/games/{seated['id']}", bearer(seated["tokens"][0]["token"])
+    busy.get(f"{there}/hint", headers=here)
+    keep("getHint", busy.get(f"{there}/hint", headers=here))
+    busy.post(f"{there}/leave", json={}, headers=here)
+    keep("leaveGame", busy.post(f"{there}/leave", json={}, headers=here))
+    keep("postAction", busy.post(f"{there}/actions", json={"type": "play", "card": "2C"}, headers=here))
+    held = busy.get(f"{there}/events")  # an open stream: the address's only one
+    keep("streamEvents", busy.get(f"{there}/events"))
+    held.close()
+    turns = busy_app.extensions["koz_hints"].turns
+    for _ in range(busy_app.extensions["koz_hints"].count):
+        turns.acquire()  # every turn taken: the next hint waits its second, then gives up
+    other = busy.post("/v1/games", json=create).get_json()  # another seat's token: within its hint limit
+    keep("getHint", busy.get(f"/v1/games/{other['id']}/hint", headers=bearer(other["tokens"][0]["token"])))
+
     server = fakeredis.FakeServer()
     down = create_app(make_settings(), redis=fakeredis.FakeRedis(server=server)).test_client()
     server.connected = False
     keep("checkReadiness", down.get("/readyz"))
     keep("createGame", down.post("/v1/games", json=create))
     keep("postAction", down.post(f"{game}/actions", json=legal, headers=bearer(token)))
+    keep("makeRematch", down.post(f"{game}/rematch", headers=bearer(token)))
+
+    # what cannot be provoked on the app alone, answered as Koz answers it
+    failed = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    failed.extensions["koz_embedded"] = types.SimpleNamespace(failed=True)  # its embedded Redis died for good
+    keep("checkHealth", failed.test_client().get("/healthz"))
+    with app_context_of(client, f"{game}/history"):
+        unreadable = Problem(410, "game_unreadable", "game_unreadable", params={"game": repr(created["id"])}).to_json("en")
+    for operation_id in ("getGame", "getHistory", "getHint", "postAction", "withdrawGame"):
+        examples.setdefault(operation_id, {"responses": {}})["responses"].setdefault("410", unreadable)
+    # the refusals of the HTTP server itself, before the app sees a request: any operation's
+    examples["*"] = {"responses": {str(status): json.loads(refusal(status, "en").partition(b"\r\n\r\n")[2]) for status in (408, 414, 429, 431)}}
     return examples
+
+
+def app_context_of(client, path: str):
+    """A request context on the app of ``client``, as if ``path`` were asked for."""
+    return client.application.test_request_context(path)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
 
 
 def test_a_forfeit_loses_the_match_for_the_seat_s_whole_side(api, tables, clock):
-    game_id, _ = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"}, [{}] * 4, ruleset="partnership-batak")
+    game_id, _ = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"}, [{"name": "P"}] * 4, ruleset="partnership-batak")
     (seat,) = api.view(game_id).body["to_act"]
     clock.now += 31
     enforce(tables)

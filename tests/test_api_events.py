@@ -105,7 +105,7 @@ def api(app):
 
 def two_humans(api, ruleset_id="german-whist", seed="stream", options=None):
     seat_count = registry.get(ruleset_id).seat_count
-    created = api.create(ruleset=ruleset_id, seats=[{}] * seat_count, seed=seed, options=options or {}).body
+    created = api.create(ruleset=ruleset_id, seats=[{"name": "P"}] * seat_count, seed=seed, options=options or {}).body
     return created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
 
 
@@ -280,7 +280,7 @@ def parts_and_concealed(ruleset_id, message, states, actions, viewer):
 
 def test_a_stream_shows_the_computer_reply_the_worker_made(app, api):
     for seed in range(20):
-        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"reply-{seed}").body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"reply-{seed}").body
         token = created["tokens"][0]["token"]
         view = api.view(created["id"], token).body
         if not view["trick"]["cards"]:  # the human leads: the computer's reply comes after

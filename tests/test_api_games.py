@@ -122,10 +122,10 @@ def test_computer_seat_moves_as_soon_as_it_is_its_turn(api):
         ({"ruleset": "german-whist", "options": {"scoring": "points"}}, "invalid_option", 400),
         ({"ruleset": "german-whist", "options": {"target": -5}}, "invalid_option", 400),
         ({"ruleset": "german-whist", "seats": [{"name": "solo"}]}, "invalid_seats", 400),
-        ({"ruleset": "german-whist", "seats": [{}, {"bot": "grandmaster"}]}, "unknown_level", 400),
+        ({"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "grandmaster"}]}, "unknown_level", 400),
         ({"ruleset": "german-whist", "seed": ""}, "invalid_request", 400),
         ({"ruleset": "german-whist", "seed": 1.5}, "invalid_request", 400),
-        ({"ruleset": "german-whist", "seats": [{"name": "x" * 41}, {}]}, "invalid_request", 400),
+        ({"ruleset": "german-whist", "seats": [{"name": "x" * 41}, {"name": "P"}]}, "invalid_request", 400),
         ({"ruleset": "german-whist", "colour": "red"}, "invalid_request", 400),
         ({}, "invalid_request", 400),
     ],
@@ -135,6 +135,35 @@ def test_bad_creation_is_refused_with_a_problem(api, body, code, status):
     assert (answer.status, answer.code) == (status, code)
     assert answer.headers["Content-Type"] == "application/problem+json"
     assert answer.body["type"] == f"urn:koz:problem:{code}" and answer.body["detail"]
+
+
+@pytest.mark.parametrize(
+    "seat, named",
+    [
+        ({"name": "A", "bot": "basic"}, "bot"),
+        ({"name": "A", "open": True}, "open"),
+        ({}, "_schema"),
+        ({"name": None, "bot": None, "open": False}, "_schema"),
+    ],
+    ids=["a person and a computer", "a person and open", "no form", "every form null or false"],
+)
+def test_a_seat_takes_exactly_one_form_and_the_refusal_names_the_field(api, seat, named):
+    answer = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, seat])
+    assert (answer.status, answer.code) == (400, "invalid_request")
+    assert list(answer.body["errors"]["seats"]["1"]) == [named]
+    assert "'seats'" in answer.body["detail"] and "'name'" in answer.body["detail"] and "'bot'" in answer.body["detail"]
+
+
+@pytest.mark.parametrize("seat", [{"name": "A", "bot": None, "open": False}, {"name": None, "bot": "basic"}, {"open": True, "name": None}])
+def test_a_seat_may_send_its_other_forms_as_null_or_false(api, seat):
+    assert api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, seat]).status == 201
+
+
+def test_the_lobby_lists_waiting_games_without_a_status_parameter(api):
+    waiting = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}]).body["id"]
+    listed = api.request("GET", "/v1/games")
+    assert listed.status == 200 and waiting in [game["id"] for game in listed.body["games"]]
+    assert api.request("GET", "/v1/games?status=finished").code == "invalid_request"
 
 
 def test_bad_option_names_the_option_and_its_allowed_values(api):
@@ -309,5 +338,5 @@ def test_standard_batak_table_is_one_human_at_south_named_sen(api):
 
 
 def test_a_turkish_name_comes_back_as_written(client):
-    response = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "Ayşe Çağlar"}, {}]})
+    response = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "Ayşe Çağlar"}, {"name": "P"}]})
     assert "Ayşe Çağlar".encode() in response.data

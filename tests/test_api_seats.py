@@ -82,7 +82,7 @@ def test_a_seat_that_is_not_open_cannot_be_taken_and_an_unknown_one_is_404(api):
 
 
 def test_a_seat_open_and_a_computer_at_once_is_refused(api):
-    answer = api.create(ruleset="german-whist", seats=[{"open": True, "bot": "random"}, {}])
+    answer = api.create(ruleset="german-whist", seats=[{"open": True, "bot": "random"}, {"name": "P"}])
     assert (answer.status, answer.code) == (400, "invalid_seats")
 
 

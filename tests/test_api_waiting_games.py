@@ -93,16 +93,16 @@ def test_one_address_keeps_only_so_many_games_waiting_at_once(fake_redis):
     assert (refused.status, refused.code) == (429, "too_many_waiting_games")
     assert len(listed(api)) == 1
     # a game that does not wait is not capped, and another address has its own count
-    assert api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}]).status == 201
-    invitation = {"ruleset": "german-whist", "seats": [{}, {"open": True}]}
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}]).status == 201
+    invitation = {"ruleset": "german-whist", "seats": [{"name": "P"}, {"open": True}]}
     other = api.test_client.post("/v1/games", json=invitation, environ_base={"REMOTE_ADDR": "192.0.2.7"})
     assert other.status_code == 201
     # a game withdrawn, or that starts, frees its place
     assert withdraw(api, first, first_token).status == 204
     third, _ = invite(api)
-    assert api.create(ruleset="german-whist", seats=[{}, {"open": True}]).code == "too_many_waiting_games"
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"open": True}]).code == "too_many_waiting_games"
     assert api.request("POST", f"/v1/games/{third}/seats/1", json_body={}).status == 200
-    assert api.create(ruleset="german-whist", seats=[{}, {"open": True}]).status == 201
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"open": True}]).status == 201
 
 
 def test_the_cap_on_waiting_games_is_a_setting_and_zero_lifts_it(fake_redis):

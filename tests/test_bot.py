@@ -38,7 +38,7 @@ def service(tmp_path_factory):
     ],
 )
 def test_koz_bot_plays_its_seat_to_the_end_of_the_match(service, ruleset_id, options, level):
-    seats = [{}] + [{"bot": "basic"}] * (registry.get(ruleset_id).seat_count - 1)
+    seats = [{"name": "P"}] + [{"bot": "basic"}] * (registry.get(ruleset_id).seat_count - 1)
     created = call(f"{service.url}/v1/games", "POST", {"ruleset": ruleset_id, "options": options, "seats": seats, "seed": f"bot-{ruleset_id}"})
     token = next(entry["token"] for entry in created["tokens"] if entry["seat"] == 0)
     command = [str(KOZ), "bot", service.url, created["id"], token] + (["--level", level] if level else [])
@@ -51,7 +51,7 @@ def test_koz_bot_plays_its_seat_to_the_end_of_the_match(service, ruleset_id, opt
 
 
 def test_koz_bot_stops_with_the_refusal_when_its_token_is_wrong(service):
-    created = call(f"{service.url}/v1/games", "POST", {"ruleset": "german-whist", "seats": [{}, {"bot": "basic"}]})
+    created = call(f"{service.url}/v1/games", "POST", {"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "basic"}]})
     bot = subprocess.run([str(KOZ), "bot", service.url, created["id"], "not-a-token"], capture_output=True, text=True, timeout=60)
     assert bot.returncode == 1
     assert "invalid_token" in bot.stderr or "401" in bot.stderr

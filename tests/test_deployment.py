@@ -88,7 +88,7 @@ def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_co
                     raise AssertionError(f"gunicorn did not start: {shlex.join(argv)}")
                 time.sleep(0.2)
         for seed in range(20):  # a seed where the computer leads: the worker makes its move
-            created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"deploy-{seed}")
+            created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"deploy-{seed}")
             assert created.status == 201
             if created.body["version"] == 1:
                 break

@@ -55,7 +55,7 @@ def test_a_seed_of_5000_digits_is_refused_as_a_number_too_large(client, fake_red
 
 
 def test_a_bid_value_of_5000_digits_is_refused_as_a_number_too_large(api, client):
-    created = api.create(ruleset="partnership-batak", seats=[{}] * 4, seed="edge").body
+    created = api.create(ruleset="partnership-batak", seats=[{"name": "P"}] * 4, seed="edge").body
     token = created["tokens"][0]["token"]
     body = b'{"type": "bid", "value": ' + b"7" * 5000 + b"}"
     status, problem = post_raw(client, f"/v1/games/{created['id']}/actions", body, Authorization=f"Bearer {token}")
@@ -65,7 +65,7 @@ def test_a_bid_value_of_5000_digits_is_refused_as_a_number_too_large(api, client
 @pytest.mark.parametrize(
     "body",
     [
-        {"ruleset": "german-whist", "seats": [{"name": "A\ud800"}, {}]},
+        {"ruleset": "german-whist", "seats": [{"name": "A\ud800"}, {"name": "P"}]},
         {"ruleset": "german-whist", "seed": "seed\udfff"},
         {"ruleset": "german-whist", "options": {"scoring\ud83d": "tricks"}},
         {"ruleset": "german-whist", "options": {"scoring": "tricks\udc00"}},
@@ -87,19 +87,19 @@ def test_a_lone_surrogate_in_an_action_is_refused(api, client):
 
 def test_a_name_is_stored_nfc_normalized_and_trimmed(api):
     decomposed = "Ays\u0327e"  # s + combining cedilla
-    created = api.create(ruleset="german-whist", seats=[{"name": f"  {decomposed} "}, {}]).body
+    created = api.create(ruleset="german-whist", seats=[{"name": f"  {decomposed} "}, {"name": "P"}]).body
     assert created["seats"][0]["name"] == "Ayşe"
 
 
 @pytest.mark.parametrize("name", ["Ali\u0000", "Ali\u202eila", "\u0007bell", "   "])
 def test_a_name_with_control_characters_or_only_spaces_is_refused(api, name):
-    answer = api.create(ruleset="german-whist", seats=[{"name": name}, {}])
+    answer = api.create(ruleset="german-whist", seats=[{"name": name}, {"name": "P"}])
     assert (answer.status, answer.code) == (400, "invalid_request")
 
 
 def test_a_name_with_a_joiner_is_kept(api):
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
-    assert api.create(ruleset="german-whist", seats=[{"name": family}, {}]).body["seats"][0]["name"] == family
+    assert api.create(ruleset="german-whist", seats=[{"name": family}, {"name": "P"}]).body["seats"][0]["name"] == family
 
 
 @pytest.mark.parametrize("header", ["garbage", '"1', "W/1", '"1",', ""])
@@ -192,6 +192,6 @@ def fuzz_api():
 
     redis = fakeredis.FakeRedis()
     api = FlaskClient(create_app(make_settings(), redis=redis).test_client())
-    created = api.create(ruleset="partnership-batak", seats=[{}] * 4, seed="any-body").body
+    created = api.create(ruleset="partnership-batak", seats=[{"name": "P"}] * 4, seed="any-body").body
     seat = api.view(created["id"]).body["to_act"][0]
     return api, redis, created["id"], next(entry["token"] for entry in created["tokens"] if entry["seat"] == seat)

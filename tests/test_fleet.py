@@ -127,7 +127,7 @@ def stored_version(redis, prefix: str, game_id: str) -> int:
 def human_leads(api: FlaskClient, prefix: str) -> tuple[str, str]:
     """A game of a person against a computer in which the person is to lead."""
     for seed in range(40):
-        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"{prefix}-{seed}").body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"{prefix}-{seed}").body
         if api.view(created["id"]).body["to_act"] == [0]:
             return created["id"], created["tokens"][0]["token"]
     raise AssertionError("no seed lets the person lead")
@@ -198,7 +198,7 @@ def test_the_same_match_is_stored_byte_for_byte_alike_on_one_redis_and_on_a_clus
         tables = app.extensions["koz"]
         tables.clock = lambda: 1_800_000_000.0  # one time for both: the stored game holds times
         api = FlaskClient(app.test_client())
-        created = api.create(ruleset="german-whist", seats=[{}, {}], seed="twin", clock={"seconds_per_action": 60}).body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="twin", clock={"seconds_per_action": 60}).body
         tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
         while (view := api.view(created["id"]).body)["status"] == "active":
             (seat,) = view["to_act"]
@@ -286,7 +286,7 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         matches = []
         for number in range(MATCHES_AGAINST_COMPUTERS + MATCHES_BETWEEN_PEOPLE):
             against_computer = number < MATCHES_AGAINST_COMPUTERS
-            seats = [{}, {"bot": "random"}] if against_computer else [{}, {}]
+            seats = [{"name": "P"}, {"bot": "random"}] if against_computer else [{}, {}]
             status, created = request(webs[number % 2], "POST", "/v1/games", {"ruleset": "german-whist", "seats": seats})
             assert status == 201, created
             tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
@@ -377,7 +377,7 @@ def test_with_replicas_a_commit_answers_once_they_hold_it_and_503_when_they_do_n
     settings = make_settings(key_prefix=prefix, redis_replicas=1, redis_replica_timeout=0.3, reply_wait_seconds=0)
     app = create_app(settings, redis=primary)
     api = FlaskClient(app.test_client())
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="replicated").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="replicated").body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     (seat,) = api.view(created["id"]).body["to_act"]
     legal = api.view(created["id"], tokens[seat]).body["legal_actions"]

@@ -24,7 +24,7 @@ def real_games() -> list[tuple[str, list[str]]]:
     api = FlaskClient(fuzzed_app.test_client())
     games = []
     for ruleset, seats in (("german-whist", 2), ("sixty-six", 2), ("partnership-batak", 4)):
-        created = api.create(ruleset=ruleset, seats=[{}] * seats, seed=f"fuzz-{ruleset}").body
+        created = api.create(ruleset=ruleset, seats=[{"name": "P"}] * seats, seed=f"fuzz-{ruleset}").body
         games.append((created["id"], [entry["token"] for entry in created["tokens"]]))
     finished = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
     drain(fuzzed_app)  # the worker plays it to the end

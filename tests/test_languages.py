@@ -299,7 +299,7 @@ DEEP = [[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]
         (
             "POST",
             "/v1/games",
-            {"ruleset": "german-whist", "seats": [{}]},
+            {"ruleset": "german-whist", "seats": [{"name": "P"}]},
             {},
             400,
             "invalid_seats",
@@ -369,20 +369,20 @@ CONTROL_CHARACTER = "a name has no control, format, private-use or unassigned ch
 #: a bad request of each kind: the field (dotted into nested ones), marshmallow's or Koz's
 #: English message, and its Turkish
 BAD_FIELDS = [
-    ("POST", GAMES, {"seats": [{}, {}]}, {}, "ruleset", "Missing data for required field.", "Bu alan gerekli."),
+    ("POST", GAMES, {"seats": [{"name": "P"}, {"name": "P"}]}, {}, "ruleset", "Missing data for required field.", "Bu alan gerekli."),
     ("POST", GAMES, {"ruleset": None}, {}, "ruleset", "Field may not be null.", "Bu alan null olamaz."),
     ("POST", GAMES, {"ruleset": ["sixty-six"]}, {}, "ruleset", "Not a valid string.", "Geçerli bir metin değil."),
     ("POST", GAMES, {**SIXTY_SIX, "colour": 1}, {}, "colour", "Unknown field.", "Bilinmeyen alan."),
     ("POST", GAMES, ["sixty-six"], {}, "_schema", "Invalid input type.", "Geçersiz girdi türü."),
     ("POST", GAMES, {**SIXTY_SIX, "seats": {}}, {}, "seats", "Not a valid list.", "Geçerli bir liste değil."),
     ("POST", GAMES, {**SIXTY_SIX, "seats": []}, {}, "seats", "Length must be between 1 and 4.", "Uzunluğu 1 ile 4 arasında olmalı."),
-    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": ""}, {}]}, {}, "seats.0.name",
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": ""}, {"name": "P"}]}, {}, "seats.0.name",
      "Length must be between 1 and 40.", "Uzunluğu 1 ile 40 arasında olmalı."),
-    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": "A\u0007"}, {}]}, {}, "seats.0.name",
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"name": "A\u0007"}, {"name": "P"}]}, {}, "seats.0.name",
      CONTROL_CHARACTER, "bir adda denetim, biçim, özel kullanım ya da atanmamış karakter olmaz"),
-    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"open": "yes"}, {}]}, {}, "seats.0.open",
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [{"open": "yes"}, {"name": "P"}]}, {}, "seats.0.open",
      "Not a valid boolean.", "Geçerli bir mantıksal değer değil: true ya da false olmalı."),
-    ("POST", GAMES, {**SIXTY_SIX, "seats": [3, {}]}, {}, "seats.0._schema", "Invalid input type.", "Geçersiz girdi türü."),
+    ("POST", GAMES, {**SIXTY_SIX, "seats": [3, {"name": "P"}]}, {}, "seats.0._schema", "Invalid input type.", "Geçersiz girdi türü."),
     ("POST", GAMES, {**SIXTY_SIX, "clock": {"seconds_per_action": 0}}, {}, "clock.seconds_per_action",
      "Must be greater than or equal to 1 and less than or equal to 86400.", "1 ile 86400 arasında olmalı."),
     ("POST", GAMES, {**SIXTY_SIX, "clock": {"seconds_per_action": 30, "bank": 1.5}}, {}, "clock.bank",
@@ -440,7 +440,7 @@ def test_a_malformed_if_match_is_explained_field_by_field_in_turkish(api, whist)
     "body, english, turkish",
     [
         ({"ruleset": "german-whist", "options": {"target": 5000}}, "an integer from 0 to 1000", "0 ile 1000 arasında bir tam sayı"),
-        ({"ruleset": "partnership-batak", "seats": [{}]}, "a list of 4 seats", "4 koltukluk bir liste"),
+        ({"ruleset": "partnership-batak", "seats": [{"name": "P"}]}, "a list of 4 seats", "4 koltukluk bir liste"),
     ],
 )
 def test_the_allowed_values_described_in_words_are_in_the_language_asked(api, body, english, turkish):
@@ -495,7 +495,7 @@ def test_a_malformed_action_says_which_field_is_missing_or_unknown(api, whist, a
 
 @pytest.mark.parametrize("variant, card", [("sixty-six", "2S"), ("schnapsen", "9S")])
 def test_a_card_not_in_the_game_s_deck_is_said_to_be_not_in_the_deck(api, variant, card):
-    created = api.create(ruleset="sixty-six", seats=[{}, {"bot": "random"}], options={"variant": variant}).body
+    created = api.create(ruleset="sixty-six", seats=[{"name": "P"}, {"bot": "random"}], options={"variant": variant}).body
     token = created["tokens"][0]["token"]
     for _ in range(50):  # the computer may lead first
         if api.view(created["id"], token).body["to_act"] == [0]:

@@ -35,7 +35,7 @@ def test_a_match_of_computers_past_the_cap_on_deals_ends_abandoned_with_no_winne
 
 def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_actions(fake_redis):
     api = api_with(fake_redis, max_versions=3)
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="long").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="long").body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     for _ in range(3):
         seat = api.view(created["id"]).body["to_act"][0]
@@ -51,7 +51,7 @@ def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_act
 
 def test_the_hidden_cards_of_an_abandoned_match_are_shown_once_it_is_over(fake_redis):
     api = api_with(fake_redis, max_versions=2)
-    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed="hidden").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed="hidden").body
     token = created["tokens"][0]["token"]
     computers_move(api)
     while api.view(created["id"]).body["status"] == "active":
@@ -68,7 +68,7 @@ def expiry(fake_redis, game_id: str) -> int:
 
 def test_a_finished_game_expires_sooner_than_a_running_one(fake_redis):
     api = api_with(fake_redis, game_ttl_seconds=7 * 86400, finished_game_ttl_seconds=3600)
-    running = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}]).body
+    running = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}]).body
     finished = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
     computers_move(api)
     assert api.view(finished["id"]).body["status"] == "finished"

@@ -39,7 +39,7 @@ def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_r
     app = create_app(make_settings(redis_url=redis_server_url, reply_wait_seconds=0))
     api = FlaskClient(app.test_client())
     before = samples(api)
-    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "basic"}], seed="metrics").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "basic"}], seed="metrics").body
     token = created["tokens"][0]["token"]
     view = api.view(created["id"], token).body
     assert api.act(created["id"], {"type": "play", "card": "2C" if view["hand"][0] != "2C" else "3C"}, "not-a-token").code == "invalid_token"
@@ -81,7 +81,7 @@ def test_a_long_poll_counts_as_a_waiting_client_while_it_waits(client, fake_redi
     import threading
 
     api = FlaskClient(client)
-    created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body
     waiting = threading.Thread(target=lambda: client.application.test_client().get(f"/v1/games/{created['id']}?wait=1.5&after=0"))
     waiting.start()
     seen = 0.0
@@ -120,7 +120,7 @@ def play_whole_match(api: FlaskClient, ruleset_id: str, seed: str, **options) ->
     """A match between humans with random legal actions, and some refused ones on the way
     (illegal cards, wrong tokens, hints, stale versions). Returns the tokens it used."""
     ruleset = registry.get(ruleset_id)
-    created = api.create(ruleset=ruleset_id, seats=[{}] * ruleset.seat_count, seed=seed, options=options).body
+    created = api.create(ruleset=ruleset_id, seats=[{"name": "P"}] * ruleset.seat_count, seed=seed, options=options).body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     rng = random.Random(seed)
     while (spectator := api.view(created["id"]).body)["status"] == "active":

@@ -140,7 +140,7 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
     app = create_app(make_settings(reply_wait_seconds=0), redis=fakeredis.FakeRedis())
     api = FlaskClient(app.test_client())
     ruleset = registry.get(ruleset_id)
-    seat = {"bot": "random"} if computer_by == "creation" else {}
+    seat = {"bot": "random"} if computer_by == "creation" else {"name": "P"}
     timed = {"clock": {"seconds_per_action": 1}} if computer_by == "timeout" else {}
     created = api.create(ruleset=ruleset_id, seats=[seat] * ruleset.seat_count, options=SHORT_MATCH[ruleset_id], seed="spy", **timed)
     if computer_by == "leaving":

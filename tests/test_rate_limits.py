@@ -18,7 +18,7 @@ def limited_api(redis, **limits) -> FlaskClient:
 
 def test_creating_games_past_the_limit_answers_429_with_retry_after_and_ratelimit_headers(backend):
     api = limited_api(backend, rate_limit_create="3/minute")
-    answers = [api.create(ruleset="german-whist", seats=[{}, {}]) for _ in range(4)]
+    answers = [api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]) for _ in range(4)]
     assert [answer.status for answer in answers] == [201, 201, 201, 429]
     assert [answer.headers["RateLimit-Remaining"] for answer in answers[:3]] == ["2", "1", "0"]
     refused = answers[3]
@@ -30,15 +30,15 @@ def test_creating_games_past_the_limit_answers_429_with_retry_after_and_ratelimi
 
 def test_games_created_are_counted_per_client_address(fake_redis):
     api = FlaskClient(create_app(make_settings(rate_limit_create="1/minute"), redis=fake_redis).test_client())
-    assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
-    assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 429
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 201
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 429
     other = api.test_client.post("/v1/games", json={"ruleset": "german-whist"}, environ_base={"REMOTE_ADDR": "10.0.0.7"})
     assert other.status_code == 201
 
 
 def test_actions_are_counted_per_seat_token(fake_redis):
     api = limited_api(fake_redis, rate_limit_actions="2/minute")
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="limits").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="limits").body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     game_id = created["id"]
     statuses = {0: [], 1: []}
@@ -77,14 +77,14 @@ def test_a_malformed_limit_is_refused_when_the_service_starts(fake_redis, limit)
 
 def test_taking_seats_is_counted_per_client_address_like_creating_games(fake_redis):
     api = limited_api(fake_redis, rate_limit_create="2/minute")
-    game_id = api.create(ruleset="partnership-batak", seats=[{}, {"open": True}, {"open": True}, {"open": True}]).body["id"]
+    game_id = api.create(ruleset="partnership-batak", seats=[{"name": "P"}, {"open": True}, {"open": True}, {"open": True}]).body["id"]
     answers = [api.request("POST", f"/v1/games/{game_id}/seats/{seat}", json_body={}) for seat in (1, 2, 3)]
     assert [answer.status for answer in answers] == [200, 200, 429]
 
 
 def human_to_act(api: FlaskClient) -> tuple[str, str]:
     """A German Whist game against the computer where the human is to act: its id and token."""
-    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed="hints-2").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed="hints-2").body
     game_id, token = created["id"], created["tokens"][0]["token"]
     assert api.view(game_id, token).body["legal_actions"], "the seed lets the human lead"
     return game_id, token

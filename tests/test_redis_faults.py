@@ -55,7 +55,7 @@ def answered(call, seconds: float = DEADLINE):
 
 
 def new_game(api) -> tuple[str, dict[int, str]]:
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="faults").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="faults").body
     return created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
 
 
@@ -135,7 +135,7 @@ def test_a_nearly_full_redis_refuses_new_games_with_503_capacity_while_running_g
         number += 1
     # the service reads the memory use at most once a second: games are created until it has
     deadline = time.monotonic() + DEADLINE
-    while (refused := api.create(ruleset="german-whist", seats=[{}, {}])).status == 201:
+    while (refused := api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}])).status == 201:
         assert time.monotonic() < deadline, "new games were still accepted"
         time.sleep(0.1)
     assert (refused.status, refused.code) == (503, "capacity")

@@ -115,7 +115,7 @@ def play_and_check(api: SocketClient, ruleset_id: str, options: dict, seed: str)
     """Play a match between humans with random legal actions; check every answer against the
     revealed deal once it is over. Returns the game id."""
     ruleset = registry.get(ruleset_id)
-    created = api.create(ruleset=ruleset_id, options=options, seats=[{}] * ruleset.seat_count, seed=seed).body
+    created = api.create(ruleset=ruleset_id, options=options, seats=[{"name": "P"}] * ruleset.seat_count, seed=seed).body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     rng = random.Random(seed)
     answers = []  # (seat, body), each body carrying its version
@@ -154,7 +154,7 @@ def test_koz_serve_plays_matches_under_every_option_without_leaks_and_stops_its_
     service = Service(data_dir)
     try:
         api = SocketClient(service.url)
-        timed = {"ruleset": "german-whist", "seats": [{}, {}], "clock": {"seconds_per_action": 1, "on_timeout": "forfeit"}}
+        timed = {"ruleset": "german-whist", "seats": [{"name": "P"}, {"name": "P"}], "clock": {"seconds_per_action": 1, "on_timeout": "forfeit"}}
         timed_id = api.create(**timed).body["id"]
         games = [play_and_check(api, "german-whist", options, f"serve-{n}") for n, options in enumerate(WHIST_OPTIONS)]
         games.append(play_and_check(api, "german-whist", {"target": 15}, "serve-target"))
@@ -210,7 +210,7 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
     try:
         api = SocketClient(service.url)
         for seed in range(40):  # a deal where the human leads, so that the computer replies
-            created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"beside-{seed}").body
+            created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"beside-{seed}").body
             token = created["tokens"][0]["token"]
             view = api.view(created["id"], token).body
             # (a computer to lead may not have moved yet when the creation answers)

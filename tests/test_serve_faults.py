@@ -79,7 +79,8 @@ class Player(threading.Thread):
             self.play(rng)
 
     def play(self, rng: random.Random) -> None:
-        created = self.call(lambda api: api.create(ruleset="german-whist", seats=[{}, {}], seed=f"{self.seed}-{len(self.games)}"))
+        seats = [{"name": "P"}, {"name": "P"}]
+        created = self.call(lambda api: api.create(ruleset="german-whist", seats=seats, seed=f"{self.seed}-{len(self.games)}"))
         if created is None or created.status != 201:
             return
         game = Game(created.body["id"])
@@ -168,7 +169,7 @@ def test_healthz_fails_when_the_embedded_redis_died_and_cannot_be_restarted(tmp_
     service = Service(data_dir, **FAST_FAULTS)
     try:
         api = SocketClient(service.url)
-        assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
+        assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 201
         assert api.request("GET", "/healthz").status == 200
         pid = service.redis_pid
         os.kill(pid, signal.SIGKILL)
@@ -286,7 +287,7 @@ def test_a_chunked_body_over_the_limit_answers_413(served):
 
 
 def test_a_chunked_body_within_the_limit_is_read_whole(served):
-    body = json.dumps({"ruleset": "german-whist", "seats": [{"name": "x" * 40}, {}]}).encode()
+    body = json.dumps({"ruleset": "german-whist", "seats": [{"name": "x" * 40}, {"name": "P"}]}).encode()
     head = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     answered, _, created = raw_request(served, head + chunked(body, size=7))
     assert answered == 201 and created["seats"][0]["name"] == "x" * 40
@@ -328,7 +329,7 @@ def computer_move_after_redis_is_back(service: Service, worker: int) -> float:
     # this client sees Redis answer again at once: no retries of its own
     redis = Redis(unix_socket_path=str(service.redis_socket), socket_timeout=5, retry=Retry(NoBackoff(), 0))
     api = SocketClient(service.url)
-    created = api.create(ruleset="german-whist", seats=[{}, {"bot": "expert"}], seed="pending").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "expert"}], seed="pending").body
     game, token = created["id"], created["tokens"][0]["token"]
     due = f"koz:{{{slot_tag(game_slot(game))}}}:due"
 

@@ -29,6 +29,7 @@ CAPS = {
     "KOZ_STREAM_HEARTBEAT_SECONDS": "0.5",  # a closed stream is noticed at its next heartbeat
     "KOZ_CONNECTIONS_PER_ADDRESS": "6",
     "KOZ_STREAMS_PER_ADDRESS": "2",
+    "KOZ_MAX_WAITING_GAMES_PER_ADDRESS": "1000",  # the chunked bodies' tests invite someone fifteen times
     **NO_LIMITS,
 }
 SLOW_HEAD = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
@@ -99,7 +100,7 @@ def test_the_deadline_counts_from_the_first_byte_not_from_an_idle_kept_alive_con
     api = SocketClient(capped.url)
     assert api.request("GET", "/healthz").status == 200
     time.sleep(1.0)  # idle, within gunicorn's keep-alive time
-    body = {"ruleset": "german-whist", "seats": [{}, {"bot": "random"}]}
+    body = {"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "random"}]}
     assert api.request("POST", "/v1/games", json_body=body).status == 201
     api.close()
 
@@ -138,7 +139,7 @@ def stream_status(service: Service, game_id: str, source: str) -> tuple[int, soc
 
 def test_one_address_may_hold_a_bounded_number_of_event_streams(capped):
     api = SocketClient(capped.url)
-    game_id = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
+    game_id = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body["id"]
     api.close()
     opened = [stream_status(capped, game_id, ATTACKER) for _ in range(2)]
     try:
@@ -175,7 +176,7 @@ MALFORMED_CHUNKED = {
 @pytest.mark.parametrize("path", ["/v1/games", "/v1/games/{id}/actions", "/v1/games/{id}/leave", "/v1/games/{id}/seats/1", "/v1/games/{id}/rematch"])
 def test_a_malformed_chunked_body_answers_400_on_every_post_endpoint(capped, path, body):
     api = SocketClient(capped.url)
-    created = api.create(ruleset="german-whist", seats=[{}, {"open": True}]).body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"open": True}]).body
     api.close()
     target = path.replace("{id}", created["id"]).encode()
     head = b"POST " + target + b" HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
@@ -195,7 +196,7 @@ def test_a_burst_of_event_streams_waits_for_redis_connections_and_a_stalled_redi
     service = Service(tmp_path / "koz-data", **QUICK_REDIS, **NO_LIMITS)
     try:
         api = SocketClient(service.url)
-        game_id = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
+        game_id = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body["id"]
         request = f"GET /v1/games/{game_id}/events HTTP/1.1\r\nHost: koz\r\n\r\n".encode()
         streams = [connect(service, timeout=30) for _ in range(BURST)]
         for connection in streams:

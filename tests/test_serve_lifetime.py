@@ -62,7 +62,7 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
     data_dir = tmp_path / "koz-data"
     with Service(data_dir, "--processes", "2", "--workers", "2") as service:
         api = SocketClient(service.url)
-        created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body
         token = {entry["seat"]: entry["token"] for entry in created["tokens"]}
         seat = api.view(created["id"]).body["to_act"][0]
         played = api.act(created["id"], api.view(created["id"], token[seat]).body["legal_actions"][0], token[seat]).body
@@ -117,7 +117,7 @@ def test_a_second_koz_serve_on_the_same_data_refuses_to_start_and_the_first_serv
         assert f"the data folder {data_dir} is in use by another koz serve (process {first.process.pid})" in second.stderr
         api = SocketClient(first.url)
         assert api.request("GET", "/healthz").status == 200
-        assert api.create(ruleset="german-whist", seats=[{}, {}]).status == 201
+        assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 201
         api.close()
         assert first.stop() == 0
 
@@ -139,7 +139,7 @@ def test_a_redis_server_left_on_the_data_is_stopped_and_the_service_runs_its_own
     data_dir = tmp_path / "koz-data"
     with Service(data_dir) as first:
         api = SocketClient(first.url)
-        game = api.create(ruleset="german-whist", seats=[{}, {}]).body["id"]
+        game = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body["id"]
         api.close()
         assert first.stop() == 0
     left = daemonized_redis(data_dir, tmp_path / "left.sock")
@@ -190,7 +190,7 @@ def test_a_redis_server_that_a_running_process_started_on_the_data_is_left_alone
 def test_on_sigterm_a_held_long_poll_is_answered_with_the_current_view_and_an_event_stream_ends(tmp_path):
     with Service(tmp_path / "koz-data") as service:
         api = SocketClient(service.url)
-        created = api.create(ruleset="german-whist", seats=[{}, {}]).body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body
         version = api.view(created["id"]).body["version"]
         answers: list = []
 

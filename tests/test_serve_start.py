@@ -136,7 +136,7 @@ def test_the_first_request_after_koz_serve_starts_does_not_wait_for_a_worker_to_
                 assert time.monotonic() < deadline and service.poll() is None, log.read_text()
                 time.sleep(0.01)
         sent = time.monotonic()
-        body = json.dumps({"ruleset": "german-whist", "seats": [{"bot": "random"}, {}], "seed": seed})
+        body = json.dumps({"ruleset": "german-whist", "seats": [{"bot": "random"}, {"name": "P"}], "seed": seed})
         connection.request("POST", "/v1/games", body=body, headers={"Content-Type": "application/json"})
         response = connection.getresponse()
         created = json.loads(response.read())

@@ -164,3 +164,34 @@ def test_a_commit_that_records_a_computer_move_survives_a_server_that_lost_its_s
     assert backend.zrange(store.due_key(game_slot("g1")), 0, -1) == [b"g1"]
     stored = store.load("g1")
     assert (stored.setup, stored.snapshot) == ({"seed": "s"}, {"state": "s"})
+
+
+class CountedScript:
+    """The store's commit script, counting the calls made one write at a time."""
+
+    def __init__(self, script) -> None:
+        self.script, self.sha, self.calls = script, script.sha, 0
+
+    def __call__(self, **arguments):
+        self.calls += 1
+        return self.script(**arguments)
+
+
+def test_a_batch_of_writes_is_one_round_trip_each_atomic_by_itself_and_one_write_is_one_call(backend):
+    store = GameStore(backend, ttl_seconds=60, prefix=f"batch-{uuid.uuid4().hex[:8]}")
+    counted = store._commit = CountedScript(store._commit)
+    store.commit(store.prepare("g0", None, 0, {"state": 1}, b"", setup={"seed": "z"}))  # Redis has the script now
+    counted.calls = 0
+    one = store.commit(store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "a"}))
+    assert (one.written, one.version, counted.calls) == (True, 0, 1)
+    writes = [
+        store.prepare("g1", 0, 1, {"state": 2}, b"x"),  # the next version
+        store.prepare("g1", 0, 1, {"state": 3}, b"y"),  # a stale one: version 0 has passed
+        store.prepare("g2", None, 0, {"state": 1}, b"", setup={"seed": "b"}),
+        store.prepare("g3", 5, 6, {"state": 1}, b"z"),  # no such game
+    ]
+    outcomes = store.commit_all(writes)
+    assert counted.calls == 1  # the batch went in one pipeline, not one call per write
+    expected = [(True, 1, False), (False, 1, False), (True, 0, False), (False, None, True)]
+    assert [(outcome.written, outcome.version, outcome.missing) for outcome in outcomes] == expected
+    assert store.log("g1") == b"x" and store.version("g1") == 1 and store.version("g3") is None

@@ -36,7 +36,7 @@ def action_versions(api, game_id):
 def computer_leads(api, seed_prefix: str):
     """A German Whist game of a human and a computer in which the computer is to lead."""
     for seed in range(40):
-        created = api.create(ruleset="german-whist", seats=[{}, {"bot": "random"}], seed=f"{seed_prefix}-{seed}").body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"{seed_prefix}-{seed}").body
         if api.view(created["id"]).body["to_act"] == [1]:
             return created["id"], created["tokens"][0]["token"]
     raise AssertionError("no seed lets the computer lead")
@@ -94,7 +94,7 @@ def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed
     app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
-    created = api.create(ruleset="german-whist", seats=[{}, {}], seed="stale").body
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="stale").body
     due = store.due_key(game_slot(created["id"]))
     backend.zadd(due, {created["id"]: 0, "gone": 0})  # as a crash could leave, and a game that expired
     backend.zadd(store.due_key(game_slot("gone")), {"gone": 0})

@@ -69,12 +69,14 @@ def post_action(action: dict[str, Any], game_id: str):
     """Act as a seat.
 
     Post one action object (an `Action`, told apart by its `type`); any member of the view's
-    `legal_actions` may be posted verbatim. The answer is the seat's new view, after any
-    computer players have moved. An illegal action answers 422 with the rule it breaks (`code`)
-    and the legal actions; acting out of turn answers 409 `not_your_turn`. A seat that left to a
-    computer answers 409 `seat_left` until its token takes it back. An action that comes after the
-    seat's turn-clock deadline applies the timeout instead (the history shows it) and answers 409
-    `deadline_passed`.
+    `legal_actions` may be posted verbatim. The answer is the seat's new view: after the
+    computers' replies when they come within `KOZ_REPLY_WAIT_SECONDS` (2 s by default), else
+    the view as committed, and the replies arrive on the event stream or a long-poll (a
+    client never assumes the answer is final: its `to_act` says who acts next). An illegal
+    action answers 422 with the rule it breaks (`code`) and the legal actions; acting out of
+    turn answers 409 `not_your_turn`. A seat that left to a computer answers 409 `seat_left`
+    until its token takes it back. An action that comes after the seat's turn-clock deadline
+    applies the timeout instead (the history shows it) and answers 409 `deadline_passed`.
     """
     key = idempotency_key()
     token = require_token(bearer_token())

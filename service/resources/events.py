@@ -28,6 +28,7 @@ from engine import registry
 from engine.cards import EXAMPLE_CODES
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..edge import check_version_bound
 from ..encoding import json_text
 from ..errors import Problem
 from ..limits import client_address
@@ -77,7 +78,10 @@ lost."""
 class EventsQuerySchema(RequestSchema):
     after = fields.Integer(
         validate=validate.Range(min=-1),
-        metadata={"description": "Resume after this version: its history is not sent again (`-1`: the whole history)"},
+        metadata={
+            "description": "Resume after this version: its history is not sent again (`-1`: the whole history); "
+            "later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"
+        },
     )
 
 
@@ -138,6 +142,7 @@ def get_game_events(query: dict[str, Any], game_id: str):
     """
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
+    check_version_bound("Last-Event-ID" if resumed is not None else "after", after, games().settings.max_versions)
     streams: PerAddress = current_app.extensions["koz_streams"]
     address = client_address()
     if not streams.take(address):

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any, Callable
 
 from flask import Response, current_app, request, url_for
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from werkzeug.sansio.response import Response as BaseResponse
 
 from engine import registry
@@ -15,7 +15,7 @@ from engine.players import level_names
 from engine.ruleset import Ruleset
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
-from ..edge import Name
+from ..edge import Name, check_version_bound
 from ..limits import client_address
 from ..metrics import WAITING
 from ..schemas import LEVEL_COMPONENT, GameOptionsSchema, RequestSchema, SeatSchema, StrictBoolean, options_component, sides_field
@@ -68,6 +68,17 @@ class SeatSpecSchema(RequestSchema):
         load_default=False,
         metadata={"description": "A human seat left for someone to take with `POST /v1/games/{id}/seats/{seat}`; the game waits until it is taken"},
     )
+
+    @validates_schema
+    def one_form(self, data: dict[str, Any], **_: Any) -> None:
+        """A seat is a person (``name``), a computer (``bot``) or open (``open: true``): exactly one."""
+        forms = [form for form in ("name", "bot") if data.get(form) is not None] + (["open"] if data.get("open") else [])
+        if forms == ["bot", "open"]:
+            return  # refused with the seats as a whole (invalid_seats), as it always was
+        if not forms:
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["seat_without_form"]))
+        if len(forms) > 1:
+            raise ValidationError(FieldMessage(FIELD_MESSAGES["seat_with_forms"]), field_name=forms[1])
 
 
 class ClockSchema(RequestSchema):
@@ -302,7 +313,7 @@ class ViewQuerySchema(RequestSchema):
     )
     after = fields.Integer(
         validate=validate.Range(min=-1),
-        metadata={"description": "Long-poll: the version the client already has"},
+        metadata={"description": "Long-poll: the version the client already has; later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"},
     )
 
 
@@ -424,6 +435,7 @@ def get_game(query: dict[str, Any], game_id: str):
     With a seat's token, that seat's view: its hand and its legal actions. Without one, the
     spectator view: public information only. Long-poll with `?wait=<seconds>&after=<version>`.
     """
+    check_version_bound("after", query.get("after"), games().settings.max_versions)
     with WAITING.track_inprogress() if query["wait"] > 0 and query.get("after") is not None else nullcontext():
         game, seat = games().waiting.watch(game_id, bearer_token(), query["wait"], query.get("after"))
     condition = request.headers.get("If-None-Match")
@@ -437,9 +449,9 @@ def get_game(query: dict[str, Any], game_id: str):
 
 class LobbyQuerySchema(RequestSchema):
     status = fields.String(
-        required=True,
+        load_default="waiting",
         validate=validate.OneOf(["waiting"]),
-        metadata={"description": "`waiting`: games with an open seat (the only listing there is)"},
+        metadata={"description": "`waiting`: games with an open seat (the only listing there is, and the default)"},
     )
     ruleset = fields.String(
         validate=validate.OneOf([ruleset.id for ruleset in registry.all_rulesets()]), metadata={"description": "Only games of this ruleset"}

@@ -13,6 +13,7 @@ from engine import registry
 from engine.shapes import Dealt
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..edge import check_version_bound
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
 from ..game import Game
@@ -180,7 +181,11 @@ class HistorySchema(Schema):
 
 
 class HistoryQuerySchema(RequestSchema):
-    after = fields.Integer(load_default=-1, validate=validate.Range(min=-1), metadata={"description": "Events of versions after this one"})
+    after = fields.Integer(
+        load_default=-1,
+        validate=validate.Range(min=-1),
+        metadata={"description": "Events of versions after this one; later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"},
+    )
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=MAX_PAGE), metadata={"description": "Versions per page"})
 
 
@@ -202,6 +207,7 @@ def get_history(query: dict[str, Any], game_id: str):
     own private events (its dealt hand, its face-down draws) and everyone's public ones; a
     spectator only public ones. Once the match is over everything is shown, with `reveal`.
     """
+    check_version_bound("after", query["after"], games().settings.max_versions)
     game, seat = games().waiting.watch(game_id, bearer_token(), 0, None)
     up_to = min(query["after"] + query["limit"], game.version)
     events = []
