@@ -25,7 +25,7 @@ def commit_all_then_die(self: store.GameStore, writes: list[store.Prepared]) -> 
     return commits
 
 
-store.GameStore.commit_all = commit_all_then_die  # type: ignore[method-assign]
-
 if __name__ == "__main__":
+    # only when run as the web process: pytest imports this module too (doctests)
+    store.GameStore.commit_all = commit_all_then_die  # type: ignore[method-assign]
     main(sys.argv[1:])

@@ -71,7 +71,7 @@ def basic(info: SeatInfo) -> str:
 
 
 def expert(info: SeatInfo, work: int = 2000) -> str:
-    return EXPERT.choose(info, "test", Budget(work, 5.0, time.perf_counter)).card.code
+    return EXPERT.choose(info, "test", Budget(work=work, ceiling=5.0, clock=time.perf_counter)).card.code
 
 
 def decision_points(options: dict, seed: str, every: int = 1):
@@ -299,7 +299,7 @@ def test_mixed_levels_play_only_legal_cards_under_every_option(options):
     # the arena applies every action through the rules, so an illegal card would raise
     for number, players in enumerate([(EXPERT, BASIC), (BASIC, RandomPlayer()), (RandomPlayer(), EXPERT)]):
         record = play_match(
-            WHIST, options, f"legal-{number}", players, clock=time.perf_counter, budgets={"expert": Budget(60, 5.0)}
+            WHIST, options, f"legal-{number}", players, clock=time.perf_counter, budgets={"expert": Budget(work=60, ceiling=5.0)}
         )
         assert record.result is not None and len(record.deal_results) == 1
 
