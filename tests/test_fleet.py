@@ -286,7 +286,7 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         matches = []
         for number in range(MATCHES_AGAINST_COMPUTERS + MATCHES_BETWEEN_PEOPLE):
             against_computer = number < MATCHES_AGAINST_COMPUTERS
-            seats = [{"name": "P"}, {"bot": "random"}] if against_computer else [{}, {}]
+            seats = [{"name": "P"}, {"bot": "random"}] if against_computer else [{"name": "A"}, {"name": "B"}]
             status, created = request(webs[number % 2], "POST", "/v1/games", {"ruleset": "german-whist", "seats": seats})
             assert status == 201, created
             tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
