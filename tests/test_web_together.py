@@ -399,8 +399,9 @@ def test_every_action_by_keyboard_with_turns_said_aloud_and_thirteen_cards_in_on
         page = table.page
         table.start("Eşli Batak", {"target": 21})
         page.locator(".hand [data-action]:enabled, .actions [data-action]:enabled").first.wait_for()
-        tops = {round(box["y"]) for box in (card.bounding_box() for card in page.locator(".hand .card").all()) if box}
-        assert page.locator(".hand .card").count() == 13 and len(tops) == 1  # one row at 1280 px
+        boxes = [box for box in (card.bounding_box() for card in page.locator(".hand .card").all()) if box]
+        # one row at 1280 px: a legal card is raised a little, never by half a card
+        assert len(boxes) == 13 and max(box["y"] for box in boxes) - min(box["y"] for box in boxes) < min(box["height"] for box in boxes) / 2
         assert page.locator("#announce").inner_text() == "Sıra sende"  # the live region says whose turn it is
         # from the top of the page, Tab reaches an action, and Enter posts it
         page.locator("#home-link").focus()
