@@ -27,7 +27,7 @@ from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .per_address import PerAddress
 from .redis_pool import QueueingConnectionPool
 from .resources import BLUEPRINTS
-from .resources.games import document_rulesets_apart, document_views
+from .resources.game_schemas import document_rulesets_apart, document_views
 from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults

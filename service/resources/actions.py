@@ -12,7 +12,8 @@ from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import ETAG_HEADER, GameViewSchema, games, view_response
+from .game_schemas import GameViewSchema
+from .games import ETAG_HEADER, games, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 

@@ -13,7 +13,8 @@ from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_to
 from ..edge import Name
 from ..schemas import LEVEL_COMPONENT, RequestSchema
 from .actions import MAX_KEY_LENGTH, idempotency_key
-from .games import GameViewSchema, games, view_response
+from .game_schemas import GameViewSchema
+from .games import games, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
 
