@@ -227,6 +227,12 @@ def test_a_bid_must_be_higher_than_the_highest_bid_so_far():
         assert refusal(state, EAST, bid(value)).code == "bid_too_low"
 
 
+def test_a_refused_bid_is_told_the_range_or_the_highest_bid_so_far():
+    state, _ = calls(bidding(), bid(9))
+    assert refusal(state, EAST, bid(14)).message == "a bid is a number from 8 to 13"
+    assert refusal(state, EAST, bid(9)).message == "a bid must be higher than 9, the highest bid so far"
+
+
 def test_a_player_who_passed_is_out_of_the_auction_for_the_deal():
     state, _ = calls(bidding(), PASS, bid(8), bid(9), bid(10))  # South passed; East, North, West bid
     assert BATAK.to_act(state) == (EAST,)  # South is skipped
@@ -323,6 +329,10 @@ def test_naming_trump_is_public():
 def test_trump_is_named_once():
     state = table("AS", "2S", "3S", "4S")
     assert refusal(state, SOUTH, trump("S")).code == "trump_already_named"
+
+
+def test_naming_trump_again_is_told_the_trump_already_named():
+    assert refusal(table("AS", "2S", "3S", "4S", trump="S"), SOUTH, trump("H")).message == "trump is spades already"
 
 
 def test_no_card_is_played_before_trump_is_named():
