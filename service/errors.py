@@ -42,7 +42,6 @@ STATUS_OF: dict[str, int] = {
     "not_your_seat": 403,
     "unknown_game": 404,
     "unknown_seat": 404,
-    "busy": 409,
     "deadline_passed": 409,
     "game_not_finished": 409,
     "game_over": 409,
@@ -54,6 +53,7 @@ STATUS_OF: dict[str, int] = {
     "stale_version": 412,
     "idempotency_key_reused": 422,
     "too_many_waiting_games": 429,
+    "busy": 503,
     "capacity": 503,
     "storage_unavailable": 503,
 }
@@ -63,6 +63,7 @@ HEADERS_OF: dict[str, dict[str, str]] = {
     "missing_token": {"WWW-Authenticate": "Bearer"},
     "too_many_waiting_games": {"Retry-After": "60"},
     "capacity": {"Retry-After": "60"},
+    "busy": {"Retry-After": "1"},
 }
 
 #: the rule an illegal action breaks, and why a seat may not act: the codes of the registered
