@@ -84,7 +84,7 @@ clean:
 # MUTANTS picks some, by mutmut's names: `make mutate MUTANTS='service.tokens.*'`.
 MUTANTS ?=
 MUTATE_JOBS ?= 2
-MUTATE_NICE ?= 10
+MUTATE_NICE ?= 19
 $(VENV)/.mutate-installed-$(CHECKSUM): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,mutate]'
 	rm -f $(VENV)/.mutate-installed-*

@@ -38,7 +38,7 @@ from service.store import unpack
 from service.game import Game
 from tests.api import FlaskClient
 from tests.conftest import make_settings
-from tests.redis_cluster import LocalCluster, wait_until
+from tests.redis_cluster import LocalCluster, started, wait_until
 from tests.test_serve import free_port
 
 pytestmark = pytest.mark.redis_server
@@ -135,12 +135,7 @@ def human_leads(api: FlaskClient, prefix: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def replicated_cluster():
-    cluster = LocalCluster(primaries=3, replicas=1, node_timeout_ms=NODE_TIMEOUT_MS)
-    try:
-        cluster.start()
-    except RuntimeError as error:
-        cluster.stop()
-        pytest.skip(f"this machine cannot start a Redis Cluster with replicas: {error}")
+    cluster = started(LocalCluster(primaries=3, replicas=1, node_timeout_ms=NODE_TIMEOUT_MS))
     yield cluster
     cluster.stop()
 
