@@ -151,6 +151,12 @@ def test_follower_must_follow_suit_when_able():
     assert set(error.legal_actions) == {play("5S"), play("KS")}
 
 
+def test_refusals_name_the_card_not_in_hand_and_the_suit_led():
+    state, _ = play_cards(table("2S 2H", "KS 4D 5S", leader=0), "2S")  # the lowest card of its suit: the suit is its number // 13
+    assert refusal(state, 1, play("4D")).message == "you hold spades and must follow suit"
+    assert refusal(state, 1, play("AH")).message == "Ace of Hearts is not in your hand"
+
+
 def test_follower_void_in_the_led_suit_may_play_any_card():
     state = table("AS 2H", "4D 5C", leader=0)
     state, _ = play_cards(state, "AS")
@@ -264,6 +270,24 @@ def test_face_up_card_taken_is_known_to_both_until_played():
     assert WHIST.view(state, 1)["known_cards"] == [["KC"], []]
     state, _ = play_cards(state, "KC", "4D")  # KC is played; seat 0 wins again and takes QD
     assert WHIST.view(state, 1)["known_cards"] == [["QD"], []]
+
+
+def test_each_face_up_card_taken_is_known_in_the_hand_of_the_seat_that_took_it():
+    state = table("QH 2D 6D", "KH 4D 5D", "AC 7S 9C 8S", trump="C")._replace(shown=(DECK.mask(cards("QH")), DECK.mask(cards("KH"))))
+    state, _ = play_cards(state, "2D", "4D")  # seat 1 wins and takes AC
+    assert WHIST.view(state, 0)["known_cards"] == [["QH"], ["AC", "KH"]]
+    state, _ = play_cards(state, "5D", "6D")  # seat 0 wins and takes 9C
+    assert WHIST.view(state, 0)["known_cards"] == [["9C", "QH"], ["AC", "KH"]]
+
+
+@pytest.mark.parametrize("leader", [0, 1])
+def test_a_known_card_stops_being_known_once_played_as_lead_or_reply(leader):
+    known = (DECK.mask(cards("QC")), DECK.mask(cards("KC")))
+    state = table("QC 3H", "KC 4H", trump="C", leader=leader, won=((13, 0), (0, 11)))._replace(shown=known)
+    state, _ = play_cards(state, "QC" if leader == 0 else "KC")
+    assert WHIST.view(state, None)["known_cards"] == ([[], ["KC"]] if leader == 0 else [["QC"], []])
+    state, _ = play_cards(state, "KC" if leader == 0 else "QC")
+    assert WHIST.view(state, None)["known_cards"] == [[], []]
 
 
 def test_trick_13_loser_takes_the_last_stock_card_and_nothing_is_turned():
