@@ -48,7 +48,6 @@ STATUS_OF: dict[str, int] = {
     "unknown_seat": 404,
     "unknown_account": 404,
     "unknown_challenge": 404,
-    "busy": 409,
     "name_taken": 409,
     "too_many_arena_games": 409,
     "deadline_passed": 409,
@@ -62,6 +61,7 @@ STATUS_OF: dict[str, int] = {
     "stale_version": 412,
     "idempotency_key_reused": 422,
     "too_many_waiting_games": 429,
+    "busy": 503,
     "capacity": 503,
     "storage_unavailable": 503,
 }
@@ -73,6 +73,7 @@ HEADERS_OF: dict[str, dict[str, str]] = {
     "missing_key": {"WWW-Authenticate": "Bearer"},
     "too_many_waiting_games": {"Retry-After": "60"},
     "capacity": {"Retry-After": "60"},
+    "busy": {"Retry-After": "1"},
 }
 
 #: the rule an illegal action breaks, and why a seat may not act: the codes of the registered

@@ -108,8 +108,9 @@ def create_game(body: dict[str, Any]):
         401: ["missing_token", "invalid_token"],
         403: ["not_the_creator"],
         404: ["unknown_game"],
-        409: ["game_started", "busy"],
+        409: ["game_started"],
         410: ["game_unreadable"],
+        503: ["busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
