@@ -256,6 +256,18 @@ def test_winner_of_a_trick_leads_the_next():
     assert state.trick == Trick(1)
 
 
+def test_refusals_on_a_closed_talon_name_the_suit_led_and_a_card_not_held_or_not_in_the_deck():
+    state, _ = act(table("QS 9D", "AS 9S 9H"), "QS")  # the queen of spades: its suit is its number // 6
+    assert refusal(state, 1, play("9S")).message == "you hold a higher spades card and must win the trick"
+    assert refusal(state, 1, play("9H")).message == "you hold spades and must follow suit"
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in your hand"
+    assert refusal(state, 1, play("2S")).message == "2 of Spades is not in this game's deck"
+    state, _ = act(table("QS 9D", "TC 9H 9C"), "QS")
+    assert refusal(state, 1, play("9C")).message == "you cannot follow spades but hold trump, and must trump"
+    state, _ = act(table("QS TD", "TC 9H", variant="schnapsen"), "QS")
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in this game's deck"
+
+
 def test_a_trick_event_says_the_tricks_number_and_phase():
     state = table("AS 9D", "KS 9C", "JC JD TD", trump_card="9H", won=("", "QC JC"))
     _, events = act(state, "AS", "KS")
