@@ -278,8 +278,21 @@ class Waiters:
         caps what one address holds open (KOZ_CONNECTIONS_PER_ADDRESS, KOZ_STREAMS_PER_ADDRESS)."""
         return f"127.0.1.{1 + number % 250}"
 
+    @staticmethod
+    def connected(connection: http.client.HTTPConnection) -> None:
+        """Connect, again while the server's accept queue is full (a busy server, thousands connecting)."""
+        for attempt in range(20):
+            try:
+                connection.connect()
+                return
+            except ConnectionRefusedError:
+                if attempt == 19:
+                    raise
+                gevent.sleep(0.5)
+
     def long_poll(self, number: int, game_id: str, version: int) -> None:
         connection = Connection(self.url, timeout=120, source=self.address(number))
+        self.connected(connection.http)
         self.ready += 1
         while True:
             _, view = connection.call("GET", f"/v1/games/{game_id}?wait=30&after={version}", token=self.watcher_tokens[game_id])
@@ -291,6 +304,7 @@ class Waiters:
         parts = urlsplit(self.url)
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None, source_address=(self.address(number), 0))
         token = self.watcher_tokens[game_id]
+        self.connected(connection)
         connection.request("GET", f"/v1/games/{game_id}/events", headers={"Authorization": f"Bearer {token}"} if token else {})
         response = connection.getresponse()
         assert response.status == 200
@@ -335,8 +349,8 @@ class Waiters:
     def total(self) -> int:
         return len(self.group)
 
-    def close(self) -> None:
-        self.group.kill(block=False)
+    def close(self, block: bool = False) -> None:
+        self.group.kill(block=block, timeout=30 if block else None)
 
 
 class SlowBodies:
@@ -518,7 +532,8 @@ def waking(count: int, games: int, rounds: int, baseline: str | None) -> None:
                 waiters = Waiters(url, count, games, on_seat=True)
                 waiters.wait_until_ready(count)
                 found, lost = waiters.deliver(spacing=0.05)
-                waiters.close()
+                waiters.close(block=True)
+                gevent.sleep(2.0)  # the server ends the closed connections before the next server's turn
                 delays[name] += found
                 missed[name] += lost
                 print(f"  round {number + 1}, {name}: p99 {ms(percentile(found, 0.99))}, {lost} missed", file=sys.stderr, flush=True)
