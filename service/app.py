@@ -18,6 +18,7 @@ from engine import registry
 
 from . import edge, limits, logs, metrics, texts
 from .api import Api
+from .arena.arena import Arena
 from .config import Settings
 from .embedded import EmbeddedRedis
 from .encoding import json_bytes, json_text
@@ -26,7 +27,7 @@ from .metrics import InstrumentedRedis, InstrumentedRedisCluster
 from .per_address import PerAddress
 from .redis_pool import QueueingConnectionPool
 from .resources import BLUEPRINTS
-from .resources.games import document_rulesets_apart, document_views
+from .resources.game_schemas import document_rulesets_apart, document_views
 from .resources.hints import HintsAtOnce
 from .resources.history import document_events
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
@@ -152,12 +153,17 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz_streams"] = PerAddress(settings.streams_per_address)
     app.extensions["koz_hints"] = HintsAtOnce(settings.hints_at_once)
     app.extensions["koz"] = Games(game_store(redis, settings), settings)
+    app.extensions["koz_arena"] = Arena(app.extensions["koz"])
 
     api = Api(app)
     document_levels(api.spec)
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "A seat token, as returned once when the game was created"},
+    )
+    api.spec.components.security_scheme(
+        "accountKey",
+        {"type": "http", "scheme": "bearer", "description": "An account's key, as returned once when the account was made (`POST /v1/accounts`)"},
     )
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)

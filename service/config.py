@@ -80,6 +80,13 @@ class Settings:
     waiting_game_ttl_seconds: int = 24 * 3600
     #: the games one client address may keep waiting for players at once (0: no cap)
     max_waiting_games_per_address: int = 10
+    #: the arena: the games one account plays at once (its seeks count among them), how long a
+    #: seek waits for a pairing before it expires, and the turn clock of an arena game (a seat
+    #: whose clock runs out loses the match: an abandoned game)
+    arena_games_at_once: int = 4
+    arena_seek_seconds: float = 600.0
+    arena_seconds_per_action: int = 30
+    arena_bank_seconds: int = 120
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -138,4 +145,9 @@ class Settings:
             waiting_game_ttl_seconds=number("KOZ_WAITING_GAME_TTL_SECONDS", defaults.waiting_game_ttl_seconds, int)
             or defaults.waiting_game_ttl_seconds,
             max_waiting_games_per_address=number("KOZ_MAX_WAITING_GAMES_PER_ADDRESS", defaults.max_waiting_games_per_address, int),
+            arena_games_at_once=number("KOZ_ARENA_GAMES_AT_ONCE", defaults.arena_games_at_once, int) or defaults.arena_games_at_once,
+            arena_seek_seconds=number("KOZ_ARENA_SEEK_SECONDS", defaults.arena_seek_seconds) or defaults.arena_seek_seconds,
+            arena_seconds_per_action=number("KOZ_ARENA_SECONDS_PER_ACTION", defaults.arena_seconds_per_action, int)
+            or defaults.arena_seconds_per_action,
+            arena_bank_seconds=number("KOZ_ARENA_BANK_SECONDS", defaults.arena_bank_seconds, int),
         )

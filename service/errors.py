@@ -36,13 +36,18 @@ STATUS_OF: dict[str, int] = {
     "invalid_request": 400,
     "invalid_seats": 400,
     "invalid_token": 401,
+    "invalid_key": 401,
+    "missing_key": 401,
     "missing_token": 401,
     "invalid_join_code": 403,
     "not_the_creator": 403,
     "not_your_seat": 403,
     "unknown_game": 404,
     "unknown_seat": 404,
-    "busy": 409,
+    "unknown_account": 404,
+    "unknown_challenge": 404,
+    "name_taken": 409,
+    "too_many_arena_games": 409,
     "deadline_passed": 409,
     "game_not_finished": 409,
     "game_over": 409,
@@ -54,6 +59,7 @@ STATUS_OF: dict[str, int] = {
     "stale_version": 412,
     "idempotency_key_reused": 422,
     "too_many_waiting_games": 429,
+    "busy": 503,
     "capacity": 503,
     "storage_unavailable": 503,
 }
@@ -61,8 +67,11 @@ STATUS_OF: dict[str, int] = {
 HEADERS_OF: dict[str, dict[str, str]] = {
     "invalid_token": {"WWW-Authenticate": 'Bearer error="invalid_token"'},
     "missing_token": {"WWW-Authenticate": "Bearer"},
+    "invalid_key": {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    "missing_key": {"WWW-Authenticate": "Bearer"},
     "too_many_waiting_games": {"Retry-After": "60"},
     "capacity": {"Retry-After": "60"},
+    "busy": {"Retry-After": "1"},
 }
 
 #: the rule an illegal action breaks, and why a seat may not act: the codes of the registered

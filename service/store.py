@@ -129,6 +129,14 @@ redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 """
 
+#: KEYS: an idempotent answer. Reads it and, when there is one, sets its expiry again to what it
+#: is: a write after the answer's own in the replication stream, which a ``WAIT`` can then count.
+REPLICATED_ANSWER_SCRIPT = """
+local answer = redis.call('GET', KEYS[1])
+if answer then redis.call('PEXPIRE', KEYS[1], math.max(1, redis.call('PTTL', KEYS[1]))) end
+return answer
+"""
+
 
 class ReplicationTimeout(RedisError):
     """A write was made on the primary, but fewer replicas than asked for acknowledged it in time:
@@ -212,6 +220,7 @@ class GameStore(DueMoves):
         self._unschedule = self.redis.register_script(UNSCHEDULE_SCRIPT)
         self._withdraw = self.redis.register_script(WITHDRAW_SCRIPT)
         self._reserve_waiting = self.redis.register_script(RESERVE_WAITING_SCRIPT)
+        self._replicated_answer = self.redis.register_script(REPLICATED_ANSWER_SCRIPT)
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -265,7 +274,16 @@ class GameStore(DueMoves):
         return [(int(score), json.loads(member.split(b"|", 1)[1])) for member, score in members]
 
     def idempotent_answer(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
-        answer = self.redis.get(self._idempotency_key(game_id, seat, key))
+        """The stored answer of an earlier request with this idempotency key, if any. With
+        ``replicas``, only once they hold it (else :class:`ReplicationTimeout`): the earlier
+        request may have failed for want of them, and its retry must not report it done sooner."""
+        answer_key = self._idempotency_key(game_id, seat, key)
+        if not self.replicas:
+            answer = self.redis.get(answer_key)
+        elif self.cluster:
+            answer = self._replicated_on_cluster(self._replicated_answer, [answer_key], [])
+        else:
+            (answer,) = self._evalsha_all(self.redis, self._replicated_answer, [([answer_key], [])], wait=True)
         return json.loads(answer) if answer is not None else None
 
     # --- writes -----------------------------------------------------------------------------
@@ -318,7 +336,7 @@ class GameStore(DueMoves):
         other on a cluster, whose games live on different nodes); their outcomes in order. With
         ``replicas``, they answer once replicated (else :class:`ReplicationTimeout`)."""
         if self.replicas and self.cluster:
-            results = [self._commit_replicated_on_cluster(write) for write in writes]
+            results = [self._replicated_on_cluster(self._commit, write.keys, write.args) for write in writes]
         elif self.replicas:
             results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes], wait=True)
         elif self.cluster:
@@ -357,13 +375,13 @@ class GameStore(DueMoves):
             raise ReplicationTimeout(f"{answers[-1]} of {self.replicas} replicas acknowledged the write in time")
         return answers[: len(calls)]
 
-    def _commit_replicated_on_cluster(self, write: Prepared) -> Any:
-        """One write on the primary of its slot, on one connection with its ``WAIT``; a slot that
-        moved (a failover, a resharding) is looked up again: the refused write wrote nothing."""
+    def _replicated_on_cluster(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """One script's write on the primary of its slot, on one connection with its ``WAIT``; a
+        slot that moved (a failover, a resharding) is looked up again: the refused write wrote nothing."""
         for attempt in range(3):
-            node = self.redis.get_node_from_key(write.keys[0])
+            node = self.redis.get_node_from_key(keys[0])
             try:
-                return self._evalsha_all(self.redis.get_redis_connection(node), self._commit, [(write.keys, write.args)], wait=True)[0]
+                return self._evalsha_all(self.redis.get_redis_connection(node), script, [(keys, args)], wait=True)[0]
             except (MovedError, AskError, ConnectionError, TimeoutError):
                 self.redis.nodes_manager.initialize()  # the next request finds the slot's new primary
                 if attempt == 2:

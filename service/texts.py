@@ -326,6 +326,7 @@ TURKISH_FIELD_MESSAGES: Mapping[str, str] = {
     "Field.validator_failed": "Geçersiz değer.",
     "Nested.type": "Geçersiz tür.",
     "List.invalid": "Geçerli bir liste değil.",
+    "Mapping.invalid": "Geçerli bir nesne değil.",
     "String.invalid": "Geçerli bir metin değil.",
     "String.invalid_utf8": "Geçerli bir UTF-8 metni değil.",
     "Number.invalid": "Geçerli bir sayı değil.",

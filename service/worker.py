@@ -33,6 +33,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from .arena.arena import Arena
+from .arena.matchmaker import PASS_SECONDS, Matchmaker
 from .due import DUE_SLOT_COUNT, DUE_SPACING, SLOTS
 from .games import Games
 
@@ -63,6 +65,9 @@ class Worker:
         self.lease_seconds = games.settings.job_claim_seconds
         self._next_sweep = 0.0
         self._sweeps = 0
+        #: the arena's pairing and settling, a pass every PASS_SECONDS by one worker of the fleet
+        self.matchmaker = Matchmaker(Arena(games))
+        self._next_arena = 0.0
         self._subscription: Any = None
         #: games claimed and not yet played: taken back at once, not at the end of their lease,
         #: if Redis went away meanwhile
@@ -89,6 +94,15 @@ class Worker:
         self._held += self.store.claim(self._announced(block), self.lease_seconds)
         if time.monotonic() >= self._next_sweep:
             self._held += self.sweep()
+        if time.monotonic() >= self._next_arena:
+            self._next_arena = time.monotonic() + PASS_SECONDS
+            if self.matchmaker.take_turn(self.name, PASS_SECONDS):
+                try:
+                    self.matchmaker.run_pass()
+                except RedisError:
+                    raise
+                except Exception:  # a pass that failed is made again by the next one: the moves go on
+                    log.exception("worker %s: the arena's pass failed", self.name)
         return self._play()
 
     def _play(self) -> int:
@@ -119,7 +133,7 @@ class Worker:
         if self._subscription is None:
             self._subscription = self.store.redis.pubsub()
             self._subscription.psubscribe(self.store.computer_channel_pattern)
-        timeout = max(0.0, min(self.block_seconds, self._next_sweep - time.monotonic())) if block else 0.0
+        timeout = max(0.0, min(self.block_seconds, self._next_sweep - time.monotonic(), self._next_arena - time.monotonic())) if block else 0.0
         games: list[str] = []
         while len(games) < BATCH:
             message = self._subscription.get_message(timeout=timeout if not games else 0.0)
@@ -144,6 +158,7 @@ class Worker:
         """Make computer moves until none is due in the slots of new games (tests); how many."""
         done = 0
         while True:
+            self.matchmaker.run_pass()
             self._held += self.sweep(shared=False)
             count = self._play()
             if not count:

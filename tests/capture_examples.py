@@ -18,6 +18,7 @@ from service import create_app
 from service.errors import Problem
 from service.http_server import refusal
 from service.worker import WorkerThread
+from tests.arena_examples import capture_arena
 from tests.conftest import make_settings
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "service" / "examples.json"
@@ -153,6 +154,8 @@ def capture_on(client) -> dict:
     keep("createGame", down.post("/v1/games", json=create))
     keep("postAction", down.post(f"{game}/actions", json=legal, headers=bearer(token)))
     keep("makeRematch", down.post(f"{game}/rematch", headers=bearer(token)))
+
+    capture_arena(keep, client, too_large)
 
     # what cannot be provoked on the app alone, answered as Koz answers it
     failed = create_app(make_settings(), redis=fakeredis.FakeRedis())

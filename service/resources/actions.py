@@ -12,7 +12,8 @@ from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .games import ETAG_HEADER, GameViewSchema, games, view_response
+from .game_schemas import GameViewSchema
+from .games import ETAG_HEADER, games, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
@@ -55,13 +56,13 @@ def idempotency_key() -> str | None:
         400: ["invalid_request", "malformed_json", "malformed_action", "json_too_deep", "number_too_large", "invalid_text"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: [*TURN_REFUSAL_CODES, "waiting_for_players", "seat_left", "deadline_passed", "busy"],
+        409: [*TURN_REFUSAL_CODES, "waiting_for_players", "seat_left", "deadline_passed"],
         410: ["game_unreadable"],
         412: ["stale_version"],
         413: ["payload_too_large"],
         422: ["idempotency_key_reused", *ILLEGAL_ACTION_CODES],
         429: ["rate_limited"],
-        503: ["storage_unavailable", "capacity"],
+        503: ["storage_unavailable", "capacity", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])

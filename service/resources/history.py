@@ -17,7 +17,8 @@ from ..edge import check_version_bound
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
 from ..game import Game
-from .games import STATUS_DESCRIPTION, STATUSES, private, games
+from .game_schemas import STATUS_DESCRIPTION, STATUSES
+from .games import private, games
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 

@@ -13,7 +13,8 @@ from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_to
 from ..edge import Name
 from ..schemas import LEVEL_COMPONENT, RequestSchema
 from .actions import MAX_KEY_LENGTH, idempotency_key
-from .games import GameViewSchema, games, view_response
+from .game_schemas import GameViewSchema
+from .games import games, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
 
@@ -67,9 +68,10 @@ def seat_taken(game, seat: int, token: str | None) -> dict[str, Any]:
         401: ["invalid_token"],
         403: ["invalid_join_code", "not_your_seat"],
         404: ["unknown_game", "unknown_seat", "not_found"],
-        409: ["seat_taken", "game_over", "busy"],
+        409: ["seat_taken", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
+        503: ["busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
@@ -95,9 +97,10 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
         400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_level"],
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: ["seat_left", "game_over", "busy"],
+        409: ["seat_left", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
+        503: ["busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
@@ -118,9 +121,9 @@ def leave(body: dict[str, Any], game_id: str):
     {
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
-        409: ["game_not_finished", "seat_taken", "busy"],
+        409: ["game_not_finished", "seat_taken"],
         429: ["rate_limited"],
-        503: ["capacity", "storage_unavailable"],
+        503: ["capacity", "storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)

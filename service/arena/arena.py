@@ -1,0 +1,164 @@
+"""What a request can do in the arena: seek a match, stop seeking, read an account's page, the
+leaderboard and its events. Pairing and settling happen on the workers (:mod:`.matchmaker`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any, Callable, Mapping
+
+from engine import registry
+
+from ..games import Games
+from ..refusals import Refused
+from .accounts import Account, Accounts
+from .ratings import ESTABLISHED_GAMES, Ratings
+from .store import ArenaStore
+from .texts import DETAILS
+
+#: events kept per account (a client that was away longer reads the rest from the account's page)
+EVENTS_KEPT = 1000
+#: how long an account's events are kept after the last one
+EVENTS_TTL_SECONDS = 7 * 24 * 3600
+#: results shown on an account's page, per ruleset
+PAGE_RESULTS = 10
+
+
+def seek_id(ruleset: str, account: str, options: Mapping[str, Any], rated: bool) -> str:
+    """One seek per account, ruleset, options and rated-ness: seeking twice is the same seek."""
+    group = hashlib.sha256(json.dumps([options, rated], sort_keys=True).encode()).hexdigest()[:16]
+    return f"{ruleset}:{account}:{group}"
+
+
+def public_seek(seek: Mapping[str, Any]) -> dict[str, Any]:
+    """A seek as its account is shown it."""
+    return {key: seek[key] for key in ("id", "ruleset", "options", "rated", "house_after_seconds", "seeked_at", "expires_at")}
+
+
+def group_of(seek: Mapping[str, Any]) -> str:
+    return json.dumps([seek["options"], seek["rated"]], sort_keys=True)
+
+
+class Arena:
+    """The arena of one game store: its accounts, queues, ratings and events."""
+
+    def __init__(self, games: Games, clock: Callable[[], float] = time.time) -> None:
+        self.games = games
+        self.settings = games.settings
+        self.store = ArenaStore(games.store.redis, games.settings.key_prefix)
+        self.accounts = Accounts(self.store)
+        self.ratings = Ratings(self.store)
+        self.clock = clock
+
+    def emit(self, account: str, event: dict[str, Any]) -> int:
+        return self.store.add_event(account, event, EVENTS_KEPT, EVENTS_TTL_SECONDS)
+
+    # --- seeks ----------------------------------------------------------------------------------
+
+    def seek(
+        self, account: Account, ruleset_id: str, options: Mapping[str, Any] | None, rated: bool, house_after: float | None
+    ) -> tuple[dict[str, Any], bool]:
+        """Put the account in the queue of that ruleset, options and rated-ness; (the seek, new)."""
+        ruleset = registry.get(ruleset_id)
+        parsed = ruleset.parse_options(options)
+        now = self.clock()
+        identifier = seek_id(ruleset.id, account.id, parsed, rated)
+        expires = now + self.settings.arena_seek_seconds
+        cap = self.settings.arena_games_at_once
+        if not self.store.engage(account.id, identifier, expires, now, cap):
+            raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
+        seek = {
+            "id": identifier,
+            "account": account.id,
+            "name": account.name,
+            "ruleset": ruleset.id,
+            "options": parsed,
+            "rated": rated,
+            "house_after_seconds": house_after,
+            "seeked_at": now,
+            "expires_at": expires,
+        }
+        new = self.store.add_seek(ruleset.id, identifier, seek, now)
+        if not new:
+            seek = next((queued for queued in self.store.seeks(ruleset.id) if queued["id"] == identifier), seek)
+        return seek, new
+
+    def own_seeks(self, account: Account) -> list[dict[str, Any]]:
+        return [seek for ruleset in registry.all_rulesets() for seek in self.store.seeks(ruleset.id) if seek["account"] == account.id]
+
+    def unseek(self, account: Account, identifier: str | None = None) -> int:
+        """Take the account's seek ``identifier`` (None: all of them) out of the queue; how many were."""
+        taken = 0
+        for seek in self.own_seeks(account):
+            if identifier is None or seek["id"] == identifier:
+                if self.store.take_seeks(seek["ruleset"], [seek["id"]]):
+                    self.store.disengage(account.id, seek["id"])
+                    taken += 1
+        return taken
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def page(self, name: str) -> dict[str, Any]:
+        """An account's public page: kind, created, rating per ruleset, games, the last results."""
+        account = self.accounts.find(name)
+        ratings = []
+        recent = []
+        for ruleset in registry.all_rulesets():
+            rating = self.ratings.of(ruleset.id, account.id)
+            if rating is not None:
+                ratings.append(
+                    {
+                        "ruleset": ruleset.id,
+                        "rating": rating.mu,
+                        "uncertainty": rating.sigma,
+                        "games": rating.games,
+                        "wins": rating.wins,
+                        "losses": rating.losses,
+                        "draws": rating.draws,
+                        "provisional": rating.games < ESTABLISHED_GAMES,
+                    }
+                )
+            for result in self.store.recent(ruleset.id, account.id, PAGE_RESULTS):
+                recent.append(own_result(result, account.id))
+        recent.sort(key=lambda entry: entry["finished_at"], reverse=True)
+        played = sum(self.store.played(ruleset.id, account.id) for ruleset in registry.all_rulesets())
+        return {**account.to_json(), "ratings": ratings, "games_played": played, "recent_games": recent[:PAGE_RESULTS]}
+
+    def leaderboard(self, ruleset_id: str, provisional: bool, offset: int, limit: int) -> dict[str, Any]:
+        ruleset = registry.get(ruleset_id)
+        entries, total = self.store.board(ruleset.id, provisional, offset, limit)
+        return {
+            "ruleset": ruleset.id,
+            "provisional": provisional,
+            "total": total,
+            "entries": [
+                {
+                    "rank": offset + index + 1,
+                    "name": entry["name"],
+                    "kind": entry["kind"],
+                    "rating": entry["mu"],
+                    "uncertainty": entry["sigma"],
+                    "games": entry["games"],
+                }
+                for index, entry in enumerate(entries)
+            ],
+            "next_offset": offset + limit if offset + limit < total else None,
+        }
+
+
+def own_result(result: Mapping[str, Any], account: str) -> dict[str, Any]:
+    """A recorded result as one of its accounts sees it."""
+    mine = next(seat for seat in result["seats"] if seat["account"] == account)
+    return {
+        "game": result["game"],
+        "ruleset": result["ruleset"],
+        "rated": result["rated"],
+        "finished_at": result["finished_at"],
+        "status": result["status"],
+        "seat": mine["seat"],
+        "outcome": mine["outcome"],
+        "rating_change": mine["after"]["rating"] - mine["before"]["rating"] if result["rated"] else 0.0,
+        "opponents": [seat["name"] for seat in result["seats"] if seat["account"] != account],
+        "history": f"/v1/games/{result['game']}/history",
+    }

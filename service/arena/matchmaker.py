@@ -1,0 +1,211 @@
+"""The worker's part of the arena: pairing seeks into games, and settling the games that ended.
+
+One worker of the fleet at a time makes a pass (a ``SET NX`` turn with an expiry, as the due
+sweep takes its turn), every :data:`PASS_SECONDS`. For each ruleset it:
+
+1. drops the seeks that expired (``seek_expired`` on the account's stream);
+2. pairs the others (:func:`.pairing.pair`), takes each pairing's seeks out of the queue in one
+   script (a seek is paired once), creates the game through :meth:`Games.create` (the same
+   operation as ``POST /v1/games``: human seats for the accounts, computer seats for Koz's house
+   accounts, a turn clock that forfeits), and hands each account its seat and seat token on its
+   stream (``match_started``);
+3. settles the arena games that are over: the result and the ratings are recorded once
+   (:meth:`.ratings.Ratings.record`), then each account hears ``match_finished``, its game no
+   longer counts among its games at once, and an account whose clock ran out is marked as
+   having abandoned (matched less until it finishes a game). A worker that dies between these
+   steps leaves the match listed: the next pass does them again, and the record stands as made.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any, Callable, Mapping
+
+from engine import registry
+from engine.players import level_names
+from engine.ruleset import Ruleset
+
+from ..refusals import Refused
+from .accounts import Account
+from .arena import Arena, group_of, public_seek
+from .pairing import Pairing, Seek, pair
+from .ratings import Rating, Seat
+
+log = logging.getLogger(__name__)
+
+#: how often the fleet makes a pass
+PASS_SECONDS = 0.5
+
+
+class Matchmaker:
+    def __init__(self, arena: Arena, *, seed: Callable[[], str | None] = lambda: None, shuffle: random.Random | None = None) -> None:
+        self.arena = arena
+        self.store = arena.store
+        self.games = arena.games
+        #: the seed of each new game (tests fix them; None: the server draws one)
+        self.seed = seed
+        self.random = shuffle or random.SystemRandom()
+
+    def take_turn(self, worker: str, seconds: float) -> bool:
+        """Whether ``worker`` makes the fleet's next pass (no other worker made one in ``seconds``)."""
+        return bool(self.store.redis.set(f"{self.store.prefix}:arena:turn", worker, nx=True, px=max(1, int(seconds * 1000))))
+
+    def run_pass(self) -> int:
+        """Pair and settle every ruleset's arena once; how many matches were started or settled."""
+        done = 0
+        for ruleset in registry.all_rulesets():
+            done += self.settle(ruleset)
+            done += self.pair(ruleset)
+        return done
+
+    # --- pairing --------------------------------------------------------------------------------
+
+    def pair(self, ruleset: Ruleset) -> int:
+        now = self.arena.clock()
+        queued = self.store.seeks(ruleset.id)
+        if not queued:
+            return 0
+        live = []
+        for seek in queued:
+            if seek["expires_at"] <= now:
+                if self.store.take_seeks(ruleset.id, [seek["id"]]):
+                    self.store.disengage(seek["account"], seek["id"])
+                    self.arena.emit(seek["account"], {"type": "seek_expired", "seek": public_seek(seek)})
+            else:
+                live.append(seek)
+        if not live:
+            return 0
+        accounts = {seek["account"]: self.arena.accounts.by_id(seek["account"]) for seek in live}
+        ratings = dict(zip(accounts, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, list(accounts)))))
+        seeks = [
+            Seek(
+                seek["id"],
+                seek["account"],
+                group_of(seek),
+                ratings[seek["account"]].mu,
+                seek["seeked_at"],
+                seek["house_after_seconds"],
+                bool((account := accounts[seek["account"]]) and account.abandoned),
+            )
+            for seek in live
+        ]
+        house = {level: self.arena.accounts.house(level) for level in level_names(ruleset.id)}
+        house_ratings = dict(zip(house, (Rating.from_text(text).mu for text in self.store.ratings(ruleset.id, [a.id for a in house.values()]))))
+        by_id = {seek["id"]: seek for seek in live}
+        started = 0
+        for pairing in pair(seeks, ruleset.seat_count, now, house_ratings):
+            if self.store.take_seeks(ruleset.id, [seek.id for seek in pairing.seeks]):
+                self.start(ruleset, pairing, [by_id[seek.id] for seek in pairing.seeks], accounts, house, ratings)
+                started += 1
+        return started
+
+    def start(
+        self, ruleset: Ruleset, pairing: Pairing, seeks: list[dict[str, Any]], accounts: dict, house: dict[str, Account], ratings: dict
+    ) -> None:
+        """Make the game of a pairing and hand each account its seat."""
+        players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
+        players += [(house[level], level) for level in pairing.house]
+        self.random.shuffle(players)  # seats, and so partners, drawn at random
+        first = seeks[0]
+        seats: list[Mapping[str, Any]] = [
+            {"name": account.name} if level is None else {"bot": level, "name": account.name} for account, level in players
+        ]
+        clock = {
+            "seconds_per_action": self.arena.settings.arena_seconds_per_action,
+            "bank": self.arena.settings.arena_bank_seconds,
+            "on_timeout": "forfeit",
+        }
+        game, tokens, _ = self.games.create(ruleset.id, first["options"], seats, self.seed(), clock=clock)
+        now = self.arena.clock()
+        until = now + self.arena.settings.game_ttl_seconds
+        match = {
+            "rated": first["rated"],
+            "seats": [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players],
+        }
+        self.store.add_match(ruleset.id, game.id, match, now)
+        rated_now = {
+            **ratings,
+            **dict(
+                zip([a.id for a in house.values()], (Rating.from_text(t) for t in self.store.ratings(ruleset.id, [a.id for a in house.values()])))
+            ),
+        }
+        public = [
+            {
+                "seat": index,
+                "name": account.name,
+                "kind": account.kind,
+                "rating": rated_now[account.id].mu,
+                "uncertainty": rated_now[account.id].sigma,
+            }
+            for index, (account, _) in enumerate(players)
+        ]
+        for seek in seeks:
+            self.store.disengage(seek["account"], seek["id"])
+            self.store.engage(seek["account"], game.id, until, now, 1 << 30)
+        for index, (account, level) in enumerate(players):
+            if level is None:
+                event = {
+                    "type": "match_started",
+                    "game": game.id,
+                    "ruleset": ruleset.id,
+                    "options": first["options"],
+                    "rated": first["rated"],
+                    "seat": index,
+                    "token": tokens[index],
+                    "url": f"/v1/games/{game.id}",
+                    "players": [player for player in public if player["seat"] != index],
+                }
+                self.arena.emit(account.id, event)
+        log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
+
+    # --- settling -------------------------------------------------------------------------------
+
+    def settle(self, ruleset: Ruleset) -> int:
+        settled = 0
+        for game_id, match in self.store.matches(ruleset.id).items():
+            try:
+                game = self.games.repository.load(game_id)
+            except Refused as refused:
+                if refused.code != "unknown_game":
+                    raise
+                self.finish(ruleset, game_id, match, None)  # expired unfinished: nothing to rate
+                settled += 1
+                continue
+            if game.over:
+                view = game.view(None)
+                self.finish(ruleset, game_id, match, {"status": view["status"], "winners": view["winners"], "forfeit": game.forfeit})
+                settled += 1
+        return settled
+
+    def finish(self, ruleset: Ruleset, game_id: str, match: dict[str, Any], ended: dict[str, Any] | None) -> None:
+        humans = [seat["account"] for seat in match["seats"] if seat["kind"] != "house"]
+        if ended is not None:
+            winners = set(ended["winners"])
+            outcomes = ["draw" if not winners else "win" if index in winners else "loss" for index in range(len(match["seats"]))]
+            seats = [Seat(seat["account"], seat["name"], seat["kind"], outcome) for seat, outcome in zip(match["seats"], outcomes)]
+            timed_out = ended["forfeit"]["seat"] if ended["forfeit"] is not None else None
+            abandoned_by = match["seats"][timed_out]["account"] if timed_out is not None else None
+            extra = {"status": ended["status"], "finished_at": self.arena.clock(), "abandoned_by": abandoned_by}
+            result = self.arena.ratings.record(ruleset.id, game_id, seats, ruleset.sides(), match["rated"], extra)
+            for account in dict.fromkeys(humans):
+                self.store.set_abandoned(account, game_id if account == result["abandoned_by"] else None)
+                mine = next(seat for seat in result["seats"] if seat["account"] == account)
+                self.arena.emit(
+                    account,
+                    {
+                        "type": "match_finished",
+                        "game": game_id,
+                        "ruleset": ruleset.id,
+                        "status": result["status"],
+                        "rated": result["rated"],
+                        "seat": mine["seat"],
+                        "outcome": mine["outcome"],
+                        "abandoned": account == result["abandoned_by"],
+                        "rating": mine["after"],
+                        "rating_change": mine["after"]["rating"] - mine["before"]["rating"],
+                    },
+                )
+        for account in humans:
+            self.store.disengage(account, game_id)
+        self.store.drop_match(ruleset.id, game_id)

@@ -1,0 +1,259 @@
+"""The arena's keys in Redis, and the scripts that change several of them at once.
+
+Two hash tags, so that every script touches one slot of a Redis Cluster:
+
+- an account's keys share ``{a:<account id>}``: ``account`` (a hash: name, kind, created, the
+  key's hash, the game it last abandoned), ``engaged`` (a sorted set of its seeks and arena games
+  in progress, scored by when each lapses: the cap on games at once counts it), ``events`` (a
+  Redis stream of its events, ids ``<n>-1``) and ``seq`` (the last event's number, its SSE id);
+- a ruleset's arena shares ``{arena:<ruleset id>}``: ``seeks`` (a sorted set of seek ids by when
+  they were made) with ``seek`` (a hash: seek id -> the seek), ``matches`` (the arena games in
+  progress, by start) with ``match`` (game id -> who sits where), ``ratings`` (account id -> its
+  rating), ``board`` and ``provisional`` (account ids by conservative rating, apart by games
+  played), ``rated`` (game id -> its recorded result: the exactly-once guard), ``results`` (every
+  result in the order recorded), ``played`` (account id -> its games recorded) and
+``recent:<account id>`` (an account's last results).
+
+Ratings of one ruleset live in one slot: a result changes two to four accounts' ratings in one
+compare-and-set (:data:`RECORD_SCRIPT`). Results come once per match, far more rarely than moves.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from redis import Redis
+from redis.cluster import RedisCluster
+
+#: KEYS: the account. ARGV: name, kind, created, key hash. Creates the account unless it exists: 1, else 0.
+CREATE_ACCOUNT_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'kind', ARGV[2], 'created', ARGV[3], 'key_hash', ARGV[4])
+return 1
+"""
+
+#: KEYS: the account's engaged set. ARGV: what to add, until when, now, the cap. Drops what lapsed;
+#: adds the entry unless the account is at its cap (an entry already there is kept): 1 if it is
+#: there now, 0 at the cap.
+ENGAGE_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+  return 1
+end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return 1
+"""
+
+#: KEYS: the account's event counter, its stream. ARGV: the event (JSON), the most kept, the
+#: expiry in seconds, the channel. Appends the event as number n (id ``n-1``), announces n.
+EVENT_SCRIPT = """
+local seq = redis.call('INCR', KEYS[1])
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], seq .. '-1', 'data', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[4], seq)
+return seq
+"""
+
+#: KEYS: seeks, seek. ARGV: seek id, its JSON, when made. Adds the seek; one already there keeps
+#: its place in the queue (seeking twice for the same thing is one seek): 1 if new, 0 if not.
+SEEK_SCRIPT = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+"""
+
+#: KEYS: seeks, seek. ARGV: seek ids. Takes all of them out of the queue if all are still
+#: there (no other pass paired one meanwhile): 1, else none and 0.
+TAKE_SEEKS_SCRIPT = """
+for index = 1, #ARGV do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[index]) then return 0 end
+end
+for index = 1, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[index])
+  redis.call('HDEL', KEYS[2], ARGV[index])
+end
+return 1
+"""
+
+#: KEYS: ratings, board, provisional, rated, results, played, then each account's recent list. ARGV: game
+#: id, the result (JSON), the games an established rating has, the recent results kept, then per
+#: account: id, its rating as read ('' for none), its new rating ('' for an unrated match), its
+#: board score, its games. Records the result once: {0, the result recorded before} when the game
+#: was recorded already, {2, account} when an account's rating changed since it was read (the
+#: caller reads and rates again), else every rating, the boards and the result: {1, result}.
+RECORD_SCRIPT = """
+local seen = redis.call('HGET', KEYS[4], ARGV[1])
+if seen then return {0, seen} end
+local count = (#ARGV - 4) / 5
+for index = 0, count - 1 do
+  local account, expected = ARGV[5 + index * 5], ARGV[6 + index * 5]
+  if ARGV[7 + index * 5] ~= '' and (redis.call('HGET', KEYS[1], account) or '') ~= expected then return {2, account} end
+end
+for index = 0, count - 1 do
+  local account, new, score, games = ARGV[5 + index * 5], ARGV[7 + index * 5], ARGV[8 + index * 5], tonumber(ARGV[9 + index * 5])
+  if new ~= '' then
+    redis.call('HSET', KEYS[1], account, new)
+    if games >= tonumber(ARGV[3]) then
+      redis.call('ZADD', KEYS[2], score, account)
+      redis.call('ZREM', KEYS[3], account)
+    else
+      redis.call('ZADD', KEYS[3], score, account)
+    end
+  end
+  redis.call('HINCRBY', KEYS[6], account, 1)
+  redis.call('LPUSH', KEYS[7 + index], ARGV[2])
+  redis.call('LTRIM', KEYS[7 + index], 0, tonumber(ARGV[4]) - 1)
+end
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[5], ARGV[2])
+return {1, ARGV[2]}
+"""
+
+
+class ArenaStore:
+    """The arena's keys under ``prefix`` on ``redis`` (one server or a cluster)."""
+
+    def __init__(self, redis: Redis | RedisCluster, prefix: str) -> None:
+        self.redis: Any = cast(Any, redis)  # one server or a cluster: the same commands
+        self.prefix = prefix
+        self._create_account = self.redis.register_script(CREATE_ACCOUNT_SCRIPT)
+        self._engage = self.redis.register_script(ENGAGE_SCRIPT)
+        self._event = self.redis.register_script(EVENT_SCRIPT)
+        self._seek = self.redis.register_script(SEEK_SCRIPT)
+        self._take_seeks = self.redis.register_script(TAKE_SEEKS_SCRIPT)
+        self._record = self.redis.register_script(RECORD_SCRIPT)
+
+    # --- keys -----------------------------------------------------------------------------------
+
+    def account_key(self, account: str, name: str) -> str:
+        return f"{self.prefix}:{{a:{account}}}:{name}"
+
+    def arena_key(self, ruleset: str, name: str) -> str:
+        return f"{self.prefix}:{{arena:{ruleset}}}:{name}"
+
+    def events_channel_id(self, account: str) -> str:
+        """The id under which the process's announcements (``service/announcements.py``) hear
+        the account's events: its channel is named as a game's would be."""
+        return f"a:{account}"
+
+    # --- accounts -------------------------------------------------------------------------------
+
+    def create_account(self, account: str, name: str, kind: str, created: str, key_hash: str) -> bool:
+        return bool(self._create_account(keys=[self.account_key(account, "account")], args=[name, kind, created, key_hash]))
+
+    def account(self, account: str) -> dict[str, str] | None:
+        raw = self.redis.hgetall(self.account_key(account, "account"))
+        return {key.decode(): value.decode() for key, value in raw.items()} if raw else None
+
+    def set_abandoned(self, account: str, game_id: str | None) -> None:
+        """Mark the account as having abandoned ``game_id`` (None: it finished a game since)."""
+        key = self.account_key(account, "account")
+        if game_id is None:
+            self.redis.hdel(key, "abandoned")
+        else:
+            self.redis.hset(key, "abandoned", game_id)
+
+    def engage(self, account: str, entry: str, until: float, now: float, cap: int) -> bool:
+        return bool(self._engage(keys=[self.account_key(account, "engaged")], args=[entry, repr(until), repr(now), cap]))
+
+    def disengage(self, account: str, *entries: str) -> None:
+        self.redis.zrem(self.account_key(account, "engaged"), *entries)
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def add_event(self, account: str, event: dict[str, Any], keep: int, ttl: int) -> int:
+        channel = f"{self.prefix}:{{{self.events_channel_id(account)}}}:versions"
+        keys = [self.account_key(account, "seq"), self.account_key(account, "events")]
+        return int(self._event(keys=keys, args=[json.dumps(event, ensure_ascii=False), keep, ttl, channel]))
+
+    def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
+        """The account's events numbered after ``after``, in order (at most ``count``)."""
+        entries = self.redis.xrange(self.account_key(account, "events"), min=f"{after + 1}-0", max="+", count=count)
+        return [(int(entry_id.decode().partition("-")[0]), json.loads(fields[b"data"])) for entry_id, fields in entries]
+
+    # --- seeks ----------------------------------------------------------------------------------
+
+    def add_seek(self, ruleset: str, seek_id: str, seek: dict[str, Any], now: float) -> bool:
+        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
+        return bool(self._seek(keys=keys, args=[seek_id, json.dumps(seek, ensure_ascii=False), repr(now)]))
+
+    def seeks(self, ruleset: str) -> list[dict[str, Any]]:
+        """Every seek of the ruleset's queue, oldest first."""
+        ids = self.redis.zrange(self.arena_key(ruleset, "seeks"), 0, -1)
+        if not ids:
+            return []
+        raw = self.redis.hmget(self.arena_key(ruleset, "seek"), ids)
+        return [json.loads(value) for value in raw if value is not None]
+
+    def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
+        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
+        return bool(self._take_seeks(keys=keys, args=seek_ids))
+
+    # --- matches --------------------------------------------------------------------------------
+
+    def add_match(self, ruleset: str, game_id: str, match: dict[str, Any], now: float) -> None:
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self.arena_key(ruleset, "match"), game_id, json.dumps(match, ensure_ascii=False))
+            pipe.zadd(self.arena_key(ruleset, "matches"), {game_id: now})
+            pipe.execute()
+
+    def matches(self, ruleset: str) -> dict[str, dict[str, Any]]:
+        """The arena games of the ruleset in progress (or finished and not yet settled)."""
+        ids = self.redis.zrange(self.arena_key(ruleset, "matches"), 0, -1)
+        if not ids:
+            return {}
+        raw = self.redis.hmget(self.arena_key(ruleset, "match"), ids)
+        return {game_id.decode(): json.loads(value) for game_id, value in zip(ids, raw) if value is not None}
+
+    def drop_match(self, ruleset: str, game_id: str) -> None:
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(self.arena_key(ruleset, "matches"), game_id)
+            pipe.hdel(self.arena_key(ruleset, "match"), game_id)
+            pipe.execute()
+
+    # --- ratings --------------------------------------------------------------------------------
+
+    def ratings(self, ruleset: str, accounts: list[str]) -> list[str | None]:
+        """The stored ratings (JSON text as stored, compared again when recording) of ``accounts``."""
+        raw = self.redis.hmget(self.arena_key(ruleset, "ratings"), accounts)
+        return [value.decode() if value is not None else None for value in raw]
+
+    def record(
+        self, ruleset: str, game_id: str, result: str, established: int, recent: int, entries: list[tuple[str, str, str, float, int]]
+    ) -> tuple[int, str]:
+        """Record a result with its accounts' ratings (see :data:`RECORD_SCRIPT`): (outcome, text)."""
+        keys = [self.arena_key(ruleset, name) for name in ("ratings", "board", "provisional", "rated", "results", "played")]
+        keys += [self.arena_key(ruleset, f"recent:{account}") for account, *_ in entries]
+        args: list[Any] = [game_id, result, established, recent]
+        for account, expected, new, score, games in entries:
+            args += [account, expected, new, repr(score), games]
+        outcome, text = self._record(keys=keys, args=args)
+        return int(outcome), text.decode() if isinstance(text, bytes) else text
+
+    def played(self, ruleset: str, account: str) -> int:
+        """The arena games of the ruleset the account played to the end, rated or not."""
+        return int(self.redis.hget(self.arena_key(ruleset, "played"), account) or 0)
+
+    def results(self, ruleset: str) -> list[dict[str, Any]]:
+        """Every result of the ruleset in the order recorded."""
+        return [json.loads(value) for value in self.redis.lrange(self.arena_key(ruleset, "results"), 0, -1)]
+
+    def recent(self, ruleset: str, account: str, count: int) -> list[dict[str, Any]]:
+        return [json.loads(value) for value in self.redis.lrange(self.arena_key(ruleset, f"recent:{account}"), 0, count - 1)]
+
+    def board(self, ruleset: str, provisional: bool, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """A page of the leaderboard (or of the provisional accounts), best first, and how many there are."""
+        key = self.arena_key(ruleset, "provisional" if provisional else "board")
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrange(key, offset, offset + limit - 1)
+            pipe.zcard(key)
+            ids, total = pipe.execute()
+        if not ids:
+            return [], int(total)
+        raw = self.redis.hmget(self.arena_key(ruleset, "ratings"), ids)
+        return [json.loads(value) for value in raw if value is not None], int(total)

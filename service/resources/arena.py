@@ -1,0 +1,285 @@
+"""``/v1/arena``: seek a match, follow the account's events, read the leaderboard.
+
+The account's events are a Server-Sent Events stream, each message with ``id`` = the event's
+number (resume with ``Last-Event-ID``). Waiting costs no thread: the stream waits on the
+process's one Redis subscription (``service/announcements.py``), on which each new event of the
+account is announced as a game's version is.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterator
+
+from flask import Response, current_app, request
+from marshmallow import Schema, fields, validate
+
+from ..api import Blueprint, header_parameter
+from ..encoding import json_text
+from ..errors import Problem
+from ..limits import client_address
+from ..per_address import PerAddress
+from ..schemas import RequestSchema, StrictBoolean
+from ..texts import FIELD_MESSAGES, FieldMessage
+from ..arena.accounts import Account
+from ..arena.arena import Arena, public_seek
+from .accounts import ACCOUNT_KINDS, RULESET_IDS, arena
+from .events import EXAMPLE_RULESET, HeldStream, counted
+
+blp = Blueprint("arena", __name__, url_prefix="/v1/arena", description="Matchmaking, the account's events and the leaderboard")
+
+ACCOUNT_KEY: list[dict[str, list[str]]] = [{"accountKey": []}]
+
+
+def account() -> Account:
+    """The account of the request's key (``Authorization: Bearer <key>``)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return arena().accounts.authenticate(None)
+    scheme, _, key = header.strip().partition(" ")
+    return arena().accounts.authenticate(key.strip() if scheme.lower() == "bearer" and key.strip() else "")
+
+
+class SeekCreateSchema(RequestSchema):
+    ruleset = fields.String(required=True, metadata={"description": "A ruleset id from the catalog", "enum": RULESET_IDS})
+    options = fields.Dict(
+        keys=fields.String(),
+        metadata={
+            "description": "Options of the ruleset, as in `POST /v1/games`; absent ones take their default. Seeks pair only with the same options",
+            "example": {},
+        },
+    )
+    rated = StrictBoolean(
+        load_default=True, metadata={"description": "Whether the match changes ratings; absent: true. Rated and unrated seeks never pair"}
+    )
+    house_after_seconds = fields.Float(
+        allow_none=True,
+        validate=validate.Range(min=0, max=86400),
+        metadata={
+            "description": "After this long without a pairing, play Koz's house players of the nearest rating; absent: never (the seek expires)"
+        },
+    )
+
+
+class SeekSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The seek's id: the same account, ruleset, options and rated-ness make the same seek"})
+    ruleset = fields.String(required=True, metadata={"enum": RULESET_IDS})
+    options = fields.Dict(required=True, metadata={"description": "The options, every one filled in"})
+    rated = fields.Boolean(required=True)
+    house_after_seconds = fields.Float(required=True, allow_none=True)
+    seeked_at = fields.Float(required=True, metadata={"description": "When it joined the queue (seconds of the Unix epoch)"})
+    expires_at = fields.Float(required=True, metadata={"description": "When it leaves the queue unpaired (`seek_expired` on the stream)"})
+
+
+class SeeksSchema(Schema):
+    seeks = fields.List(fields.Nested(SeekSchema), required=True)
+
+
+SEEK_PROBLEMS = {
+    400: [
+        "invalid_request",
+        "malformed_json",
+        "json_too_deep",
+        "number_too_large",
+        "invalid_text",
+        "unknown_ruleset",
+        "unknown_option",
+        "invalid_option",
+    ],
+    401: ["missing_key", "invalid_key"],
+    409: ["too_many_arena_games"],
+    413: ["payload_too_large"],
+    429: ["rate_limited"],
+    503: ["storage_unavailable"],
+}
+
+
+@blp.route("/seeks", methods=["POST"], operation_id="createSeek")
+@blp.arguments(SeekCreateSchema())
+@blp.response(200, SeekSchema)
+@blp.alt_response(201, schema=SeekSchema, description="A new seek")
+@blp.problems(SEEK_PROBLEMS)
+@blp.doc(security=ACCOUNT_KEY)
+def create_seek(body: dict[str, Any]):
+    """Seek a match.
+
+    Puts the account in the queue of the ruleset, its options and rated-ness. Seeks are paired
+    by rating closeness, the accepted distance widening with the time waited; past
+    `house_after_seconds` a seek plays Koz's house players of the nearest rating. When a match
+    starts, the account's event stream says so (`match_started`) with its game, seat and seat
+    token. Seeking again for the same thing is the same seek (200); a new one answers 201. An
+    account plays and seeks at most `KOZ_ARENA_GAMES_AT_ONCE` arena games at once.
+    """
+    seek, new = arena().seek(account(), body["ruleset"], body.get("options"), body["rated"], body.get("house_after_seconds"))
+    return public_seek(seek), 201 if new else 200
+
+
+@blp.route("/seeks", methods=["GET"], operation_id="listSeeks")
+@blp.response(200, SeeksSchema)
+@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.doc(security=ACCOUNT_KEY)
+def list_seeks():
+    """The account's seeks still waiting."""
+    return {"seeks": [public_seek(seek) for seek in arena().own_seeks(account())]}
+
+
+@blp.route("/seeks", methods=["DELETE"], operation_id="deleteSeeks")
+@blp.response(204)
+@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.doc(security=ACCOUNT_KEY)
+def delete_seeks():
+    """Stop seeking: every seek of the account leaves the queue (a seek paired already has its match)."""
+    arena().unseek(account())
+    return "", 204
+
+
+@blp.route("/seeks/<seek_id>", methods=["DELETE"], operation_id="deleteSeek")
+@blp.response(204)
+@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.doc(security=ACCOUNT_KEY)
+def delete_seek(seek_id: str):
+    """Stop one seek (by its id); answered the same when it was paired or gone already."""
+    arena().unseek(account(), seek_id)
+    return "", 204
+
+
+# --- the leaderboard ----------------------------------------------------------------------------
+
+
+class LeaderboardQuerySchema(RequestSchema):
+    ruleset = fields.String(required=True, validate=validate.OneOf(RULESET_IDS), metadata={"enum": RULESET_IDS})
+    provisional = fields.Boolean(load_default=False, metadata={"description": "The accounts with too few rated games, listed apart; absent: false"})
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000), metadata={"description": "Entries to skip; absent: 0"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200), metadata={"description": "Entries per page; absent: 50"})
+
+
+class LeaderboardEntrySchema(Schema):
+    rank = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"enum": ACCOUNT_KINDS})
+    rating = fields.Float(required=True, metadata={"description": "OpenSkill's mu"})
+    uncertainty = fields.Float(required=True, metadata={"description": "OpenSkill's sigma"})
+    games = fields.Integer(required=True, metadata={"description": "Rated games played"})
+
+
+class LeaderboardSchema(Schema):
+    ruleset = fields.String(required=True, metadata={"enum": RULESET_IDS})
+    provisional = fields.Boolean(required=True)
+    total = fields.Integer(required=True, metadata={"description": "Entries in the whole list"})
+    entries = fields.List(
+        fields.Nested(LeaderboardEntrySchema), required=True, metadata={"description": "Best first, by rating minus three uncertainties"}
+    )
+    next_offset = fields.Integer(required=True, allow_none=True, metadata={"description": "The next page's `offset`; null on the last page"})
+
+
+@blp.route("/leaderboard", operation_id="getLeaderboard")
+@blp.arguments(LeaderboardQuerySchema(), location="query")
+@blp.response(200, LeaderboardSchema)
+@blp.problems({400: ["invalid_request"], 503: ["storage_unavailable"]})
+def get_leaderboard(query: dict[str, Any]):
+    """The leaderboard of a ruleset.
+
+    Public, paged, best first by the conservative rating (rating minus three uncertainties).
+    Accounts with fewer than 10 rated games are listed apart (`provisional=true`).
+    """
+    return arena().leaderboard(query["ruleset"], query["provisional"], query["offset"], query["limit"])
+
+
+# --- the account's events -----------------------------------------------------------------------
+
+EVENTS_DESCRIPTION = """\
+A `text/event-stream` of the account's events, each message with `id` = the event's number and
+`event` its type, `data` the event (JSON, with `type` again):
+
+- `match_started`: `game`, `ruleset`, `options`, `rated`, `seat`, `token` (the seat's token: play
+  with the game API), `url`, `players` (the other seats: `seat`, `name`, `kind`, `rating`, `uncertainty`);
+- `match_finished`: `game`, `status`, `seat`, `outcome` (`win`, `loss`, `draw`), `abandoned` (its
+  clock ran out), `rating` (after), `rating_change`;
+- `seek_expired`: `seek`, which waited its time unpaired;
+- `challenge`, `challenge_declined`: see `POST /v1/arena/challenges`.
+
+Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
+(`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID` and nothing is lost."""
+
+EVENTS_EXAMPLE = f"""\
+retry: 2000
+
+id: 1
+event: match_started
+data: {{"type":"match_started","game":"711156e32947e1d4","ruleset":"{EXAMPLE_RULESET}","seat":1,"token":"...",\
+"url":"/v1/games/711156e32947e1d4","players":[...]}}
+
+: heartbeat
+
+"""
+
+LAST_EVENT_ID = header_parameter(
+    "Last-Event-ID",
+    "The `id` of the last message received: the stream resumes after it (EventSource sends it when it reconnects)",
+    pattern="^[0-9]+$",
+)
+
+
+def last_event_id() -> int:
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return 0
+    if not header.isascii() or not header.isdigit() or len(header) > 18:
+        raise Problem(400, "invalid_request", "last_event_id", errors={"Last-Event-ID": [FieldMessage(FIELD_MESSAGES["last_event_id"])]})
+    return int(header)
+
+
+@blp.route("/events", operation_id="streamArenaEvents")
+@blp.response(200, description=EVENTS_DESCRIPTION, content_type="text/event-stream")
+@blp.problems({400: ["invalid_request"], 401: ["missing_key", "invalid_key"], 429: ["too_many_streams"], 503: ["storage_unavailable"]})
+@blp.doc(
+    security=ACCOUNT_KEY,
+    parameters=[LAST_EVENT_ID],
+    responses={
+        "200": {
+            "description": EVENTS_DESCRIPTION + "\n\nFor example:\n\n```text\n" + EVENTS_EXAMPLE + "```",
+            "content": {
+                "text/event-stream": {
+                    "schema": {"description": "Server-Sent Events; a message's `data` is one arena event"},
+                    "example": EVENTS_EXAMPLE,
+                }
+            },
+        }
+    },
+)
+def stream_arena_events():
+    """Follow the account's arena events (Server-Sent Events).
+
+    A bot needs only this stream and the game API: each `match_started` hands over a game, a
+    seat and its token. On connect the stream sends the events after `Last-Event-ID` (all kept
+    ones without it), then each new one as it happens.
+    """
+    after = last_event_id()
+    owner = account()
+    streams: PerAddress = current_app.extensions["koz_streams"]
+    address = client_address()
+    if not streams.take(address):
+        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    stream = HeldStream(counted(follow(arena(), owner.id, after)), lambda: streams.give_back(address))
+    return Response(stream, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[str]:
+    settings = koz_arena.settings
+    announcements = koz_arena.games.announcements
+    ends = time.monotonic() + settings.stream_max_seconds
+    yield "retry: 2000\n\n"
+    with announcements.waiting(koz_arena.store.events_channel_id(account_id), after) as waiter:
+        while True:
+            # read after registering: no event falls between the read and the wait
+            for number, event in koz_arena.store.events_after(account_id, after):
+                yield f"id: {number}\nevent: {event['type']}\ndata: {json_text(event)}\n\n"
+                after = number
+            waiter.after = after
+            remaining = ends - time.monotonic()
+            if remaining <= 0 or announcements.closing:
+                return
+            before = waiter.announced
+            waiter.wait(min(settings.stream_heartbeat_seconds, remaining))
+            if waiter.announced == before:
+                yield ": heartbeat\n\n"

@@ -1,0 +1,229 @@
+"""The arena over HTTP: accounts, seeks, pairing on the worker, events, results and ratings.
+
+Each scenario runs on fakeredis and on a real redis-server (``backend``)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from service import create_app
+from service.arena.matchmaker import Matchmaker
+from service.worker import Worker
+from tests.conftest import make_settings
+
+
+@pytest.fixture
+def arena_app(backend):
+    app = create_app(make_settings(stream_heartbeat_seconds=0.05, stream_max_seconds=0.3), redis=backend)
+    yield app
+    app.extensions["koz"].announcements.stop()
+
+
+@pytest.fixture
+def client(arena_app):
+    return arena_app.test_client()
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def account(client, name: str, kind: str = "bot") -> str:
+    answer = client.post("/v1/accounts", json={"name": name, "kind": kind})
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()["key"]
+
+
+def events(app, key: str, after: int = 0) -> list[dict]:
+    arena = app.extensions["koz_arena"]
+    return [event for _, event in arena.store.events_after(arena.accounts.authenticate(key).id, after)]
+
+
+def play_out(app, client, started: list[dict]) -> None:
+    """Every seat of the started matches leaves to the random computer; the worker plays them out and settles."""
+    for event in started:
+        left = client.post(f"/v1/games/{event['game']}/leave", json={"level": "random"}, headers=bearer(event["token"]))
+        assert left.status_code == 200, left.get_json()
+    Worker(app.extensions["koz"], "test").drain()
+    Matchmaker(app.extensions["koz_arena"]).run_pass()
+
+
+def forfeit(app, game_id: str) -> int:
+    """The seat to act lets its clock run out (the match is lost by forfeit, at once); that seat."""
+    koz = app.extensions["koz"]
+    game = koz.repository.load(game_id)
+    seat = game.turn["seat"]
+    game.now = game.deadline() + 1
+    assert koz.time_out(game)
+    return seat
+
+
+def test_an_account_is_made_once_per_name_whatever_its_case_and_its_key_is_kept_hashed(arena_app, client, backend):
+    created = client.post("/v1/accounts", json={"name": "  Ayşe  ", "kind": "person"})
+    assert created.status_code == 201 and created.headers["Location"].endswith("/v1/accounts/Ay%C5%9Fe")
+    body = created.get_json()
+    assert (body["name"], body["kind"]) == ("Ayşe", "person") and len(body["key"]) > 40
+    again = client.post("/v1/accounts", json={"name": "AYŞE"}, headers={"Accept-Language": "tr"})
+    assert again.status_code == 409 and again.get_json()["code"] == "name_taken" and "alınmış" in again.get_json()["detail"]
+    decomposed = client.post("/v1/accounts", json={"name": "Ays\u0327e"})  # the same name, decomposed
+    assert decomposed.status_code == 409
+    assert client.post("/v1/accounts", json={"name": "Koz-Expert"}).get_json()["code"] == "name_taken"
+    bad = client.post("/v1/accounts", json={"name": "a\u0007b"}, headers={"Accept-Language": "tr"})
+    assert bad.status_code == 400 and bad.get_json()["code"] == "invalid_request" and "denetim" in bad.get_json()["detail"]
+    assert client.post("/v1/accounts", json={"name": "x", "kind": "house"}).status_code == 400
+    stored = b"".join(value for key in backend.keys(b"*") if backend.type(key) == b"hash" for value in backend.hgetall(key).values())
+    assert body["key"].encode() not in stored
+    page = client.get("/v1/accounts/ayşe").get_json()
+    assert page == {"name": "Ayşe", "kind": "person", "created": body["created"], "ratings": [], "games_played": 0, "recent_games": []}
+    missing = client.get("/v1/accounts/nobody", headers={"Accept-Language": "tr"})
+    assert missing.status_code == 404 and missing.get_json()["code"] == "unknown_account" and "hesap yok" in missing.get_json()["detail"]
+
+
+def test_arena_calls_need_an_accounts_key(client):
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}).get_json()["code"] == "missing_key"
+    wrong = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer("0123.not-the-key"))
+    assert wrong.status_code == 401 and wrong.get_json()["code"] == "invalid_key"
+    assert client.get("/v1/arena/seeks", headers=bearer("garbage")).get_json()["code"] == "invalid_key"
+
+
+def test_seeking_twice_is_one_seek_the_cap_counts_seeks_and_delete_takes_them_out(arena_app, client):
+    key = account(client, "Seeker")
+    first = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    again = client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {}}, headers=bearer(key))
+    assert (first.status_code, again.status_code) == (201, 200) and first.get_json() == again.get_json()
+    bad = client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {"colour": 1}}, headers=bearer(key))
+    assert bad.status_code == 400 and bad.get_json()["code"] == "unknown_option"
+    assert arena_app.extensions["koz"].settings.arena_games_at_once == 4
+    for other in ({"ruleset": "german-whist", "rated": False}, {"ruleset": "sixty-six"}, {"ruleset": "partnership-batak"}):
+        assert client.post("/v1/arena/seeks", json=other, headers=bearer(key)).status_code == 201
+    assert len(client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]) == 4
+    over = client.post("/v1/arena/seeks", json={"ruleset": "sixty-six", "rated": False}, headers=bearer(key))
+    assert over.status_code == 409 and over.get_json()["code"] == "too_many_arena_games"
+    assert client.delete(f"/v1/arena/seeks/{first.get_json()['id']}", headers=bearer(key)).status_code == 204
+    assert first.get_json()["id"] not in [seek["id"] for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
+    assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
+def test_two_seeks_are_paired_into_a_game_each_seat_hears_its_token_and_the_result_rates_both(arena_app, client):
+    keys = {name: account(client, name) for name in ("Ayla", "Berk")}
+    for key in keys.values():
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena_app.extensions["koz_arena"]).run_pass() == 1
+    started = [events(arena_app, key)[0] for key in keys.values()]
+    assert [event["type"] for event in started] == ["match_started", "match_started"]
+    assert started[0]["game"] == started[1]["game"] and {event["seat"] for event in started} == {0, 1}
+    assert started[0]["players"][0]["name"] == "Berk" and started[0]["players"][0]["rating"] == pytest.approx(25.0)
+    view = client.get(f"/v1/games/{started[0]['game']}", headers=bearer(started[0]["token"])).get_json()
+    assert view["seat"] == started[0]["seat"] and view["clock"]["on_timeout"] == "forfeit"
+    assert client.get("/v1/arena/seeks", headers=bearer(keys["Ayla"])).get_json() == {"seeks": []}
+    play_out(arena_app, client, started)
+    finished = [events(arena_app, key)[-1] for key in keys.values()]
+    assert [event["type"] for event in finished] == ["match_finished", "match_finished"]
+    assert sorted(event["outcome"] for event in finished) == ["loss", "win"]
+    winner = next(event for event in finished if event["outcome"] == "win")
+    assert winner["rating_change"] > 0 and winner["rating"]["uncertainty"] < 8.34
+    page = client.get("/v1/accounts/ayla").get_json()
+    assert page["games_played"] == 1 and page["ratings"][0]["games"] == 1 and page["ratings"][0]["provisional"]
+    assert page["recent_games"][0]["game"] == started[0]["game"] and page["recent_games"][0]["history"].endswith("/history")
+    board = client.get("/v1/arena/leaderboard", query_string={"ruleset": "german-whist", "provisional": "true"}).get_json()
+    winner_first = sorted(keys, key=lambda name: name != winner_name(finished, keys))
+    assert [entry["name"] for entry in board["entries"]] == winner_first
+    assert board["entries"][0]["rank"] == 1 and board["total"] == 2 and board["next_offset"] is None
+    established = client.get("/v1/arena/leaderboard", query_string={"ruleset": "german-whist"}).get_json()
+    assert established["entries"] == [] and established["total"] == 0
+    assert client.get("/v1/arena/leaderboard", query_string={"ruleset": "chess"}).status_code == 400
+
+
+def winner_name(finished, keys) -> str:
+    for (name, _), event in zip(keys.items(), finished):
+        if event["outcome"] == "win":
+            return name
+    raise AssertionError
+
+
+def test_a_seek_past_its_house_after_plays_a_house_account_which_is_rated_too(arena_app, client):
+    key = account(client, "Lonely")
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 0}, headers=bearer(key))
+    Matchmaker(arena_app.extensions["koz_arena"]).run_pass()
+    (started,) = events(arena_app, key)
+    (house,) = started["players"]
+    assert house["kind"] == "house" and house["name"].startswith("koz-")
+    game = arena_app.extensions["koz"].repository.load(started["game"])
+    assert [seat["bot"] is not None for seat in game.seat_list()] == [seat != started["seat"] for seat in range(2)]
+    Worker(arena_app.extensions["koz"], "test").drain()  # the house moves first when it leads
+    forfeit(arena_app, started["game"])
+    Matchmaker(arena_app.extensions["koz_arena"]).run_pass()
+    assert events(arena_app, key)[-1]["type"] == "match_finished"
+    assert client.get(f"/v1/accounts/{house['name']}").get_json()["ratings"][0]["games"] == 1
+
+
+def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    key = account(client, "Patient")
+    seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
+    real = arena.clock
+    arena.clock = lambda: real() + arena.settings.arena_seek_seconds + 1
+    Matchmaker(arena).run_pass()
+    assert events(arena_app, key) == [{"type": "seek_expired", "seek": seek}]
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
+def test_a_clock_run_out_loses_the_match_and_the_account_is_matched_later_until_it_plays_again(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Quitter", "Stayer")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    Matchmaker(arena).run_pass()
+    started = [events(arena_app, key)[0] for key in keys]
+    seat_to_act = forfeit(arena_app, started[0]["game"])
+    quitter = next(event for event in started if event["seat"] == seat_to_act)
+    Matchmaker(arena).run_pass()
+    quitter_key = keys[started.index(quitter)]
+    finished = events(arena_app, quitter_key)[-1]
+    assert finished["type"] == "match_finished" and finished["outcome"] == "loss" and finished["abandoned"] and finished["status"] == "forfeited"
+    assert arena.accounts.authenticate(quitter_key).abandoned == quitter["game"]
+
+
+def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
+    keys = [account(client, name) for name in ("Ece", "Fırat")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 0}, headers=bearer(key))
+    Matchmaker(arena_app.extensions["koz_arena"]).run_pass()
+    text = client.get("/v1/arena/events", headers=bearer(keys[0])).get_data(as_text=True)
+    assert text.startswith("retry: 2000\n\n") and "id: 1\nevent: match_started\n" in text and '"token":' in text
+    assert "id: 1\n" not in client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "1"}).get_data(as_text=True)
+    assert client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "soon"}).status_code == 400
+    assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
+
+
+def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mid_way(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Gül", "Hakan")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    Matchmaker(arena).run_pass()
+    started = [events(arena_app, key)[0] for key in keys]
+    forfeit(arena_app, started[0]["game"])
+    dying = Matchmaker(arena)
+    dying.store = type("Dies", (), {"__getattr__": lambda self, name: getattr(arena.store, name), "set_abandoned": died})()
+    with pytest.raises(RuntimeError):
+        dying.settle(arena_app.extensions["koz"].repository.load(started[0]["game"]).ruleset)
+    racers = [Matchmaker(arena) for _ in range(4)]
+    threads = [threading.Thread(target=racer.run_pass) for racer in racers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for key in keys:
+        page = client.get(f"/v1/accounts/{arena.accounts.authenticate(key).name}").get_json()
+        assert page["games_played"] == 1 and page["ratings"][0]["games"] == 1
+        assert any(event["type"] == "match_finished" for event in events(arena_app, key))
+    assert len(arena.store.results("german-whist")) == 1
+    assert arena.store.matches("german-whist") == {}
+
+
+def died(*_):
+    raise RuntimeError("the worker died here")
