@@ -626,6 +626,11 @@ def test_a_marriage_claiming_66_is_refused_for_the_marriages_own_reasons_first()
     assert refusal(state, 0, marriage("KS", declare=True)).code == "marriage_not_held"
 
 
+def test_a_marriage_not_held_is_told_its_suit():
+    state = table("KS 9S 9D", "AC JC QS", "JD QD TD", trump_card="AH", won=("AH TH", ""))
+    assert refusal(state, 0, marriage("KS")).message == "you do not hold both the king and the queen of spades"
+
+
 def test_a_marriage_with_the_claim_counts_at_once_no_card_is_led_and_the_deal_ends():
     # 32 card points and the trump marriage 40: 72; seat 1 has 3 points and a trick
     state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
@@ -637,6 +642,33 @@ def test_a_marriage_with_the_claim_counts_at_once_no_card_is_led_and_the_deal_en
     assert result["reason"] == "claim" and result["claimed_by"] == 0 and result["deemed_claim"] is False
     assert result["winners"] == [0] and result["game_points"] == [2, 0]
     assert state.match.deal_number == 2  # the next deal is dealt
+
+
+def test_a_marriage_event_names_its_suit_value_and_pair_and_with_the_claim_the_claimant():
+    state = table("9H KS QS AC", "AD JD TC", "JS QD TD", trump_card="AH", won=("AS TS", ""))
+    _, events = act(state, (0, marriage("QS")))
+    assert events[0].data == {"type": "marriage", "seat": 0, "suit": "S", "value": 20, "pair": ["KS", "QS"], "card": "QS"}
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
+    _, events = act(state, (0, marriage("QH", declare=True)))
+    assert [event.data for event in events[:2]] == [
+        {"type": "marriage", "seat": 0, "suit": "H", "value": 40, "pair": ["KH", "QH"], "card": "QH"},
+        {"type": "declare", "seat": 0},
+    ]
+
+
+def test_what_a_seat_is_known_to_hold_adds_up_the_trump_card_taken_and_each_marriage_shown():
+    state = table("9H KS QS AC JC", "AD JD TC", "JS QD TD", trump_card="AH", won=("AS TS", ""), shown=("JC", ""))
+    state, _ = act(state, (0, EXCHANGE))
+    assert GAME.view(state, 1)["known_cards"] == [["JC", "AH"], []]
+    state, _ = act(state, (0, marriage("QS")))  # QS is led: KS stays known
+    assert GAME.view(state, 1)["known_cards"] == [["JC", "AH", "KS"], []]
+
+
+def test_a_marriage_with_the_claim_leaves_both_its_cards_known_in_hand():
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"), scores=(6, 0))
+    state, _ = act(state, (0, marriage("QH", declare=True)))
+    assert GAME.result(state) is not None  # the match is over: the deal's last state is the one shown
+    assert GAME.view(state, 1)["known_cards"] == [["QH", "KH"], []]
 
 
 def test_a_false_claim_with_a_marriage_loses_the_deal():
@@ -982,7 +1014,7 @@ def test_view_with_open_scores_shows_both_players_points_and_won_cards():
 
 
 def test_view_lists_each_marriage_with_its_suit_its_points_and_its_pair():
-    state = table("JS 9C", "AC QS", "JD QD TD", trump_card="AH", won=("AS TS", ""), announced=((1, "KS"), (0, "QH")), shown=("", "QS"))
+    state = table("JS 9C", "AC KS", "JD QD TD", trump_card="AH", won=("AS TS", ""), announced=((1, "QS"), (0, "QH")), shown=("", "KS"))
     assert GAME.view(state, 0)["marriages"] == [
         {"seat": 1, "suit": "S", "points": 20, "pair": ["KS", "QS"], "pending": True},
         {"seat": 0, "suit": "H", "points": 40, "pair": ["KH", "QH"], "pending": False},
