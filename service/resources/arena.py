@@ -196,7 +196,9 @@ A `text/event-stream` of the account's events, each message with `id` = the even
 - `match_finished`: `game`, `status`, `seat`, `outcome` (`win`, `loss`, `draw`), `abandoned` (its
   clock ran out), `rating` (after), `rating_change`;
 - `seek_expired`: `seek`, which waited its time unpaired;
-- `challenge`, `challenge_declined`: see `POST /v1/arena/challenges`.
+- `challenge` (to the account challenged: `challenge`, and `challenger` with its `name`, `kind`,
+  `rating`, `uncertainty`), `challenge_declined` (to the challenger), `challenge_withdrawn` (to
+  the account challenged), `challenge_expired` (to both): see `POST /v1/arena/challenges`.
 
 Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
 (`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID` and nothing is lost."""
