@@ -7,9 +7,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..actions import Action
-from ..errors import Refusal, RuleError
+from ..errors import Refusal, RefusalCode
 from ..shuffle import SeededRandom
-from ..texts import Text
 
 
 @dataclass(frozen=True)
@@ -182,10 +181,12 @@ def strongest_level(ruleset_id: str) -> str:
     return level_names(ruleset_id)[-1]
 
 
-UNKNOWN_LEVEL: Text = {
-    "en": "there is no computer level {level}; levels are: {allowed}",
-    "tr": "{level} diye bir bilgisayar seviyesi yok; seviyeler: {allowed}",
-}
+UNKNOWN_LEVEL = RefusalCode(
+    "unknown_level",
+    {"en": "there is no such computer level", "tr": "böyle bir bilgisayar seviyesi yok"},
+    Refusal.BAD_SETUP,
+    says={"en": "there is no computer level {level}; levels are: {allowed}", "tr": "{level} diye bir bilgisayar seviyesi yok; seviyeler: {allowed}"},
+)
 
 
 def player(level: str, ruleset_id: str | None = None) -> Player:
@@ -193,6 +194,5 @@ def player(level: str, ruleset_id: str | None = None) -> Player:
     ``RuleError(code="unknown_level")`` for any other."""
     allowed = level_names(ruleset_id)
     if not isinstance(level, str) or level not in allowed:
-        params = {"level": repr(level), "allowed": allowed}
-        raise RuleError("unknown_level", UNKNOWN_LEVEL, Refusal.BAD_SETUP, params=params, details={"allowed": allowed})
+        raise UNKNOWN_LEVEL(level=repr(level), allowed=allowed, details={"allowed": allowed})
     return _LEVELS[level]
