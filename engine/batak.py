@@ -734,7 +734,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
         """The Batak part of a view; the dummy's cards are shown only once trump is named.
 
         ``hand`` (own cards; None for a spectator), ``hand_sizes`` (per seat), ``teams``

@@ -351,7 +351,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
         stock = state.stock
         return {
             "hand": DECK.codes(state.hands[seat]) if seat is not None else None,

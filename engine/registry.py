@@ -7,11 +7,13 @@ them, the strategies of its ``basic`` and ``expert`` computer players (without, 
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import Refusal, RefusalCode
 from .players.base import Strategy, register_strategy, unregister_strategy
 from .ruleset import Ruleset
 
-_RULESETS: dict[str, Ruleset] = {}
+_RULESETS: dict[str, Ruleset[Any]] = {}
 
 UNKNOWN_RULESET = RefusalCode(
     "unknown_ruleset",
@@ -21,7 +23,7 @@ UNKNOWN_RULESET = RefusalCode(
 )
 
 
-def register(ruleset: Ruleset, strategy: Strategy | None = None) -> Ruleset:
+def register(ruleset: Ruleset[Any], strategy: Strategy | None = None) -> Ruleset[Any]:
     """Make ``ruleset`` available under its id, with its computer ``strategy`` if it has one."""
     if ruleset.id in _RULESETS:
         raise ValueError(f"ruleset {ruleset.id!r} is registered already")
@@ -43,7 +45,7 @@ def check_all() -> None:
         ruleset.check()
 
 
-def get(ruleset_id: str) -> Ruleset:
+def get(ruleset_id: str) -> Ruleset[Any]:
     """The ruleset with this id; raises ``RuleError(code="unknown_ruleset")`` for any other."""
     try:
         return _RULESETS[ruleset_id]
@@ -57,6 +59,6 @@ def refusal_codes(kind: Refusal) -> list[str]:
     return sorted({refusal.code for ruleset in _RULESETS.values() for refusal in ruleset.refusals if refusal.kind == kind})
 
 
-def all_rulesets() -> tuple[Ruleset, ...]:
+def all_rulesets() -> tuple[Ruleset[Any], ...]:
     """Every registered ruleset, in registration order."""
     return tuple(_RULESETS.values())

@@ -254,6 +254,6 @@ def draw_after_trick(hands: list[int], stock: Sequence[int], at: int, winner: in
     return taken, drawn
 
 
-def replace_at(items: tuple, index: int, value: Any) -> tuple:
+def replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """A copy of ``items`` with ``items[index]`` replaced by ``value``."""
     return items[:index] + (value,) + items[index + 1 :]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from operator import add
-from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
+from typing import Any, Callable, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
 
 from .actions import MALFORMED_ACTION, Action, Play
 from .cards import Deck
@@ -141,6 +141,9 @@ class HasMatch(Protocol):
 
 
 S = TypeVar("S", bound=HasMatch)
+#: a ruleset's ``verify_<kind>`` and ``perform_<kind>`` methods, bound
+Verify = Callable[[S, int, Any], RuleError | None]
+Perform = Callable[[S, int, Any], tuple[S, tuple[Event, ...]]]
 
 
 class Ruleset(ABC, Generic[S]):
@@ -177,7 +180,9 @@ class Ruleset(ABC, Generic[S]):
 
     def __init__(self) -> None:
         #: per kind of action, the methods that verify and perform it (one look-up per action)
-        self._handlers = {kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds}
+        self._handlers: dict[type[Action], tuple[Verify[S], Perform[S]]] = {
+            kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds
+        }
         #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
         self.seat_count = len(self.seat_names)
         #: every refusal the ruleset may give, by code: the common ones, then its own
@@ -237,6 +242,7 @@ class Ruleset(ABC, Generic[S]):
                 raise UNKNOWN_SEAT(seat=seat)
             raise self.turn_refusal(state, seat)
         handlers = self._handlers.get(type(action))
+        error: RuleError | None
         if handlers is None:
             error = self.refuse_kind(state, action)
         else:
@@ -307,7 +313,7 @@ class Ruleset(ABC, Generic[S]):
         """The state as ``seat`` may see it (None: a spectator), as JSON-ready data.
 
         Every view has ``seat``, ``status``, ``to_act``, ``legal_actions``, ``scores``,
-        ``winners``, ``deal``, ``dealer`` and ``last_deal``; :meth:`table_view` adds the game's own.
+        ``winners``, ``deal``, ``dealer`` and ``last_deal``; :meth:`own_view` adds the game's own.
         """
         match = state.match
         to_act = self.to_act(state)
@@ -322,14 +328,14 @@ class Ruleset(ABC, Generic[S]):
             "deal": match.deal_number,
             "dealer": match.dealer(self.seat_count),
             "last_deal": match.last_deal,
-            **self.table_view(state, seat),
+            **self.own_view(state, seat),
         }
 
     def shown_scores(self, state: S) -> list[int]:
         return list(state.match.scores)
 
     @abstractmethod
-    def table_view(self, state: S, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: S, seat: int | None) -> dict[str, Any]:
         """The game's own part of a view: hands, trick, piles, counts, as ``seat`` may see them."""
 
     def result(self, state: S) -> MatchResult | None:
@@ -495,7 +501,8 @@ class TrickTaking(Ruleset[D]):
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""
-        return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+        played: D = cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+        return played
 
     # --- finish the trick ---------------------------------------------------------------------
 

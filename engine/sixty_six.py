@@ -1045,7 +1045,7 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
         """The deal as ``seat`` may see it. Keys (JSON types):
 
         ``hand`` (list of codes; null for a spectator), ``hand_sizes`` (list of int), ``trump``

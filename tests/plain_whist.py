@@ -128,7 +128,7 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     def match_winners(self, match: Match) -> list[int] | None:
         return list(match.last_deal["winners"]) if match.last_deal else None
 
-    def table_view(self, state: PlainWhistState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: PlainWhistState, seat: int | None) -> dict[str, Any]:
         return {
             "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
             "hand_sizes": [hand.bit_count() for hand in state.hands],

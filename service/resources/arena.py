@@ -100,7 +100,7 @@ SEEK_PROBLEMS = {
 @blp.alt_response(201, schema=SeekSchema, description="A new seek")
 @blp.problems(SEEK_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
-def create_seek(body: dict[str, Any]):
+def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """Seek a match.
 
     Puts the account in the queue of the ruleset, its options and rated-ness. Seeks are paired
@@ -118,7 +118,7 @@ def create_seek(body: dict[str, Any]):
 @blp.response(200, SeeksSchema)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def list_seeks():
+def list_seeks() -> dict[str, Any]:
     """The account's seeks still waiting."""
     return {"seeks": [public_seek(seek) for seek in arena().own_seeks(account())]}
 
@@ -127,7 +127,7 @@ def list_seeks():
 @blp.response(204)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def delete_seeks():
+def delete_seeks() -> tuple[str, int]:
     """Stop seeking: every seek of the account leaves the queue (a seek paired already has its match)."""
     arena().unseek(account())
     return "", 204
@@ -137,7 +137,7 @@ def delete_seeks():
 @blp.response(204)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def delete_seek(seek_id: str):
+def delete_seek(seek_id: str) -> tuple[str, int]:
     """Stop one seek (by its id); answered the same when it was paired or gone already."""
     arena().unseek(account(), seek_id)
     return "", 204
@@ -176,7 +176,7 @@ class LeaderboardSchema(Schema):
 @blp.arguments(LeaderboardQuerySchema(), location="query")
 @blp.response(200, LeaderboardSchema)
 @blp.problems({400: ["invalid_request"], 503: ["storage_unavailable"]})
-def get_leaderboard(query: dict[str, Any]):
+def get_leaderboard(query: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard of a ruleset.
 
     Public, paged, best first by the conservative rating (rating minus three uncertainties).
@@ -247,7 +247,7 @@ def last_event_id() -> int:
         }
     },
 )
-def stream_arena_events():
+def stream_arena_events() -> Response:
     """Follow the account's arena events (Server-Sent Events).
 
     A bot needs only this stream and the game API: each `match_started` hands over a game, a
