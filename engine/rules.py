@@ -139,20 +139,18 @@ INVALID_OPTION = RefusalCode(
 )
 
 
-def bad_option(option: Option, shown: str, refused: RuleError | None = None) -> RuleError:
+def bad_option(option: Option, shown: str, text: Text | None = None, **params: Any) -> RuleError:
     """The ``invalid_option`` refusal of ``option`` set to a value (``shown`` as JSON); a ruleset
-    that refuses a combination of options gives its own words (``refused``), which get the
-    option's details."""
+    that refuses a combination of options gives its own ``text`` and ``params``."""
     details: dict[str, Any] = {"option": option.code}
     if option.allowed is not None:
         details["allowed"] = list(option.allowed)
     else:
         details["allowed"] = Said({language: option.allowed_text(language) for language in LANGUAGES})
-    if refused is None:
+    if text is None:
         allowed = {language: option.allowed_text(language) for language in LANGUAGES}
         return INVALID_OPTION(option=option.code, value=shown, allowed=allowed, details=details)
-    refused.details = details
-    return refused
+    return RuleError(INVALID_OPTION.code, text, INVALID_OPTION.kind, params=params, details=details)
 
 
 def _show(value: Any) -> str:

@@ -51,7 +51,7 @@ from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Seque
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
-from .errors import Refusal, RefusalCode, RuleError
+from .errors import RefusalCode, RuleError
 from .rules import INVALID_OPTION, NEW_TRICKS, ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, event_of, public
 from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
@@ -785,8 +785,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     def check_option_combination(self, options: Mapping[str, Any]) -> None:
         if options["variant"] == "schnapsen" and options["exhausted_talon"] != "last-trick":
             allowed = replace(EXHAUSTED_TALON, allowed=("last-trick",))
-            refused = RuleError("invalid_option", SCHNAPSEN_LAST_TRICK, Refusal.BAD_SETUP, params={"value": options["exhausted_talon"]})
-            raise bad_option(allowed, options["exhausted_talon"], refused)
+            raise bad_option(allowed, options["exhausted_talon"], SCHNAPSEN_LAST_TRICK, value=options["exhausted_talon"])
 
     @staticmethod
     def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[list[int]], list[int], int]:
