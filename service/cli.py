@@ -25,6 +25,7 @@ from redis import Redis
 from engine.players import level_names
 
 from . import bot, logs
+from .arena import bot as arena_bot
 from .app import create_app, game_store, redis_client
 from .timeouts import run as run_timeouts
 from .config import Settings
@@ -229,6 +230,12 @@ def stop_with_parent(parent: int, stop: threading.Event) -> None:
 
 
 def play_seat(args: argparse.Namespace) -> None:
+    if args.arena is not None:
+        if args.key is None or args.game_id is not None:
+            sys.exit("koz bot --arena RULESET takes --key KEY, and no game or token")
+        sys.exit(arena_bot.run(args.url, args.key, args.arena, args.level, args.house_after, args.matches, rated=not args.unrated))
+    if args.game_id is None or args.token is None:
+        sys.exit("koz bot takes a game and its seat's token (or --arena RULESET --key KEY)")
     sys.exit(bot.run(args.url, args.game_id, args.token, args.level))
 
 
@@ -293,11 +300,18 @@ def main(argv: list[str] | None = None) -> None:
         help="the game's URL (http://host/v1/games/{id}: every page of its history is read), or a JSON file with every page's events",
     )
     verify_parser.set_defaults(run=verify_history)
-    bot_parser = commands.add_parser("bot", help="play one seat of a game on a Koz server with a computer player")
+    bot_parser = commands.add_parser(
+        "bot", help="play one seat of a game on a Koz server with a computer player, or (--arena) every match an account's seeks start"
+    )
     bot_parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
-    bot_parser.add_argument("game_id")
-    bot_parser.add_argument("token", help="the seat's token")
+    bot_parser.add_argument("game_id", nargs="?", help="the game (not with --arena)")
+    bot_parser.add_argument("token", nargs="?", help="the seat's token (not with --arena)")
     bot_parser.add_argument("--level", choices=level_names(), help="the computer level (default: the game's standard level)")
+    bot_parser.add_argument("--arena", metavar="RULESET", help="seek matches of this ruleset in the arena and play each one, until stopped")
+    bot_parser.add_argument("--key", help="the account's key (with --arena)")
+    bot_parser.add_argument("--house-after", type=float, help="with --arena: play Koz's house players after waiting this many seconds")
+    bot_parser.add_argument("--unrated", action="store_true", help="with --arena: seek unrated matches")
+    bot_parser.add_argument("--matches", type=int, help="with --arena: stop after this many matches (default: never)")
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv

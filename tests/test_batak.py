@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Action, Bid, Pass, Refusal, RuleError, Trump, registry
+from engine import Action, Bid, Close, Pass, Refusal, RuleError, Trump, batak, registry
 from engine.batak import DECK, SUITS, Auction, BatakState
-from engine.cards import FULL_DECK, Suit, cards, codes
+from engine.cards import FULL_DECK, Card, Suit, cards, codes
 from engine.actions import play
 from engine.rules import Trick
 from engine.ruleset import Match
@@ -227,6 +227,12 @@ def test_a_bid_must_be_higher_than_the_highest_bid_so_far():
         assert refusal(state, EAST, bid(value)).code == "bid_too_low"
 
 
+def test_a_refused_bid_is_told_the_range_or_the_highest_bid_so_far():
+    state, _ = calls(bidding(), bid(9))
+    assert refusal(state, EAST, bid(14)).message == "a bid is a number from 8 to 13"
+    assert refusal(state, EAST, bid(9)).message == "a bid must be higher than 9, the highest bid so far"
+
+
 def test_a_player_who_passed_is_out_of_the_auction_for_the_deal():
     state, _ = calls(bidding(), PASS, bid(8), bid(9), bid(10))  # South passed; East, North, West bid
     assert BATAK.to_act(state) == (EAST,)  # South is skipped
@@ -291,6 +297,12 @@ def test_no_card_or_trump_during_the_auction():
     assert refusal(state, SOUTH, trump("S")).code == "auction_in_progress"
 
 
+def test_an_action_batak_does_not_have_is_refused_as_the_auction_during_it_and_as_not_batak_after():
+    assert refusal(bidding(), SOUTH, Close()).code == "auction_in_progress"
+    error = refusal(table("AS", "2S", "3S", "4S"), SOUTH, Close())
+    assert (error.code, error.params["kind"]) == ("illegal_action", "close")
+
+
 # --- declarer and trump ------------------------------------------------------------------------
 
 
@@ -317,6 +329,10 @@ def test_naming_trump_is_public():
 def test_trump_is_named_once():
     state = table("AS", "2S", "3S", "4S")
     assert refusal(state, SOUTH, trump("S")).code == "trump_already_named"
+
+
+def test_naming_trump_again_is_told_the_trump_already_named():
+    assert refusal(table("AS", "2S", "3S", "4S", trump="S"), SOUTH, trump("H")).message == "trump is spades already"
 
 
 def test_no_card_is_played_before_trump_is_named():
@@ -543,6 +559,49 @@ def test_highest_card_of_the_suit_led_wins_without_trump_and_another_suit_never_
         ],
         "winner": NORTH,
     }
+
+
+@pytest.mark.parametrize(
+    "card, win, beats",
+    [("AS", "KS", True), ("QS", "KS", False), ("2H", "AS", True), ("AD", "KS", False), ("3H", "2H", True), ("2H", "3H", False)],
+)
+def test_a_higher_card_of_the_suit_or_a_trump_over_another_suit_takes_the_trick_as_the_players_reckon_it(card, win, beats):
+    """``beats``, which the computer players use, with hearts trump."""
+    card_number, win_number = (DECK.number[c] for c in cards(f"{card} {win}"))
+    assert batak.beats(card_number, win_number, SUITS.index(Suit.HEARTS)) is beats
+
+
+@pytest.mark.parametrize(
+    "hand, trick, played, may_lead_trump",
+    [
+        ("AH 5H", "", "5H", False),  # a lead of trump before it is broken, holding only trumps
+        ("AH 5H 3C", "", "5H", True),  # trump broken: nothing shown
+        ("3C 5H", "", "3C", False),
+        ("2S 9D", "KS", "2S", False),  # following below the winning card
+        ("AS 2S", "KS", "AS", False),  # following above it
+        ("9D 3C", "KS", "9D", False),  # neither following nor trumping
+        ("5H 3C", "KS", "5H", False),  # trumping
+        ("5H 3C", "KS 9H", "5H", False),  # trumping below the winning trump
+        ("JH 3C", "KS 9H", "JH", False),  # overtrumping
+        ("2S 3C", "KS 9H", "2S", False),  # following a trumped trick
+    ],
+)
+def test_a_card_played_shows_exactly_the_cards_whose_holding_would_have_made_it_illegal(hand, trick, played, may_lead_trump):
+    """``denied_by_card``, what the computer players infer from a card, is the rules' legal cards
+    read backwards (hearts trump): a card not held is denied when holding it would have forbidden
+    the card played."""
+    trump_suit = SUITS.index(Suit.HEARTS)
+    held, card = DECK.mask(cards(hand)), DECK.number[Card.parse(played)]
+    trick_cards = [DECK.number[c] for c in cards(trick)]
+    led = trick_cards[0] // 13 if trick_cards else -1
+    win = batak.winning(0, trick_cards, trump_suit)[0] if trick_cards else -1
+    assert batak.legal_mask(held, led, win, trump_suit, may_lead_trump) >> card & 1
+    denied = batak.denied_by_card(card, led, win, trump_suit, may_lead_trump)
+    for other in range(52):
+        if held >> other & 1 or other in trick_cards:
+            continue
+        forbidden = not batak.legal_mask(held | 1 << other, led, win, trump_suit, may_lead_trump) >> card & 1
+        assert bool(denied >> other & 1) is forbidden, DECK.cards[other].code
 
 
 def test_the_winner_of_a_trick_leads_the_next():
@@ -792,6 +851,11 @@ def test_view_during_the_auction():
     for key in unset:
         assert view[key] is None, key
     assert view["auction"]["high_bid"] == 9 and view["auction"]["open"] is True
+
+
+def test_view_counts_each_teams_tricks_as_its_two_seats_tricks():
+    view = BATAK.view(table("AS", "2S", "3S", "4S", won=(1, 2, 4, 5)), SOUTH)
+    assert (view["tricks_won"], view["team_tricks"]) == ([1, 2, 4, 5], [5, 7])
 
 
 def test_a_seat_sees_its_own_hand_and_never_a_defenders_or_the_concealed_dummys_cards():

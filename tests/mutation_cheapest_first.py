@@ -1,0 +1,34 @@
+"""A pytest plugin for `make mutate` only: each mutant's tests run cheapest first.
+
+mutmut runs, for each mutant, the tests that reached its function, stopping at the first that
+fails; it hands them over in no particular order. Most mutants of the rules are killed by a rule
+test of milliseconds, but a property test over random matches takes seconds: run first, it made
+every killed mutant cost seconds. The durations are those mutmut measured when it mapped the
+tests (``mutmut-stats.json`` in ``mutants/``, where it runs them); without that file (the first
+mapping run) the order is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+_durations: dict[str, float] | None = None
+
+
+def durations() -> dict[str, float]:
+    """Each test's duration as mutmut measured it, read once per process (mutmut forks its workers)."""
+    global _durations
+    if _durations is None:
+        stats = Path("mutmut-stats.json")
+        if not stats.exists():
+            return {}
+        _durations = json.loads(stats.read_text())["duration_by_test"]
+    return _durations
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    known = durations()
+    if known:
+        items.sort(key=lambda item: known.get(item.nodeid, 0.0))
