@@ -244,16 +244,23 @@ def measured_run(client, count: int, seconds: float, meter: CpuMeter | None) -> 
 
 
 class Waiters:
-    """Idle clients: half long-polls, half event streams, spread over games between humans."""
+    """Idle clients: half long-polls, half event streams, spread over games between humans. As
+    spectators, or with ``on_seat`` each game's waiters as the one seat that is not to act (the
+    people following the game on that seat's screens, waiting for the other's move)."""
 
-    def __init__(self, url: str, count: int, games: int) -> None:
+    def __init__(self, url: str, count: int, games: int, on_seat: bool = False) -> None:
         self.url = url
         self.games: list[tuple[str, dict[int, str], int]] = []
+        #: game id -> the token the game's waiters send (None: spectators)
+        self.watcher_tokens: dict[str, str | None] = {}
         setup = Connection(url)
         for _ in range(games):
             _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "north"}, {"name": "south"}]})
             tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
             self.games.append((created["id"], tokens, created["version"]))
+            _, view = setup.call("GET", f"/v1/games/{created['id']}")
+            waiting_seat = next(seat for seat in sorted(tokens) if seat not in view["to_act"])
+            self.watcher_tokens[created["id"]] = tokens[waiting_seat] if on_seat else None
         setup.close()
         #: game id -> [receive times of the version awaited]
         self.received: dict[str, list[float]] = {game_id: [] for game_id, _, _ in self.games}
@@ -271,11 +278,24 @@ class Waiters:
         caps what one address holds open (KOZ_CONNECTIONS_PER_ADDRESS, KOZ_STREAMS_PER_ADDRESS)."""
         return f"127.0.1.{1 + number % 250}"
 
+    @staticmethod
+    def connected(connection: http.client.HTTPConnection) -> None:
+        """Connect, again while the server's accept queue is full (a busy server, thousands connecting)."""
+        for attempt in range(20):
+            try:
+                connection.connect()
+                return
+            except ConnectionRefusedError:
+                if attempt == 19:
+                    raise
+                gevent.sleep(0.5)
+
     def long_poll(self, number: int, game_id: str, version: int) -> None:
         connection = Connection(self.url, timeout=120, source=self.address(number))
+        self.connected(connection.http)
         self.ready += 1
         while True:
-            _, view = connection.call("GET", f"/v1/games/{game_id}?wait=30&after={version}")
+            _, view = connection.call("GET", f"/v1/games/{game_id}?wait=30&after={version}", token=self.watcher_tokens[game_id])
             if view["version"] > version:
                 self.received[game_id].append(time.perf_counter())
                 version = view["version"]
@@ -283,7 +303,9 @@ class Waiters:
     def stream(self, number: int, game_id: str, version: int) -> None:
         parts = urlsplit(self.url)
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=None, source_address=(self.address(number), 0))
-        connection.request("GET", f"/v1/games/{game_id}/events")
+        token = self.watcher_tokens[game_id]
+        self.connected(connection)
+        connection.request("GET", f"/v1/games/{game_id}/events", headers={"Authorization": f"Bearer {token}"} if token else {})
         response = connection.getresponse()
         assert response.status == 200
         self.ready += 1
@@ -327,8 +349,8 @@ class Waiters:
     def total(self) -> int:
         return len(self.group)
 
-    def close(self) -> None:
-        self.group.kill(block=False)
+    def close(self, block: bool = False) -> None:
+        self.group.kill(block=block, timeout=30 if block else None)
 
 
 class SlowBodies:
@@ -396,7 +418,9 @@ def raise_open_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
+def start_service(appendfsync: str, source: str | None = None) -> tuple[subprocess.Popen, str, str]:
+    """``koz serve`` on a free port and a data directory of its own; ``source``: a checkout of
+    Koz whose code it runs instead of the installed one (its dependencies must be installed)."""
     data = tempfile.mkdtemp(prefix="koz-bench-")
     port = free_port()
     koz = Path(sys.executable).with_name("koz")
@@ -408,6 +432,8 @@ def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
         "KOZ_RATE_LIMIT_ACTIONS": "",
     }
     environment.pop("REDIS_URL", None)
+    if source is not None:  # ahead of the installed (editable) package on the path, in every process it starts
+        environment["PYTHONPATH"] = os.path.realpath(source)
     process = subprocess.Popen([str(koz), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
@@ -415,7 +441,8 @@ def start_service(appendfsync: str) -> tuple[subprocess.Popen, str, str]:
             if Connection(url).call("GET", "/readyz")[0] == 200:
                 return process, url, data
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)  # not listening yet, or not ready (503): ask again
     raise RuntimeError("koz serve did not start")
 
 
@@ -442,6 +469,15 @@ def main() -> None:
     parser.add_argument(
         "--level-games", type=int, default=2, help="with --cluster: games of two computers per level, for the worker's CPU per move (default 2)"
     )
+    parser.add_argument(
+        "--waking",
+        action="store_true",
+        help="instead: --waiters on --watched-games games, each game's on the seat not to act, then one action per game: "
+        "the delay to each waiter, over --rounds rounds (e.g. --waiters 2000 --watched-games 20)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="DIR", help="with --peer or --waking: also run the Koz of this checkout (e.g. a git worktree), alternating"
+    )
     parser.add_argument("--attack-only", action="store_true", help=argparse.SUPPRESS)  # the attacker's own process (see attack_for)
     args = parser.parse_args()
     files = raise_open_file_limit()
@@ -451,7 +487,10 @@ def main() -> None:
     if args.peer:
         from boardgameio import compare
 
-        compare(args.clients, args.seconds, args.rounds)
+        compare(args.clients, args.seconds, args.rounds, args.baseline)
+        return
+    if args.waking:
+        waking(args.waiters, args.watched_games, args.rounds, args.baseline)
         return
     if args.cluster:
         import fleet
@@ -474,6 +513,43 @@ def main() -> None:
             rows,
             f"koz serve (default: 1 web process, gevent; 1 worker; embedded Redis, appendfsync {appendfsync}), {os.cpu_count()} cores, "
             f"load average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (the machine is shared)",
+        )
+
+
+def waking(count: int, games: int, rounds: int, baseline: str | None) -> None:
+    """Each round, for each server in turn: ``count`` waiters on ``games`` games (half long-polls,
+    half streams, each game's on one seat), one action per game (50 ms apart), and the delay from
+    sending it to each waiter's receipt; p50/p99 over all rounds."""
+    servers = {"Koz": start_service("always")}
+    if baseline:
+        servers[f"Koz at {baseline}"] = start_service("always", baseline)
+    delays: dict[str, list[float]] = {name: [] for name in servers}
+    missed = {name: 0 for name in servers}
+    load_before = os.getloadavg()[0]
+    try:
+        for number in range(rounds):
+            for name, (_, url, _) in servers.items():
+                waiters = Waiters(url, count, games, on_seat=True)
+                waiters.wait_until_ready(count)
+                found, lost = waiters.deliver(spacing=0.05)
+                waiters.close(block=True)
+                gevent.sleep(2.0)  # the server ends the closed connections before the next server's turn
+                delays[name] += found
+                missed[name] += lost
+                print(f"  round {number + 1}, {name}: p99 {ms(percentile(found, 0.99))}, {lost} missed", file=sys.stderr, flush=True)
+    finally:
+        for process, _, data in servers.values():
+            process.terminate()
+            process.wait(60)
+            shutil.rmtree(data, ignore_errors=True)
+    print(
+        f"an action in each of {games} games, {count // games} waiters each (half streams, half long-polls, on one seat), {rounds} rounds, "
+        f"{os.cpu_count()} cores, load average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (the machine is shared)"
+    )
+    for name, found in delays.items():
+        print(
+            f"{name:<40} p50 {ms(percentile(found, 0.5))}, p99 {ms(percentile(found, 0.99))}, max {ms(max(found) if found else float('nan'))}, "
+            f"{missed[name]} missed (target p99 <= 100 ms)"
         )
 
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from statistics import median
 
+import gevent
+
 from api import Connection, CpuMeter, free_port, ms, percentile, run_clients, start_service
 
 PEER = Path(__file__).resolve().parent / "peer_boardgameio"
@@ -76,11 +78,13 @@ def new_game(connection: Connection) -> tuple[str, str, dict]:
     return created["id"], token, view
 
 
-def person_client(url: str, until: float, seed: int, latencies: list[float]) -> None:
-    """One person against Koz's random computer; a sample per move, until the person is to act again."""
+def person_client(url: str, until: float, seed: int, latencies: list[float], interval: float = 0.0) -> None:
+    """One person against Koz's random computer; a sample per move, until the person is to act
+    again; a move every ``interval`` seconds (0: as soon as the person is to act)."""
     connection = Connection(url)
     rng = random.Random(seed)
     game_id, token, view = new_game(connection)
+    next_at = time.perf_counter()
     while time.perf_counter() < until:
         if view["status"] != "active":
             game_id, token, view = new_game(connection)
@@ -88,6 +92,9 @@ def person_client(url: str, until: float, seed: int, latencies: list[float]) -> 
         if not view["legal_actions"]:  # the computer leads the new game: not a sample
             _, view = connection.call("GET", f"/v1/games/{game_id}?wait=10&after={view['version']}", token=token)
             continue
+        if interval:
+            gevent.sleep(max(0.0, next_at - time.perf_counter()))
+            next_at = max(next_at + interval, time.perf_counter() - interval)
         started = time.perf_counter()
         status, view = connection.call("POST", f"/v1/games/{game_id}/actions", rng.choice(view["legal_actions"]), token)
         assert status == 200, view
@@ -98,16 +105,19 @@ def person_client(url: str, until: float, seed: int, latencies: list[float]) -> 
 
 
 class KozServer:
-    """``koz serve`` as shipped (embedded Redis, ``appendfsync always``)."""
+    """``koz serve`` as shipped (embedded Redis, ``appendfsync always``); ``source``: the code of
+    another checkout instead (see :func:`api.start_service`)."""
 
-    def __init__(self) -> None:
-        self.process, self.url, self.data = start_service("always")
+    def __init__(self, source: str | None = None) -> None:
+        self.process, self.url, self.data = start_service("always", source)
         self.meter = CpuMeter(self.process.pid, self.data)
 
-    def round(self, clients: int, seconds: float, seed: int) -> tuple[int, float, list[float], dict[str, float]]:
+    def round(self, clients: int, seconds: float, seed: int, interval: float = 0.0) -> tuple[int, float, list[float], dict[str, float]]:
         before = self.meter.sample()
         started = time.perf_counter()
-        _, latencies = run_clients(lambda number, until, found: person_client(self.url, until, seed * 1000 + number, found), clients, seconds)
+        _, latencies = run_clients(
+            lambda number, until, found: person_client(self.url, until, seed * 1000 + number, found, interval), clients, seconds
+        )
         elapsed = time.perf_counter() - started
         after = self.meter.sample()
         return len(latencies), elapsed, latencies, {kind: after[kind] - before[kind] for kind in ("web", "worker", "redis")}
@@ -118,12 +128,15 @@ class KozServer:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-def compare(clients: int, seconds: float, rounds: int) -> None:
-    servers = {
+def compare(clients: int, seconds: float, rounds: int, baseline: str | None = None) -> None:
+    """``baseline``: a checkout of Koz run beside the installed one (the same load, alternating)."""
+    servers: dict[str, BoardgameioServer | KozServer] = {
         "boardgame.io, in-memory": BoardgameioServer("memory"),
         "boardgame.io, FlatFile": BoardgameioServer("flatfile"),
         "Koz, koz serve (appendfsync always)": KozServer(),
     }
+    if baseline:
+        servers[f"Koz at {baseline}"] = KozServer(baseline)
     moves = {name: 0 for name in servers}
     elapsed = {name: 0.0 for name in servers}
     latencies: dict[str, list[float]] = {name: [] for name in servers}
@@ -143,6 +156,13 @@ def compare(clients: int, seconds: float, rounds: int) -> None:
                 for kind, value in used.items():
                     cpu[name][kind] = cpu[name].get(kind, 0.0) + value
                 print(f"  round {number + 1}, {name}: {count / spent:.0f} moves/s", flush=True)
+        # then each Koz paced at half the slower one's rate, alternating: the latency people feel
+        kozes = {name: server for name, server in servers.items() if isinstance(server, KozServer)}
+        half = min(moves[name] / elapsed[name] for name in kozes) / 2
+        half_latencies: dict[str, list[float]] = {name: [] for name in kozes}
+        for number in range(rounds):
+            for name, koz_server in kozes.items():
+                half_latencies[name] += koz_server.round(clients, seconds, 100 + number, interval=clients / half)[2]
     finally:
         for server in servers.values():
             server.close()
@@ -162,3 +182,11 @@ def compare(clients: int, seconds: float, rounds: int) -> None:
     koz_cpu, peer_cpu = sum(cpu[koz].values()) / max(1, moves[koz]), sum(cpu[peer].values()) / max(1, moves[peer])
     print(f"Koz / boardgame.io in-memory: moves/s {koz_rate / peer_rate:.2f} (target >= 1.0), CPU per move {koz_cpu / peer_cpu:.2f} (target <= 1.0)")
     print(f"median round: Koz {median(rates[koz]):.0f}/s, boardgame.io in-memory {median(rates[peer]):.0f}/s")
+    for name in kozes:
+        found = half_latencies[name]
+        print(f"{name} at {half:.0f} moves/s (half the slower Koz's rate): p50 {ms(percentile(found, 0.5))}, p99 {ms(percentile(found, 0.99))}")
+    if baseline:
+        old = f"Koz at {baseline}"
+        old_rate, old_cpu = moves[old] / elapsed[old], sum(cpu[old].values()) / max(1, moves[old])
+        print(f"Koz at {baseline} / boardgame.io in-memory: moves/s {old_rate / peer_rate:.2f}, CPU per move {old_cpu / peer_cpu:.2f}")
+        print(f"Koz / Koz at {baseline}: moves/s {koz_rate / old_rate:.2f}, CPU per move {koz_cpu / old_cpu:.2f}")

@@ -1,6 +1,9 @@
 """The computer players' decisions, beside the worker that makes their moves.
 
-A commit that leaves a computer to move records it as due (in the same script); a worker
+A computer that decides without searching (``random``, ``basic``) replies to a person's action
+within the action's request, before its one commit (:meth:`Computers.reply_in_request`). Any
+other computer move, an expert's above all, is the workers': a commit that leaves a computer to
+move records it as due (in the same script); a worker
 (:mod:`service.worker`) claims the due games in batches and makes each move through
 :meth:`Computers.play_computers`, one compare-and-set per game, written together. A computer
 decides from its own seat's information only: its view, and for a strategy that reads them the
@@ -98,6 +101,28 @@ class Computers:
             events += caused
         starts = [index for index, event in enumerate(events) if event.data["type"] == "deal"]
         return events[starts[-1] :]
+
+    def reply_in_request(self, game: Game) -> int:
+        """Make the moves of the computers to act now that decide without searching (``random``,
+        ``basic``: a few milliseconds each), up to the settings' ``replies_in_request``, as a
+        worker would make them (from the seat's own information, with the same seed), so that a
+        person's action and these replies are one commit and one answer. A computer that searches
+        (the expert) stops them: it never thinks in a request, and its move falls due for the
+        workers, as do the moves past the cap. A game with nobody to answer to plays none here.
+        How many moves were made."""
+        made = 0
+        while made < self.repository.settings.replies_in_request and game.has_human:
+            seat = game.computer_to_act()
+            level = game.seats[seat].bot if seat is not None else None
+            if seat is None or level is None or player(level, game.ruleset.id).think_seconds > 0:
+                break
+            try:
+                game.act(seat, self.decide(game, seat, level))  # a refused move changes nothing
+            except Exception:  # a failed decision must not lose the person's action: the workers try it
+                log.exception("the computer move in game %s failed in a request", game.id)
+                break
+            made += 1
+        return made
 
     def time_out(self, game: Game) -> None:
         """The seat to act let its deadline pass: forfeit, or one action by a computer."""

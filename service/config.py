@@ -30,6 +30,10 @@ class Settings:
     streams_per_address: int = 64
     #: a human's action waits this long at most for the computers' replies before it answers
     reply_wait_seconds: float = 2.0
+    #: the computer moves an action's request makes itself, at most, when the computers to reply
+    #: decide without searching (``random``, ``basic``): one commit and one answer for the
+    #: person's action and these replies; the rest, and every expert's, are the workers' (0: all)
+    replies_in_request: int = 8
     #: an event stream sends a comment this often, so that proxies keep an idle stream open
     stream_heartbeat_seconds: float = 15.0
     #: an event stream ends after this long; the client reconnects with Last-Event-ID, losing nothing
@@ -115,6 +119,7 @@ class Settings:
             connections_per_address=number("KOZ_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, int),
             streams_per_address=number("KOZ_STREAMS_PER_ADDRESS", defaults.streams_per_address, int),
             reply_wait_seconds=number("KOZ_REPLY_WAIT_SECONDS", defaults.reply_wait_seconds),
+            replies_in_request=number("KOZ_REPLIES_IN_REQUEST", defaults.replies_in_request, int),
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
             or defaults.stream_heartbeat_seconds,
             stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,

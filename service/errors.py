@@ -35,6 +35,8 @@ REFUSAL_STATUS = {
 STATUS_OF: dict[str, int] = {
     "invalid_request": 400,
     "invalid_seats": 400,
+    "challenge_self": 400,
+    "house_account": 400,
     "invalid_token": 401,
     "invalid_key": 401,
     "missing_key": 401,

@@ -2,9 +2,11 @@
 
 :class:`Games` is the service's one entry to the games: each operation reads a game through the
 :class:`~service.repository.Repository`, changes it through the :class:`~service.game.Game`
-aggregate and commits it in one compare-and-set. Computer players never think in a web request:
+aggregate and commits it in one compare-and-set. An expert computer never thinks in a web request:
 a commit that leaves a computer to move records it as due in the same script, and a worker makes
-the move through :class:`~service.computers.Computers`. Reads never write.
+the move through :class:`~service.computers.Computers`; the computers that decide without
+searching reply to a person's action (or open a new game) within its request, in its commit.
+Reads never write.
 """
 
 from __future__ import annotations
@@ -139,7 +141,8 @@ class Games:
         host = self._reserve_waiting(address, game_id) if codes else None
         try:
             game = self.repository.store_new(
-                lambda new_id: self.repository.new_game(ruleset, parsed, records, chosen, source, clock, new_id, host), game_id
+                lambda new_id: self._with_replies(self.repository.new_game(ruleset, parsed, records, chosen, source, clock, new_id, host)),
+                game_id,
             )
         except BaseException:
             if host is not None:
@@ -148,6 +151,11 @@ class Games:
         if codes and not private and seed is None:
             self.store.list_waiting(ruleset.id, game.id)
         return game, tokens, {index: code for index, code in codes.items() if code}
+
+    def _with_replies(self, game: Game) -> Game:
+        """``game`` after the moves its quick computers make at once (a computer that leads)."""
+        self.computers.reply_in_request(game)
+        return game
 
     def _reserve_waiting(self, address: str | None, game_id: str) -> str | None:
         """Count a new waiting game among its address's (the host under which they are counted),
@@ -311,6 +319,7 @@ class Games:
                 continue
             start = game.version
             game.act(seat, action)
+            self.computers.reply_in_request(game)
             replied = game.computer_to_act() is not None
             # the committed view: the answer when no computer replies, and a retry's answer
             view = game.view(seat) if idempotency_key or not replied else None

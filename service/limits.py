@@ -46,9 +46,10 @@ LIMITED = {
     "seats.leave": ("rate_limit_actions", seat_token_key),
     # a hint is a search by the expert: the costliest request there is
     "hints.get_hint": ("rate_limit_hints", seat_token_key),
-    # the arena: accounts made per address, seeks per account key (counted like creating games)
+    # the arena: accounts made per address, seeks and challenges per account key (counted like creating games)
     "accounts.create_account": ("rate_limit_create", client_address),
     "arena.create_seek": ("rate_limit_create", seat_token_key),
+    "challenges.create_challenge": ("rate_limit_create", seat_token_key),
 }
 
 

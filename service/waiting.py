@@ -9,6 +9,8 @@ import time
 from typing import TYPE_CHECKING
 
 from .announcements import Waiter
+from .encoding import json_bytes
+from .shared import Rendered, SharedRenders
 
 if TYPE_CHECKING:
     from .game import Game
@@ -45,25 +47,54 @@ class Waiting:
 
     def __init__(self, repository: Repository) -> None:
         self.repository = repository
+        #: what the requests woken by one announcement send alike: a long-poll's view (JSON) by
+        #: (game, seat); a stream's messages (the text, whether it ends the stream) by (game, seat, after)
+        self.views: SharedRenders[bytes] = SharedRenders()
+        self.stream_messages: SharedRenders[tuple[str, bool]] = SharedRenders()
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
+        game, seat, announced = self._until_passed(game_id, token, wait, after)
+        if game is None:
+            game = self.repository.load_announced(game_id, announced or 0) or self.repository.load(game_id)
+        return game, seat
+
+    def watch_view(self, game_id: str, token: str | None, wait: float, after: int | None) -> Rendered[bytes]:
+        """The caller's view, as JSON, once the game's version passes ``after`` or ``wait`` ends.
+        The long-polls that one announcement wakes share one rendering of each seat's view."""
+        game, seat, announced = self._until_passed(game_id, token, wait, after)
+        if game is None:
+            assert announced is not None
+            shared = self.views.get((game_id, seat), announced, lambda: self._render_view(game_id, seat, announced))
+            if shared is not None:
+                return shared
+            game = self.repository.load(game_id)  # gone since the announcement: 404
+        return Rendered(game.version, json_bytes(game.view(seat)))
+
+    def _render_view(self, game_id: str, seat: int | None, version: int) -> Rendered[bytes] | None:
+        game = self.repository.load_announced(game_id, version)
+        return None if game is None else Rendered(game.version, json_bytes(game.view(seat)))
+
+    def _until_passed(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game | None, int | None, int | None]:
+        """Wait until the game's version passes ``after`` or ``wait`` ends: (the game, the caller's
+        seat, None) when the game was read at hand, or (None, the seat, the version announced)
+        when an announcement woke the request (the game is then read by whoever renders it)."""
         repository = self.repository
         if after is None or wait <= 0:
             game = repository.load(game_id)
-            return game, game.viewer(token)
+            return game, game.viewer(token), None
         with repository.announcements.waiting(game_id, after) as waiter:
             game = repository.load(game_id)  # read after registering: no announcement is missed
             seat = game.viewer(token)
             if game.version > after:
-                return game, seat
+                return game, seat, None
             # a waiting request holds no copy of the game: thousands wait at once, and each of the
             # collector's full passes walks everything they hold, stalling them all meanwhile
             del game
             version = self.wait_for_version(game_id, after, min(wait, repository.settings.max_wait_seconds), waiter)
         if version is None or version <= after:
-            return repository.load(game_id), seat
-        return (repository.load_announced(game_id, version) or repository.load(game_id)), seat
+            return repository.load(game_id), seat, None
+        return None, seat, version
 
     def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed
@@ -83,6 +114,11 @@ class Waiting:
             if remaining <= 0 or self.repository.announcements.closing:
                 break
             waiter.wait(remaining)
-            # nothing newer announced: the wait ended, or the subscription was renewed, and the store says
-            version = waiter.newer_than(after) if waiter.newer_than(after) > after else self.repository.store.version(game_id)
+            if waiter.newer_than(after) > after:
+                version = waiter.newer_than(after)
+            elif waiter.renewed():
+                # the subscription was renewed: what was announced meanwhile is lost, the store says
+                version = self.repository.store.version(game_id)
+            # else the wait ended with nothing announced: the version stands, unread (a thousand
+            # streams' heartbeats, due at once, would otherwise each read the store)
         return version

@@ -19,6 +19,7 @@ from service.errors import Problem
 from service.http_server import refusal
 from service.worker import WorkerThread
 from tests.arena_examples import capture_arena
+from tests.challenge_examples import capture_challenges
 from tests.conftest import make_settings
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "service" / "examples.json"
@@ -156,6 +157,7 @@ def capture_on(client) -> dict:
     keep("makeRematch", down.post(f"{game}/rematch", headers=bearer(token)))
 
     capture_arena(keep, client, too_large)
+    capture_challenges(keep, too_large)
 
     # what cannot be provoked on the app alone, answered as Koz answers it
     failed = create_app(make_settings(), redis=fakeredis.FakeRedis())

@@ -47,10 +47,16 @@ def test_a_game_of_computers_only_plays_itself_to_the_end(api, ruleset_id):
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
-def test_an_answer_after_the_computers_replies_follows_their_moves_as_stored(api, ruleset_id, monkeypatch):
+def test_an_answer_after_the_computers_replies_follows_their_moves_as_stored(backend, ruleset_id, monkeypatch):
     """The answer applies the replies announced with each commit instead of reading the game
     again; it must be the view the store gives, every time, through deals (and to the end of a
-    short match)."""
+    short match). (Every reply made by the worker here: none in the request.)"""
+    app = create_app(make_settings(reply_wait_seconds=60, replies_in_request=0), redis=backend)
+    with WorkerThread(app.extensions["koz"]):
+        follows_the_replies(FlaskClient(app.test_client()), ruleset_id, monkeypatch)
+
+
+def follows_the_replies(api, ruleset_id, monkeypatch):
     game_id, token = human_at_0(api, ruleset_id, "random", "follow")
     reads: list[str] = []  # by the requests, not by the worker's thread
     original = GameStore.load

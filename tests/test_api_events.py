@@ -492,3 +492,68 @@ def test_the_stream_and_the_history_agree_on_a_match_that_ends_abandoned(cap, ba
     finally:
         for stream in [*live.values(), *late.values()]:
             stream.close()
+
+
+def test_the_long_polls_and_streams_woken_by_one_version_share_one_rendering_per_seat(app, api, monkeypatch):
+    """A table's followers on one seat wake together: the seat's view is built once for all its
+    long-polls and once for all its streams' messages; another seat, and a spectator, get their own."""
+    game_id, tokens = two_humans(api)
+    waiting_seat = 1 - api.view(game_id).body["to_act"][0]
+    viewers = {"seat": tokens[waiting_seat], "other seat": tokens[1 - waiting_seat], "spectator": None}
+    streams = {name: [Stream(app.test_client(), game_id, token) for _ in range(4)] for name, token in viewers.items()}
+    answers: queue.Queue = queue.Queue()
+    client = FlaskClient(app.test_client())
+    for name, token in viewers.items():
+        for _ in range(4):
+            poll = lambda name=name, token=token: answers.put((name, client.request("GET", f"/v1/games/{game_id}?wait=300&after=0", token=token)))  # noqa: E731
+            threading.Thread(target=poll, daemon=True).start()
+    try:
+        for stream in [stream for group in streams.values() for stream in group]:
+            assert stream.next().kind == "view"
+        koz = app.extensions["koz"]
+        deadline = time.monotonic() + 60
+        while koz.announcements.waiting_count < 24 and time.monotonic() < deadline:  # every long-poll and stream waits
+            time.sleep(0.01)
+        built: list[int | None] = []
+        original = Game.view
+
+        def counted(game, seat):
+            if threading.current_thread() is not threading.main_thread():  # the woken requests run on threads of their own
+                built.append(seat)
+            return original(game, seat)
+
+        monkeypatch.setattr(Game, "view", counted)
+        play(api, game_id, tokens, random.Random(8), count=1)
+        received = [answers.get(timeout=60) for _ in range(12)]
+        shown = {name: [message.data for message in group[0].until_view(1) if message.kind == "view"][-1] for name, group in streams.items()}
+        for name, group in streams.items():
+            for stream in group[1:]:
+                assert [message.data for message in stream.until_view(1) if message.kind == "view"][-1] == shown[name]
+        monkeypatch.undo()
+        for name, answer in received:
+            assert (answer.status, answer.body) == (200, api.view(game_id, viewers[name]).body)
+        for name, token in viewers.items():
+            assert shown[name] == api.view(game_id, token).body
+        # each viewer's view built twice (the long-polls' JSON, the streams' messages), never once per request
+        assert sorted(built, key=str) == sorted([waiting_seat, waiting_seat, 1 - waiting_seat, 1 - waiting_seat, None, None], key=str)
+    finally:
+        for stream in [stream for group in streams.values() for stream in group]:
+            stream.close()
+
+
+def test_a_wait_that_ends_with_nothing_announced_reads_nothing_unless_the_subscription_was_renewed(app, api, monkeypatch):
+    """A thousand streams' heartbeats fall due together: the subscription, heard all along, says
+    that nothing happened; only a renewed one (announcements possibly missed) sends them to the store."""
+    game_id, _ = two_humans(api)
+    koz = app.extensions["koz"]
+    reads: list[str] = []
+    original = koz.store.version
+    monkeypatch.setattr(koz.store, "version", lambda game: reads.append(game) or original(game))
+    with koz.announcements.waiting(game_id, 0) as waiter:
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == []
+        waiter._wake(None)  # as when the subscription is renewed
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == [game_id]
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == [game_id]

@@ -106,6 +106,11 @@ def test_every_operation_has_a_stable_operation_id():
         ("delete", "/v1/arena/seeks/{seek_id}"): "deleteSeek",
         ("get", "/v1/arena/leaderboard"): "getLeaderboard",
         ("get", "/v1/arena/events"): "streamArenaEvents",
+        ("post", "/v1/arena/challenges"): "createChallenge",
+        ("get", "/v1/arena/challenges"): "listChallenges",
+        ("post", "/v1/arena/challenges/{challenge_id}/accept"): "acceptChallenge",
+        ("post", "/v1/arena/challenges/{challenge_id}/decline"): "declineChallenge",
+        ("delete", "/v1/arena/challenges/{challenge_id}"): "deleteChallenge",
     }
 
 

@@ -1,6 +1,7 @@
 """A Python client generated from the committed OpenAPI document with openapi-python-client, as a
 third-party developer would make one, plays every ruleset and variant against the computer on a
-live ``koz serve``: typed requests, typed views, a typed refusal, a typed history. Nothing in the
+live ``koz serve``: typed requests, typed views, a typed refusal, a typed history; and an arena
+match, from taking an account and seeking to the rating its result gave. Nothing in the
 matches is written by hand as JSON or read out of raw bytes; where the generator needs a
 workaround, the document is what gets fixed.
 """
@@ -66,9 +67,7 @@ def typed_game(ruleset_id: str, seed: str):
     if ruleset_id == "german-whist":
         return models.GermanWhistGameCreate(ruleset="german-whist", seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
     if ruleset_id == "german-whist-no-trump-misere":
-        options = models.GermanWhistOptions(
-            no_trump=True, misere=True, count_all_tricks=True, scoring=models.GermanWhistOptionsScoring.OVER_SIX
-        )
+        options = models.GermanWhistOptions(no_trump=True, misere=True, count_all_tricks=True, scoring=models.GermanWhistOptionsScoring.OVER_SIX)
         return models.GermanWhistGameCreate(ruleset="german-whist", options=options, seats=[models.SeatSpec(name="Ayşe"), computer], seed=seed)
     if ruleset_id == "partnership-batak":
         options = models.PartnershipBatakOptions(target=models.PartnershipBatakOptionsTarget.VALUE_21)
@@ -154,3 +153,59 @@ def test_the_generated_python_client_plays_a_whole_match_against_the_computer(ge
 def test_the_readme_python_example_plays_a_schnapsen_match(generated, service, capsys):
     exec(compile(readme_example("python").replace(README_SERVER, service.url), "README.md", "exec"), {})
     assert capsys.readouterr().out.startswith("finished [")
+
+
+def arena_events(client, after: int, wanted: str, seconds: float = 60) -> tuple[int, dict]:
+    """The first ``wanted`` event of the account's stream after event ``after``, read as it comes
+    through the generated client's own HTTP client (its key, its base URL): (its id, the event)."""
+    import json
+
+    number = after
+    kind = None
+    with client.get_httpx_client().stream("GET", "/v1/arena/events", headers={"Last-Event-ID": str(after)}, timeout=seconds) as response:
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("id: "):
+                number = int(line[4:])
+            elif line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == wanted:
+                return number, json.loads(line[6:])
+    raise AssertionError(f"the stream ended without {wanted}")
+
+
+def test_the_generated_python_client_plays_an_arena_match_from_its_account_to_its_rating(generated, service):
+    from koz_client import AuthenticatedClient, Client
+    from koz_client.api.accounts import create_account, get_account
+    from koz_client.api.actions import post_action
+    from koz_client.api.arena import create_seek, get_leaderboard
+    from koz_client.api.games import get_game
+    from koz_client.models import AccountCreate, AccountCreateKind, GetLeaderboardRuleset, SeekCreate, SeekCreateRuleset
+
+    made = create_account.sync(client=Client(base_url=service.url), body=AccountCreate(name="PyBot", kind=AccountCreateKind.BOT))
+    assert type(made).__name__ == "AccountCreated" and made.name == "PyBot", made
+    arena = AuthenticatedClient(base_url=service.url, token=made.key, timeout=60)
+    seek = create_seek.sync(client=arena, body=SeekCreate(ruleset=SeekCreateRuleset.GERMAN_WHIST, house_after_seconds=0.0))
+    assert type(seek).__name__ == "Seek" and seek.ruleset == "german-whist", seek
+    number, started = arena_events(arena, 0, "match_started")
+    assert started["players"][0]["kind"] == "house"
+
+    seat = AuthenticatedClient(base_url=service.url, token=started["token"], timeout=60)  # the seat token the arena handed over
+    rng = random.Random("arena")
+    view = get_game.sync(started["game"], client=seat)
+    assert view.seat == started["seat"]
+    while view.status == "active":
+        if not view.legal_actions:
+            view = get_game.sync(started["game"], client=seat, wait=10, after=view.version)
+            continue
+        view = post_action.sync(started["game"], client=seat, body=rng.choice(view.legal_actions))
+        assert type(view).__name__ == "GermanWhistView", view
+    assert view.status == "finished"
+
+    _, finished = arena_events(arena, number, "match_finished")
+    assert finished["game"] == started["game"] and finished["outcome"] == ("win" if started["seat"] in view.winners else "loss")
+    page = get_account.sync("pybot", client=Client(base_url=service.url))
+    assert page.games_played == 1 and page.ratings[0].games == 1 and page.recent_games[0].game == started["game"]
+    assert page.ratings[0].rating == pytest.approx(finished["rating"]["rating"])
+    board = get_leaderboard.sync(client=Client(base_url=service.url), ruleset=GetLeaderboardRuleset.GERMAN_WHIST, provisional=True)
+    assert "PyBot" in [entry.name for entry in board.entries]

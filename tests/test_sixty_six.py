@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from engine import Action, Bid, Close, Declare, Exchange, Marriage, Refusal, RuleError, registry
+from engine import sixty_six as sixty_six_rules
 from engine.cards import Card, Suit, cards, codes
 from engine.actions import play
 from engine.rules import Trick
@@ -121,6 +122,43 @@ def test_order_within_a_suit_is_ace_ten_king_queen_jack_nine():
         assert trick_winner(0, high, low, Suit.HEARTS) == 0
 
 
+@pytest.mark.parametrize("lead, reply", [("KS", "AS"), ("AS", "KS"), ("AS", "9H"), ("9H", "AS"), ("AS", "AD"), ("TH", "AH")])
+def test_the_trick_winner_the_computer_players_reckon_is_the_rule_books(lead, reply):
+    """``sixty_six.trick_winner``, which the computer players use, agrees with the rules'
+    ``reply_wins`` whoever leads (hearts trump)."""
+    lead_card, reply_card = numbers(f"{lead} {reply}")
+    hearts = SUITS.index(Suit.HEARTS)
+    for leader in (0, 1):
+        expected = 1 - leader if reply_wins(lead_card, reply_card, hearts) else leader
+        assert sixty_six_rules.trick_winner(leader, lead_card, reply_card, hearts) == expected
+
+
+@pytest.mark.parametrize(
+    "hand, lead, reply",
+    [
+        ("AS 9S", "KS", "AS"),  # following and winning
+        ("9S QD", "KS", "9S"),  # following below the card led
+        ("9H QD", "KS", "9H"),  # trumping
+        ("QD 9C", "KS", "QD"),  # neither following nor trumping
+        ("JH QD", "9H", "JH"),  # following a trump lead
+        ("9H QD", "AH", "9H"),  # following below the highest trump
+    ],
+)
+def test_a_reply_on_a_closed_talon_shows_exactly_the_cards_whose_holding_would_have_forbidden_it(hand, lead, reply):
+    """``denied_by_reply``, what the computer players infer from a reply once the talon is closed or
+    exhausted, is the rules' follower cards read backwards (hearts trump)."""
+    held, (lead_card, reply_card) = DECK.mask(cards(hand)), numbers(f"{lead} {reply}")
+    hearts = SUITS.index(Suit.HEARTS)
+    assert sixty_six_rules.follower_cards(held, lead_card, hearts, False) >> reply_card & 1
+    denied = sixty_six_rules.denied_by_reply(lead_card, reply_card, hearts)
+    for other in DECK.card_tuple(VARIANTS["sixty-six"].cards):
+        number = DECK.number[other]
+        if held >> number & 1 or number == lead_card:
+            continue
+        forbidden = not sixty_six_rules.follower_cards(held | 1 << number, lead_card, hearts, False) >> reply_card & 1
+        assert bool(denied >> number & 1) is forbidden, other.code
+
+
 def test_card_points_total_120_in_the_deck():
     state = table("", "", won=("9S JS QS KS TS AS 9H JH QH KH TH AH", "9C JC QC KC TC AC 9D JD QD KD TD AD"))
     assert state.points(0) == 60 and state.points(1) == 60
@@ -218,6 +256,27 @@ def test_winner_of_a_trick_leads_the_next():
     assert state.trick == Trick(1)
 
 
+def test_refusals_on_a_closed_talon_name_the_suit_led_and_a_card_not_held_or_not_in_the_deck():
+    state, _ = act(table("QS 9D", "AS 9S 9H"), "QS")  # the queen of spades: its suit is its number // 6
+    assert refusal(state, 1, play("9S")).message == "you hold a higher spades card and must win the trick"
+    assert refusal(state, 1, play("9H")).message == "you hold spades and must follow suit"
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in your hand"
+    assert refusal(state, 1, play("2S")).message == "2 of Spades is not in this game's deck"
+    state, _ = act(table("QS 9D", "TC 9H 9C"), "QS")
+    assert refusal(state, 1, play("9C")).message == "you cannot follow spades but hold trump, and must trump"
+    state, _ = act(table("QS TD", "TC 9H", variant="schnapsen"), "QS")
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in this game's deck"
+
+
+def test_a_trick_event_says_the_tricks_number_and_phase():
+    state = table("AS 9D", "KS 9C", "JC JD TD", trump_card="9H", won=("", "QC JC"))
+    _, events = act(state, "AS", "KS")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 2, "phase": 1}
+    state = table("AS 9D", "KS 9C", "JD QD TD", trump_card="9H", won=("QC JC", "TC AC"), closing=(0, 21, 1))
+    _, events = act(state, "AS", "KS")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 3, "phase": 2}
+
+
 # --- drawing -----------------------------------------------------------------------------------
 
 
@@ -251,6 +310,22 @@ def test_with_one_face_down_card_left_the_winner_takes_it_and_the_loser_the_trum
     view = GAME.view(state, 0)
     assert view["known_cards"] == [[], ["9H"]]
     assert view["trump_card"] is None and view["talon_size"] == 0 and view["phase"] == 2
+
+
+@pytest.mark.parametrize(
+    "hand0, hand1, shown, plays, known, loser",
+    [
+        ("AS 9D", "KS 9C QS", ("", "KS"), ("9D", "9C"), [[], ["9H", "KS"]], 1),  # seat 0 wins
+        ("9D 9S", "AD KS", ("", ""), ("9D", "AD"), [["9H"], []], 0),  # seat 1 wins
+    ],
+)
+def test_the_loser_of_the_last_face_down_card_takes_the_trump_card_into_what_it_is_known_to_hold(hand0, hand1, shown, plays, known, loser):
+    state, events = act(table(hand0, hand1, "TD", trump_card="9H", shown=shown), *plays)
+    assert [event.data for event in events if event.data["type"] in ("draw", "take")] == [
+        {"type": "draw", "seat": 1 - loser, "card": "TD", "talon_size": 0},
+        {"type": "take", "seat": loser, "card": "9H"},
+    ]
+    assert GAME.view(state, None)["known_cards"] == known
 
 
 def test_the_trump_card_taken_last_stays_known_until_played():
@@ -588,6 +663,11 @@ def test_a_marriage_claiming_66_is_refused_for_the_marriages_own_reasons_first()
     assert refusal(state, 0, marriage("KS", declare=True)).code == "marriage_not_held"
 
 
+def test_a_marriage_not_held_is_told_its_suit():
+    state = table("KS 9S 9D", "AC JC QS", "JD QD TD", trump_card="AH", won=("AH TH", ""))
+    assert refusal(state, 0, marriage("KS")).message == "you do not hold both the king and the queen of spades"
+
+
 def test_a_marriage_with_the_claim_counts_at_once_no_card_is_led_and_the_deal_ends():
     # 32 card points and the trump marriage 40: 72; seat 1 has 3 points and a trick
     state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
@@ -599,6 +679,33 @@ def test_a_marriage_with_the_claim_counts_at_once_no_card_is_led_and_the_deal_en
     assert result["reason"] == "claim" and result["claimed_by"] == 0 and result["deemed_claim"] is False
     assert result["winners"] == [0] and result["game_points"] == [2, 0]
     assert state.match.deal_number == 2  # the next deal is dealt
+
+
+def test_a_marriage_event_names_its_suit_value_and_pair_and_with_the_claim_the_claimant():
+    state = table("9H KS QS AC", "AD JD TC", "JS QD TD", trump_card="AH", won=("AS TS", ""))
+    _, events = act(state, (0, marriage("QS")))
+    assert events[0].data == {"type": "marriage", "seat": 0, "suit": "S", "value": 20, "pair": ["KS", "QS"], "card": "QS"}
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"))
+    _, events = act(state, (0, marriage("QH", declare=True)))
+    assert [event.data for event in events[:2]] == [
+        {"type": "marriage", "seat": 0, "suit": "H", "value": 40, "pair": ["KH", "QH"], "card": "QH"},
+        {"type": "declare", "seat": 0},
+    ]
+
+
+def test_what_a_seat_is_known_to_hold_adds_up_the_trump_card_taken_and_each_marriage_shown():
+    state = table("9H KS QS AC JC", "AD JD TC", "JS QD TD", trump_card="AH", won=("AS TS", ""), shown=("JC", ""))
+    state, _ = act(state, (0, EXCHANGE))
+    assert GAME.view(state, 1)["known_cards"] == [["JC", "AH"], []]
+    state, _ = act(state, (0, marriage("QS")))  # QS is led: KS stays known
+    assert GAME.view(state, 1)["known_cards"] == [["JC", "AH", "KS"], []]
+
+
+def test_a_marriage_with_the_claim_leaves_both_its_cards_known_in_hand():
+    state = table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS"), scores=(6, 0))
+    state, _ = act(state, (0, marriage("QH", declare=True)))
+    assert GAME.result(state) is not None  # the match is over: the deal's last state is the one shown
+    assert GAME.view(state, 1)["known_cards"] == [["QH", "KH"], []]
 
 
 def test_a_false_claim_with_a_marriage_loses_the_deal():
@@ -943,6 +1050,21 @@ def test_view_with_open_scores_shows_both_players_points_and_won_cards():
         assert view["won_cards"] == [["TS", "AS"], ["9D", "KD"]]
 
 
+def test_view_lists_each_marriage_with_its_suit_its_points_and_its_pair():
+    state = table("JS 9C", "AC KS", "JD QD TD", trump_card="AH", won=("AS TS", ""), announced=((1, "QS"), (0, "QH")), shown=("", "KS"))
+    assert GAME.view(state, 0)["marriages"] == [
+        {"seat": 1, "suit": "S", "points": 20, "pair": ["KS", "QS"], "pending": True},
+        {"seat": 0, "suit": "H", "points": 40, "pair": ["KH", "QH"], "pending": False},
+    ]
+
+
+def test_view_shows_the_last_trick_and_no_trick_number_once_the_match_is_over():
+    state, _ = act(table("AS 9D", "KS 9C", "JD QD TD", trump_card="AH"), "AS", "KS")
+    assert GAME.view(state, 1)["last_trick"] == {"leader": 0, "cards": [{"seat": 0, "card": "AS"}, {"seat": 1, "card": "KS"}], "winner": 0}
+    state, _ = GAME.apply(table("JS", "QS", won=(WON_67, WON_32), leader=0, scores=(6, 0)), 0, DECLARE)
+    assert GAME.result(state) is not None and GAME.view(state, 0)["trick_number"] is None
+
+
 def test_view_has_every_key_and_is_json_ready():
     state = table("QS 9D", "AC JC", "JD QD TD", trump_card="AH", won=("AS TS", ""), announced=((0, "KS"),), shown=("QS", ""), trick="")
     view = GAME.view(state, 0)
@@ -1022,6 +1144,12 @@ def test_reveal_gives_each_deal_as_dealt_with_the_talon_in_drawing_order_and_the
     json.dumps(reveal)
 
 
+def test_reveal_names_each_deals_dealer():
+    state = table("AS 9D", "KS 9C", deal_number=2, seed="two deals")
+    first, second = GAME.reveal(state, ended_early=True)["deals"]
+    assert {first["dealer"], second["dealer"]} == {0, 1} and second["dealer"] == state.match.dealer(2)
+
+
 def test_state_serializes_and_loads_back_unchanged():
     state = table(
         "9D KC", "AC JC QD", "JD 9S TD", trump_card="AH", leader=1, trick="QS", won=("AS TS", "KD 9D"),
@@ -1031,3 +1159,9 @@ def test_state_serializes_and_loads_back_unchanged():
     doc = GAME.dump(state)
     assert json.loads(json.dumps(doc)) == doc
     assert GAME.load(doc) == state
+
+
+def test_a_state_without_trump_card_closing_or_last_trick_serializes_and_loads_back_unchanged():
+    state = table("9D KC", "AC JC QD", trick="QS", won=("AS TS", "KD 9D"))
+    assert (state.trump_card, state.closing, state.last_trick) == (None, None, None)
+    assert GAME.load(GAME.dump(state)) == state

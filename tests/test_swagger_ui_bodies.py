@@ -98,6 +98,10 @@ def post(client, operation_id: str, body):
     if operation_id == "createSeek":
         key = client.post("/v1/accounts", json={"name": "Swagger"}).get_json()["key"]
         return client.post("/v1/arena/seeks", json=body, headers={"Authorization": f"Bearer {key}"})
+    if operation_id == "createChallenge":
+        key = client.post("/v1/accounts", json={"name": "Swagger"}).get_json()["key"]
+        client.post("/v1/accounts", json={"name": body.get("to", "Ayşe")})
+        return client.post("/v1/arena/challenges", json=body, headers={"Authorization": f"Bearer {key}"})
     raise AssertionError(f"no game to post {operation_id}'s body to: add one here")
 
 

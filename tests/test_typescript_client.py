@@ -2,7 +2,8 @@
 committed OpenAPI document by openapi-typescript, requests through openapi-fetch. The programs
 (``tests/typescript/`` and the README's example) must type-check under ``tsc --strict`` with no
 cast, then, compiled, play German Whist and Schnapsen matches against the computer on a live
-``koz serve`` with Node.js. The tools are pinned by ``openapi/package-lock.json``.
+``koz serve`` with Node.js, and an arena
+match from taking an account to the rating its result gave. The tools are pinned by ``openapi/package-lock.json``.
 """
 
 from __future__ import annotations
@@ -87,3 +88,13 @@ def test_the_readme_typescript_example_plays_a_schnapsen_match(project, compiled
     played = run(["node", example], project)
     assert played.returncode == 0, played.stderr
     assert played.stdout.startswith("finished [")
+
+
+def test_the_typescript_client_plays_an_arena_match_from_its_account_to_its_rating(project, compiled, service):
+    played = run(["node", project / "out" / "play_arena.js", service.url, "TsBot"], project)
+    assert played.returncode == 0, played.stderr
+    summary = json.loads(played.stdout)
+    assert summary["status"] == "finished" and summary["actions"] == 26  # one card to each of the 26 tricks
+    finished = summary["finished"]
+    assert finished["game"] == summary["game"] and finished["outcome"] == ("win" if summary["seat"] in summary["winners"] else "loss")
+    assert summary["games_played"] == 1 and summary["rating"] == finished["rating"]["rating"]

@@ -47,7 +47,7 @@ def due_score(store, game_id):
 
 
 def test_a_commit_that_leaves_a_computer_to_move_records_it_in_the_games_slot(backend):
-    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     listener = backend.pubsub()
@@ -73,7 +73,7 @@ def test_new_games_live_in_the_slots_a_worker_sweeps_and_a_tag_names_every_slot(
 def test_one_round_moves_each_game_it_claims_once(backend):
     """A worker does the games it heard of together: every game announced moves once, however
     often it was announced."""
-    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     worker = Worker(app.extensions["koz"], "batcher")
@@ -91,7 +91,7 @@ def test_one_round_moves_each_game_it_claims_once(backend):
 
 
 def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed(backend):
-    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="stale").body
@@ -108,7 +108,7 @@ def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed
 
 
 def test_a_human_action_waits_for_the_reply_only_as_long_as_configured(backend):
-    app = create_app(make_settings(reply_wait_seconds=0.3), redis=backend)  # no worker runs
+    app = create_app(make_settings(reply_wait_seconds=0.3, replies_in_request=0), redis=backend)  # no worker runs
     api = FlaskClient(app.test_client())
     game_id, token = computer_leads(api, "wait")
     drain(app)
@@ -165,7 +165,7 @@ def test_concurrent_workers_make_each_computer_move_exactly_once(backend):
 
 
 def test_a_move_claimed_by_a_dead_worker_is_taken_over_at_the_end_of_its_lease_and_made_once(backend):
-    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
     store = app.extensions["koz"].store
     game_id, _ = computer_leads(api, "takeover")
@@ -189,7 +189,7 @@ def test_a_killed_worker_process_leaves_its_move_to_another_worker(redis_server_
     """Two ``koz worker`` processes in turn on a real Redis: the first is killed (SIGKILL) while
     it holds a computer move; the second takes it over, and no move is made twice."""
     environment = {**os.environ, "REDIS_URL": redis_server_url, "KOZ_KEY_PREFIX": f"kill-{os.getpid()}", "KOZ_JOB_CLAIM_SECONDS": "1"}
-    settings = make_settings(key_prefix=environment["KOZ_KEY_PREFIX"], reply_wait_seconds=0)
+    settings = make_settings(key_prefix=environment["KOZ_KEY_PREFIX"], reply_wait_seconds=0, replies_in_request=0)
     redis = Redis.from_url(redis_server_url)
     app = create_app(settings, redis=redis)
     api = FlaskClient(app.test_client())
@@ -222,7 +222,7 @@ def test_a_killed_worker_process_leaves_its_move_to_another_worker(redis_server_
 
 
 def test_one_worker_of_the_fleet_sweeps_in_a_period(backend):
-    app = create_app(make_settings(reply_wait_seconds=0), redis=backend)
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
     first, second = (Worker(app.extensions["koz"], name, sweep_seconds=30) for name in ("first", "second"))
     assert first.sweep() == []  # nothing due, but this period's sweep is the first's

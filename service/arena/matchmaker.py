@@ -1,7 +1,8 @@
 """The worker's part of the arena: pairing seeks into games, and settling the games that ended.
 
 One worker of the fleet at a time makes a pass (a ``SET NX`` turn with an expiry, as the due
-sweep takes its turn), every :data:`PASS_SECONDS`. For each ruleset it:
+sweep takes its turn), every :data:`PASS_SECONDS`. It ends the challenges past their time
+(:mod:`.challenges`), then for each ruleset it:
 
 1. drops the seeks that expired (``seek_expired`` on the account's stream);
 2. pairs the others (:func:`.pairing.pair`), takes each pairing's seeks out of the queue in one
@@ -29,6 +30,7 @@ from engine.ruleset import Ruleset
 from ..refusals import Refused
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
+from .challenges import Challenges
 from .pairing import Pairing, Seek, pair
 from .ratings import Rating, Seat
 
@@ -52,8 +54,9 @@ class Matchmaker:
         return bool(self.store.redis.set(f"{self.store.prefix}:arena:turn", worker, nx=True, px=max(1, int(seconds * 1000))))
 
     def run_pass(self) -> int:
-        """Pair and settle every ruleset's arena once; how many matches were started or settled."""
-        done = 0
+        """Pair and settle every ruleset's arena once, and end the challenges past their time;
+        how many matches were started or settled and challenges ended."""
+        done = Challenges(self.arena).expire()
         for ruleset in registry.all_rulesets():
             done += self.settle(ruleset)
             done += self.pair(ruleset)
@@ -108,8 +111,8 @@ class Matchmaker:
         accounts: dict[str, Any],
         house: dict[str, Account],
         ratings: dict[str, Any],
-    ) -> None:
-        """Make the game of a pairing and hand each account its seat."""
+    ) -> str:
+        """Make the game of a pairing and hand each account its seat; the game's id."""
         players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
         players += [(house[level], level) for level in pairing.house]
         self.random.shuffle(players)  # seats, and so partners, drawn at random
@@ -164,6 +167,7 @@ class Matchmaker:
                 }
                 self.arena.emit(account.id, event)
         log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
+        return game.id
 
     # --- settling -------------------------------------------------------------------------------
 

@@ -1,5 +1,17 @@
 """The HTTP resources, one module each (routes and schemas)."""
 
-from . import accounts, actions, arena, events, games, health, hints, history, rulesets, seats
+from . import accounts, actions, arena, challenges, events, games, health, hints, history, rulesets, seats
 
-BLUEPRINTS = [rulesets.blp, games.blp, actions.blp, history.blp, events.blp, hints.blp, seats.blp, accounts.blp, arena.blp, health.blp]
+BLUEPRINTS = [
+    rulesets.blp,
+    games.blp,
+    actions.blp,
+    history.blp,
+    events.blp,
+    hints.blp,
+    seats.blp,
+    accounts.blp,
+    arena.blp,
+    challenges.blp,
+    health.blp,
+]

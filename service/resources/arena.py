@@ -119,7 +119,11 @@ def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def list_seeks() -> dict[str, Any]:
-    """The account's seeks still waiting."""
+    """List the account's seeks.
+
+    The seeks still waiting in a queue; one that was paired has left it (its match started on
+    the account's stream), and one that waited past its time has expired.
+    """
     return {"seeks": [public_seek(seek) for seek in arena().own_seeks(account())]}
 
 
@@ -128,7 +132,10 @@ def list_seeks() -> dict[str, Any]:
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seeks() -> tuple[str, int]:
-    """Stop seeking: every seek of the account leaves the queue (a seek paired already has its match)."""
+    """Stop seeking.
+
+    Every seek of the account leaves its queue; a seek paired already has its match.
+    """
     arena().unseek(account())
     return "", 204
 
@@ -138,7 +145,10 @@ def delete_seeks() -> tuple[str, int]:
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seek(seek_id: str) -> tuple[str, int]:
-    """Stop one seek (by its id); answered the same when it was paired or gone already."""
+    """Stop one seek.
+
+    The seek (by its id) leaves its queue; answered the same when it was paired or gone already.
+    """
     arena().unseek(account(), seek_id)
     return "", 204
 
@@ -196,7 +206,9 @@ A `text/event-stream` of the account's events, each message with `id` = the even
 - `match_finished`: `game`, `status`, `seat`, `outcome` (`win`, `loss`, `draw`), `abandoned` (its
   clock ran out), `rating` (after), `rating_change`;
 - `seek_expired`: `seek`, which waited its time unpaired;
-- `challenge`, `challenge_declined`: see `POST /v1/arena/challenges`.
+- `challenge` (to the account challenged: `challenge`, and `challenger` with its `name`, `kind`,
+  `rating`, `uncertainty`), `challenge_declined` (to the challenger), `challenge_withdrawn` (to
+  the account challenged), `challenge_expired` (to both): see `POST /v1/arena/challenges`.
 
 Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an hour at most
 (`KOZ_STREAM_MAX_SECONDS`): reconnect with `Last-Event-ID` and nothing is lost."""

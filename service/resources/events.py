@@ -19,6 +19,7 @@ subscription (``service/announcements.py``).
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, Callable, Generator, Iterator
 
 from flask import Response, current_app, request
@@ -37,6 +38,7 @@ from ..per_address import PerAddress
 from ..schemas import RequestSchema
 from ..game import Game
 from ..games import Games
+from ..shared import Rendered
 from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import games
 from .history import reveal
@@ -187,7 +189,8 @@ def counted(stream: Iterator[str]) -> Generator[str, None, None]:
 
 def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Iterator[str]:
     """The messages for ``seat`` from ``game`` on: the history after ``after`` (None: none), the
-    view, then the same at each new version, until the match is over."""
+    view, then the same at each new version, until the match is over. The streams that one
+    announcement wakes share one rendering of each new version's messages per seat."""
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
     yield "retry: 2000\n\n"
@@ -195,15 +198,15 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
     # kept for the next wait, and no wait after the first needs to read the store
     with koz.announcements.waiting(game.id, game.version) as waiter:
         registered_before_read = False  # `game` was read before the registration
+        game_id = game.id
+        shown = messages(koz, game, seat, after)
+        del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
         while True:
-            if after is not None and after < game.version:
-                yield from history_messages(koz, game, seat, after)
-            yield message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
-            if game.over:
-                yield message("reveal", game.version, {"version": game.version, "reveal": reveal(game)})
+            text, over = shown.value
+            yield text
+            if over:
                 return
-            after, game_id = game.version, game.id
-            del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
+            after = shown.version
             while True:
                 timeout = min(heartbeat, max(0.0, ends - time.monotonic()))
                 version = koz.waiting.wait_for_version(game_id, after, timeout, waiter if registered_before_read else None)
@@ -215,11 +218,27 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
                 yield ": heartbeat\n\n"
             if version is None:  # the game expired
                 return
-            newer = koz.repository.load_announced(game_id, version)
-            if newer is None:
+            rendering = partial(shared_messages, koz, game_id, seat, after, version)
+            found = koz.waiting.stream_messages.get((game_id, seat, after), version, rendering)
+            if found is None:  # the game expired
                 return
-            game = newer
-            del newer
+            shown = found
+
+
+def messages(koz: Games, game: Game, seat: int | None, after: int | None) -> Rendered[tuple[str, bool]]:
+    """What a stream at ``after`` (None: none of the history) sends for ``game``: the history
+    since, the view and, once the match is over, the reveal; (that text, whether it ends the stream)."""
+    text = "".join(history_messages(koz, game, seat, after)) if after is not None and after < game.version else ""
+    text += message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
+    if game.over:
+        text += message("reveal", game.version, {"version": game.version, "reveal": reveal(game)})
+    return Rendered(game.version, (text, game.over))
+
+
+def shared_messages(koz: Games, game_id: str, seat: int | None, after: int, version: int) -> Rendered[tuple[str, bool]] | None:
+    """:func:`messages` at the ``version`` announced (or later), for the streams it woke; None if the game is gone."""
+    game = koz.repository.load_announced(game_id, version)
+    return None if game is None else messages(koz, game, seat, after)
 
 
 def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[str]:

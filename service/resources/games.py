@@ -141,11 +141,11 @@ def get_game(query: dict[str, Any], game_id: str) -> BaseResponse:
     """
     check_version_bound("after", query.get("after"), games().settings.max_versions)
     with WAITING.track_inprogress() if query["wait"] > 0 and query.get("after") is not None else nullcontext():
-        game, seat = games().waiting.watch(game_id, bearer_token(), query["wait"], query.get("after"))
+        shown = games().waiting.watch_view(game_id, bearer_token(), query["wait"], query.get("after"))
     condition = request.headers.get("If-None-Match")
-    if condition is not None and version_matches(condition, game.version):
-        return private(Response(status=304), game.version)
-    return view_response(game.view(seat))
+    if condition is not None and version_matches(condition, shown.version):
+        return private(Response(status=304), shown.version)
+    return private(Response(shown.value, mimetype="application/json"), shown.version)
 
 
 @blp.route("", methods=["GET"], operation_id="listWaitingGames")

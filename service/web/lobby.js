@@ -31,7 +31,8 @@ export function homePage() {
     h("h1", { class: "tagline" }, text("tagline")),
     h("nav", { class: "games", "aria-label": text("home") },
       catalog.current.rulesets.map((entry) => h("a", { class: "game-button", href: `#/${entry.id}` }, named(entry.names))),
-      h("a", { class: "game-button secondary", href: "#/tables" }, text("openTables"))));
+      h("a", { class: "game-button secondary", href: "#/tables" }, text("openTables")),
+      h("a", { class: "game-button secondary", href: "#/leaderboard" }, text("leaderboard"))));
 }
 
 // --- setting up a game ----------------------------------------------------------------------------

@@ -3,11 +3,12 @@
 // rematch), as any other frontend would. This module routes and runs a game's life at the page;
 // the others draw it (table.js, lobby.js), talk to the API (api.js) and hold the words (words.js).
 //
-// Routes: #/ home · #/tables the open tables · #/<ruleset> its set-up · #/<ruleset>/<game> the
-// table (the seat of the token kept in this browser, else a spectator's) · …/watch a spectator's ·
-// …/join/<seat>[/<code>] an invitation.
+// Routes: #/ home · #/tables the open tables · #/leaderboard[/<ruleset>] the arena's leaderboard (arena.js) ·
+// #/<ruleset> its set-up · #/<ruleset>/<game> the table (the seat of the token kept in this browser, else a
+// spectator's) · …/watch a spectator's · …/join/<seat>[/<code>] an invitation.
 
 import { Refusal, api, follow, newKey, offers, readHistory } from "./api.js";
+import { leaderboardPage } from "./arena.js";
 import { announce, catalog, h, ruleset, show } from "./dom.js";
 import { homePage, joinPage, kept, openTablesPage, setupPage, waitingRoom } from "./lobby.js";
 import { over, seatName, tableSection, tickClocks, turnWords } from "./table.js";
@@ -27,6 +28,7 @@ async function route() {
   document.getElementById("home-link").setAttribute("aria-label", `Koz · ${text("home")}`);
   if (!catalog.current) catalog.current = await api("GET", "/v1/rulesets");
   if (parts[0] === "tables") return openTables();
+  if (parts[0] === "leaderboard") return leaderboard(parts[1]);
   const entry = parts[0] && ruleset(parts[0]);
   title(entry ? named(entry.names) : "");
   if (!entry) return show(homePage());
@@ -63,6 +65,16 @@ async function openTables() {
     if (!stopped) timer = setTimeout(refresh, LOBBY_REFRESH_MS);
   };
   await refresh();
+}
+
+// --- the arena's leaderboard --------------------------------------------------------------------------
+
+async function leaderboard(rulesetId) {
+  title(text("leaderboard"));
+  let stopped = false;
+  current.stop = () => { stopped = true; };
+  const page = await leaderboardPage(rulesetId);
+  if (!stopped) show(page);
 }
 
 // --- an invitation: a name, then the seat ----------------------------------------------------------

@@ -48,6 +48,13 @@ const TEXTS = {
     forfeited: (side) => `Süre doldu: ${side} kaybetti`, abandoned: "Maç yarıda kaldı: izin verilen uzunluğu aştı. Kazanan yok.",
     leftAnnounce: (name) => `${name} masadan kalktı: bilgisayar oynuyor`, rejoinedAnnounce: (name) => `${name} masaya döndü`,
     tookSeat: (name) => `${name} masaya oturdu`, yes: "evet", no: "hayır", summary: "Özet",
+    // the arena's leaderboard
+    leaderboard: "Sıralama", leaderboardOf: "Oyuna göre sıralama", establishedBoard: "Sıralamadakiler", provisionalBoard: "Yeni hesaplar",
+    provisionalNote: "10'dan az puanlı maç oynamış hesaplar: puanları henüz kesin değil, sıralamaya ayrı girerler.",
+    leaderboardNote: "Arenada botlar ve kişiler puanlı maçlarda karşılaşır; sıra, puandan üç belirsizlik çıkarılarak belirlenir.",
+    rank: "Sıra", accountName: "Hesap", accountKind: "Tür", rating: "Puan", uncertainty: "Belirsizlik", ratedGames: "Puanlı maç",
+    kinds: { bot: "bot", person: "kişi", house: "Koz (bilgisayar)" }, moreEntries: "Devamını göster",
+    noEstablished: "Bu oyunda sıralamaya girecek kadar maç oynamış hesap henüz yok.", noProvisional: "Yeni hesap yok.",
   },
   en: {
     switchTo: "Türkçe", tagline: "Card games against the computer or with friends", playComputer: "Play the computer",
@@ -94,6 +101,12 @@ const TEXTS = {
     forfeited: (side) => `Time ran out: ${side} lost`, abandoned: "The match was abandoned: it ran past the allowed length. No winner.",
     leftAnnounce: (name) => `${name} left the table: the computer plays`, rejoinedAnnounce: (name) => `${name} is back at the table`,
     tookSeat: (name) => `${name} sat down`, yes: "yes", no: "no", summary: "Summary",
+    leaderboard: "Leaderboard", leaderboardOf: "Leaderboard by game", establishedBoard: "Ranked", provisionalBoard: "New accounts",
+    provisionalNote: "Accounts with fewer than 10 rated matches: their ratings are not settled yet, so they are listed apart.",
+    leaderboardNote: "In the arena bots and people meet in rated matches; the order is the rating minus three uncertainties.",
+    rank: "Rank", accountName: "Account", accountKind: "Kind", rating: "Rating", uncertainty: "Uncertainty", ratedGames: "Rated matches",
+    kinds: { bot: "bot", person: "person", house: "Koz (computer)" }, moreEntries: "Show more",
+    noEstablished: "No account has played enough matches of this game to be ranked yet.", noProvisional: "No new account.",
   },
 };
 

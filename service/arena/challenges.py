@@ -1,0 +1,222 @@
+"""Challenges by name: one account asks another for a match; the other accepts or declines.
+
+A challenge counts among the challenger's games at once from the moment it is made (as a seek
+does), and among the challenged account's when it accepts. It lives in the arena's challenge
+keys (:class:`.store.ArenaStore`) until it is accepted, declined, withdrawn or expires, and each
+of those takes it out in one script: a challenge ends once, whichever comes first, even when
+the challenged account accepts while the challenger withdraws.
+
+Each side hears what the other did on its event stream: the challenged account ``challenge``
+(and ``challenge_withdrawn`` or ``challenge_expired``), the challenger ``challenge_declined`` or
+``challenge_expired``; an accepted challenge starts its game as a pairing of seeks does
+(:meth:`.matchmaker.Matchmaker.start`: ``match_started`` on both streams, each with its seat
+token). In a ruleset of four seats Koz's house players of the nearest rating take the other two.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import TYPE_CHECKING, Any, Mapping
+
+from engine import registry
+from engine.players import level_names
+
+from ..refusals import Refused
+from .accounts import Account, is_house_name
+from .arena import Arena
+from .pairing import Pairing, Seek, nearest_house
+from .ratings import Rating
+from .texts import DETAILS
+
+if TYPE_CHECKING:
+    from .matchmaker import Matchmaker
+
+#: KEYS: the challenges (id -> JSON), their expiry (a sorted set). ARGV: the id. Takes the
+#: challenge out if it is still there (nothing else ended it meanwhile): its JSON, else nil.
+TAKE_CHALLENGE_SCRIPT = """
+local challenge = redis.call('HGET', KEYS[1], ARGV[1])
+if not challenge then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return challenge
+"""
+
+
+class ChallengeStore:
+    """The open challenges: one hash and its expiry set under one hash tag (one slot of a
+    cluster, so that taking one out is one script), and each account's index of its challenges
+    (read back through the hash: an entry whose challenge ended is skipped, then dropped)."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena_store = arena.store
+        self.redis = arena.store.redis
+        prefix = arena.store.prefix
+        self.challenges_key = f"{prefix}:{{arena-challenges}}:challenge"
+        self.due_key = f"{prefix}:{{arena-challenges}}:due"
+        self._take = self.redis.register_script(TAKE_CHALLENGE_SCRIPT)
+
+    def index_key(self, account: str) -> str:
+        return self.arena_store.account_key(account, "challenges")
+
+    def add(self, challenge: Mapping[str, Any]) -> None:
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self.challenges_key, challenge["id"], json.dumps(challenge, ensure_ascii=False))
+            pipe.zadd(self.due_key, {challenge["id"]: challenge["expires_at"]})
+            pipe.execute()
+        for account in (challenge["from_account"], challenge["to_account"]):
+            self.redis.sadd(self.index_key(account), challenge["id"])
+
+    def get(self, identifier: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(self.challenges_key, identifier)
+        return json.loads(raw) if raw is not None else None
+
+    def take(self, identifier: str) -> dict[str, Any] | None:
+        """The challenge, taken out; None when it had ended already."""
+        raw = self._take(keys=[self.challenges_key, self.due_key], args=[identifier])
+        if raw is None:
+            return None
+        challenge: dict[str, Any] = json.loads(raw)
+        for account in (challenge["from_account"], challenge["to_account"]):
+            self.redis.srem(self.index_key(account), identifier)
+        return challenge
+
+    def of(self, account: str) -> list[dict[str, Any]]:
+        identifiers = sorted(self.redis.smembers(self.index_key(account)))
+        if not identifiers:
+            return []
+        raw = self.redis.hmget(self.challenges_key, identifiers)
+        ended = [identifier for identifier, value in zip(identifiers, raw) if value is None]
+        if ended:
+            self.redis.srem(self.index_key(account), *ended)
+        return [json.loads(value) for value in raw if value is not None]
+
+    def due(self, now: float) -> list[str]:
+        return [identifier.decode() for identifier in self.redis.zrangebyscore(self.due_key, "-inf", repr(now))]
+
+
+def public_challenge(challenge: Mapping[str, Any]) -> dict[str, Any]:
+    """A challenge as either side is shown it."""
+    return {key: challenge[key] for key in ("id", "from", "to", "ruleset", "options", "rated", "created_at", "expires_at")}
+
+
+class Challenges:
+    def __init__(self, arena: Arena, matchmaker: "Matchmaker | None" = None) -> None:
+        self.arena = arena
+        self.store = arena.store
+        self.challenges = ChallengeStore(arena)
+        #: what starts an accepted challenge's game (None: the challenges are only expired)
+        self.matchmaker = matchmaker
+
+    def create(self, challenger: Account, to: str, ruleset_id: str, options: Mapping[str, Any] | None, rated: bool) -> dict[str, Any]:
+        """Challenge the account named ``to``; the challenge (the other hears ``challenge``)."""
+        ruleset = registry.get(ruleset_id)
+        parsed = ruleset.parse_options(options)
+        if is_house_name(to):  # whether or not it played yet
+            raise Refused("house_account", DETAILS["house_account"], params={"name": to})
+        challenged = self.arena.accounts.find(to)
+        if challenged.id == challenger.id:
+            raise Refused("challenge_self", DETAILS["challenge_self"])
+        now = self.arena.timer()
+        identifier = secrets.token_hex(8)
+        expires = now + self.arena.settings.arena_seek_seconds
+        cap = self.arena.settings.arena_games_at_once
+        if not self.store.engage(challenger.id, identifier, expires, now, cap):
+            raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
+        challenge = {
+            "id": identifier,
+            "from": challenger.name,
+            "from_account": challenger.id,
+            "to": challenged.name,
+            "to_account": challenged.id,
+            "ruleset": ruleset.id,
+            "options": parsed,
+            "rated": rated,
+            "created_at": now,
+            "expires_at": expires,
+        }
+        self.challenges.add(challenge)
+        rating = Rating.from_text(self.store.ratings(ruleset.id, [challenger.id])[0])
+        self.arena.emit(
+            challenged.id,
+            {
+                "type": "challenge",
+                "challenge": public_challenge(challenge),
+                "challenger": {"name": challenger.name, "kind": challenger.kind, "rating": rating.mu, "uncertainty": rating.sigma},
+            },
+        )
+        return challenge
+
+    def involving(self, account: Account) -> list[dict[str, Any]]:
+        """The account's challenges still open, made or received, oldest first."""
+        now = self.arena.timer()
+        found = [challenge for challenge in self.challenges.of(account.id) if challenge["expires_at"] > now]
+        return sorted(found, key=lambda challenge: (challenge["created_at"], challenge["id"]))
+
+    def _take(self, identifier: str, account: Account, side: str) -> dict[str, Any]:
+        """The open challenge ``identifier`` where ``account`` is on ``side`` (``from_account`` or
+        ``to_account``), taken out; a 404 ``unknown_challenge`` when there is none (or it ended)."""
+        challenge = self.challenges.get(identifier)
+        if challenge is None or challenge[side] != account.id or challenge["expires_at"] <= self.arena.timer():
+            raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
+        taken = self.challenges.take(identifier)
+        if taken is None:  # accepted, declined or withdrawn meanwhile
+            raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
+        self.store.disengage(taken["from_account"], identifier)
+        return taken
+
+    def accept(self, identifier: str, accepter: Account) -> tuple[dict[str, Any], str]:
+        """Accept a challenge made to ``accepter``: its game starts; the challenge and its game's id."""
+        now = self.arena.timer()
+        cap = self.arena.settings.arena_games_at_once
+        seen = self.challenges.get(identifier)
+        if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
+            raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
+        if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
+            raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
+        try:
+            challenge = self._take(identifier, accepter, "to_account")
+        except Refused:
+            self.store.disengage(accepter.id, identifier)
+            raise
+        return challenge, self.start(challenge)
+
+    def start(self, challenge: Mapping[str, Any]) -> str:
+        """Start the game of an accepted challenge as a pairing's is started; its id."""
+        ruleset = registry.get(challenge["ruleset"])
+        accounts = {account: self.arena.accounts.by_id(account) for account in (challenge["from_account"], challenge["to_account"])}
+        ratings = dict(zip(accounts, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, list(accounts)))))
+        house = {level: self.arena.accounts.house(level) for level in level_names(ruleset.id)}
+        seeks = [
+            {"id": challenge["id"], "account": account, "options": challenge["options"], "rated": challenge["rated"]} for account in accounts
+        ]
+        levels: tuple[str, ...] = ()
+        if ruleset.seat_count > len(seeks):
+            house_ratings = dict(zip(house, (Rating.from_text(t).mu for t in self.store.ratings(ruleset.id, [a.id for a in house.values()]))))
+            mean = sum(rating.mu for rating in ratings.values()) / len(ratings)
+            levels = nearest_house(mean, house_ratings, ruleset.seat_count - len(seeks))
+        paired = tuple(Seek(seek["id"], seek["account"], "", ratings[seek["account"]].mu, challenge["created_at"]) for seek in seeks)
+        pairing = Pairing(paired, levels)
+        assert self.matchmaker is not None
+        return self.matchmaker.start(ruleset, pairing, seeks, accounts, house, ratings)
+
+    def decline(self, identifier: str, decliner: Account) -> None:
+        challenge = self._take(identifier, decliner, "to_account")
+        self.arena.emit(challenge["from_account"], {"type": "challenge_declined", "challenge": public_challenge(challenge)})
+
+    def withdraw(self, identifier: str, challenger: Account) -> None:
+        challenge = self._take(identifier, challenger, "from_account")
+        self.arena.emit(challenge["to_account"], {"type": "challenge_withdrawn", "challenge": public_challenge(challenge)})
+
+    def expire(self) -> int:
+        """Take out the challenges past their time, telling both sides; how many."""
+        expired = 0
+        for identifier in self.challenges.due(self.arena.timer()):
+            challenge = self.challenges.take(identifier)
+            if challenge is None:
+                continue
+            self.store.disengage(challenge["from_account"], identifier)
+            for account in (challenge["from_account"], challenge["to_account"]):
+                self.arena.emit(account, {"type": "challenge_expired", "challenge": public_challenge(challenge)})
+            expired += 1
+        return expired

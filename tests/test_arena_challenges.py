@@ -1,0 +1,142 @@
+"""Challenges by name over HTTP: made, heard on the other's stream, accepted (the match starts as
+a pairing's would), declined, withdrawn, expired; each refused shape with its code in both languages.
+
+Each scenario runs on fakeredis and on a real redis-server (``backend``)."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+
+from service import create_app
+from service.arena.matchmaker import Matchmaker
+from tests.conftest import make_settings
+from tests.test_arena_api import account, bearer, events, play_out
+
+
+@pytest.fixture
+def arena_app(backend):
+    app = create_app(make_settings(), redis=backend)
+    yield app
+    app.extensions["koz"].announcements.stop()
+
+
+@pytest.fixture
+def client(arena_app):
+    return arena_app.test_client()
+
+
+def challenge(client, key: str, to: str, **body) -> dict:
+    answer = client.post("/v1/arena/challenges", json={"to": to, "ruleset": "german-whist", **body}, headers=bearer(key))
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()
+
+
+def test_an_accepted_challenge_starts_the_match_on_both_streams_and_is_rated_as_any(arena_app, client):
+    ayla, berk = account(client, "Ayla"), account(client, "Berk")
+    made = challenge(client, ayla, "BERK", options={"scoring": "tricks"})
+    assert (made["from"], made["to"], made["rated"], made["options"]["scoring"]) == ("Ayla", "Berk", True, "tricks")
+    (heard,) = events(arena_app, berk)
+    assert heard["type"] == "challenge" and heard["challenge"] == made
+    assert heard["challenger"]["name"] == "Ayla" and heard["challenger"]["rating"] == pytest.approx(25.0)
+    for key in (ayla, berk):
+        assert client.get("/v1/arena/challenges", headers=bearer(key)).get_json() == {"challenges": [made]}
+    accepted = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert accepted.status_code == 200 and accepted.get_json() == {**made, "game": accepted.get_json()["game"]}
+    started = [events(arena_app, key)[-1] for key in (ayla, berk)]
+    assert [event["type"] for event in started] == ["match_started", "match_started"]
+    assert {event["game"] for event in started} == {accepted.get_json()["game"]} and {event["seat"] for event in started} == {0, 1}
+    assert started[0]["options"]["scoring"] == "tricks" and started[0]["players"][0]["name"] == "Berk"
+    view = client.get(f"/v1/games/{started[1]['game']}", headers=bearer(started[1]["token"])).get_json()
+    assert view["seat"] == started[1]["seat"] and view["clock"]["on_timeout"] == "forfeit"
+    assert client.get("/v1/arena/challenges", headers=bearer(ayla)).get_json() == {"challenges": []}
+    again = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert again.status_code == 404 and again.get_json()["code"] == "unknown_challenge"
+    play_out(arena_app, client, started)
+    assert [events(arena_app, key)[-1]["type"] for key in (ayla, berk)] == ["match_finished", "match_finished"]
+    assert client.get("/v1/accounts/ayla").get_json()["ratings"][0]["games"] == 1
+
+
+def test_a_declined_withdrawn_or_expired_challenge_tells_the_other_side_and_frees_the_challengers_place(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    ece, firat = account(client, "Ece"), account(client, "Fırat")
+    declined = challenge(client, ece, "fırat")
+    assert client.post(f"/v1/arena/challenges/{declined['id']}/decline", headers=bearer(ece)).status_code == 404  # not Ece's to decline
+    assert client.post(f"/v1/arena/challenges/{declined['id']}/decline", headers=bearer(firat)).status_code == 204
+    assert events(arena_app, ece)[-1] == {"type": "challenge_declined", "challenge": declined}
+    withdrawn = challenge(client, ece, "Fırat", rated=False)
+    assert client.delete(f"/v1/arena/challenges/{withdrawn['id']}", headers=bearer(firat)).status_code == 404  # only the challenger withdraws
+    assert client.delete(f"/v1/arena/challenges/{withdrawn['id']}", headers=bearer(ece)).status_code == 204
+    assert events(arena_app, firat)[-1] == {"type": "challenge_withdrawn", "challenge": withdrawn}
+    late = client.post(f"/v1/arena/challenges/{withdrawn['id']}/accept", headers={**bearer(firat), "Accept-Language": "tr"})
+    assert late.status_code == 404 and "meydan okuma yok" in late.get_json()["detail"]
+    expiring = challenge(client, ece, "Fırat")
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
+    assert client.post(f"/v1/arena/challenges/{expiring['id']}/accept", headers=bearer(firat)).status_code == 404
+    assert Matchmaker(arena).run_pass() == 1
+    for key in (ece, firat):
+        assert events(arena_app, key)[-1] == {"type": "challenge_expired", "challenge": expiring}
+        assert client.get("/v1/arena/challenges", headers=bearer(key)).get_json() == {"challenges": []}
+    arena.timer = real
+    assert arena.store.redis.zcard(arena.store.account_key(arena.accounts.authenticate(ece).id, "engaged")) == 0
+
+
+def test_an_open_challenge_counts_among_the_challengers_games_and_accepting_among_the_accepters():
+    capped = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis()).test_client()
+    gul, hakan, ilke = (account(capped, name) for name in ("Gül", "Hakan", "İlke"))
+    first = challenge(capped, gul, "Hakan")
+    over = capped.post("/v1/arena/challenges", json={"to": "İlke", "ruleset": "sixty-six"}, headers={**bearer(gul), "Accept-Language": "tr"})
+    assert over.status_code == 409 and over.get_json()["code"] == "too_many_arena_games" and "aynı anda" in over.get_json()["detail"]
+    assert capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(hakan)).status_code == 201
+    busy = capped.post(f"/v1/arena/challenges/{first['id']}/accept", headers=bearer(hakan))
+    assert busy.status_code == 409 and busy.get_json()["code"] == "too_many_arena_games"
+    assert capped.get("/v1/arena/challenges", headers=bearer(hakan)).get_json()["challenges"] == [first]  # still open
+    capped.delete("/v1/arena/seeks", headers=bearer(hakan))
+    assert capped.post(f"/v1/arena/challenges/{first['id']}/accept", headers=bearer(hakan)).status_code == 200
+    assert capped.post("/v1/arena/challenges", json={"to": "İlke", "ruleset": "sixty-six"}, headers=bearer(gul)).status_code == 409
+    assert ilke
+
+
+def test_a_challenge_in_eşli_batak_seats_koz_house_players_beside_the_two_accounts(arena_app, client):
+    can, deniz = account(client, "Can"), account(client, "Deniz")
+    made = challenge(client, can, "Deniz", ruleset="partnership-batak")
+    game = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(deniz)).get_json()["game"]
+    started = events(arena_app, can)[-1]
+    assert started["game"] == game and len(started["players"]) == 3
+    assert sorted(player["kind"] for player in started["players"]) == ["bot", "house", "house"]
+
+
+@pytest.mark.parametrize(
+    "body, status, code, turkish",
+    [
+        ({"to": "Ayla", "ruleset": "german-whist"}, 400, "challenge_self", "kendine"),
+        ({"to": "koz-expert", "ruleset": "german-whist"}, 400, "house_account", "Koz'un kendi"),
+        ({"to": "nobody", "ruleset": "german-whist"}, 404, "unknown_account", "hesap yok"),
+        ({"to": "Berk", "ruleset": "chess"}, 400, "unknown_ruleset", None),
+        ({"to": "Berk", "ruleset": "german-whist", "options": {"colour": 1}}, 400, "unknown_option", None),
+        ({"to": "Berk", "ruleset": "german-whist", "rated": "yes"}, 400, "invalid_request", None),
+        ({"to": "", "ruleset": "german-whist"}, 400, "invalid_request", None),
+        ({"ruleset": "german-whist"}, 400, "invalid_request", None),
+    ],
+)
+def test_every_refused_challenge_has_its_code_in_both_languages(client, body, status, code, turkish):
+    ayla = account(client, "Ayla")
+    account(client, "Berk")
+    english = client.post("/v1/arena/challenges", json=body, headers=bearer(ayla))
+    answer = client.post("/v1/arena/challenges", json=body, headers={**bearer(ayla), "Accept-Language": "tr"})
+    assert (english.status_code, english.get_json()["code"]) == (status, code) == (answer.status_code, answer.get_json()["code"])
+    assert english.get_json()["detail"] != answer.get_json()["detail"]
+    if turkish:
+        assert turkish in answer.get_json()["detail"]
+
+
+def test_challenges_need_an_accounts_key_and_are_rate_limited_per_account():
+    limited = create_app(make_settings(rate_limit_create="2/minute"), redis=fakeredis.FakeRedis()).test_client()
+    assert limited.post("/v1/arena/challenges", json={"to": "x", "ruleset": "german-whist"}).get_json()["code"] == "missing_key"
+    assert limited.get("/v1/arena/challenges", headers=bearer("nope")).get_json()["code"] == "invalid_key"
+    assert limited.post("/v1/arena/challenges/abc/accept", headers=bearer("nope")).status_code == 401
+    jale = limited.post("/v1/accounts", json={"name": "Jale"}).get_json()["key"]
+    limited.post("/v1/accounts", json={"name": "Kaan"})
+    answers = [limited.post("/v1/arena/challenges", json={"to": "Kaan", "ruleset": "german-whist"}, headers=bearer(jale)) for _ in range(3)]
+    assert [answer.status_code for answer in answers] == [201, 201, 429] and answers[2].get_json()["code"] == "rate_limited"
