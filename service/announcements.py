@@ -42,20 +42,31 @@ class Waiter:
         self.announced: int | None = None
         #: the changes announced: version written over -> (new version, the log entries appended)
         self.changes: dict[int, tuple[int, bytes]] = {}
+        #: the subscription was renewed (or the process is closing) since the last :meth:`renewed`:
+        #: announcements may have been missed, and only the store can tell
+        self._renewed = False
         self._event = threading.Event()  # looked up now: gevent's when the process is patched
 
     def wait(self, timeout: float) -> None:
         """Until an announcement passes ``after`` (or the subscription was renewed), or ``timeout``.
-        The caller reads the store afterwards: a wake-up is a reason to look, not the answer."""
+        A wake-up is a reason to look, not the answer: the caller reads what was announced, and the
+        store when the subscription was renewed (:meth:`renewed`)."""
         self._event.wait(timeout)
         self._event.clear()
+
+    def renewed(self) -> bool:
+        """Whether the subscription was renewed since this was last asked (asking resets it)."""
+        renewed, self._renewed = self._renewed, False
+        return renewed
 
     def newer_than(self, version: int) -> int:
         """The highest version announced since the waiter began, if it passes ``version``; else ``version``."""
         return self.announced if self.announced is not None and self.announced > version else version
 
     def _wake(self, version: int | None, change: tuple[int, bytes] | None = None) -> None:
-        if version is not None:
+        if version is None:
+            self._renewed = True
+        else:
             self.announced = max(version, self.announced or version)
             if change is not None:
                 # only the changes past what the waiter has may still be asked for: a stream

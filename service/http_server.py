@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 import gevent
 from gunicorn.arbiter import Arbiter
+from gunicorn.glogging import Logger
 from gunicorn.http.body import Body, LengthReader
 from gunicorn.http.message import Request
 from gunicorn.workers.ggevent import GeventWorker
@@ -280,6 +281,16 @@ def freeze_what_was_loaded() -> None:
     gc.callbacks.append(SurvivorFreezer(FULL_PASS_SECONDS))
 
 
+class AppLoggedRequests(Logger):
+    """gunicorn's logger without its access log: the app logs each request itself, with its
+    request id (:mod:`service.logs`). With a logging configuration given, gunicorn builds every
+    request's access-log fields (about 3% of a web process's CPU under load), only for its
+    ``gunicorn.access`` logger to drop them."""
+
+    def _compute_access_log_enabled(self) -> bool:
+        return False
+
+
 SETTINGS: dict[str, Any] = {
     "worker_class": "service.http_server.KozGeventWorker",
     "worker_connections": 10000,
@@ -294,6 +305,7 @@ SETTINGS: dict[str, Any] = {
     "limit_request_field_size": 8190,
     # every request is logged by the app as one JSON line with its request id
     "accesslog": None,
+    "logger_class": "service.http_server.AppLoggedRequests",
     "logconfig_dict": LOGGING,
     # one control socket per user would clash between two services on one machine
     "control_socket_disable": True,

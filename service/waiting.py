@@ -114,6 +114,11 @@ class Waiting:
             if remaining <= 0 or self.repository.announcements.closing:
                 break
             waiter.wait(remaining)
-            # nothing newer announced: the wait ended, or the subscription was renewed, and the store says
-            version = waiter.newer_than(after) if waiter.newer_than(after) > after else self.repository.store.version(game_id)
+            if waiter.newer_than(after) > after:
+                version = waiter.newer_than(after)
+            elif waiter.renewed():
+                # the subscription was renewed: what was announced meanwhile is lost, the store says
+                version = self.repository.store.version(game_id)
+            # else the wait ended with nothing announced: the version stands, unread (a thousand
+            # streams' heartbeats, due at once, would otherwise each read the store)
         return version

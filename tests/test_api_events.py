@@ -539,3 +539,21 @@ def test_the_long_polls_and_streams_woken_by_one_version_share_one_rendering_per
     finally:
         for stream in [stream for group in streams.values() for stream in group]:
             stream.close()
+
+
+def test_a_wait_that_ends_with_nothing_announced_reads_nothing_unless_the_subscription_was_renewed(app, api, monkeypatch):
+    """A thousand streams' heartbeats fall due together: the subscription, heard all along, says
+    that nothing happened; only a renewed one (announcements possibly missed) sends them to the store."""
+    game_id, _ = two_humans(api)
+    koz = app.extensions["koz"]
+    reads: list[str] = []
+    original = koz.store.version
+    monkeypatch.setattr(koz.store, "version", lambda game: reads.append(game) or original(game))
+    with koz.announcements.waiting(game_id, 0) as waiter:
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == []
+        waiter._wake(None)  # as when the subscription is renewed
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == [game_id]
+        assert koz.waiting.wait_for_version(game_id, 0, 0.2, waiter) == 0
+        assert reads == [game_id]

@@ -154,3 +154,24 @@ def test_the_logs_of_whole_matches_hold_no_token_and_no_card_and_every_line_has_
     text = "\n".join(lines)
     assert not [token for token in tokens if token in text]
     assert CARD_CODE.findall(text) == []
+
+
+def test_gunicorn_builds_no_access_log_of_its_own():
+    """The app logs every request itself; gunicorn, handed a logging configuration, would build
+    each request's access-log fields only to drop them."""
+    from gunicorn.config import Config
+
+    from service.http_server import SETTINGS, AppLoggedRequests
+
+    config = Config()
+    for name in ("logger_class", "logconfig_dict", "accesslog"):
+        config.set(name, SETTINGS[name])
+    assert config.logger_class is AppLoggedRequests
+    logger = AppLoggedRequests(config)
+
+    class Untouchable:
+        def __getattr__(self, name):
+            raise AssertionError(f"read {name}")
+
+    assert not logger.access_log_enabled
+    logger.access(Untouchable(), Untouchable(), Untouchable(), Untouchable())

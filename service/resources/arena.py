@@ -119,7 +119,11 @@ def create_seek(body: dict[str, Any]):
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def list_seeks():
-    """The account's seeks still waiting."""
+    """List the account's seeks.
+
+    The seeks still waiting in a queue; one that was paired has left it (its match started on
+    the account's stream), and one that waited past its time has expired.
+    """
     return {"seeks": [public_seek(seek) for seek in arena().own_seeks(account())]}
 
 
@@ -128,7 +132,10 @@ def list_seeks():
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seeks():
-    """Stop seeking: every seek of the account leaves the queue (a seek paired already has its match)."""
+    """Stop seeking.
+
+    Every seek of the account leaves its queue; a seek paired already has its match.
+    """
     arena().unseek(account())
     return "", 204
 
@@ -138,7 +145,10 @@ def delete_seeks():
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seek(seek_id: str):
-    """Stop one seek (by its id); answered the same when it was paired or gone already."""
+    """Stop one seek.
+
+    The seek (by its id) leaves its queue; answered the same when it was paired or gone already.
+    """
     arena().unseek(account(), seek_id)
     return "", 204
 

@@ -115,7 +115,10 @@ def create_challenge(body: dict[str, Any]):
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
 def list_challenges():
-    """The account's open challenges, made and received."""
+    """List the account's challenges.
+
+    The open challenges the account made and those made to it, until each is answered, withdrawn or expires.
+    """
     return {"challenges": [challenge_json(challenge) for challenge in challenges().involving(account())]}
 
 
@@ -139,7 +142,10 @@ def accept_challenge(challenge_id: str):
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
 def decline_challenge(challenge_id: str):
-    """Decline a challenge made to this account: the challenger hears `challenge_declined`."""
+    """Decline a challenge.
+
+    A challenge made to this account is dropped; the challenger hears `challenge_declined` on its stream.
+    """
     challenges().decline(challenge_id, account())
     return "", 204
 
@@ -149,6 +155,9 @@ def decline_challenge(challenge_id: str):
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
 def delete_challenge(challenge_id: str):
-    """Withdraw a challenge this account made: the challenged account hears `challenge_withdrawn`."""
+    """Withdraw a challenge.
+
+    A challenge this account made is dropped; the challenged account hears `challenge_withdrawn` on its stream.
+    """
     challenges().withdraw(challenge_id, account())
     return "", 204
