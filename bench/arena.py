@@ -21,6 +21,7 @@ from gevent import monkey
 monkey.patch_all()
 
 import argparse  # noqa: E402
+import http.client  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
@@ -102,16 +103,36 @@ def matching(url: str, count: int, house_after: float) -> tuple[list[float], lis
     return seek_at_once(url, new_accounts(url, "seeker", count), bodies)
 
 
+class Reconnecting:
+    """A bot's connection, made again when the server closed it while the bot waited for its turn
+    to act (a paced bot is idle longer than the server keeps a connection open)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connection = Connection(url)
+
+    def call(self, method: str, path: str, body=None, token: str | None = None):
+        try:
+            return self.connection.call(method, path, body, token)
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = Connection(self.url)
+            return self.connection.call(method, path, body, token)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 def play_seat(url: str, event: dict, until: float, interval: float, latencies: list[float]) -> None:
     """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds."""
-    connection = Connection(url)
+    connection = Reconnecting(url)
     game, token = event["game"], event["token"]
     rng = random.Random(event["token"])
     _, view = connection.call("GET", f"/v1/games/{game}", token=token)
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:
-            status, seen = connection.call("GET", f"/v1/games/{game}?wait=2&after={view['version']}", token=token)
+            status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
             if status == 200:
                 view = seen
             continue
@@ -152,7 +173,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
     args = parser.parse_args()
 
-    os.environ["KOZ_STREAMS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))  # every bot's stream from this one address
+    # every bot's connections and stream come from this one address
+    os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
     process, url, data = start_service("always")
     try:
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
