@@ -848,9 +848,22 @@ def test_closed_talon_the_closer_with_66_is_decided_before_the_last_trick_winner
     assert result["winners"] == [0] and result["game_points"] == [1, 0]
 
 
+def test_closed_talon_a_closer_with_exactly_66_when_the_opponent_wins_the_last_trick_wins_as_for_a_claim():
+    # 66 exactly from the won cards; the opponent takes the last trick with AS and has 15
+    result = last_trick("TS AH TH AD TD AC QC 9C", "KD 9D", lead="9S", reply="AS", closing=(0, 4, 1))
+    assert (result["points"], result["reason"], result["claimed_by"], result["deemed_claim"]) == ([66, 15], "claim", 0, True)
+    assert result["winners"] == [0] and result["game_points"] == [2, 0]
+
+
 def test_closed_talon_gives_no_last_trick_ten():
     result = last_trick("TS AH", WON_32, closing=(0, 10, 1), exhausted_talon="last-trick-ten")
     assert result["points"][0] == 10 + 11 + 11 and result["last_trick_ten"] is None
+
+
+def test_last_trick_ten_goes_to_the_second_seat_when_it_wins_the_last_trick():
+    # 25 against 16 before the ten: the ten makes seat 1 the one with more points
+    result = last_trick("AS TS KD 9D", "QC JC", lead="9S", reply="AS", exhausted_talon="last-trick-ten")
+    assert (result["last_trick_ten"], result["points"], result["reason"], result["winners"]) == (1, [25, 26], "more_points", [1])
 
 
 # --- the last trick ----------------------------------------------------------------------------
