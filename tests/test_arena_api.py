@@ -42,11 +42,14 @@ def events(app, key: str, after: int = 0) -> list[dict]:
 
 
 def play_out(app, client, started: list[dict]) -> None:
-    """Every seat of the started matches leaves to the random computer; the worker plays them out and settles."""
-    for event in started:
-        left = client.post(f"/v1/games/{event['game']}/leave", json={"level": "random"}, headers=bearer(event["token"]))
-        assert left.status_code == 200, left.get_json()
-    Worker(app.extensions["koz"], "test").drain()
+    """The seats of a started match play it out (each its first legal action), then the worker's pass settles it."""
+    tokens = {event["seat"]: event["token"] for event in started}
+    game = started[0]["game"]
+    view = client.get(f"/v1/games/{game}").get_json()
+    while view["status"] == "active":
+        (seat,) = view["to_act"]
+        mine = client.get(f"/v1/games/{game}", headers=bearer(tokens[seat])).get_json()
+        view = client.post(f"/v1/games/{game}/actions", json=mine["legal_actions"][0], headers=bearer(tokens[seat])).get_json()
     Matchmaker(app.extensions["koz_arena"]).run_pass()
 
 
@@ -164,8 +167,8 @@ def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
     key = account(client, "Patient")
     seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
-    real = arena.clock
-    arena.clock = lambda: real() + arena.settings.arena_seek_seconds + 1
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
     Matchmaker(arena).run_pass()
     assert events(arena_app, key) == [{"type": "seek_expired", "seek": seek}]
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
@@ -185,6 +188,21 @@ def test_a_clock_run_out_loses_the_match_and_the_account_is_matched_later_until_
     finished = events(arena_app, quitter_key)[-1]
     assert finished["type"] == "match_finished" and finished["outcome"] == "loss" and finished["abandoned"] and finished["status"] == "forfeited"
     assert arena.accounts.authenticate(quitter_key).abandoned == quitter["game"]
+    # it plays again (its opponent's clock runs out this time): it is matched as anyone is
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "rated": False}, headers=bearer(key))
+    Matchmaker(arena).run_pass()
+    assert events(arena_app, quitter_key)[-1]["type"] == "match_finished"  # its penalty: not paired yet, their ratings apart
+    real = arena.clock
+    arena.clock = lambda: real() + 60  # a minute later: the window has widened past the penalty
+    Matchmaker(arena).run_pass()
+    again = [events(arena_app, key)[-1] for key in keys]
+    assert again[0]["type"] == again[1]["type"] == "match_started"
+    timed_out = forfeit(arena_app, again[0]["game"])
+    Matchmaker(arena).run_pass()
+    finished = events(arena_app, quitter_key)[-1]
+    assert finished["type"] == "match_finished" and finished["abandoned"] == (timed_out == again[keys.index(quitter_key)]["seat"])
+    assert arena.accounts.authenticate(quitter_key).abandoned == (again[0]["game"] if finished["abandoned"] else None)
 
 
 def test_the_event_stream_resumes_after_last_event_id(arena_app, client):

@@ -88,3 +88,22 @@ def test_replaying_results_in_order_rates_as_rating_them_one_by_one():
     a, b = rate([Rating(), Rating()], [[0], [1]], ["win", "loss"])
     b, a = rate([b, a], [[0], [1]], ["win", "loss"])
     assert replay(results, sides) == {("r", "a"): a, ("r", "b"): b}
+
+
+def test_every_script_of_the_arena_touches_keys_of_one_hash_slot():
+    """A Redis Cluster runs a script only on keys of one slot: an account's keys share its tag,
+    a ruleset's arena keys share theirs."""
+    from redis.cluster import key_slot
+
+    from service.arena.store import ArenaStore
+
+    store = ArenaStore.__new__(ArenaStore)
+    store.prefix = "koz"
+    account = "0123456789abcdef01234567"
+    account_keys = [store.account_key(account, name) for name in ("account", "engaged", "seq", "events")]
+    channel = f"koz:{{{store.events_channel_id(account)}}}:versions"
+    assert len({key_slot(key.encode()) for key in [*account_keys, channel]}) == 1
+    names = ("seeks", "seek", "ratings", "board", "provisional", "rated", "results", "played")
+    arena_keys = [store.arena_key("german-whist", name) for name in names]
+    arena_keys += [store.arena_key("german-whist", f"recent:{account}")]
+    assert len({key_slot(key.encode()) for key in arena_keys}) == 1

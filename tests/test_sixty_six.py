@@ -256,6 +256,27 @@ def test_winner_of_a_trick_leads_the_next():
     assert state.trick == Trick(1)
 
 
+def test_refusals_on_a_closed_talon_name_the_suit_led_and_a_card_not_held_or_not_in_the_deck():
+    state, _ = act(table("QS 9D", "AS 9S 9H"), "QS")  # the queen of spades: its suit is its number // 6
+    assert refusal(state, 1, play("9S")).message == "you hold a higher spades card and must win the trick"
+    assert refusal(state, 1, play("9H")).message == "you hold spades and must follow suit"
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in your hand"
+    assert refusal(state, 1, play("2S")).message == "2 of Spades is not in this game's deck"
+    state, _ = act(table("QS 9D", "TC 9H 9C"), "QS")
+    assert refusal(state, 1, play("9C")).message == "you cannot follow spades but hold trump, and must trump"
+    state, _ = act(table("QS TD", "TC 9H", variant="schnapsen"), "QS")
+    assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in this game's deck"
+
+
+def test_a_trick_event_says_the_tricks_number_and_phase():
+    state = table("AS 9D", "KS 9C", "JC JD TD", trump_card="9H", won=("", "QC JC"))
+    _, events = act(state, "AS", "KS")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 2, "phase": 1}
+    state = table("AS 9D", "KS 9C", "JD QD TD", trump_card="9H", won=("QC JC", "TC AC"), closing=(0, 21, 1))
+    _, events = act(state, "AS", "KS")
+    assert {key: events[0].data[key] for key in ("type", "number", "phase")} == {"type": "trick", "number": 3, "phase": 2}
+
+
 # --- drawing -----------------------------------------------------------------------------------
 
 
@@ -289,6 +310,22 @@ def test_with_one_face_down_card_left_the_winner_takes_it_and_the_loser_the_trum
     view = GAME.view(state, 0)
     assert view["known_cards"] == [[], ["9H"]]
     assert view["trump_card"] is None and view["talon_size"] == 0 and view["phase"] == 2
+
+
+@pytest.mark.parametrize(
+    "hand0, hand1, shown, plays, known, loser",
+    [
+        ("AS 9D", "KS 9C QS", ("", "KS"), ("9D", "9C"), [[], ["9H", "KS"]], 1),  # seat 0 wins
+        ("9D 9S", "AD KS", ("", ""), ("9D", "AD"), [["9H"], []], 0),  # seat 1 wins
+    ],
+)
+def test_the_loser_of_the_last_face_down_card_takes_the_trump_card_into_what_it_is_known_to_hold(hand0, hand1, shown, plays, known, loser):
+    state, events = act(table(hand0, hand1, "TD", trump_card="9H", shown=shown), *plays)
+    assert [event.data for event in events if event.data["type"] in ("draw", "take")] == [
+        {"type": "draw", "seat": 1 - loser, "card": "TD", "talon_size": 0},
+        {"type": "take", "seat": loser, "card": "9H"},
+    ]
+    assert GAME.view(state, None)["known_cards"] == known
 
 
 def test_the_trump_card_taken_last_stays_known_until_played():
@@ -811,9 +848,22 @@ def test_closed_talon_the_closer_with_66_is_decided_before_the_last_trick_winner
     assert result["winners"] == [0] and result["game_points"] == [1, 0]
 
 
+def test_closed_talon_a_closer_with_exactly_66_when_the_opponent_wins_the_last_trick_wins_as_for_a_claim():
+    # 66 exactly from the won cards; the opponent takes the last trick with AS and has 15
+    result = last_trick("TS AH TH AD TD AC QC 9C", "KD 9D", lead="9S", reply="AS", closing=(0, 4, 1))
+    assert (result["points"], result["reason"], result["claimed_by"], result["deemed_claim"]) == ([66, 15], "claim", 0, True)
+    assert result["winners"] == [0] and result["game_points"] == [2, 0]
+
+
 def test_closed_talon_gives_no_last_trick_ten():
     result = last_trick("TS AH", WON_32, closing=(0, 10, 1), exhausted_talon="last-trick-ten")
     assert result["points"][0] == 10 + 11 + 11 and result["last_trick_ten"] is None
+
+
+def test_last_trick_ten_goes_to_the_second_seat_when_it_wins_the_last_trick():
+    # 25 against 16 before the ten: the ten makes seat 1 the one with more points
+    result = last_trick("AS TS KD 9D", "QC JC", lead="9S", reply="AS", exhausted_talon="last-trick-ten")
+    assert (result["last_trick_ten"], result["points"], result["reason"], result["winners"]) == (1, [25, 26], "more_points", [1])
 
 
 # --- the last trick ----------------------------------------------------------------------------
