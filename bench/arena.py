@@ -1,0 +1,218 @@
+"""The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
+
+    python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
+
+1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
+   a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
+   Koz's house players after ``--house-after`` seconds). Each seek's wait is the time from its
+   ``POST /v1/arena/seeks`` to its ``match_started`` on the stream; every account must be matched,
+   with a p99 wait within ``--house-after`` + 1 s.
+2. ``bench/api.py``'s action latency at half load, as it measures it (``--clients`` clients
+   playing the random computer, paced at half their peak rate): the figure to keep.
+3. ``--matches`` arena games of German Whist between bot accounts (paired by seeking), played at
+   once over HTTP by one bot per seat with the seat token its stream handed over, at the same
+   total action rate as (2): action p50/p99, and the p99's ratio to (2)'s.
+"""
+
+from __future__ import annotations
+
+from gevent import monkey
+
+monkey.patch_all()
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import shutil  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import gevent  # noqa: E402
+from gevent.pool import Group  # noqa: E402
+
+from api import Connection, action_client, ms, percentile, run_clients, start_service  # noqa: E402
+
+RULESETS = ["german-whist", "sixty-six", "partnership-batak"]
+
+
+class Stream:
+    """An account's arena event stream, read as it comes."""
+
+    def __init__(self, url: str, key: str) -> None:
+        self.connection = Connection(url, timeout=120)
+        self.connection.http.request("GET", "/v1/arena/events", headers={"Authorization": f"Bearer {key}"})
+        self.response = self.connection.http.getresponse()
+        assert self.response.status == 200, self.response.read()
+
+    def next_event(self, wanted: str) -> dict:
+        kind = None
+        while True:
+            line = self.response.readline()
+            if not line:
+                raise RuntimeError(f"the stream ended before {wanted}")
+            text = line.decode().rstrip("\n")
+            if text.startswith("event: "):
+                kind = text[7:]
+            elif text.startswith("data: ") and kind == wanted:
+                return json.loads(text[6:])
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def new_accounts(url: str, prefix: str, count: int) -> list[str]:
+    connection = Connection(url)
+    keys = []
+    for number in range(count):
+        status, made = connection.call("POST", "/v1/accounts", {"name": f"{prefix}{number}"})
+        assert status == 201, made
+        keys.append(made["key"])
+    connection.close()
+    return keys
+
+
+def seek_and_wait(url: str, key: str, body: dict, waits: list[float], started: list[dict]) -> None:
+    stream = Stream(url, key)
+    connection = Connection(url)
+    begun = time.perf_counter()
+    status, seek = connection.call("POST", "/v1/arena/seeks", body, key)
+    assert status == 201, seek
+    event = stream.next_event("match_started")
+    waits.append(time.perf_counter() - begun)
+    started.append(event)
+    connection.close()
+    stream.close()
+
+
+def seek_at_once(url: str, keys: list[str], bodies: list[dict]) -> tuple[list[float], list[dict]]:
+    """Each account seeks at once (its body); (the waits until each heard match_started, those events)."""
+    waits: list[float] = []
+    started: list[dict] = []
+    group = Group()
+    for key, body in zip(keys, bodies):
+        group.spawn(seek_and_wait, url, key, body, waits, started)
+    group.join(raise_error=True)
+    return waits, started
+
+
+def matching(url: str, count: int, house_after: float) -> tuple[list[float], list[dict]]:
+    bodies = [{"ruleset": RULESETS[number * len(RULESETS) // count], "house_after_seconds": house_after} for number in range(count)]
+    return seek_at_once(url, new_accounts(url, "seeker", count), bodies)
+
+
+class Reconnecting:
+    """A bot's connection, made again when the server closed it while the bot waited for its turn
+    to act (a paced bot is idle longer than the server keeps a connection open)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connection = Connection(url)
+
+    def call(self, method: str, path: str, body=None, token: str | None = None):
+        try:
+            return self.connection.call(method, path, body, token)
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = Connection(self.url)
+            return self.connection.call(method, path, body, token)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def play_seat(url: str, event: dict, until: float, interval: float, latencies: list[float]) -> None:
+    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds."""
+    connection = Reconnecting(url)
+    game, token = event["game"], event["token"]
+    rng = random.Random(event["token"])
+    _, view = connection.call("GET", f"/v1/games/{game}", token=token)
+    next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
+    while time.perf_counter() < until and view["status"] == "active":
+        if not view["legal_actions"]:
+            status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
+            if status == 200:
+                view = seen
+            continue
+        gevent.sleep(max(0.0, next_at - time.perf_counter()))
+        next_at = max(next_at + interval, time.perf_counter() - interval)
+        started = time.perf_counter()
+        status, answer = connection.call("POST", f"/v1/games/{game}/actions", rng.choice(view["legal_actions"]), token)
+        latencies.append(time.perf_counter() - started)
+        if status == 200:
+            view = answer
+        else:  # the other seat acted meanwhile (a stale view): read it again
+            assert status in (409, 422), answer
+            _, view = connection.call("GET", f"/v1/games/{game}", token=token)
+    connection.close()
+
+
+def arena_matches(url: str, matches: int, seconds: float, total_rate: float) -> tuple[list[float], int]:
+    """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
+    actions per second in all; (the actions' latencies, the games started)."""
+    keys = new_accounts(url, "player", 2 * matches)
+    _, started = seek_at_once(url, keys, [{"ruleset": "german-whist"}] * len(keys))
+    latencies: list[float] = []
+    interval = len(started) / total_rate
+    until = time.perf_counter() + seconds
+    group = Group()
+    for event in started:
+        group.spawn(play_seat, url, event, until, interval, latencies)
+    group.join(raise_error=True)
+    return latencies, len({event["game"] for event in started})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--accounts", type=int, default=200, help="accounts seeking at once (default 200)")
+    parser.add_argument("--house-after", type=float, default=2.0, help="their house_after_seconds (default 2)")
+    parser.add_argument("--matches", type=int, default=100, help="arena games played at once (default 100)")
+    parser.add_argument("--clients", type=int, default=8, help="bench/api.py's clients for the reference figure (default 8)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
+    args = parser.parse_args()
+
+    # every bot's connections and stream come from this one address
+    os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
+    process, url, data = start_service("always")
+    try:
+        print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
+        waits, started = matching(url, args.accounts, args.house_after)
+        house = sum(any(player["kind"] == "house" for player in event["players"]) for event in started)
+        p99 = percentile(waits, 0.99)
+        verdict = "ok" if len(started) == args.accounts and p99 <= args.house_after + 1 else "MISSED"
+        print(
+            f"{args.accounts} accounts seeking at once (house_after_seconds {args.house_after:g}): {len(started)} matched "
+            f"({house} with the house), wait p50 {ms(percentile(waits, 0.5))}, p99 {ms(p99)}, max {ms(max(waits))} "
+            f"(target: all matched, p99 <= {ms(args.house_after + 1)}): {verdict}"
+        )
+
+        actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
+        run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
+        peak, _ = run_clients(actions, args.clients, args.seconds)
+        interval = args.clients / (peak / 2)
+        half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
+        half_rate, reference = run_clients(half, args.clients, args.seconds)
+        print(
+            f"bench/api.py's POST action at half load ({half_rate:.0f}/s, {args.clients} clients): "
+            f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}"
+        )
+
+        latencies, games = arena_matches(url, args.matches, args.seconds, half_rate)
+        rate = len(latencies) / args.seconds
+        ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
+        print(
+            f"{games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
+            f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}"
+        )
+        print(f"load average after: {os.getloadavg()}", file=sys.stderr, flush=True)
+    finally:
+        process.terminate()
+        process.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    main()
