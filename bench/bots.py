@@ -55,7 +55,7 @@ from engine import registry  # noqa: E402
 from engine.actions import Action  # noqa: E402
 from engine.cards import Card  # noqa: E402
 from engine.players import BasicPlayer, Budget, ExpertPlayer, Player, RandomPlayer, SeatInfo, SeatLogs, play_match  # noqa: E402
-from engine.players.base import BY_THE_CLOCK  # noqa: E402
+from engine.players.base import BY_TIME  # noqa: E402
 from engine.ruleset import Match  # noqa: E402
 from engine.sixty_six import SixtySix  # noqa: E402
 
@@ -109,10 +109,12 @@ class Baseline(Player):
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         budget = budget or Budget()
         then = self.players
-        work = budget.work if budget.work is not None else BY_THE_CLOCK
+        work = budget.work if budget.work is not None else BY_TIME
         ceiling = budget.ceiling if budget.work is not None else min(budget.seconds or ExpertPlayer.think_seconds, budget.ceiling)
         given = then.SeatInfo(info.ruleset, info.seat, info.options, info.view, info.events)
-        chosen = then.ExpertPlayer().choose(given, seed, then.Budget(work=work, ceiling=ceiling, clock=budget.clock))
+        # a checkout from before the budget's time source was named ``timer`` calls it ``clock``
+        timer_field = "timer" if "timer" in then.Budget.__dataclass_fields__ else "clock"
+        chosen = then.ExpertPlayer().choose(given, seed, then.Budget(work=work, ceiling=ceiling, **{timer_field: budget.timer}))
         return Action.from_json(chosen.to_json())
 
 
@@ -128,7 +130,7 @@ def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
         GAMES[ruleset_id],
         f"bench-{pairing}-{number}",
         players,
-        clock=CLOCKS[args.clock],
+        timer=CLOCKS[args.clock],
         budgets={"expert": expert_budget(args), "baseline": expert_budget(args)},
     )
     deals = [deal_winner_side(ruleset_id, result, seat_sides) for result in record.deal_results]
@@ -187,8 +189,8 @@ def vu_move(action: Action) -> dict[str, Any] | None:
 def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
     """Play deals ``first`` to ``first + count`` against RdeepBot; a record per deal."""
     first, count, args = job
-    clock = CLOCKS[args.clock]
-    expert, budget = ExpertPlayer(), replace(expert_budget(args), clock=clock)
+    timer = CLOCKS[args.clock]
+    expert, budget = ExpertPlayer(), replace(expert_budget(args), timer=timer)
     command = [
         str(ROOT / ".venv-peer/bin/python"), str(ROOT / "bench/schnapsen_rdeep.py"),
         "--deals", str(count), "--first", str(first), "--seed", args.seed, "--samples", str(args.samples), "--depth", str(args.depth),

@@ -12,7 +12,7 @@ from . import registry
 from .actions import Action, Bid, Close, Declare, Exchange, Marriage, Pass, Play, Trump
 from .batak import PartnershipBatak
 from .cards import Card, Rank, Suit, cards, codes
-from .errors import Refusal, RuleError
+from .errors import Refusal, RefusalCode, RuleError
 from .german_whist import GermanWhist
 from .players.batak import BatakStrategy
 from .players.german_whist import GermanWhistStrategy
@@ -43,6 +43,7 @@ __all__ = [
     "Option",
     "Rank",
     "Refusal",
+    "RefusalCode",
     "RuleError",
     "Ruleset",
     "Suit",

@@ -11,8 +11,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from .cards import Card, Suit
-from .errors import Refusal, RuleError
-from .texts import Text
+from .errors import Refusal, RefusalCode
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,20 +33,20 @@ class Action:
     def from_json(doc: Mapping[str, Any]) -> "Action":
         """Parse an action object; a malformed one raises ``RuleError(code="malformed_action")``."""
         if not isinstance(doc, Mapping):
-            raise _malformed("not_an_object")
+            raise MALFORMED_ACTION("not_an_object")
         given_type = doc.get("type")
         kind = KINDS.get(given_type) if isinstance(given_type, str) else None
         if kind is None:
-            raise _malformed("unknown_type", type=repr(doc.get("type")), types=list(KINDS))
+            raise MALFORMED_ACTION("unknown_type", type=repr(doc.get("type")), types=list(KINDS))
         wanted = {spec.name for spec in fields(kind)}
         required = {spec.name for spec in fields(kind) if spec.default is MISSING}
         given = set(doc) - {"type"}
         if not required <= given:
-            raise _malformed("missing_fields", type=kind.type, missing=sorted(required - given))
+            raise MALFORMED_ACTION("missing_fields", type=kind.type, missing=sorted(required - given))
         if not given <= wanted:
             if not wanted:
-                raise _malformed("no_fields", type=kind.type, extra=sorted(given))
-            raise _malformed("unknown_fields", type=kind.type, extra=sorted(given - wanted), wanted=sorted(wanted))
+                raise MALFORMED_ACTION("no_fields", type=kind.type, extra=sorted(given))
+            raise MALFORMED_ACTION("unknown_fields", type=kind.type, extra=sorted(given - wanted), wanted=sorted(wanted))
         return kind(**{name: _PARSERS[name](doc[name]) for name in given})
 
     def __str__(self) -> str:
@@ -139,46 +138,47 @@ class Declare(Action):
 KINDS: dict[str, type[Action]] = {kind.type: kind for kind in (Play, Bid, Pass, Trump, Exchange, Close, Marriage, Declare)}
 
 
-#: why an action object is malformed
-MESSAGES: Mapping[str, Text] = {
-    "not_an_object": {
-        "en": 'an action is a JSON object such as {{"type": "play", "card": "QS"}}',
-        "tr": 'hamle, {{"type": "play", "card": "QS"}} gibi bir JSON nesnesidir',
+#: why an action object is malformed: one code, its words by what is wrong
+MALFORMED_ACTION = RefusalCode(
+    "malformed_action",
+    {"en": "the action is not a well-formed action object", "tr": "hamle, geçerli bir hamle nesnesi değil"},
+    Refusal.MALFORMED,
+    cases={
+        "not_an_object": {
+            "en": 'an action is a JSON object such as {{"type": "play", "card": "QS"}}',
+            "tr": 'hamle, {{"type": "play", "card": "QS"}} gibi bir JSON nesnesidir',
+        },
+        "unknown_type": {"en": "unknown action type {type}; types are {types}", "tr": "{type} diye bir hamle türü yok; türler: {types}"},
+        "missing_fields": {"en": "a {type!r} action needs {missing}", "tr": "{type!r} hamlesinde eksik alan: {missing}"},
+        "unknown_fields": {
+            "en": "a {type!r} action has no field {extra}; its fields are {wanted}",
+            "tr": "{type!r} hamlesinde {extra} alanı olmaz; alanları: {wanted}",
+        },
+        "no_fields": {
+            "en": 'a {type!r} action has no field but "type"; got {extra}',
+            "tr": '{type!r} hamlesinde "type" dışında alan olmaz; gelen: {extra}',
+        },
+        "not_a_card": {
+            "en": '{value} is not a card code such as "QS" or "TD"',
+            "tr": '{value} bir kart kodu değil ("QS", "TD" gibi olmalı)',
+        },
+        "bid_not_integer": {"en": "a bid's value is an integer", "tr": "ihalenin değeri bir tam sayıdır"},
+        "not_a_suit": {"en": "{value} is not a suit; suits are C, D, H, S", "tr": "{value} bir renk değil; renkler: C, D, H, S"},
+        "declare_not_boolean": {"en": "declare is true or false", "tr": "declare alanı true ya da false olur"},
     },
-    "unknown_type": {"en": "unknown action type {type}; types are {types}", "tr": "{type} diye bir hamle türü yok; türler: {types}"},
-    "missing_fields": {"en": "a {type!r} action needs {missing}", "tr": "{type!r} hamlesinde eksik alan: {missing}"},
-    "unknown_fields": {
-        "en": "a {type!r} action has no field {extra}; its fields are {wanted}",
-        "tr": "{type!r} hamlesinde {extra} alanı olmaz; alanları: {wanted}",
-    },
-    "no_fields": {
-        "en": 'a {type!r} action has no field but "type"; got {extra}',
-        "tr": '{type!r} hamlesinde "type" dışında alan olmaz; gelen: {extra}',
-    },
-    "not_a_card": {
-        "en": '{value} is not a card code such as "QS" or "TD"',
-        "tr": '{value} bir kart kodu değil ("QS", "TD" gibi olmalı)',
-    },
-    "bid_not_integer": {"en": "a bid's value is an integer", "tr": "ihalenin değeri bir tam sayıdır"},
-    "not_a_suit": {"en": "{value} is not a suit; suits are C, D, H, S", "tr": "{value} bir renk değil; renkler: C, D, H, S"},
-    "declare_not_boolean": {"en": "declare is true or false", "tr": "declare alanı true ya da false olur"},
-}
-
-
-def _malformed(message: str, **params: Any) -> RuleError:
-    return RuleError("malformed_action", MESSAGES[message], Refusal.MALFORMED, params=params)
+)
 
 
 def _card(value: Any) -> Card:
     try:
         return Card.parse(value)
     except ValueError:
-        raise _malformed("not_a_card", value=repr(value)) from None
+        raise MALFORMED_ACTION("not_a_card", value=repr(value)) from None
 
 
 def _bid_value(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _malformed("bid_not_integer")
+        raise MALFORMED_ACTION("bid_not_integer")
     return value
 
 
@@ -186,12 +186,12 @@ def _suit(value: Any) -> Suit:
     try:
         return Suit(value)
     except ValueError:
-        raise _malformed("not_a_suit", value=repr(value)) from None
+        raise MALFORMED_ACTION("not_a_suit", value=repr(value)) from None
 
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _malformed("declare_not_boolean")
+        raise MALFORMED_ACTION("declare_not_boolean")
     return value
 
 

@@ -40,9 +40,9 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
-from .errors import Refusal, RuleError, illegal
+from .errors import Refusal, RefusalCode, RuleError
 from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at, seat_at
-from .ruleset import Match, TrickTaking
+from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
 
@@ -357,6 +357,104 @@ def match_winning_team(totals: tuple[int, int], contract: int, made: bool, decla
     return None
 
 
+NOT_IN_AUCTION = RefusalCode(
+    "not_in_auction",
+    {"en": "the seat passed and is out of the auction for this deal", "tr": "pas geçen koltuk bu elin ihalesinden çıkmıştır"},
+    Refusal.NOT_YOUR_TURN,
+    says={"en": "you passed and are out of the auction for this deal", "tr": "pas geçtiniz; bu elin ihalesinden çıktınız"},
+)
+DUMMY_CANNOT_ACT = RefusalCode(
+    "dummy_cannot_act",
+    {"en": "the dummy's cards are played by the declarer", "tr": "açık elin kartlarını ihaleci oynar"},
+    Refusal.NOT_YOUR_TURN,
+    says={
+        "en": "you are the dummy: your hand is played by the declarer in this deal",
+        "tr": "bu elde eliniz açık: kartlarınızı ortağınız ihaleci oynar",
+    },
+)
+NOT_DECLARER = RefusalCode(
+    "not_declarer",
+    {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
+    Refusal.NOT_YOUR_TURN,
+)
+AUCTION_IN_PROGRESS = RefusalCode(
+    "auction_in_progress",
+    {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
+)
+AUCTION_OVER = RefusalCode(
+    "auction_over",
+    {"en": "the auction is over: no more bids or passes", "tr": "ihale bitti: artık söylenemez, pas geçilemez"},
+    says={"en": "the auction is over", "tr": "ihale bitti"},
+)
+BID_OUT_OF_RANGE = RefusalCode(
+    "bid_out_of_range",
+    {"en": "a bid is a number from 8 to 13", "tr": "ihale 8 ile 13 arasında bir sayıdır"},
+    says={"en": "a bid is a number from {minimum} to {maximum}", "tr": "ihale {minimum} ile {maximum} arasında bir sayıdır"},
+)
+BID_TOO_LOW = RefusalCode(
+    "bid_too_low",
+    {"en": "a bid must be higher than the highest bid so far", "tr": "ihale şimdiye dek söylenenlerin en yükseğinden büyük olmalı"},
+    says={
+        "en": "a bid must be higher than {high_bid}, the highest bid so far",
+        "tr": "ihale, şimdiye dek söylenen en yüksek ihaleden ({high_bid}) büyük olmalı",
+    },
+)
+TRUMP_NOT_NAMED = RefusalCode(
+    "trump_not_named",
+    {"en": "the declarer names trump before the first card is played", "tr": "ilk kart oynanmadan önce ihaleci kozu söyler"},
+)
+TRUMP_ALREADY_NAMED = RefusalCode(
+    "trump_already_named",
+    {"en": "trump is named once", "tr": "koz bir kez söylenir"},
+    says={"en": "trump is {trump_suit} already", "tr": "koz zaten söylendi: {trump_suit}"},
+)
+CARD_NOT_IN_HAND = RefusalCode(
+    "card_not_in_hand",
+    {"en": "the card is not in the hand to play from", "tr": "kart, oynanacak elde yok"},
+    cases={
+        "own_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+        "open_hand": {"en": "{card} is not in the open hand of {seat}", "tr": "{card}, {seat} koltuğunun açık elinde yok"},
+    },
+)
+TRUMP_NOT_BROKEN = RefusalCode(
+    "trump_not_broken",
+    {
+        "en": "trump may not be led before it is broken, unless only trumps are held",
+        "tr": "koz çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
+    },
+    says={
+        "en": "{trump_suit} may not be led before trump is broken, unless only trumps are held",
+        "tr": "koz ({trump_suit}) çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
+    },
+)
+MUST_FOLLOW_SUIT = RefusalCode(
+    "must_follow_suit",
+    {"en": "a seat holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
+    says={"en": "{led_suit} was led and must be followed", "tr": "yerde {led_suit} var: bu rengi oynamalısınız"},
+)
+MUST_BEAT = RefusalCode(
+    "must_beat",
+    {
+        "en": "a seat following must beat the highest card of the suit led if it can",
+        "tr": "rengi oynayan, yapabiliyorsa yerdeki rengin en büyük kartını geçmeli",
+    },
+    says={
+        "en": "you hold {led_suit} higher than every one in the trick and must play one",
+        "tr": "elinizde yerdekilerin hepsinden büyük bir {led_suit} var: onu oynamalısınız",
+    },
+)
+MUST_TRUMP = RefusalCode(
+    "must_trump",
+    {"en": "a seat void in the suit led must trump", "tr": "yerdeki renkten kartı olmayan koz çakmalı"},
+    says={"en": "void in {led_suit}, a trump ({trump_suit}) must be played", "tr": "elinizde {led_suit} yok: koz ({trump_suit}) çakmalısınız"},
+)
+MUST_OVERTRUMP = RefusalCode(
+    "must_overtrump",
+    {"en": "a seat trumping must beat the highest trump in the trick if it can", "tr": "koz çakan, yapabiliyorsa yerdeki en büyük kozu geçmeli"},
+    says={"en": "a trump higher than every trump in the trick must be played", "tr": "yerdeki bütün kozlardan büyük bir koz oynamalısınız"},
+)
+
+
 class PartnershipBatak(TrickTaking[BatakState]):
     deal_result_type = BatakDealResult
     view_type = BatakView
@@ -372,82 +470,24 @@ class PartnershipBatak(TrickTaking[BatakState]):
     )
     deck = DECK
     action_kinds = (Bid, Pass, Trump, Play)
-    turn_refusal_codes = ("not_in_auction", "dummy_cannot_act", "not_declarer")
-    refusal_codes = {
-        "not_in_auction": {
-            "en": "the seat passed and is out of the auction for this deal",
-            "tr": "pas geçen koltuk bu elin ihalesinden çıkmıştır",
-        },
-        "dummy_cannot_act": {"en": "the dummy's cards are played by the declarer", "tr": "açık elin kartlarını ihaleci oynar"},
-        "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
-        "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
-        "auction_over": {"en": "the auction is over: no more bids or passes", "tr": "ihale bitti: artık söylenemez, pas geçilemez"},
-        "bid_out_of_range": {"en": "a bid is a number from 8 to 13", "tr": "ihale 8 ile 13 arasında bir sayıdır"},
-        "bid_too_low": {
-            "en": "a bid must be higher than the highest bid so far",
-            "tr": "ihale şimdiye dek söylenenlerin en yükseğinden büyük olmalı",
-        },
-        "trump_not_named": {"en": "the declarer names trump before the first card is played", "tr": "ilk kart oynanmadan önce ihaleci kozu söyler"},
-        "trump_already_named": {"en": "trump is named once", "tr": "koz bir kez söylenir"},
-        "illegal_action": {"en": "an action of a kind this phase does not have", "tr": "bu aşamada bu tür hamle yapılmaz"},
-        "card_not_in_hand": {"en": "the card is not in the hand to play from", "tr": "kart, oynanacak elde yok"},
-        "trump_not_broken": {
-            "en": "trump may not be led before it is broken, unless only trumps are held",
-            "tr": "koz çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
-        },
-        "must_follow_suit": {"en": "a seat holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
-        "must_beat": {
-            "en": "a seat following must beat the highest card of the suit led if it can",
-            "tr": "rengi oynayan, yapabiliyorsa yerdeki rengin en büyük kartını geçmeli",
-        },
-        "must_trump": {"en": "a seat void in the suit led must trump", "tr": "yerdeki renkten kartı olmayan koz çakmalı"},
-        "must_overtrump": {
-            "en": "a seat trumping must beat the highest trump in the trick if it can",
-            "tr": "koz çakan, yapabiliyorsa yerdeki en büyük kozu geçmeli",
-        },
-    }
-    messages = {
-        "not_in_auction": {
-            "en": "you passed and are out of the auction for this deal",
-            "tr": "pas geçtiniz; bu elin ihalesinden çıktınız",
-        },
-        "dummy_cannot_act": {
-            "en": "you are the dummy: your hand is played by the declarer in this deal",
-            "tr": "bu elde eliniz açık: kartlarınızı ortağınız ihaleci oynar",
-        },
-        "not_declarer": {"en": "only the declarer names trump", "tr": "kozu yalnızca ihaleci söyler"},
-        "auction_in_progress": {"en": "the auction is not over: bid or pass", "tr": "ihale bitmedi: söyleyin ya da pas geçin"},
-        "auction_over": {"en": "the auction is over", "tr": "ihale bitti"},
-        "bid_out_of_range": {"en": "a bid is a number from {minimum} to {maximum}", "tr": "ihale {minimum} ile {maximum} arasında bir sayıdır"},
-        "bid_too_low": {
-            "en": "a bid must be higher than {high_bid}, the highest bid so far",
-            "tr": "ihale, şimdiye dek söylenen en yüksek ihaleden ({high_bid}) büyük olmalı",
-        },
-        "trump_already_named": {"en": "trump is {trump_suit} already", "tr": "koz zaten söylendi: {trump_suit}"},
-        "trump_not_named": {
-            "en": "the declarer names trump before the first card is played",
-            "tr": "ilk kart oynanmadan önce ihaleci kozu söyler",
-        },
-        "card_not_in_own_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
-        "card_not_in_open_hand": {"en": "{card} is not in the open hand of {seat}", "tr": "{card}, {seat} koltuğunun açık elinde yok"},
-        "trump_not_broken": {
-            "en": "{trump_suit} may not be led before trump is broken, unless only trumps are held",
-            "tr": "koz ({trump_suit}) çakılmadan kozla çıkılmaz; elde yalnızca koz varsa çıkılır",
-        },
-        "must_follow_suit": {"en": "{led_suit} was led and must be followed", "tr": "yerde {led_suit} var: bu rengi oynamalısınız"},
-        "must_beat": {
-            "en": "you hold {led_suit} higher than every one in the trick and must play one",
-            "tr": "elinizde yerdekilerin hepsinden büyük bir {led_suit} var: onu oynamalısınız",
-        },
-        "must_trump": {
-            "en": "void in {led_suit}, a trump ({trump_suit}) must be played",
-            "tr": "elinizde {led_suit} yok: koz ({trump_suit}) çakmalısınız",
-        },
-        "must_overtrump": {
-            "en": "a trump higher than every trump in the trick must be played",
-            "tr": "yerdeki bütün kozlardan büyük bir koz oynamalısınız",
-        },
-    }
+    refusals = (
+        ILLEGAL_ACTION.meaning_in_game({"en": "an action of a kind this phase does not have", "tr": "bu aşamada bu tür hamle yapılmaz"}),
+        NOT_IN_AUCTION,
+        DUMMY_CANNOT_ACT,
+        NOT_DECLARER,
+        AUCTION_IN_PROGRESS,
+        AUCTION_OVER,
+        BID_OUT_OF_RANGE,
+        BID_TOO_LOW,
+        TRUMP_NOT_NAMED,
+        TRUMP_ALREADY_NAMED,
+        CARD_NOT_IN_HAND,
+        TRUMP_NOT_BROKEN,
+        MUST_FOLLOW_SUIT,
+        MUST_BEAT,
+        MUST_TRUMP,
+        MUST_OVERTRUMP,
+    )
     #: what a table shows beside the options, per language
     table_labels = {"open_hand": {"en": "Open hand", "tr": "Açık el"}}
     options = (
@@ -548,66 +588,66 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def turn_refusal(self, state: BatakState, seat: int) -> RuleError:
         if state.declarer is None:
             if seat in state.auction.passed:
-                return RuleError("not_in_auction", self.messages["not_in_auction"], Refusal.NOT_YOUR_TURN)
+                return NOT_IN_AUCTION()
         elif seat == state.dummy:
-            return RuleError("dummy_cannot_act", self.messages["dummy_cannot_act"], Refusal.NOT_YOUR_TURN)
+            return DUMMY_CANNOT_ACT()
         elif state.trump is None:
-            return RuleError("not_declarer", self.messages["not_declarer"], Refusal.NOT_YOUR_TURN)
+            return NOT_DECLARER()
         return super().turn_refusal(state, seat)
 
     def refuse_kind(self, state: BatakState, action: Action) -> RuleError:
         if state.declarer is None:
-            return illegal("auction_in_progress", self.messages["auction_in_progress"])
+            return AUCTION_IN_PROGRESS()
         return super().refuse_kind(state, action)
 
     def verify_bid(self, state: BatakState, seat: int, action: Bid) -> RuleError | None:
         if state.declarer is not None:
-            return illegal("auction_over", self.messages["auction_over"])
+            return AUCTION_OVER()
         if not MIN_BID <= action.value <= MAX_BID:
-            return illegal("bid_out_of_range", self.messages["bid_out_of_range"], minimum=MIN_BID, maximum=MAX_BID)
+            return BID_OUT_OF_RANGE(minimum=MIN_BID, maximum=MAX_BID)
         if action.value < state.auction.lowest_bid():
-            return illegal("bid_too_low", self.messages["bid_too_low"], high_bid=state.auction.high_bid)
+            return BID_TOO_LOW(high_bid=state.auction.high_bid)
         return None
 
     def verify_pass(self, state: BatakState, seat: int, action: Pass) -> RuleError | None:
         if state.declarer is not None:
-            return illegal("auction_over", self.messages["auction_over"])
+            return AUCTION_OVER()
         return None
 
     def verify_trump(self, state: BatakState, seat: int, action: Trump) -> RuleError | None:
         if state.declarer is None:
-            return illegal("auction_in_progress", self.messages["auction_in_progress"])
+            return AUCTION_IN_PROGRESS()
         if state.trump is not None:
-            return illegal("trump_already_named", self.messages["trump_already_named"], trump_suit=SUITS[state.trump].value)
+            return TRUMP_ALREADY_NAMED(trump_suit=SUITS[state.trump].value)
         return None
 
     def verify_play(self, state: BatakState, seat: int, action: Play) -> RuleError | None:
         """The rule a card outside the legal ones breaks (checked in the order of rules 1-4)."""
         if state.declarer is None:
-            return illegal("auction_in_progress", self.messages["auction_in_progress"])
+            return AUCTION_IN_PROGRESS()
         if state.trump is None or state.trick is None or state.turn is None:
-            return illegal("trump_not_named", self.messages["trump_not_named"])
+            return TRUMP_NOT_NAMED()
         card = action.card.index
         turn, trick = state.turn, state.trick
         hand = state.hands[turn]
         if not hand >> card & 1:
             if turn == seat:
-                return illegal("card_not_in_hand", self.messages["card_not_in_own_hand"], card=action.card.code)
-            return illegal("card_not_in_hand", self.messages["card_not_in_open_hand"], card=action.card.code, seat=dict(self.seat_names[turn]))
+                return CARD_NOT_IN_HAND("own_hand", card=action.card.code)
+            return CARD_NOT_IN_HAND("open_hand", card=action.card.code, seat=dict(self.seat_names[turn]))
         if self._legal_mask(state, turn) >> card & 1:
             return None
         trump = SUITS[state.trump].value
         if not trick.cards:
-            return illegal("trump_not_broken", self.messages["trump_not_broken"], trump_suit=trump)
+            return TRUMP_NOT_BROKEN(trump_suit=trump)
         led = trick.cards[0] // RANKS
         led_suit = SUITS[led].value
         if hand & SUIT_MASKS[led]:
             if card // RANKS != led:
-                return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=led_suit)
-            return illegal("must_beat", self.messages["must_beat"], led_suit=led_suit)
+                return MUST_FOLLOW_SUIT(led_suit=led_suit)
+            return MUST_BEAT(led_suit=led_suit)
         if card // RANKS != state.trump:
-            return illegal("must_trump", self.messages["must_trump"], led_suit=led_suit, trump_suit=trump)
-        return illegal("must_overtrump", self.messages["must_overtrump"])
+            return MUST_TRUMP(led_suit=led_suit, trump_suit=trump)
+        return MUST_OVERTRUMP()
 
     def perform_bid(self, state: BatakState, seat: int, action: Bid) -> tuple[BatakState, tuple[Event, ...]]:
         return self._call(state, seat, action.value)
@@ -694,7 +734,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
         """The Batak part of a view; the dummy's cards are shown only once trump is named.
 
         ``hand`` (own cards; None for a spectator), ``hand_sizes`` (per seat), ``teams``

@@ -13,7 +13,7 @@ higher number is a stronger card, so "the cards that beat this one" is a mask
 from __future__ import annotations
 
 from enum import Enum, IntEnum
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -114,7 +114,7 @@ class Card:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("cards are immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (Card.parse, (self.code,))
 
     def __repr__(self) -> str:

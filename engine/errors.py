@@ -1,7 +1,16 @@
-"""The one error of the engine: a refusal with a stable code and the kind of refusal it is."""
+"""The one error of the engine: a refusal with a stable code and the kind of refusal it is; and
+the declaration of each refusal a game may give (:class:`RefusalCode`), made once.
+
+>>> NOT_HELD = RefusalCode("card_not_in_hand", {"en": "the card is not in the hand", "tr": "kart elde yok"},
+...                        says={"en": "{card} is not in your hand", "tr": "{card} elinizde yok"})
+>>> refused = NOT_HELD(card="QS")
+>>> refused.code, refused.refusal.value, refused.message_in("tr")
+('card_not_in_hand', 'illegal', 'Maça Kızı elinizde yok')
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -57,6 +66,32 @@ class RuleError(Exception):
         return render(self.text, self.params, language)
 
 
-def illegal(code: str, text: Text, **params: Any) -> RuleError:
-    """An illegal-action refusal; the ruleset's legal actions are attached by ``Ruleset.apply``."""
-    return RuleError(code, text, Refusal.ILLEGAL, params=params)
+@dataclass(frozen=True, slots=True)
+class RefusalCode:
+    """One refusal, declared once: its stable ``code``, its ``kind``, what the code means (the
+    catalogue's ``meaning``) and the words a refused client reads: ``says`` (the meaning itself
+    when the two are the same), or, where one code covers several situations, one of its
+    ``cases`` by name. Calling it gives the :class:`RuleError` with the facts its words name."""
+
+    code: str
+    meaning: Text
+    kind: Refusal = Refusal.ILLEGAL
+    says: Text | None = None
+    cases: Mapping[str, Text] = field(default_factory=dict)
+
+    def __call__(self, case: str | None = None, /, *, details: Mapping[str, Any] | None = None, **params: Any) -> RuleError:
+        """The refusal in the words of ``case`` (None: its own words) with ``params`` named in
+        them, and the machine-readable ``details`` it carries."""
+        return RuleError(self.code, self.words(case), self.kind, params=params, details=details)
+
+    def words(self, case: str | None = None) -> Text:
+        return self.cases[case] if case is not None else self.says or self.meaning
+
+    def texts(self) -> list[Text]:
+        """Every text of the refusal: its meaning and all its words (each in every language)."""
+        return [self.meaning, *([self.says] if self.says else []), *self.cases.values()]
+
+    def meaning_in_game(self, meaning: Text) -> "RefusalCode":
+        """The same refusal, its meaning said as one game puts it (such as what ``illegal_action``
+        means where only cards are played)."""
+        return replace(self, meaning=meaning)

@@ -19,9 +19,9 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 
 from .actions import Play
 from .cards import STANDARD, Card, Suit, mask_of
-from .errors import RuleError, illegal
+from .errors import RefusalCode, RuleError
 from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, draw_after_trick, private, public
-from .ruleset import Match, TrickTaking
+from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
 
@@ -157,6 +157,18 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
     return counted, points, winners
 
 
+CARD_NOT_IN_HAND = RefusalCode(
+    "card_not_in_hand",
+    {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
+    says={"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+)
+MUST_FOLLOW_SUIT = RefusalCode(
+    "must_follow_suit",
+    {"en": "a player holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
+    says={"en": "you hold {led_suit} and must follow suit", "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız"},
+)
+
+
 class GermanWhist(TrickTaking[GermanWhistState]):
     deal_result_type = GermanWhistDealResult
     view_type = GermanWhistView
@@ -169,18 +181,11 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         "the stock in drawing order (stock[0] the first face-up card, then the loser's face-down card and the next face-up card in turn)"
     )
     action_kinds = (Play,)
-    refusal_codes = {
-        "illegal_action": {"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"},
-        "card_not_in_hand": {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
-        "must_follow_suit": {"en": "a player holding the suit led must follow it", "tr": "yerdeki renkten kartı olan o rengi oynamalı"},
-    }
-    messages = {
-        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
-        "must_follow_suit": {
-            "en": "you hold {led_suit} and must follow suit",
-            "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız",
-        },
-    }
+    refusals = (
+        ILLEGAL_ACTION.meaning_in_game({"en": "German Whist has only play actions", "tr": "Alman Whist'te yalnızca kart oynanır"}),
+        CARD_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT,
+    )
     options = (
         Option(
             "scoring",
@@ -283,11 +288,11 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         card = action.card.index
         hand = state.hands[seat]
         if not hand >> card & 1:
-            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
+            return CARD_NOT_IN_HAND(card=action.card.code)
         cards = state.trick.cards
         if legal_cards(hand, cards[0] if cards else -1) >> card & 1:
             return None
-        return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=SUITS[cards[0] // 13].value)
+        return MUST_FOLLOW_SUIT(led_suit=SUITS[cards[0] // 13].value)
 
     def trick_heading(self, state: GermanWhistState) -> dict[str, Any]:
         return {"type": "trick", "number": state.trick_number, "phase": state.phase}
@@ -346,7 +351,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
         stock = state.stock
         return {
             "hand": DECK.codes(state.hands[seat]) if seat is not None else None,

@@ -7,20 +7,23 @@ them, the strategies of its ``basic`` and ``expert`` computer players (without, 
 
 from __future__ import annotations
 
-from .errors import Refusal, RuleError
+from typing import Any
+
+from .errors import Refusal, RefusalCode
 from .players.base import Strategy, register_strategy, unregister_strategy
 from .ruleset import Ruleset
-from .texts import Text
 
-_RULESETS: dict[str, Ruleset] = {}
+_RULESETS: dict[str, Ruleset[Any]] = {}
 
-UNKNOWN_RULESET: Text = {
-    "en": "there is no ruleset {ruleset}; rulesets are: {allowed}",
-    "tr": "{ruleset} diye bir oyun yok; oyunlar: {allowed}",
-}
+UNKNOWN_RULESET = RefusalCode(
+    "unknown_ruleset",
+    {"en": "there is no such ruleset", "tr": "böyle bir oyun yok"},
+    Refusal.BAD_SETUP,
+    says={"en": "there is no ruleset {ruleset}; rulesets are: {allowed}", "tr": "{ruleset} diye bir oyun yok; oyunlar: {allowed}"},
+)
 
 
-def register(ruleset: Ruleset, strategy: Strategy | None = None) -> Ruleset:
+def register(ruleset: Ruleset[Any], strategy: Strategy | None = None) -> Ruleset[Any]:
     """Make ``ruleset`` available under its id, with its computer ``strategy`` if it has one."""
     if ruleset.id in _RULESETS:
         raise ValueError(f"ruleset {ruleset.id!r} is registered already")
@@ -42,26 +45,20 @@ def check_all() -> None:
         ruleset.check()
 
 
-def get(ruleset_id: str) -> Ruleset:
+def get(ruleset_id: str) -> Ruleset[Any]:
     """The ruleset with this id; raises ``RuleError(code="unknown_ruleset")`` for any other."""
     try:
         return _RULESETS[ruleset_id]
     except (KeyError, TypeError):
-        raise RuleError(
-            "unknown_ruleset",
-            UNKNOWN_RULESET,
-            Refusal.BAD_SETUP,
-            params={"ruleset": repr(ruleset_id), "allowed": list(_RULESETS)},
-            details={"allowed": list(_RULESETS)},
-        ) from None
+        raise UNKNOWN_RULESET(ruleset=repr(ruleset_id), allowed=list(_RULESETS), details={"allowed": list(_RULESETS)}) from None
 
 
 def refusal_codes(kind: Refusal) -> list[str]:
-    """Every code of this kind in the registered rulesets' own catalogues, sorted (the service
+    """Every code of this kind among the registered rulesets' own refusals, sorted (the service
     documents its refusals from them)."""
-    return sorted({code for ruleset in _RULESETS.values() for code in ruleset.refusal_codes if ruleset.refusal_kind(code) == kind})
+    return sorted({refusal.code for ruleset in _RULESETS.values() for refusal in ruleset.refusals if refusal.kind == kind})
 
 
-def all_rulesets() -> tuple[Ruleset, ...]:
+def all_rulesets() -> tuple[Ruleset[Any], ...]:
     """Every registered ruleset, in registration order."""
     return tuple(_RULESETS.values())

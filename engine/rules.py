@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .cards import Card, Deck
-from .errors import Refusal, RuleError
+from .errors import Refusal, RefusalCode, RuleError
 from .shapes import Dealt
 from .texts import DEFAULT_LANGUAGE, LANGUAGES, Said, Text, render
 
@@ -92,7 +92,7 @@ class Option:
         if self.allowed is not None:
             return ", ".join(_show(value) for value in self.allowed)
         if self.type == "integer":
-            return render(OPTION_MESSAGES["integer_range"], {"minimum": self.minimum, "maximum": self.maximum}, language)
+            return render(INTEGER_RANGE, {"minimum": self.minimum, "maximum": self.maximum}, language)
         return "true, false"
 
     def check(self, value: Any) -> Any:
@@ -128,14 +128,15 @@ class Option:
         return doc
 
 
-#: the messages of a refused option
-OPTION_MESSAGES: Mapping[str, Text] = {
-    "invalid_option": {
-        "en": "option {option!r} cannot be {value}; allowed: {allowed}",
-        "tr": "{option!r} seçeneği {value} olamaz; olabilecekler: {allowed}",
-    },
-    "integer_range": {"en": "an integer from {minimum} to {maximum}", "tr": "{minimum} ile {maximum} arasında bir tam sayı"},
-}
+#: how an option's allowed integers are said
+INTEGER_RANGE: Text = {"en": "an integer from {minimum} to {maximum}", "tr": "{minimum} ile {maximum} arasında bir tam sayı"}
+
+INVALID_OPTION = RefusalCode(
+    "invalid_option",
+    {"en": "an option value that is not allowed", "tr": "seçeneğin bu değeri alınamaz"},
+    Refusal.BAD_SETUP,
+    says={"en": "option {option!r} cannot be {value}; allowed: {allowed}", "tr": "{option!r} seçeneği {value} olamaz; olabilecekler: {allowed}"},
+)
 
 
 def bad_option(option: Option, shown: str, text: Text | None = None, **params: Any) -> RuleError:
@@ -147,9 +148,9 @@ def bad_option(option: Option, shown: str, text: Text | None = None, **params: A
     else:
         details["allowed"] = Said({language: option.allowed_text(language) for language in LANGUAGES})
     if text is None:
-        text = OPTION_MESSAGES["invalid_option"]
-        params = {"option": option.code, "value": shown, "allowed": {lang: option.allowed_text(lang) for lang in text}}
-    return RuleError("invalid_option", text, Refusal.BAD_SETUP, params=params, details=details)
+        allowed = {language: option.allowed_text(language) for language in LANGUAGES}
+        return INVALID_OPTION(option=option.code, value=shown, allowed=allowed, details=details)
+    return RuleError(INVALID_OPTION.code, text, INVALID_OPTION.kind, params=params, details=details)
 
 
 def _show(value: Any) -> str:
@@ -251,6 +252,6 @@ def draw_after_trick(hands: list[int], stock: Sequence[int], at: int, winner: in
     return taken, drawn
 
 
-def replace_at(items: tuple, index: int, value: Any) -> tuple:
+def replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """A copy of ``items`` with ``items[index]`` replaced by ``value``."""
     return items[:index] + (value,) + items[index + 1 :]

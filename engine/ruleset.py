@@ -14,14 +14,14 @@ and transforms:
 >>> whist.can(state, seat, action), whist.can(state, 1 - seat, action)
 (True, False)
 >>> state, events = whist.apply(state, seat, action)
->>> whist.verify(state, 1 - seat, play("AS")) is None or whist.verify(state, 1 - seat, play("AS")).code in whist.refusal_codes
+>>> whist.verify(state, 1 - seat, play("AS")) is None or whist.verify(state, 1 - seat, play("AS")).code in whist.catalogue
 True
 
 Legality lives in one place per kind of action: a ruleset's ``verify_<kind>`` method says
 whether a seat that may act may take an action of that kind, and which rule forbids it if not.
 :meth:`Ruleset.apply` accepts exactly what it allows (the members of
 :meth:`Ruleset.legal_actions`, which are built from the same rule functions) and refuses
-anything else with a :class:`RuleError` whose code is in the ruleset's ``refusal_codes``.
+anything else with a :class:`RuleError` whose code is in the ruleset's ``catalogue``.
 
 Events follow two conventions every ruleset keeps: each deal opens with a public ``deal`` event,
 and a seat's dealt cards come as a private ``dealt`` event (``hand``, seen by that seat only).
@@ -31,14 +31,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from operator import add
-from typing import Any, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
+from typing import Any, Callable, ClassVar, Generic, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar, cast
 
-from .actions import Action, Play
+from .actions import MALFORMED_ACTION, Action, Play
 from .cards import Deck
-from .errors import Refusal, RuleError, illegal
-from .rules import ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of
+from .errors import Refusal, RefusalCode, RuleError
+from .rules import INVALID_OPTION, ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of
 from .shuffle import first_dealer
-from .texts import DEFAULT_LANGUAGE, LANGUAGES, Text
+from .texts import DEFAULT_LANGUAGE, LANGUAGES
 
 
 class Match(NamedTuple):
@@ -94,44 +94,43 @@ class Match(NamedTuple):
         )
 
 
-#: the refusals every ruleset may give, and what each means
-COMMON_REFUSALS: Mapping[str, Text] = {
-    "unknown_option": {"en": "the ruleset has no such option", "tr": "oyunda böyle bir seçenek yok"},
-    "invalid_option": {"en": "an option value that is not allowed", "tr": "seçeneğin bu değeri alınamaz"},
-    "malformed_action": {"en": "the action is not a well-formed action object", "tr": "hamle, geçerli bir hamle nesnesi değil"},
-    "game_over": {"en": "the match is over", "tr": "maç bitti"},
-    "unknown_seat": {"en": "there is no such seat", "tr": "böyle bir koltuk yok"},
-    "not_your_turn": {"en": "the seat may not act now", "tr": "bu koltuk şimdi oynayamaz"},
-    "illegal_action": {"en": "an action of a kind the ruleset does not have, or not now", "tr": "oyunda bu tür hamle yok ya da şimdi yapılamaz"},
-}
-
-#: the kind of each refusal every ruleset may give (a ruleset's own codes are illegal actions,
-#: unless it lists them among its ``turn_refusal_codes``)
-COMMON_KINDS: Mapping[str, Refusal] = {
-    "unknown_option": Refusal.BAD_SETUP,
-    "invalid_option": Refusal.BAD_SETUP,
-    "malformed_action": Refusal.MALFORMED,
-    "game_over": Refusal.NOT_YOUR_TURN,
-    "unknown_seat": Refusal.NOT_YOUR_TURN,
-    "not_your_turn": Refusal.NOT_YOUR_TURN,
-    "illegal_action": Refusal.ILLEGAL,
-}
-
-#: the messages of the refusals every ruleset may give
-COMMON_MESSAGES: Mapping[str, Text] = {
-    "unknown_option": {
+UNKNOWN_OPTION = RefusalCode(
+    "unknown_option",
+    {"en": "the ruleset has no such option", "tr": "oyunda böyle bir seçenek yok"},
+    Refusal.BAD_SETUP,
+    says={
         "en": "{ruleset} has no option {option!r}; its options are: {allowed}",
         "tr": "{ruleset} oyununda {option!r} seçeneği yok; seçenekler: {allowed}",
     },
-    "game_over": {"en": "the match is over", "tr": "maç bitti"},
-    "unknown_seat": {"en": "there is no seat {seat}", "tr": "{seat} numaralı koltuk yok"},
-    "not_your_turn": {"en": "it is not your turn", "tr": "sıra sizde değil"},
-    "illegal_action": {"en": "{ruleset} has {kinds} actions, not {kind!r}", "tr": "{ruleset} oyununun hamleleri {kinds}; {kind!r} değil"},
-    "game_not_over": {
-        "en": "the deal is revealed only once the match is over",
-        "tr": "dağıtım ancak maç bittiğinde açıklanır",
-    },
-}
+)
+GAME_OVER = RefusalCode("game_over", {"en": "the match is over", "tr": "maç bitti"}, Refusal.NOT_YOUR_TURN)
+UNKNOWN_SEAT = RefusalCode(
+    "unknown_seat",
+    {"en": "there is no such seat", "tr": "böyle bir koltuk yok"},
+    Refusal.NOT_YOUR_TURN,
+    says={"en": "there is no seat {seat}", "tr": "{seat} numaralı koltuk yok"},
+)
+NOT_YOUR_TURN = RefusalCode(
+    "not_your_turn",
+    {"en": "the seat may not act now", "tr": "bu koltuk şimdi oynayamaz"},
+    Refusal.NOT_YOUR_TURN,
+    says={"en": "it is not your turn", "tr": "sıra sizde değil"},
+)
+ILLEGAL_ACTION = RefusalCode(
+    "illegal_action",
+    {"en": "an action of a kind the ruleset does not have, or not now", "tr": "oyunda bu tür hamle yok ya da şimdi yapılamaz"},
+    says={"en": "{ruleset} has {kinds} actions, not {kind!r}", "tr": "{ruleset} oyununun hamleleri {kinds}; {kind!r} değil"},
+)
+#: not a refusal of a seat's action: the service asks for a reveal only once the match ended
+GAME_NOT_OVER = RefusalCode(
+    "game_not_over",
+    {"en": "the deal is revealed only once the match is over", "tr": "dağıtım ancak maç bittiğinde açıklanır"},
+    Refusal.NOT_YOUR_TURN,
+)
+
+#: the refusals every ruleset may give; a ruleset may declare one of them again, its meaning as
+#: the game puts it (see :meth:`RefusalCode.meaning_in_game`)
+COMMON_REFUSALS: tuple[RefusalCode, ...] = (UNKNOWN_OPTION, INVALID_OPTION, MALFORMED_ACTION, GAME_OVER, UNKNOWN_SEAT, NOT_YOUR_TURN, ILLEGAL_ACTION)
 
 
 class HasMatch(Protocol):
@@ -142,6 +141,9 @@ class HasMatch(Protocol):
 
 
 S = TypeVar("S", bound=HasMatch)
+#: a ruleset's ``verify_<kind>`` and ``perform_<kind>`` methods, bound
+Verify = Callable[[S, int, Any], RuleError | None]
+Perform = Callable[[S, int, Any], tuple[S, tuple[Event, ...]]]
 
 
 class Ruleset(ABC, Generic[S]):
@@ -165,14 +167,11 @@ class Ruleset(ABC, Generic[S]):
     #: the kinds of action the ruleset accepts; each has a ``verify_<type>`` and a
     #: ``perform_<type>`` method
     action_kinds: ClassVar[tuple[type[Action], ...]]
-    #: every code the ruleset refuses an action or a setup with, and what it means, per language
-    refusal_codes: ClassVar[Mapping[str, Text]]
-    #: the codes of ``refusal_codes`` that refuse a seat which may not act now, not its action
-    turn_refusal_codes: ClassVar[tuple[str, ...]] = ()
+    #: the game's own refusals, each declared once (code, kind, meaning, words); with the
+    #: :data:`COMMON_REFUSALS` they make its :attr:`catalogue`
+    refusals: ClassVar[tuple[RefusalCode, ...]]
     #: what a revealed deal's ``stock`` holds, in what order (empty in a game without a stock)
     stock_order: ClassVar[str] = "empty"
-    #: the messages of the ruleset's refusals, per language, by name
-    messages: ClassVar[Mapping[str, Text]] = {}
     #: what a table shows of the game besides its options (such as Batak's open hand), per language
     table_labels: ClassVar[Mapping[str, Names]] = {}
     #: who plays with whom: the seats of each side (team), every seat in one; empty: each seat
@@ -181,9 +180,13 @@ class Ruleset(ABC, Generic[S]):
 
     def __init__(self) -> None:
         #: per kind of action, the methods that verify and perform it (one look-up per action)
-        self._handlers = {kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds}
+        self._handlers: dict[type[Action], tuple[Verify[S], Perform[S]]] = {
+            kind: (getattr(self, f"verify_{kind.type}"), getattr(self, f"perform_{kind.type}")) for kind in self.action_kinds
+        }
         #: how many seats play (an attribute, not a property: the deal's life cycle reads it on every card)
         self.seat_count = len(self.seat_names)
+        #: every refusal the ruleset may give, by code: the common ones, then its own
+        self.catalogue: dict[str, RefusalCode] = {refusal.code: refusal for refusal in (*COMMON_REFUSALS, *self.refusals)}
 
     def sides(self) -> list[list[int]]:
         """The seats of each side, in seat order of their first seat: a team's seats together, or
@@ -198,13 +201,8 @@ class Ruleset(ABC, Generic[S]):
         known = {option.code: option for option in self.options}
         for code in raw or {}:
             if code not in known:
-                raise RuleError(
-                    "unknown_option",
-                    COMMON_MESSAGES["unknown_option"],
-                    Refusal.BAD_SETUP,
-                    params={"ruleset": dict(self.names), "option": code, "allowed": list(known) or "-"},
-                    details={"option": code, "allowed": list(known)},
-                )
+                details = {"option": code, "allowed": list(known)}
+                raise UNKNOWN_OPTION(ruleset=dict(self.names), option=code, allowed=list(known) or "-", details=details)
         options = {code: option.check(raw[code]) if raw and code in raw else option.default for code, option in known.items()}
         self.check_option_combination(options)
         return options
@@ -238,12 +236,13 @@ class Ruleset(ABC, Generic[S]):
         code of the rule it breaks, with the legal actions attached.
         """
         if state.match.result is not None:
-            raise RuleError("game_over", COMMON_MESSAGES["game_over"], Refusal.NOT_YOUR_TURN)
+            raise GAME_OVER()
         if seat not in self.to_act(state):
             if seat not in range(self.seat_count):
-                raise RuleError("unknown_seat", COMMON_MESSAGES["unknown_seat"], Refusal.NOT_YOUR_TURN, params={"seat": seat})
+                raise UNKNOWN_SEAT(seat=seat)
             raise self.turn_refusal(state, seat)
         handlers = self._handlers.get(type(action))
+        error: RuleError | None
         if handlers is None:
             error = self.refuse_kind(state, action)
         else:
@@ -268,7 +267,7 @@ class Ruleset(ABC, Generic[S]):
     def refuse_kind(self, state: S, action: Action) -> RuleError:
         """The refusal of an action of a kind the ruleset does not accept."""
         kinds = [repr(kind.type) for kind in self.action_kinds]
-        return illegal("illegal_action", COMMON_MESSAGES["illegal_action"], ruleset=dict(self.names), kinds=kinds, kind=action.type)
+        return ILLEGAL_ACTION(ruleset=dict(self.names), kinds=kinds, kind=action.type)
 
     def check(self) -> None:
         """Raise ``ValueError`` if the ruleset is not fit to serve: its seats, options and
@@ -280,13 +279,12 @@ class Ruleset(ABC, Generic[S]):
 
         if not self.seat_names or not set(self.standard_human_seats) <= set(range(self.seat_count)):
             raise fault("needs seats, and standard human seats among them")
-        if not self.action_kinds or not all(isinstance(code, str) for code in self.refusal_codes):
-            raise fault("needs action kinds and a catalogue of refusal codes")
+        if not self.action_kinds or not all(isinstance(refusal, RefusalCode) for refusal in self.refusals):
+            raise fault("needs action kinds and its refusals declared")
         if sorted(seat for side in self.sides() for seat in side) != list(range(self.seat_count)):
             raise fault("its sides hold every seat once")
-        if not set(self.turn_refusal_codes) <= set(self.refusal_codes):
-            raise fault("its turn refusals are in its catalogue")
-        texts = [*self.refusals().values(), *self.messages.values(), *(option.names for option in self.options)]
+        texts = [text for refusal in self.catalogue.values() for text in refusal.texts()]
+        texts += [option.names for option in self.options]
         texts += [text for option in self.options for text in (option.description, *option.labels.values())]
         texts += self.table_labels.values()
         if not all(set(LANGUAGES) <= set(text) for text in texts):
@@ -305,19 +303,9 @@ class Ruleset(ABC, Generic[S]):
             if view["seat"] != seat or view["to_act"] != list(to_act):
                 raise fault("a view says whose it is and who acts")
 
-    def refusals(self) -> dict[str, Text]:
-        """The catalogue of every refusal code this ruleset may give, and what it means."""
-        return {**COMMON_REFUSALS, **self.refusal_codes}
-
-    def refusal_kind(self, code: str) -> Refusal:
-        """What kind of refusal ``code`` (one of :meth:`refusals`) is."""
-        if code in self.turn_refusal_codes:
-            return Refusal.NOT_YOUR_TURN
-        return COMMON_KINDS.get(code, Refusal.ILLEGAL)
-
     def turn_refusal(self, state: S, seat: int) -> RuleError:
         """The refusal for a seat that may not act now."""
-        return RuleError("not_your_turn", COMMON_MESSAGES["not_your_turn"], Refusal.NOT_YOUR_TURN)
+        return NOT_YOUR_TURN()
 
     # --- what a seat sees -------------------------------------------------------------------
 
@@ -325,7 +313,7 @@ class Ruleset(ABC, Generic[S]):
         """The state as ``seat`` may see it (None: a spectator), as JSON-ready data.
 
         Every view has ``seat``, ``status``, ``to_act``, ``legal_actions``, ``scores``,
-        ``winners``, ``deal``, ``dealer`` and ``last_deal``; :meth:`table_view` adds the game's own.
+        ``winners``, ``deal``, ``dealer`` and ``last_deal``; :meth:`own_view` adds the game's own.
         """
         match = state.match
         to_act = self.to_act(state)
@@ -340,14 +328,14 @@ class Ruleset(ABC, Generic[S]):
             "deal": match.deal_number,
             "dealer": match.dealer(self.seat_count),
             "last_deal": match.last_deal,
-            **self.table_view(state, seat),
+            **self.own_view(state, seat),
         }
 
     def shown_scores(self, state: S) -> list[int]:
         return list(state.match.scores)
 
     @abstractmethod
-    def table_view(self, state: S, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: S, seat: int | None) -> dict[str, Any]:
         """The game's own part of a view: hands, trick, piles, counts, as ``seat`` may see them."""
 
     def result(self, state: S) -> MatchResult | None:
@@ -360,7 +348,7 @@ class Ruleset(ABC, Generic[S]):
         forfeit, an abandonment); the deals dealt so far are revealed, the last one unfinished."""
         match = state.match
         if match.result is None and not ended_early:
-            raise RuleError("game_not_over", COMMON_MESSAGES["game_not_over"], Refusal.NOT_YOUR_TURN)
+            raise GAME_NOT_OVER()
         deals = []
         for number in range(1, match.deal_number + 1):
             dealer = match._replace(deal_number=number).dealer(self.seat_count)
@@ -513,7 +501,8 @@ class TrickTaking(Ruleset[D]):
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""
-        return cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+        played: D = cast(Any, state)._replace(hands=hands, trick=trick)  # every state is a named tuple
+        return played
 
     # --- finish the trick ---------------------------------------------------------------------
 

@@ -51,11 +51,12 @@ from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Seque
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
 from .cards import Card, Deck, Rank, Suit, mask_of
-from .errors import RuleError, illegal
-from .rules import NEW_TRICKS, ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, event_of, public
-from .ruleset import Match, TrickTaking
+from .errors import RefusalCode, RuleError
+from .rules import INVALID_OPTION, NEW_TRICKS, ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, event_of, public
+from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
+from .texts import Text
 
 SEATS = 2
 CLAIM = 66  # a claim is correct with this many points or more
@@ -526,6 +527,142 @@ EXHAUSTED_TALON = Option(
 )
 
 
+#: the leader's moves beside a lead, as the refusals name them: the thing moved and the verb
+#: (Turkish puts the thing first and the verb last, English the other way round)
+LEADERS_MOVES: Mapping[type[Action], Mapping[str, Text]] = {
+    Exchange: {"thing": {"en": "the trump card", "tr": "koz kartını"}, "verb": {"en": "exchange", "tr": "değiştirebilir"}},
+    Close: {"thing": {"en": "the talon", "tr": "talonu"}, "verb": {"en": "close", "tr": "kapatabilir"}},
+    Marriage: {"thing": {"en": "a marriage", "tr": "evliliği"}, "verb": {"en": "announce", "tr": "ilan edebilir"}},
+}
+#: the state of the talon that forbids an exchange or a close
+TALON_STATES: Mapping[str, Text] = {
+    "none": {"en": "there is no talon", "tr": "talon yok"},
+    "closed": {"en": "the talon is closed", "tr": "talon kapalı"},
+    "exhausted": {"en": "the talon is exhausted", "tr": "talon bitti"},
+}
+#: an exchange or a close that the talon's state forbids, as a refused seat reads it
+TALON_FORBIDS: Text = {"en": "{talon}: you may not {move}", "tr": "{talon}: {move}"}
+#: what the talon forbids: in English the deed, in Turkish that it cannot be done
+FORBIDDEN_MOVES: Mapping[type[Action], Text] = {
+    Exchange: {"en": "exchange the trump card", "tr": "koz kartı değiştirilemez"},
+    Close: {"en": "close the talon", "tr": "kapatılamaz"},
+}
+#: closing a closed talon (said in Turkish as "already closed")
+CLOSED_ALREADY: Text = {"en": "the talon is closed: you may not close the talon", "tr": "talon zaten kapalı"}
+MARRIAGE_TALON_CLOSED: Text = {"en": "marriages may be announced only while the talon is open", "tr": "evlilik yalnızca talon açıkken ilan edilir"}
+
+CARD_NOT_IN_HAND = RefusalCode(
+    "card_not_in_hand",
+    {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
+    says={"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+    cases={"not_in_deck": {"en": "{card} is not in this game's deck", "tr": "{card} bu oyunun destesinde yok"}},
+)
+MUST_FOLLOW_SUIT = RefusalCode(
+    "must_follow_suit",
+    {
+        "en": "with the talon closed or exhausted, the follower must follow suit",
+        "tr": "talon kapalıyken ya da bitmişken ikinci oynayan yerdeki rengi oynamalı",
+    },
+    says={"en": "you hold {led_suit} and must follow suit", "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız"},
+)
+MUST_WIN_TRICK = RefusalCode(
+    "must_win_trick",
+    {
+        "en": "with the talon closed or exhausted, the follower must win the trick if able",
+        "tr": "talon kapalıyken ya da bitmişken ikinci oynayan, yapabiliyorsa löveyi almalı",
+    },
+    says={"en": "you hold a higher {led_suit} card and must win the trick", "tr": "elinizde daha büyük bir {led_suit} var: löveyi almalısınız"},
+)
+MUST_TRUMP = RefusalCode(
+    "must_trump",
+    {
+        "en": "with the talon closed or exhausted, a follower who cannot follow must trump",
+        "tr": "talon kapalıyken ya da bitmişken yerdeki renkten kartı olmayan koz çakmalı",
+    },
+    says={"en": "you cannot follow {led_suit} but hold trump, and must trump", "tr": "elinizde {led_suit} yok ama koz var: koz çakmalısınız"},
+)
+DECLARE_NOT_ALLOWED = RefusalCode(
+    "declare_not_allowed",
+    {
+        "en": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only once a trick is won",
+        "tr": "66 yalnızca ilk oynayan sıradayken ilan edilir; elin ilk lövesinde edilmez; evlilikle ancak bir löve alındıktan sonra edilir",
+    },
+    cases={
+        "in_reply": {
+            "en": "you may claim 66 only when on lead, not in reply",
+            "tr": "66'yı yalnızca ilk oynayan olarak ilan edebilirsiniz, karşılık verirken edemezsiniz",
+        },
+        "at_first_lead": {"en": "you may not claim 66 at the first lead of a deal", "tr": "elin ilk lövesinde 66 ilan edemezsiniz"},
+        "before_trick": {
+            "en": "you may claim 66 with a marriage only once you have won a trick in this deal",
+            "tr": "evlilikle 66'yı ancak bu elde bir löve aldıktan sonra ilan edebilirsiniz",
+        },
+    },
+)
+MARRIAGES_DISABLED = RefusalCode(
+    "marriages_disabled",
+    {"en": "the game is played without marriages", "tr": "oyun evliliksiz oynanıyor"},
+    says={"en": "this game is played without marriages", "tr": "bu oyun evliliksiz oynanıyor"},
+)
+NOT_ON_LEAD = RefusalCode(
+    "not_on_lead",
+    {
+        "en": "only the leader may exchange, close or announce a marriage, before leading",
+        "tr": "koz değişimini, kapatmayı ve evlilik ilanını yalnızca ilk oynayan, kart oynamadan önce yapar",
+    },
+    says={"en": "only the leader may {verb} {thing}, before leading a card", "tr": "{thing} yalnızca ilk oynayan, kart oynamadan önce {verb}"},
+)
+NOT_A_MARRIAGE_CARD = RefusalCode(
+    "not_a_marriage_card", {"en": "a marriage is announced by leading its king or queen", "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir"}
+)
+MARRIAGE_NOT_HELD = RefusalCode(
+    "marriage_not_held",
+    {"en": "a marriage needs both the king and the queen", "tr": "evlilik için aynı rengin papazı ve kızı gerekir"},
+    says={"en": "you do not hold both the king and the queen of {marriage_suit}", "tr": "elinizde {marriage_suit} papazı ile kızı birlikte yok"},
+)
+TALON_CLOSED = RefusalCode(
+    "talon_closed",
+    {"en": "the talon is closed", "tr": "talon kapalı"},
+    cases={"move": TALON_FORBIDS, "close": CLOSED_ALREADY, "marriage": MARRIAGE_TALON_CLOSED},
+)
+TALON_EXHAUSTED = RefusalCode(
+    "talon_exhausted", {"en": "the talon is exhausted", "tr": "talon bitti"}, cases={"move": TALON_FORBIDS, "marriage": MARRIAGE_TALON_CLOSED}
+)
+EXCHANGE_NOT_ALLOWED = RefusalCode(
+    "exchange_not_allowed",
+    {
+        "en": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
+        "after winning a trick (in Schnapsen at any time), while the talon is open",
+        "tr": "koz kartını yalnızca koz 9'lusu (valesi) elinde olan ilk oynayan, talon açıkken ve bir "
+        "löve aldıktan sonra (Schnapsen'de her zaman) değiştirebilir",
+    },
+    cases={
+        "disabled": {"en": "this game is played without the trump exchange", "tr": "bu oyun koz değişimi olmadan oynanıyor"},
+        "no_talon": TALON_FORBIDS,
+        "card_not_held": {
+            "en": "you do not hold {wanted_card}, the card exchanged for the trump card",
+            "tr": "koz kartıyla değiştirilen kart ({wanted_card}) elinizde yok",
+        },
+        "before_trick": {
+            "en": "you may exchange only after winning a trick in this deal",
+            "tr": "koz kartını ancak bu elde bir löve aldıktan sonra değiştirebilirsiniz",
+        },
+    },
+)
+CLOSE_NOT_ALLOWED = RefusalCode(
+    "close_not_allowed", {"en": "there is no talon to close", "tr": "kapatılacak talon yok"}, cases={"no_talon": TALON_FORBIDS}
+)
+SIXTY_SIX_INVALID_OPTION = INVALID_OPTION.meaning_in_game(
+    {"en": "an option value not allowed (alone or with the others)", "tr": "seçeneğin bu değeri alınamaz (tek başına ya da ötekilerle birlikte)"}
+)
+SCHNAPSEN_LAST_TRICK: Text = {
+    "en": 'option "exhausted_talon" cannot be "{value}" with variant "schnapsen"; allowed: "last-trick"',
+    "tr": '"schnapsen" varyantında "exhausted_talon" seçeneği "{value}" olamaz; olabilecek: "last-trick"',
+}
+#: the refusal of an exchange or a close when there is no talon, by the move's kind
+NO_TALON: Mapping[type[Action], RefusalCode] = {Exchange: EXCHANGE_NOT_ALLOWED, Close: CLOSE_NOT_ALLOWED}
+
+
 class SixtySix(TrickTaking[SixtySixState]):
     deal_result_type = SixtySixDealResult
     view_type = SixtySixView
@@ -546,121 +683,23 @@ class SixtySix(TrickTaking[SixtySixState]):
     deck = DECK
     stock_order = "the talon in drawing order, the face-up trump card last"
     action_kinds = (Play, Marriage, Exchange, Close, Declare)
-    refusal_codes = {
-        "illegal_action": {"en": "Sixty-Six has no actions of this kind", "tr": "Altmışaltı'da bu tür hamle yok"},
-        "card_not_in_hand": {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
-        "must_follow_suit": {
-            "en": "with the talon closed or exhausted, the follower must follow suit",
-            "tr": "talon kapalıyken ya da bitmişken ikinci oynayan yerdeki rengi oynamalı",
-        },
-        "must_win_trick": {
-            "en": "with the talon closed or exhausted, the follower must win the trick if able",
-            "tr": "talon kapalıyken ya da bitmişken ikinci oynayan, yapabiliyorsa löveyi almalı",
-        },
-        "must_trump": {
-            "en": "with the talon closed or exhausted, a follower who cannot follow must trump",
-            "tr": "talon kapalıyken ya da bitmişken yerdeki renkten kartı olmayan koz çakmalı",
-        },
-        "declare_not_allowed": {
-            "en": "66 is claimed only on lead, not at the first lead of a deal, and with a marriage only once a trick is won",
-            "tr": "66 yalnızca ilk oynayan sıradayken ilan edilir; elin ilk lövesinde edilmez; evlilikle ancak bir löve alındıktan sonra edilir",
-        },
-        "marriages_disabled": {"en": "the game is played without marriages", "tr": "oyun evliliksiz oynanıyor"},
-        "not_on_lead": {
-            "en": "only the leader may exchange, close or announce a marriage, before leading",
-            "tr": "koz değişimini, kapatmayı ve evlilik ilanını yalnızca ilk oynayan, kart oynamadan önce yapar",
-        },
-        "not_a_marriage_card": {
-            "en": "a marriage is announced by leading its king or queen",
-            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
-        },
-        "marriage_not_held": {"en": "a marriage needs both the king and the queen", "tr": "evlilik için aynı rengin papazı ve kızı gerekir"},
-        "talon_closed": {"en": "the talon is closed", "tr": "talon kapalı"},
-        "talon_exhausted": {"en": "the talon is exhausted", "tr": "talon bitti"},
-        "exchange_not_allowed": {
-            "en": "the trump card may be exchanged only by the leader holding the trump nine (jack), "
-            "after winning a trick (in Schnapsen at any time), while the talon is open",
-            "tr": "koz kartını yalnızca koz 9'lusu (valesi) elinde olan ilk oynayan, talon açıkken ve bir "
-            "löve aldıktan sonra (Schnapsen'de her zaman) değiştirebilir",
-        },
-        "close_not_allowed": {"en": "there is no talon to close", "tr": "kapatılacak talon yok"},
-        "invalid_option": {
-            "en": "an option value not allowed (alone or with the others)",
-            "tr": "seçeneğin bu değeri alınamaz (tek başına ya da ötekilerle birlikte)",
-        },
-    }
-    messages = {
-        "declare_in_reply": {
-            "en": "you may claim 66 only when on lead, not in reply",
-            "tr": "66'yı yalnızca ilk oynayan olarak ilan edebilirsiniz, karşılık verirken edemezsiniz",
-        },
-        "declare_at_first_lead": {
-            "en": "you may not claim 66 at the first lead of a deal",
-            "tr": "elin ilk lövesinde 66 ilan edemezsiniz",
-        },
-        "declare_before_trick": {
-            "en": "you may claim 66 with a marriage only once you have won a trick in this deal",
-            "tr": "evlilikle 66'yı ancak bu elde bir löve aldıktan sonra ilan edebilirsiniz",
-        },
-        "marriages_disabled": {"en": "this game is played without marriages", "tr": "bu oyun evliliksiz oynanıyor"},
-        "exchange_disabled": {"en": "this game is played without the trump exchange", "tr": "bu oyun koz değişimi olmadan oynanıyor"},
-        "not_on_lead_exchange": {
-            "en": "only the leader may exchange the trump card, before leading a card",
-            "tr": "koz kartını yalnızca ilk oynayan, kart oynamadan önce değiştirebilir",
-        },
-        "not_on_lead_close": {
-            "en": "only the leader may close the talon, before leading a card",
-            "tr": "talonu yalnızca ilk oynayan, kart oynamadan önce kapatabilir",
-        },
-        "not_on_lead_marriage": {
-            "en": "only the leader may announce a marriage, before leading a card",
-            "tr": "evliliği yalnızca ilk oynayan, kart oynamadan önce ilan edebilir",
-        },
-        "no_talon_exchange": {"en": "there is no talon: you may not exchange the trump card", "tr": "talon yok: koz kartı değiştirilemez"},
-        "no_talon_close": {"en": "there is no talon: you may not close the talon", "tr": "talon yok: kapatılamaz"},
-        "talon_closed_exchange": {"en": "the talon is closed: you may not exchange the trump card", "tr": "talon kapalı: koz kartı değiştirilemez"},
-        "talon_closed_close": {"en": "the talon is closed: you may not close the talon", "tr": "talon zaten kapalı"},
-        "talon_exhausted_exchange": {
-            "en": "the talon is exhausted: you may not exchange the trump card",
-            "tr": "talon bitti: koz kartı değiştirilemez",
-        },
-        "talon_exhausted_close": {"en": "the talon is exhausted: you may not close the talon", "tr": "talon bitti: kapatılamaz"},
-        "exchange_card_not_held": {
-            "en": "you do not hold {wanted_card}, the card exchanged for the trump card",
-            "tr": "koz kartıyla değiştirilen kart ({wanted_card}) elinizde yok",
-        },
-        "exchange_before_trick": {
-            "en": "you may exchange only after winning a trick in this deal",
-            "tr": "koz kartını ancak bu elde bir löve aldıktan sonra değiştirebilirsiniz",
-        },
-        "not_a_marriage_card": {
-            "en": "a marriage is announced by leading its king or queen",
-            "tr": "evlilik, papazı ya da kızı oynanarak ilan edilir",
-        },
-        "marriage_not_held": {
-            "en": "you do not hold both the king and the queen of {marriage_suit}",
-            "tr": "elinizde {marriage_suit} papazı ile kızı birlikte yok",
-        },
-        "marriage_talon_closed": {
-            "en": "marriages may be announced only while the talon is open",
-            "tr": "evlilik yalnızca talon açıkken ilan edilir",
-        },
-        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
-        "card_not_in_deck": {"en": "{card} is not in this game's deck", "tr": "{card} bu oyunun destesinde yok"},
-        "must_follow_suit": {"en": "you hold {led_suit} and must follow suit", "tr": "elinizde {led_suit} var: yerdeki rengi oynamalısınız"},
-        "must_win_trick": {
-            "en": "you hold a higher {led_suit} card and must win the trick",
-            "tr": "elinizde daha büyük bir {led_suit} var: löveyi almalısınız",
-        },
-        "must_trump": {
-            "en": "you cannot follow {led_suit} but hold trump, and must trump",
-            "tr": "elinizde {led_suit} yok ama koz var: koz çakmalısınız",
-        },
-        "schnapsen_last_trick": {
-            "en": 'option "exhausted_talon" cannot be "{value}" with variant "schnapsen"; allowed: "last-trick"',
-            "tr": '"schnapsen" varyantında "exhausted_talon" seçeneği "{value}" olamaz; olabilecek: "last-trick"',
-        },
-    }
+    refusals = (
+        ILLEGAL_ACTION.meaning_in_game({"en": "Sixty-Six has no actions of this kind", "tr": "Altmışaltı'da bu tür hamle yok"}),
+        CARD_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT,
+        MUST_WIN_TRICK,
+        MUST_TRUMP,
+        DECLARE_NOT_ALLOWED,
+        MARRIAGES_DISABLED,
+        NOT_ON_LEAD,
+        NOT_A_MARRIAGE_CARD,
+        MARRIAGE_NOT_HELD,
+        TALON_CLOSED,
+        TALON_EXHAUSTED,
+        EXCHANGE_NOT_ALLOWED,
+        CLOSE_NOT_ALLOWED,
+        SIXTY_SIX_INVALID_OPTION,
+    )
     options = (
         Option(
             "variant",
@@ -746,7 +785,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     def check_option_combination(self, options: Mapping[str, Any]) -> None:
         if options["variant"] == "schnapsen" and options["exhausted_talon"] != "last-trick":
             allowed = replace(EXHAUSTED_TALON, allowed=("last-trick",))
-            raise bad_option(allowed, options["exhausted_talon"], self.messages["schnapsen_last_trick"], value=options["exhausted_talon"])
+            raise bad_option(allowed, options["exhausted_talon"], SCHNAPSEN_LAST_TRICK, value=options["exhausted_talon"])
 
     @staticmethod
     def _dealt(match: Match, deal_number: int, dealer: int) -> tuple[list[list[int]], list[int], int]:
@@ -830,30 +869,33 @@ class SixtySix(TrickTaking[SixtySixState]):
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
         if trick.cards:
-            return illegal("declare_not_allowed", self.messages["declare_in_reply"])
+            return DECLARE_NOT_ALLOWED("in_reply")
         if not trick.cards and not (state.won[0] or state.won[1]):
-            return illegal("declare_not_allowed", self.messages["declare_at_first_lead"])
+            return DECLARE_NOT_ALLOWED("at_first_lead")
         return None
 
     def _leader_move(self, state: SixtySixState, seat: int, action: Action) -> RuleError | None:
         """What forbids the leader's moves other than a card and a claim, before its kind's own rules."""
         options = state.match.options
         if isinstance(action, Marriage) and not options["marriages"]:
-            return illegal("marriages_disabled", self.messages["marriages_disabled"])
+            return MARRIAGES_DISABLED()
         if isinstance(action, Exchange) and not options["trump_exchange"]:
-            return illegal("exchange_not_allowed", self.messages["exchange_disabled"])
+            return EXCHANGE_NOT_ALLOWED("disabled")
         if state.trick.cards:
-            return illegal("not_on_lead", self.messages[f"not_on_lead_{action.type}"])
+            return NOT_ON_LEAD(**LEADERS_MOVES[type(action)])
         return None
 
     def _talon_move(self, state: SixtySixState, action: Action) -> RuleError | None:
         """What forbids an exchange or a close: no talon, a closed or an exhausted one."""
+        move = FORBIDDEN_MOVES[type(action)]
         if state.match.options["no_talon"]:
-            return illegal(f"{action.type}_not_allowed", self.messages[f"no_talon_{action.type}"])
+            return NO_TALON[type(action)]("no_talon", talon=TALON_STATES["none"], move=move)
         if state.closing is not None:
-            return illegal("talon_closed", self.messages[f"talon_closed_{action.type}"])
+            if isinstance(action, Close):
+                return TALON_CLOSED("close")
+            return TALON_CLOSED("move", talon=TALON_STATES["closed"], move=move)
         if not state.talon:
-            return illegal("talon_exhausted", self.messages[f"talon_exhausted_{action.type}"])
+            return TALON_EXHAUSTED("move", talon=TALON_STATES["exhausted"], move=move)
         return None
 
     def verify_close(self, state: SixtySixState, seat: int, action: Close) -> RuleError | None:
@@ -865,8 +907,8 @@ class SixtySix(TrickTaking[SixtySixState]):
             return refused
         if not state.hands[seat] >> self._exchange_card(state) & 1:
             wanted = DECK.cards[self._exchange_card(state)]  # the trump nine (jack): no hidden card
-            return illegal("exchange_not_allowed", self.messages["exchange_card_not_held"], wanted_card=str(wanted))
-        return illegal("exchange_not_allowed", self.messages["exchange_before_trick"])
+            return EXCHANGE_NOT_ALLOWED("card_not_held", wanted_card=str(wanted))
+        return EXCHANGE_NOT_ALLOWED("before_trick")
 
     def verify_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> RuleError | None:
         refused = self._leader_move(state, seat, action)
@@ -874,17 +916,17 @@ class SixtySix(TrickTaking[SixtySixState]):
             return refused
         card = DECK.number.get(action.card)
         if card is None or card % 6 not in (KING, QUEEN):
-            return illegal("not_a_marriage_card", self.messages["not_a_marriage_card"])
+            return NOT_A_MARRIAGE_CARD()
         if not marriage_cards(state.hands[seat]) >> card & 1:
-            return illegal("marriage_not_held", self.messages["marriage_not_held"], marriage_suit=action.card.suit.value)
+            return MARRIAGE_NOT_HELD(marriage_suit=action.card.suit.value)
         if self._marriage_time(state):
             if action.declare and not state.won[seat]:
-                return illegal("declare_not_allowed", self.messages["declare_before_trick"])
+                return DECLARE_NOT_ALLOWED("before_trick")
             return None
         # held, on lead and allowed by the options: only the talon's state forbids it
         if state.closing is not None:
-            return illegal("talon_closed", self.messages["marriage_talon_closed"])
-        return illegal("talon_exhausted", self.messages["marriage_talon_closed"])
+            return TALON_CLOSED("marriage")
+        return TALON_EXHAUSTED("marriage")
 
     def verify_play(self, state: SixtySixState, seat: int, action: Play) -> RuleError | None:
         trick = state.trick
@@ -892,16 +934,16 @@ class SixtySix(TrickTaking[SixtySixState]):
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
             in_deck = card >= 0 and VARIANTS[state.match.options["variant"]].cards >> card & 1
-            return illegal("card_not_in_hand", self.messages["card_not_in_hand" if in_deck else "card_not_in_deck"], card=action.card.code)
+            return CARD_NOT_IN_HAND(None if in_deck else "not_in_deck", card=action.card.code)
         if not trick.cards or follower_cards(hand, trick.cards[0], state.trump, state.talon_open) >> card & 1:
             return None
         lead = trick.cards[0]
         suit = SUITS[lead // 6].value
         if card // 6 != lead // 6 and hand & SUIT_MASKS[lead // 6]:
-            return illegal("must_follow_suit", self.messages["must_follow_suit"], led_suit=suit)
+            return MUST_FOLLOW_SUIT(led_suit=suit)
         if card // 6 == lead // 6:
-            return illegal("must_win_trick", self.messages["must_win_trick"], led_suit=suit)
-        return illegal("must_trump", self.messages["must_trump"], led_suit=suit)
+            return MUST_WIN_TRICK(led_suit=suit)
+        return MUST_TRUMP(led_suit=suit)
 
     def perform_declare(self, state: SixtySixState, seat: int, action: Declare) -> tuple[SixtySixState, tuple[Event, ...]]:
         return self._claim(state, [public("declare", seat=seat)], seat)
@@ -1002,7 +1044,7 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     # --- views ------------------------------------------------------------------------------
 
-    def table_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
         """The deal as ``seat`` may see it. Keys (JSON types):
 
         ``hand`` (list of codes; null for a spectator), ``hand_sizes`` (list of int), ``trump``

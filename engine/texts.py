@@ -24,7 +24,7 @@ DEFAULT_LANGUAGE = "en"
 Text = Mapping[str, str]
 
 
-class Said(dict):
+class Said(dict[str, str]):
     """A text (``{"en": ..., "tr": ...}``) among a refusal's machine-readable details, where a
     fact is best given in words (an option's allowed values, "an integer from 0 to 1000"): the
     service answers it in the request's language, as it does the refusal's sentence."""

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from redis.exceptions import RedisError
 
@@ -167,7 +167,7 @@ class Announcements:
             self._listening_in = None
             return True
 
-    def _announce(self, message: dict) -> None:
+    def _announce(self, message: dict[str, Any]) -> None:
         channel = message["channel"]
         game_id = self.store.game_of_channel(channel.decode() if isinstance(channel, bytes) else channel)
         if game_id is None:

@@ -6,10 +6,10 @@ import json
 import logging
 from http import HTTPStatus
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import flask_smorest
-from flask import Flask, request
+from flask import Flask, Response, request
 from flask_smorest.utils import prepare_response
 from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 from webargs.flaskparser import FlaskParser
@@ -39,12 +39,16 @@ HTTP_ERROR_CODES = {
 }
 
 
-class Api(flask_smorest.Api):
+#: a view function, as the Blueprint's decorators take and give it back
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type information
     """The Api: every error, ours or the framework's, leaves as problem+json."""
 
     ERROR_SCHEMA = ProblemSchema
 
-    def _init_spec(self, **options) -> None:
+    def _init_spec(self, **options: Any) -> None:
         super()._init_spec(**options)
         self.ma_plugin.converter.add_attribute_function(nullable_enum_as_any_of)
 
@@ -56,7 +60,7 @@ class Api(flask_smorest.Api):
         app.register_error_handler(Refused, lambda refused: Problem.from_refused(refused).response())
         app.register_error_handler(RedisError, self.handle_storage_error)
 
-    def handle_http_exception(self, error: HTTPException):
+    def handle_http_exception(self, error: HTTPException) -> Response:
         data = getattr(error, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
         if error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
@@ -80,7 +84,7 @@ class Api(flask_smorest.Api):
             response.headers["Allow"] = ", ".join(allowed)
         return response
 
-    def handle_storage_error(self, error: RedisError):
+    def handle_storage_error(self, error: RedisError) -> Response:
         # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
         if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
             log.error("storage full on %s %s", request.method, request.path)
@@ -91,7 +95,7 @@ class Api(flask_smorest.Api):
         log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
         return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 
-    def register_blueprint(self, blp, *, parameters=None, **options) -> None:
+    def register_blueprint(self, blp: flask_smorest.Blueprint, *, parameters: list[dict[str, Any]] | None = None, **options: Any) -> None:
         super().register_blueprint(blp, parameters=parameters, **options)
         _add_examples(self.spec._paths, EXAMPLES)
 
@@ -110,7 +114,7 @@ class Api(flask_smorest.Api):
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
-def nullable_enum_as_any_of(converter, field, ret: dict, **kwargs) -> dict:
+def nullable_enum_as_any_of(converter: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Document a nullable enum as `anyOf` the enum and null (after apispec's own conversion, which
     gives `type: [string, null]` with null among the values): generated clients then make one
     enum type and allow None, where `type: [string, null]` gave openapi-python-client one
@@ -131,35 +135,54 @@ class ArgumentsParser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
 
 
-class Blueprint(flask_smorest.Blueprint):
-    """A Blueprint whose operations are named, say who may call them, and list their refusals."""
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest has no type information
+    """A Blueprint whose operations are named, say who may call them, and list their refusals.
+
+    Its decorators are flask-smorest's, typed: each gives the view function back as it took it."""
 
     ARGUMENTS_PARSER = ArgumentsParser()
 
-    def route(self, rule, *, operation_id: str, tags=None, **options):
+    def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
+        decorator: Callable[[F], F] = super().arguments(schema, **options)
+        return decorator
+
+    def response(self, status_code: int, schema: Any = None, **options: Any) -> Callable[[F], F]:
+        decorator: Callable[[F], F] = super().response(status_code, schema, **options)
+        return decorator
+
+    def alt_response(self, status_code: int, **options: Any) -> Callable[[F], F]:
+        decorator: Callable[[F], F] = super().alt_response(status_code, **options)
+        return decorator
+
+    def doc(self, **options: Any) -> Callable[[F], F]:
+        decorator: Callable[[F], F] = super().doc(**options)
+        return decorator
+
+    def route(self, rule: str, *, operation_id: str, tags: list[str] | None = None, **options: Any) -> Callable[[F], F]:
         """Register an operation under a stable ``operationId`` (generated clients name their
         methods after it). Every operation takes an ``X-Request-ID`` and a language (``Accept-Language``,
         ``lang``), and may meet the server's own
         refusals (414, 431); one that does not document a seat token needs none (``security: []``)."""
 
-        def decorator(function):
+        def decorator(function: F) -> F:
             documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
             function = self.doc(operationId=operation_id, security=documented.get("security", []))(function)
             # flask-smorest lets an operation's own `parameters` replace the query parameters it
             # documents from the arguments schema (`wait`, `after`): headers go on the path instead
-            headers = function._apidoc["manual_doc"].pop("parameters", [])
+            headers = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
             parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
             register = super(Blueprint, self).route(rule, parameters=parameters, tags=tags, **options)
-            return register(function)
+            registered: F = register(function)
+            return registered
 
         return decorator
 
-    def problems(self, codes: Mapping[int, Iterable[str]]):
+    def problems(self, codes: Mapping[int, Iterable[str]]) -> Callable[[F], F]:
         """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``; each
         status lists its codes as an enum, so a client can switch over them."""
 
-        def decorator(function):
+        def decorator(function: F) -> F:
             documented = function._apidoc.setdefault("koz_problems", {}) if hasattr(function, "_apidoc") else {}
             for status, status_codes in sorted(codes.items()):
                 # a status documented already (the server's own 429 beside the operation's) lists both
@@ -179,17 +202,17 @@ class Blueprint(flask_smorest.Blueprint):
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
                     headers={"Content-Language": CONTENT_LANGUAGE},
                 )(function)
-                function._apidoc.setdefault("koz_problems", {})[status] = status_codes
+                vars(function)["_apidoc"].setdefault("koz_problems", {})[status] = status_codes
             return function
 
         return decorator
 
 
 #: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)
-EXAMPLES: dict[str, dict] = json.loads((Path(__file__).parent / "examples.json").read_text())
+EXAMPLES: dict[str, dict[str, Any]] = json.loads((Path(__file__).parent / "examples.json").read_text())
 
 
-def _add_examples(paths: dict, examples: Mapping[str, dict]) -> None:
+def _add_examples(paths: dict[str, Any], examples: Mapping[str, dict[str, Any]]) -> None:
     """Show each operation's captured request and answers as the examples of its media types,
     and the HTTP server's own refusals (captured under ``*``) on every operation."""
     for operations in paths.values():
@@ -208,7 +231,7 @@ def _add_examples(paths: dict, examples: Mapping[str, dict]) -> None:
                     media["example"] = body
 
 
-def _flatten(messages) -> dict[str, object]:
+def _flatten(messages: Any) -> dict[str, object]:
     """webargs nests messages by location (``{"json": {...}}``); clients want the fields."""
     if isinstance(messages, dict) and set(messages) <= {"json", "query", "headers", "form", "files", "view_args"}:
         flat: dict[str, object] = {}
@@ -218,7 +241,7 @@ def _flatten(messages) -> dict[str, object]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
-def _describe(messages) -> tuple[str, dict[str, object]]:
+def _describe(messages: Any) -> tuple[str, dict[str, object]]:
     """The detail of an invalid request: its first field and that field's first message."""
     fields = _flatten(messages)
     first = next(iter(fields.items()), None)
@@ -249,7 +272,7 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
-def header_parameter(name: str, description: str, **schema) -> dict:
+def header_parameter(name: str, description: str, **schema: Any) -> dict[str, Any]:
     """The OpenAPI description of an optional request header."""
     return {"in": "header", "name": name, "required": False, "schema": {"type": "string", **schema}, "description": description}
 

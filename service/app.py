@@ -198,7 +198,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     )
 
     @app.before_request
-    def bodies_are_json():
+    def bodies_are_json() -> None:
         if request.method == "POST" and request.content_length and not request.is_json:
             raise Problem(415, "unsupported_media_type", "unsupported_media_type")
 

@@ -125,7 +125,7 @@ class Bot:
     def decide(self, view: dict[str, Any]) -> Action:
         level = self.level or standard_level(view["ruleset"])
         info = SeatInfo(view["ruleset"], view["seat"], view["options"], view, self.deal_events())
-        budget = Budget(clock=time.perf_counter)
+        budget = Budget(timer=time.perf_counter)
         return player(level, view["ruleset"]).choose(info, f"{self.game_id}:{view['version']}:{view['seat']}", budget)
 
     def deal_events(self) -> tuple[dict[str, Any], ...]:
@@ -156,7 +156,8 @@ class Bot:
         if answer.status != 200:
             problem = answer.body if isinstance(answer.body, dict) else {}
             raise Unrecoverable(f"{answer.status} {problem.get('code', '')}: {problem.get('detail', answer.body)}")
-        return answer.body
+        body: dict[str, Any] = answer.body
+        return body
 
 
 def run(url: str, game_id: str, token: str, level: str | None) -> int:

@@ -27,7 +27,7 @@ from engine.players import level_names
 from . import bot, logs
 from .arena import bot as arena_bot
 from .app import create_app, game_store, redis_client
-from .clocks import run as run_clocks
+from .timeouts import run as run_timeouts
 from .config import Settings
 from .embedded import DataInUse, EmbeddedRedis
 from .http_server import SETTINGS, SupervisingArbiter
@@ -43,7 +43,7 @@ DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
 WORKER_START_SECONDS = 60.0
 
 
-class Server(BaseApplication):
+class Server(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn, run in-process: gevent workers forked from a master that owns the app and
     supervises the embedded Redis."""
 
@@ -74,7 +74,7 @@ class WorkerProcesses:
     def __init__(self, count: int, redis_url: str) -> None:
         self.count = count
         self.environment = {**os.environ, "REDIS_URL": redis_url}
-        self.processes: list[subprocess.Popen] = []
+        self.processes: list[subprocess.Popen[bytes]] = []
         self.stopping = threading.Event()
         #: set for each worker once its first process is ready to take jobs
         self.ready = [threading.Event() for _ in range(count)]
@@ -142,13 +142,13 @@ def share_metrics(args: argparse.Namespace) -> None:
     os.execv(sys.executable, [sys.executable, "-m", "service.cli", *args.argv])
 
 
-def forget_process(_server, worker) -> None:
+def forget_process(_server: Any, worker: Any) -> None:
     """A web process that ended leaves its live gauges (clients waiting) out of the sums."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.mark_process_dead(worker.pid)
 
 
-def said_ready(process: subprocess.Popen, ready_read: int) -> bool:
+def said_ready(process: subprocess.Popen[bytes], ready_read: int) -> bool:
     """Whether ``process`` wrote that it is ready, rather than end first. (Its end is watched too:
     a web process forked meanwhile may hold the pipe's other end open.)"""
     with os.fdopen(ready_read, "rb") as ready:
@@ -214,7 +214,7 @@ def work(args: argparse.Namespace) -> None:
         threading.Thread(target=stop_with_parent, args=(os.getppid(), stop), daemon=True).start()
     # the turn clocks are checked here too: a timeout is one compare-and-set, so several workers
     # checking the same deadline apply it once
-    threading.Thread(target=run_clocks, args=(games, stop), name="koz-clocks", daemon=True).start()
+    threading.Thread(target=run_timeouts, args=(games, stop), name="koz-timeouts", daemon=True).start()
     if args.ready_fd is not None:
         os.write(args.ready_fd, b"1")
         os.close(args.ready_fd)

@@ -68,7 +68,7 @@ class Computers:
         events = self.events_seen_by(game, seat) if chooser.reads_events else ()
         info = SeatInfo(game.ruleset.id, seat, game.options, view, events)
         settings = self.repository.settings
-        budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, clock=time.perf_counter)
+        budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, timer=time.perf_counter)
         seed = f"{game.seed}:{game.version}:{seat}"
         timer = DECISION_SECONDS.labels(game.ruleset.id, level)
 

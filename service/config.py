@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
         defaults = cls()
 
-        def number(name: str, default: float, kind=float):
+        def number(name: str, default: float, kind: Callable[[str], Any] = float) -> Any:
             raw = environ.get(name)
             if raw is None or raw == "":
                 return default

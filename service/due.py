@@ -17,7 +17,7 @@ import secrets
 from binascii import crc_hqx
 from typing import TYPE_CHECKING, Any
 
-from redis.cluster import key_slot
+from redis.crc import key_slot
 
 #: KEYS: the due computer moves of one slot. ARGV: the lease (seconds), the most to claim, then
 #: the games to claim (none: any that are due). Takes the games whose move is due (the score has

@@ -13,9 +13,9 @@ import json
 import re
 import secrets
 import unicodedata
-from typing import Any
+from typing import Any, Mapping
 
-from flask import Flask, g, request
+from flask import Flask, Response, g, request
 from marshmallow import ValidationError, fields
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -123,14 +123,15 @@ def request_id() -> str:
     if "request_id" not in g:
         offered = request.headers.get("X-Request-ID", "")
         g.request_id = offered if _REQUEST_ID.match(offered) else secrets.token_hex(16)
-    return g.request_id
+    chosen: str = g.request_id
+    return chosen
 
 
 def install(app: Flask) -> None:
     app.before_request(check_body)
 
     @app.after_request
-    def return_the_request_id(response):
+    def return_the_request_id(response: Response) -> Response:
         response.headers["X-Request-ID"] = request_id()
         return response
 
@@ -144,8 +145,8 @@ _JOINERS = {"\u200c", "\u200d"}
 class Name(fields.String):
     """A person's name: NFC-normalized, trimmed, without control characters."""
 
-    def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs)
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
         if not _is_well_formed(text):
             raise ValidationError(FieldMessage(FIELD_MESSAGES["name_not_unicode"]))
         text = unicodedata.normalize("NFC", text).strip()

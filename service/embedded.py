@@ -31,6 +31,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from typing import Any, TextIO
 
 from redis import Redis, RedisError
 
@@ -196,7 +197,7 @@ def redis_server_binary() -> str:
     return os.path.join(spec.submodule_search_locations[0], "bin", "redis-server")
 
 
-def claim(data_dir: str):
+def claim(data_dir: str) -> TextIO:
     """The data folder's lock file, locked for this service; :class:`DataInUse` when another
     service holds it. The temporary folder that the last service recorded there is removed: it
     was killed before it could remove it itself."""
@@ -215,7 +216,7 @@ def claim(data_dir: str):
     return lock
 
 
-def read_record(lock) -> dict:
+def read_record(lock: TextIO) -> dict[str, Any]:
     lock.seek(0)
     try:
         recorded = json.loads(lock.read() or "{}")
@@ -224,7 +225,7 @@ def read_record(lock) -> dict:
     return recorded if isinstance(recorded, dict) else {}
 
 
-def record(lock, runtime_dir: str) -> None:
+def record(lock: TextIO, runtime_dir: str) -> None:
     lock.seek(0)
     lock.truncate()
     lock.write(json.dumps({"pid": os.getpid(), "runtime_dir": runtime_dir}))

@@ -66,7 +66,7 @@ class Game:
     def __init__(
         self,
         game_id: str,
-        ruleset: Ruleset,
+        ruleset: Ruleset[Any],
         options: dict[str, Any],
         seats: list[SeatRecord],
         state: Any,
@@ -136,7 +136,7 @@ class Game:
     def new(
         cls,
         game_id: str,
-        ruleset: Ruleset,
+        ruleset: Ruleset[Any],
         options: dict[str, Any],
         seats: list[SeatRecord],
         seed: str,

@@ -68,8 +68,8 @@ class Games:
     """The games of one store: the repository, the computers and the waits, and the operations
     of the API on them."""
 
-    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
-        self.repository = Repository(store, settings, clock)
+    def __init__(self, store: GameStore, settings: Settings, timer: Callable[[], float] = time.time) -> None:
+        self.repository = Repository(store, settings, timer)
         self.computers = Computers(self.repository)
         self.waiting = Waiting(self.repository)
         self.store = store
@@ -77,13 +77,13 @@ class Games:
         self.announcements = self.repository.announcements
 
     @property
-    def clock(self) -> Callable[[], float]:
+    def timer(self) -> Callable[[], float]:
         """The time now, in seconds of the epoch: what turn clocks are read against (tests inject one)."""
-        return self.repository.clock
+        return self.repository.timer
 
-    @clock.setter
-    def clock(self, clock: Callable[[], float]) -> None:
-        self.repository.clock = clock
+    @timer.setter
+    def timer(self, timer: Callable[[], float]) -> None:
+        self.repository.timer = timer
 
     def create(
         self,
@@ -165,7 +165,7 @@ class Games:
         host = hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         ttl = min(self.settings.waiting_game_ttl_seconds, self.settings.game_ttl_seconds)
         cap = self.settings.max_waiting_games_per_address
-        if not self.store.reserve_waiting(host, game_id, self.clock() + ttl, cap, ttl):
+        if not self.store.reserve_waiting(host, game_id, self.timer() + ttl, cap, ttl):
             raise Refused("too_many_waiting_games", "too_many_waiting_games", params={"cap": cap})
         return host
 
@@ -362,4 +362,5 @@ class Games:
                 "idempotency_key_reused",
                 "idempotency_key_reused",
             )
-        return earlier["view"]
+        view: dict[str, Any] = earlier["view"]
+        return view

@@ -121,11 +121,11 @@ class ProblemErrors:
     that are not HTTP) is answered as problem+json, like everything the app answers, and in the
     language the request asked for as far as gunicorn read it."""
 
-    def handle_error(self, req, client, addr, exc):
-        super().handle_error(req, ProblemSocket(client, refused_language(req, exc)), addr, exc)
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        super().handle_error(req, ProblemSocket(client, refused_language(req, exc)), addr, exc)  # type: ignore[misc]  # the worker it is mixed into
 
 
-class ClockedSocket:
+class TimedSocket:
     """A client connection that notes when the bytes of its current request began to arrive."""
 
     def __init__(self, sock: Any) -> None:
@@ -137,7 +137,7 @@ class ClockedSocket:
         return getattr(self._sock, name)
 
     def recv(self, size: int, *flags: int) -> bytes:
-        data = self._sock.recv(size, *flags)
+        data: bytes = self._sock.recv(size, *flags)
         if self.request_began is None and data:
             self.request_began = time.monotonic()
         return data
@@ -168,29 +168,31 @@ class WholeRequests:
         self.connections = PerAddress(settings.connections_per_address)
         super().init_process()  # type: ignore[misc]  # the worker it is mixed into; runs the worker
 
-    def handle(self, listener, client, addr):
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
         address = addr[0] if isinstance(addr, tuple) else ""
         if not self.connections.take(address):
             turn_away(client)
             return
         try:
-            super().handle(listener, ClockedSocket(client), addr)
+            super().handle(listener, TimedSocket(client), addr)  # type: ignore[misc]  # the worker it is mixed into
         finally:
             self.connections.give_back(address)
 
-    def handle_request(self, listener_name, req, sock, addr):
+    def handle_request(self, listener_name: str, req: Any, sock: Any, addr: Any) -> bool:
         try:
             if not (isinstance(req.body.reader, LengthReader) and req.body.reader.length == 0):
                 began = sock.request_began or time.monotonic()
                 with gevent.Timeout(max(0.0, began + self.request_seconds - time.monotonic()), RequestTooSlow):
                     read_whole_body(req, sock, self.max_body_bytes)
-            return super().handle_request(listener_name, req, sock, addr)
+            handled: bool = super().handle_request(listener_name, req, sock, addr)  # type: ignore[misc]  # the worker it is mixed into
+            return handled
         except RequestTooSlow as error:
-            self.log.info("request from %s cut: its body did not arrive within %s s", address_of(addr), self.request_seconds)
+            log = self.log  # type: ignore[attr-defined]  # the worker's log
+            log.info("request from %s cut: its body did not arrive within %s s", address_of(addr), self.request_seconds)
             sock.sendall(refusal(408, refused_language(req, error)))
             raise StopIteration() from None  # gunicorn closes the connection
         finally:
-            sock.request_began = None  # the next request's clock starts with its own first byte
+            sock.request_began = None  # the next request's time starts with its own first byte
 
 
 def read_whole_body(req: Request, sock: Any, limit: int) -> None:
@@ -225,11 +227,11 @@ def address_of(addr: Any) -> str:
     return addr[0] if isinstance(addr, tuple) else str(addr)
 
 
-class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):
+class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):  # type: ignore[misc]  # gunicorn has no type information
     """gevent workers: a request is a greenlet, so a long-poll or an event stream waiting for a
     move holds no thread, and one process keeps thousands of them open."""
 
-    def handle_exit(self, sig, frame) -> None:
+    def handle_exit(self, sig: int, frame: Any) -> None:
         """SIGTERM: stop, and first answer the requests that wait for a move (a long-poll with
         the game as it is; an event stream ends, and is resumed with Last-Event-ID), rather than
         cut them unanswered at the graceful timeout."""
@@ -247,15 +249,15 @@ class SurvivorFreezer:
     them (by requests that have ended since) are freed by the next pass: memory stays bounded,
     and the long pass comes that rarely."""
 
-    def __init__(self, refresh_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, refresh_seconds: float, timer: Callable[[], float] = time.monotonic) -> None:
         self.refresh_seconds = refresh_seconds
-        self.clock = clock
-        self.refreshed = clock()
+        self.timer = timer
+        self.refreshed = timer()
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase != "stop" or info["generation"] != 2:
             return
-        now = self.clock()
+        now = self.timer()
         if now - self.refreshed >= self.refresh_seconds:
             gc.unfreeze()
             self.refreshed = now
@@ -267,7 +269,7 @@ class SurvivorFreezer:
 FULL_PASS_SECONDS = 300.0
 
 
-def post_fork(server, _worker) -> None:
+def post_fork(server: Any, _worker: Any) -> None:
     # a web process ends with its master, however the master ends: nothing it holds is lost (the
     # games are in Redis), and one left behind would go on serving the port
     end_with_parent(server.pid, signal.SIGKILL)
@@ -281,7 +283,7 @@ def freeze_what_was_loaded() -> None:
     gc.callbacks.append(SurvivorFreezer(FULL_PASS_SECONDS))
 
 
-class AppLoggedRequests(Logger):
+class AppLoggedRequests(Logger):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn's logger without its access log: the app logs each request itself, with its
     request id (:mod:`service.logs`). With a logging configuration given, gunicorn builds every
     request's access-log fields (about 3% of a web process's CPU under load), only for its
@@ -312,7 +314,7 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-class SupervisingArbiter(Arbiter):
+class SupervisingArbiter(Arbiter):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn's master, also checking about once a second (between its own rounds of worker
     management) that the embedded Redis is alive."""
 

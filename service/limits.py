@@ -15,7 +15,7 @@ import hashlib
 import math
 import time
 
-from flask import Flask, request
+from flask import Flask, Response, request
 from flask_limiter import Limiter
 from limits import parse
 from redis import Redis
@@ -58,7 +58,7 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
         return None
     if isinstance(redis, RedisCluster):  # the limits library keeps a cluster client of its own
         node = redis.get_default_node()
-        storage: dict = {"storage_uri": f"redis+cluster://{node.host}:{node.port}"}
+        storage: dict[str, Any] = {"storage_uri": f"redis+cluster://{node.host}:{node.port}"}
     else:
         storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis.connection_pool}}
     limiter = Limiter(
@@ -75,7 +75,7 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
             app.view_functions[endpoint] = cast(Any, limit(app.view_functions[endpoint]))
 
     @app.after_request
-    def rate_limit_headers(response):
+    def rate_limit_headers(response: Response) -> Response:
         current = limiter.current_limit
         if current is not None:
             window = current.limit.get_expiry()

@@ -10,7 +10,7 @@ import logging
 import logging.config
 import time
 
-from flask import Flask, g, has_request_context, request
+from flask import Flask, Response, g, has_request_context, request
 
 from .edge import request_id
 
@@ -53,11 +53,11 @@ def configure() -> None:
 
 def install(app: Flask) -> None:
     @app.before_request
-    def start_clock():
+    def start_timer() -> None:
         g.log_started = time.perf_counter()
 
     @app.after_request
-    def log_request(response):
+    def log_request(response: Response) -> Response:
         fields = {
             "method": request.method,
             "route": request.url_rule.rule if request.url_rule is not None else None,

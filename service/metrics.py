@@ -76,11 +76,11 @@ def install(app: Flask) -> None:
     app.add_url_rule("/metrics", "metrics", exposition)
 
     @app.before_request
-    def start_clock():
+    def start_timer() -> None:
         g.started = time.perf_counter()
 
     @app.after_request
-    def count(response):
+    def count(response: Response) -> Response:
         route = route_label()
         REQUESTS.labels(request.method, route, str(response.status_code)).inc()
         REQUEST_SECONDS.labels(request.method, route).observe(time.perf_counter() - g.get("started", time.perf_counter()))

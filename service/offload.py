@@ -17,4 +17,5 @@ def off_the_loop(work: Callable[[], T]) -> T:
         return work()
     if not monkey.is_module_patched("threading"):
         return work()
-    return get_hub().threadpool.apply(work)
+    done: T = get_hub().threadpool.apply(work)
+    return done

@@ -30,7 +30,7 @@ class QueueingConnectionPool(BlockingConnectionPool):
     (:class:`StorageBusy`)."""
 
     def __init__(self, *, max_queued: int, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # redis-py leaves its pools untyped
         self.max_queued = max_queued
         self.queued = 0
         #: when a connection last came back having answered
@@ -43,7 +43,7 @@ class QueueingConnectionPool(BlockingConnectionPool):
         try:
             while True:
                 try:
-                    return super().get_connection(*args, **kwargs)
+                    return super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
                 except ConnectionError as error:
                     if str(error) != _NONE_CAME_FREE or time.monotonic() - self.answered_at > self.timeout:
                         raise
@@ -54,4 +54,4 @@ class QueueingConnectionPool(BlockingConnectionPool):
         # a command that failed (a timeout, a lost connection) leaves its connection disconnected
         if getattr(connection, "_sock", None) is not None:
             self.answered_at = time.monotonic()
-        super().release(connection)
+        super().release(connection)  # type: ignore[no-untyped-call]

@@ -21,7 +21,7 @@ def action_event(seat: int, action: Action) -> Event:
     return Event({"type": "action", "seat": seat, "action": action.to_json()})
 
 
-def apply_logged(ruleset: Ruleset, state: Any, log: bytes) -> Iterable[tuple[Any, tuple[Event, ...]]]:
+def apply_logged(ruleset: Ruleset[Any], state: Any, log: bytes) -> Iterable[tuple[Any, tuple[Event, ...]]]:
     """Apply each action of ``log`` in turn: the state after each, and the events it caused
     (its action event first)."""
     for seat, action_json in action_log.decode(log):
@@ -33,7 +33,7 @@ def apply_logged(ruleset: Ruleset, state: Any, log: bytes) -> Iterable[tuple[Any
 class Replay:
     """A game replayed from its seed: every event with its version, and the state reached."""
 
-    def __init__(self, ruleset: Ruleset, options: Mapping[str, Any], seed: str) -> None:
+    def __init__(self, ruleset: Ruleset[Any], options: Mapping[str, Any], seed: str) -> None:
         self.ruleset = ruleset
         self.state, events = ruleset.new_game(options, seed)
         self.version = 0
@@ -67,7 +67,7 @@ class ReplayCache:
         self._lock = threading.Lock()
 
     def events(
-        self, key: tuple[str, str], ruleset: Ruleset, options: Mapping[str, Any], seed: str, log: bytes, after: int, up_to: int
+        self, key: tuple[str, str], ruleset: Ruleset[Any], options: Mapping[str, Any], seed: str, log: bytes, after: int, up_to: int
     ) -> list[tuple[int, Event]]:
         """The events of versions ``after < version <= up_to`` of the game whose log is ``log``."""
         with self._lock:  # one replay at a time: they are CPU-bound, and a Replay is not thread-safe

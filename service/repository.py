@@ -139,11 +139,11 @@ def _action_version(number: int, own: Sequence[int]) -> int:
 class Repository:
     """Every game read and every change committed, as one compare-and-set on the store."""
 
-    def __init__(self, store: GameStore, settings: Settings, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: GameStore, settings: Settings, timer: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
         #: the time now, in seconds of the epoch: what turn clocks are read against (tests inject one)
-        self.clock = clock
+        self.timer = timer
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
@@ -162,11 +162,11 @@ class Repository:
 
     def from_stored(self, game_id: str, stored: Stored) -> Game:
         """The game as stored, as this request sees it (now, and under the length cap)."""
-        return game_from_stored(game_id, stored, now=self.clock(), length_cap=self.length_cap)
+        return game_from_stored(game_id, stored, now=self.timer(), length_cap=self.length_cap)
 
     def new_game(
         self,
-        ruleset: Ruleset,
+        ruleset: Ruleset[Any],
         options: dict[str, Any],
         records: list[SeatRecord],
         seed: str,
@@ -178,7 +178,7 @@ class Repository:
         """A new game (not stored yet), under ``game_id`` or a fresh id."""
         return Game.new(
             game_id or self.store.new_game_id(), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
-            clock=dict(clock) if clock else None, now=self.clock(), length_cap=self.length_cap, host=host,
+            clock=dict(clock) if clock else None, now=self.timer(), length_cap=self.length_cap, host=host,
         )
 
     def load_announced(self, game_id: str, version: int) -> Game | None:
@@ -231,7 +231,7 @@ class Repository:
                 raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
             if isinstance(stored, Stored):
                 return self.from_stored(game_id, stored)
-            game = upgrade(game_id, stored, self.store.legacy_history(game_id), now=self.clock())
+            game = upgrade(game_id, stored, self.store.legacy_history(game_id), now=self.timer())
             if self.store.replace_legacy(game_id, stored.version, setup_of(game), snapshot_of(game), bytes(game.appended)):
                 game.committed()
                 game.length_cap = self.length_cap  # from now on: the replay of what was played before is not capped
@@ -318,7 +318,10 @@ class Repository:
                 self._logs.popitem(last=False)  # the oldest first
         # the replay numbers the actions 1, 2, ...; the service's own events take versions between
         own = [stored["version"] for stored in game.seat_events]
-        counted = lambda version: version - bisect.bisect_right(own, version)  # noqa: E731 (actions up to a version)
+
+        def counted(version: int) -> int:  # the actions up to a version
+            return version - bisect.bisect_right(own, version)
+
         replayed = self.replays.events(cache_key, game.ruleset, game.options, game.seed, log, counted(after), counted(up_to))
         events = [(_action_version(number, own), event) for number, event in replayed]
         events += [(stored["version"], Event(stored["event"])) for stored in game.seat_events if after < stored["version"] <= up_to]

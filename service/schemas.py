@@ -41,11 +41,11 @@ class RequestSchema(ma.Schema):
             for key, message in self.error_messages.items()
         }
 
-    def on_bind_field(self, field_name: str, field_obj: fields.Field) -> None:
+    def on_bind_field(self, field_name: str, field_obj: fields.Field[Any]) -> None:
         _speak(field_obj)
 
 
-def _speak(field: fields.Field) -> None:
+def _speak(field: fields.Field[Any]) -> None:
     """Give a field (a copy bound to one schema), its validators and its inner fields their
     messages in every language; a message marshmallow has no Turkish for here fails loudly."""
     field.error_messages = {key: _field_message(type(field), key, message) for key, message in field.error_messages.items()}
@@ -104,7 +104,7 @@ def card_field(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(CARD_PATTERN), metadata=metadata, **kwargs)
 
 
-def cards_field(description: str, **kwargs: Any) -> fields.List:
+def cards_field(description: str, **kwargs: Any) -> fields.List[Any]:
     return fields.List(card_field(), metadata={"description": description}, **kwargs)
 
 
@@ -129,7 +129,7 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def _action_field(name: str, annotation: Any, required: bool, description: str) -> fields.Field:
+def _action_field(name: str, annotation: Any, required: bool, description: str) -> fields.Field[Any]:
     """The field of an action's attribute, from its type in the engine's action class."""
     kwargs: dict[str, Any] = {"required": required, "metadata": {"description": description}}
     if annotation is Card:
@@ -218,7 +218,7 @@ def document_actions(spec: APISpec) -> None:
 #: the document's enum of computer levels, which every field naming a level refers to
 
 
-def sides_field() -> fields.List:
+def sides_field() -> fields.List[Any]:
     """Who plays with whom, as the ruleset says: a frontend reads partners here, not from a game's own fields."""
     return fields.List(
         fields.List(fields.Integer()),

@@ -32,7 +32,7 @@ def schema_of(shape: type) -> type[ma.Schema]:
     return schema
 
 
-def field_of(hint: Any, description: str | None = None, code: str | None = None, **kwargs: Any) -> fields.Field:
+def field_of(hint: Any, description: str | None = None, code: str | None = None, **kwargs: Any) -> fields.Field[Any]:
     """The field of one annotation: ``int``, ``bool``, ``str``, a code, ``Literal[...]``, a list,
     a TypedDict, or any of them ``| None``; ``Annotated`` adds its description or code."""
     while get_origin(hint) is Annotated:
@@ -58,7 +58,7 @@ def field_of(hint: Any, description: str | None = None, code: str | None = None,
         return fields.String(validate=validate.OneOf(get_args(hint)), metadata=metadata, **kwargs)
     if is_typeddict(hint):
         return fields.Nested(schema_of(hint), metadata=metadata, **kwargs)
-    simple = {bool: StrictBoolean, int: fields.Integer, str: fields.String}
+    simple: dict[Any, type[fields.Field[Any]]] = {bool: StrictBoolean, int: fields.Integer, str: fields.String}
     if hint in simple:
         return simple[hint](metadata=metadata, **kwargs)
     raise TypeError(f"no schema field for {hint!r}")

@@ -160,7 +160,8 @@ def pack(document: dict[str, Any]) -> bytes:
 
 
 def unpack(data: bytes) -> dict[str, Any]:
-    return orjson.loads(zlib.decompress(data))
+    unpacked: dict[str, Any] = orjson.loads(zlib.decompress(data))
+    return unpacked
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from flask import Flask, g, has_request_context, request
+from flask import Flask, Response, g, has_request_context, request
 from werkzeug.datastructures import LanguageAccept
 
 from engine.texts import DEFAULT_LANGUAGE, LANGUAGES, Text
@@ -22,7 +22,8 @@ def language() -> str:
         return DEFAULT_LANGUAGE
     if "language" not in g:
         g.language = choose_language(request.args.get("lang"), request.accept_languages)
-    return g.language
+    chosen: str = g.language
+    return chosen
 
 
 def choose_language(lang: str | None, accept_language: LanguageAccept) -> str:
@@ -60,7 +61,7 @@ LANG = {
 
 def install(app: Flask) -> None:
     @app.after_request
-    def say_which_language(response):
+    def say_which_language(response: Response) -> Response:
         # only an answer with a text in it (a problem, the catalog) asked for the language
         if "language" in g:
             response.headers["Content-Language"] = g.language

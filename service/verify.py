@@ -112,7 +112,8 @@ def load_history(source: str) -> dict[str, Any]:
     the JSON file of that name. A server's refusal raises ``ValueError`` with its detail."""
     if urlsplit(source).scheme not in ("http", "https"):
         with open(source, encoding="utf-8") as file:
-            return json.load(file)
+            history: dict[str, Any] = json.load(file)
+            return history
     try:
         return read_history(source)
     except urllib.error.HTTPError as error:

@@ -179,6 +179,6 @@ class WorkerThread:
         self.thread.start()
         return self.worker
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop.set()
         self.thread.join(10)

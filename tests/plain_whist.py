@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from engine import Play, TrickTaking
 from engine.cards import STANDARD, mask_of
-from engine.errors import RuleError, illegal
+from engine.errors import RefusalCode, RuleError
 from engine.rules import DealRecord, Event, Trick
 from engine.ruleset import Match
 from engine.shapes import COMMON_EVENTS, BaseView, CardCode, SuitCode, TrickView
@@ -67,6 +67,18 @@ class PlainWhistView(BaseView):
     tricks_won: list[int]
 
 
+CARD_NOT_IN_HAND = RefusalCode(
+    "card_not_in_hand",
+    {"en": "the card is not in the hand", "tr": "kart elde yok"},
+    says={"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
+)
+MUST_FOLLOW_SUIT = RefusalCode(
+    "must_follow_suit",
+    {"en": "the suit led must be followed", "tr": "yerdeki renk oynanmalı"},
+    says={"en": "follow the suit led", "tr": "yerdeki rengi oynayın"},
+)
+
+
 class PlainWhist(TrickTaking[PlainWhistState]):
     id = "plain-whist"
     names = {"en": "Plain Whist", "tr": "Düz Whist"}
@@ -77,14 +89,7 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     event_types = (*COMMON_EVENTS, PlainWhistDealEvent, PlainWhistDealResultEvent)
     deck = DECK
     action_kinds = (Play,)
-    refusal_codes = {
-        "card_not_in_hand": {"en": "the card is not in the hand", "tr": "kart elde yok"},
-        "must_follow_suit": {"en": "the suit led must be followed", "tr": "yerdeki renk oynanmalı"},
-    }
-    messages = {
-        "card_not_in_hand": {"en": "{card} is not in your hand", "tr": "{card} elinizde yok"},
-        "must_follow_suit": {"en": "follow the suit led", "tr": "yerdeki rengi oynayın"},
-    }
+    refusals = (CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT)
 
     def deal_record(self, match: Match, deal_number: int, dealer: int) -> DealRecord:
         cards = shuffled_deck(match.seed, deal_number, DECK.cards)
@@ -105,9 +110,9 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     def verify_play(self, state: PlainWhistState, seat: int, action: Play) -> RuleError | None:
         card, cards = action.card.index, state.trick.cards
         if not state.hands[seat] >> card & 1:
-            return illegal("card_not_in_hand", self.messages["card_not_in_hand"], card=action.card.code)
+            return CARD_NOT_IN_HAND(card=action.card.code)
         if not legal_cards(state.hands[seat], cards[0] if cards else -1) >> card & 1:
-            return illegal("must_follow_suit", self.messages["must_follow_suit"])
+            return MUST_FOLLOW_SUIT()
         return None
 
     def trick_taken(self, state: PlainWhistState, hands: tuple[int, ...], done: Trick, card: int) -> tuple[PlainWhistState, tuple[Event, ...]]:
@@ -123,7 +128,7 @@ class PlainWhist(TrickTaking[PlainWhistState]):
     def match_winners(self, match: Match) -> list[int] | None:
         return list(match.last_deal["winners"]) if match.last_deal else None
 
-    def table_view(self, state: PlainWhistState, seat: int | None) -> dict[str, Any]:
+    def own_view(self, state: PlainWhistState, seat: int | None) -> dict[str, Any]:
         return {
             "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
             "hand_sizes": [hand.bit_count() for hand in state.hands],

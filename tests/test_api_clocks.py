@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from service import create_app
-from service.clocks import enforce, run
+from service.timeouts import enforce, run
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -35,7 +35,7 @@ def clock():
 def app(clock, backend):
     """The app on fakeredis and on a real redis-server (every test here runs on both), its clock the test's."""
     app = create_app(make_settings(), redis=backend)
-    app.extensions["koz"].clock = clock
+    app.extensions["koz"].timer = clock
     with WorkerThread(app.extensions["koz"]):  # computer players move on a worker, as in koz serve
         yield app
     app.extensions["koz"].announcements.stop()

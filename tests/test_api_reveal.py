@@ -12,7 +12,7 @@ from werkzeug.serving import make_server
 
 from service import create_app, verify as verify_module
 from service.cli import main as koz
-from service.clocks import enforce
+from service.timeouts import enforce
 from service.verify import verify
 from service.worker import WorkerThread
 from tests.api import FlaskClient
@@ -28,7 +28,7 @@ def clock():
 @pytest.fixture
 def app(clock):
     app = create_app(make_settings(), redis=fakeredis.FakeRedis())
-    app.extensions["koz"].clock = clock
+    app.extensions["koz"].timer = clock
     with WorkerThread(app.extensions["koz"]):
         yield app
     app.extensions["koz"].announcements.stop()

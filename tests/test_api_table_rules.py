@@ -26,7 +26,7 @@ def app(clock):
     """The app with no worker: nothing enforces a clock or moves a computer unless a request does
     (or the test drains the queue)."""
     app = create_app(make_settings(), redis=fakeredis.FakeRedis())
-    app.extensions["koz"].clock = clock
+    app.extensions["koz"].timer = clock
     yield app
     app.extensions["koz"].announcements.stop()
 

@@ -167,8 +167,8 @@ def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
     key = account(client, "Patient")
     seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
-    real = arena.clock
-    arena.clock = lambda: real() + arena.settings.arena_seek_seconds + 1
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
     Matchmaker(arena).run_pass()
     assert events(arena_app, key) == [{"type": "seek_expired", "seek": seek}]
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}

@@ -71,14 +71,14 @@ def test_a_declined_withdrawn_or_expired_challenge_tells_the_other_side_and_free
     late = client.post(f"/v1/arena/challenges/{withdrawn['id']}/accept", headers={**bearer(firat), "Accept-Language": "tr"})
     assert late.status_code == 404 and "meydan okuma yok" in late.get_json()["detail"]
     expiring = challenge(client, ece, "Fırat")
-    real = arena.clock
-    arena.clock = lambda: real() + arena.settings.arena_seek_seconds + 1
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
     assert client.post(f"/v1/arena/challenges/{expiring['id']}/accept", headers=bearer(firat)).status_code == 404
     assert Matchmaker(arena).run_pass() == 1
     for key in (ece, firat):
         assert events(arena_app, key)[-1] == {"type": "challenge_expired", "challenge": expiring}
         assert client.get("/v1/arena/challenges", headers=bearer(key)).get_json() == {"challenges": []}
-    arena.clock = real
+    arena.timer = real
     assert arena.store.redis.zcard(arena.store.account_key(arena.accounts.authenticate(ece).id, "engaged")) == 0
 
 

@@ -31,7 +31,7 @@ def test_rated_matches_put_the_random_level_below_the_others_beyond_their_uncert
         for table in range(0, len(LEVELS), ruleset.seat_count):
             seats = order[table : table + ruleset.seat_count]
             players = [player(LEVELS[account], ruleset.id) for account in seats]
-            record = play_match(ruleset, {}, f"levels-{round_}-{table}", players, clock=lambda: 0.0, budgets={"expert": Budget(work=30)})
+            record = play_match(ruleset, {}, f"levels-{round_}-{table}", players, timer=lambda: 0.0, budgets={"expert": Budget(work=30)})
             winners = set(record.result.winners)
             outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
             for account, rating in zip(seats, rate([ratings[account] for account in seats], ruleset.sides(), outcomes)):

@@ -12,7 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 from redis.cluster import RedisCluster, key_slot
 
-from service import clocks, create_app
+from service import create_app, timeouts
 from service.config import Settings
 from service.worker import WorkerThread
 from tests.api import FlaskClient
@@ -185,6 +185,6 @@ def test_the_lobby_and_the_turn_clocks_work_on_a_cluster(app):
     assert api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"}).status == 200
     assert game_id not in [game["id"] for game in api.request("GET", "/v1/games?status=waiting").body["games"]]
     tables, started = app.extensions["koz"], time.time()
-    tables.clock = lambda: started + 31
-    assert clocks.enforce(tables) == 1
+    tables.timer = lambda: started + 31
+    assert timeouts.enforce(tables) == 1
     assert [event["type"] for event in api.history(game_id).body["events"]].count("timeout") == 1

@@ -191,7 +191,7 @@ def test_the_same_match_is_stored_byte_for_byte_alike_on_one_redis_and_on_a_clus
         prefix = f"twin-{uuid.uuid4().hex[:8]}"
         app = create_app(make_settings(key_prefix=prefix, reply_wait_seconds=0), redis=redis)
         tables = app.extensions["koz"]
-        tables.clock = lambda: 1_800_000_000.0  # one time for both: the stored game holds times
+        tables.timer = lambda: 1_800_000_000.0  # one time for both: the stored game holds times
         api = FlaskClient(app.test_client())
         created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="twin", clock={"seconds_per_action": 60}).body
         tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}

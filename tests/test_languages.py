@@ -11,11 +11,11 @@ import fakeredis
 import marshmallow as ma
 import pytest
 
-from engine import actions, registry, rules
+from engine import actions, registry, rules, sixty_six
 from engine.cards import Card
 from engine.players import base as players
 from engine.players import level_names
-from engine.ruleset import COMMON_MESSAGES, COMMON_REFUSALS
+from engine.ruleset import COMMON_REFUSALS, GAME_NOT_OVER
 from engine.texts import LANGUAGES, card_name
 from service import texts
 from service.api import HTTP_ERROR_CODES
@@ -78,15 +78,15 @@ SHARED_WORDS |= {"declare", "true", "false", "null"}
 
 def every_text():
     """(where, text) for every text Koz shows: refusals, messages, options, labels, service details."""
-    yield from (("engine refusal " + code, text) for code, text in COMMON_REFUSALS.items())
-    yield from (("engine message " + name, text) for name, text in COMMON_MESSAGES.items())
-    yield from (("action message " + name, text) for name, text in actions.MESSAGES.items())
-    yield from (("option message " + name, text) for name, text in rules.OPTION_MESSAGES.items())
-    yield "unknown ruleset", registry.UNKNOWN_RULESET
-    yield "unknown level", players.UNKNOWN_LEVEL
+    for refusal in (*COMMON_REFUSALS, GAME_NOT_OVER, registry.UNKNOWN_RULESET, players.UNKNOWN_LEVEL):
+        yield from ((f"engine refusal {refusal.code}", text) for text in refusal.texts())
+    yield "option message integer_range", rules.INTEGER_RANGE
+    # the words Sixty-Six's refusals put in their sentences
+    yield from ((f"sixty-six talon {name}", text) for name, text in sixty_six.TALON_STATES.items())
+    yield from ((f"sixty-six forbidden {kind.type}", text) for kind, text in sixty_six.FORBIDDEN_MOVES.items())
+    yield from ((f"sixty-six leader's {kind.type} {part}", text) for kind, words in sixty_six.LEADERS_MOVES.items() for part, text in words.items())
     for ruleset in registry.all_rulesets():
-        yield from ((f"{ruleset.id} refusal {code}", text) for code, text in ruleset.refusal_codes.items())
-        yield from ((f"{ruleset.id} message {name}", text) for name, text in ruleset.messages.items())
+        yield from ((f"{ruleset.id} refusal {refusal.code}", text) for refusal in ruleset.refusals for text in refusal.texts())
         yield from ((f"{ruleset.id} label {code}", names) for code, names in ruleset.table_labels.items())
         for option in ruleset.options:
             yield f"{ruleset.id} option {option.code}", option.names
@@ -197,8 +197,8 @@ def test_every_refusal_of_the_http_server_itself_has_a_text_and_a_turkish_title(
 
 def test_every_refusal_code_of_every_ruleset_is_explained_in_both_languages():
     for ruleset in registry.all_rulesets():
-        for code, text in ruleset.refusals().items():
-            assert set(text) == set(LANGUAGES), (ruleset.id, code)
+        for code, refusal in ruleset.catalogue.items():
+            assert all(set(text) == set(LANGUAGES) for text in refusal.texts()), (ruleset.id, code)
 
 
 def test_cards_are_named_in_the_turkish_possessive():

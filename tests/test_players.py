@@ -18,14 +18,14 @@ import pytest
 from engine import Action, Pass, registry
 from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
 from engine.players.base import Player, RandomPlayer
-from service import clocks, create_app
+from service import create_app, timeouts
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 from tests.support import card_codes_in, concealed_cards, swap_hidden_cards
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
 LEVELS = level_names()
-SMALL = Budget(work=4, ceiling=5.0, clock=time.perf_counter)
+SMALL = Budget(work=4, ceiling=5.0, timer=time.perf_counter)
 
 
 def decision_points(ruleset_id: str, options: dict, seed: str, limit: int = 120):
@@ -102,7 +102,7 @@ def test_every_level_chooses_only_legal_actions(ruleset_id, level):
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_decision_past_its_ceiling_still_returns_a_legal_action_at_once(ruleset_id, level):
     ticks = itertools.count(step=10.0)  # every look at the clock finds ten more seconds gone
-    jumping = Budget(work=10_000, ceiling=0.5, clock=lambda: next(ticks))
+    jumping = Budget(work=10_000, ceiling=0.5, timer=lambda: next(ticks))
     chosen = player(level)
     for state, info in itertools.islice(decision_points(ruleset_id, {}, f"ceiling-{level}"), 0, 40, 8):
         started = time.perf_counter()
@@ -148,8 +148,8 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
             api.request("POST", f"/v1/games/{created.body['id']}/leave", json_body={"level": "random"}, token=entry["token"])
     if computer_by == "timeout":  # every deadline passes, and the clock check plays each action
         tables, moments = app.extensions["koz"], itertools.count(start=1_800_000_000, step=2)
-        tables.clock = lambda: float(next(moments))
-        while clocks.enforce(tables):
+        tables.timer = lambda: float(next(moments))
+        while timeouts.enforce(tables):
             pass
     drain(app)  # the worker makes every computer move
     assert api.view(created.body["id"]).body["status"] == "finished"

@@ -323,7 +323,7 @@ def test_every_level_plays_only_legal_actions(target, free_trump_lead):
     options = {"target": target, "trump_lead_before_broken": free_trump_lead}
     seatings = list(itertools.permutations([EXPERT, BASIC, RandomPlayer(), EXPERT]))
     for number, seats in enumerate(seatings[::6]):
-        record = play_match(BATAK, options, f"legal-{target}-{number}", list(seats), clock=lambda: 0.0, budgets=tiny)
+        record = play_match(BATAK, options, f"legal-{target}-{number}", list(seats), timer=lambda: 0.0, budgets=tiny)
         assert record.result.winners
 
 
@@ -356,7 +356,7 @@ def test_the_expert_stops_at_its_ceiling_with_a_legal_decision():
         ticks["readings"] += 1
         return 10.0 * ticks["readings"]
 
-    endless = Budget(work=10**9, ceiling=0.5, clock=clock)
+    endless = Budget(work=10**9, ceiling=0.5, timer=clock)
     for info in (
         seat_info(bidding("AS KS QS JS 9S 5S AH KH AD 7D 4C 3C 2C")),
         seat_info(naming_trump("AS KS QS JS 9S 5S AH KH AD 7D 4C 3C 2C")),

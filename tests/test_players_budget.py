@@ -10,7 +10,7 @@ import pytest
 
 from engine import registry
 from engine.players import Budget, ExpertPlayer, strategy
-from engine.players.base import BY_THE_CLOCK
+from engine.players.base import BY_TIME
 from tests.test_players import decision_points
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets() if ruleset.id != "plain-whist"]
@@ -32,11 +32,11 @@ class SteppingClock:
 def test_a_budget_resolves_to_a_count_or_to_the_clock():
     expert, chosen = ExpertPlayer(), strategy("sixty-six")
     assert expert.resolve(Budget(), chosen).work == chosen.expert_work  # no clock: the calibrated count
-    assert expert.resolve(Budget(work=7, clock=SteppingClock(1)), chosen).work == 7  # a count asked for
-    by_clock = expert.resolve(Budget(clock=SteppingClock(1)), chosen)
-    assert by_clock.work == BY_THE_CLOCK and by_clock.ceiling == ExpertPlayer.think_seconds
-    assert expert.resolve(Budget(seconds=0.2, ceiling=0.5, clock=SteppingClock(1)), chosen).ceiling == 0.2
-    assert expert.resolve(Budget(seconds=3.0, ceiling=0.5, clock=SteppingClock(1)), chosen).ceiling == 0.5
+    assert expert.resolve(Budget(work=7, timer=SteppingClock(1)), chosen).work == 7  # a count asked for
+    by_clock = expert.resolve(Budget(timer=SteppingClock(1)), chosen)
+    assert by_clock.work == BY_TIME and by_clock.ceiling == ExpertPlayer.think_seconds
+    assert expert.resolve(Budget(seconds=0.2, ceiling=0.5, timer=SteppingClock(1)), chosen).ceiling == 0.2
+    assert expert.resolve(Budget(seconds=3.0, ceiling=0.5, timer=SteppingClock(1)), chosen).ceiling == 0.5
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
@@ -45,7 +45,7 @@ def test_an_expert_decision_stops_at_its_time_or_at_the_ceiling_whichever_comes_
     limit = min(seconds, ceiling)
     for _, info in itertools.islice(decision_points(ruleset_id, {}, f"time-{seconds}"), 0, 40, 8):
         clock = SteppingClock(0.0005)
-        action = ExpertPlayer().choose(info, "time", Budget(seconds=seconds, ceiling=ceiling, clock=clock))
+        action = ExpertPlayer().choose(info, "time", Budget(seconds=seconds, ceiling=ceiling, timer=clock))
         assert action in info.legal_actions()
         # the clock is looked at between samples and every few hundred searched positions: a
         # decision ends within a few looks of its limit, never near the double of it
@@ -59,8 +59,8 @@ def test_more_time_buys_more_search(ruleset_id):
     looked_more = 0
     for _, info in itertools.islice(decision_points(ruleset_id, {}, "longer"), 0, 60, 3):
         short, long = SteppingClock(0.0001), SteppingClock(0.0001)
-        ExpertPlayer().choose(info, "t", Budget(seconds=0.005, clock=short))
-        ExpertPlayer().choose(info, "t", Budget(seconds=0.02, clock=long))
+        ExpertPlayer().choose(info, "t", Budget(seconds=0.005, timer=short))
+        ExpertPlayer().choose(info, "t", Budget(seconds=0.02, timer=long))
         looked_more += long.now > 2 * short.now
     assert looked_more >= 2
 
@@ -71,7 +71,7 @@ def test_an_expert_decision_keeps_to_its_time_in_cpu_time(ruleset_id):
     decision overruns its time by at most the step it was in."""
     for _, info in itertools.islice(decision_points(ruleset_id, {}, "cpu"), 0, 40, 8):
         started = time.process_time()
-        ExpertPlayer().choose(info, "cpu", Budget(seconds=0.02, clock=time.process_time))
+        ExpertPlayer().choose(info, "cpu", Budget(seconds=0.02, timer=time.process_time))
         assert time.process_time() - started < 0.02 + 0.1
 
 

@@ -22,7 +22,7 @@ from engine.ruleset import Match
 WHIST = registry.get("german-whist")
 deck_mask = STANDARD.mask
 BASIC, EXPERT = BasicPlayer(), ExpertPlayer()
-SMALL = Budget(work=300, ceiling=5.0, clock=time.perf_counter)
+SMALL = Budget(work=300, ceiling=5.0, timer=time.perf_counter)
 
 
 def position(
@@ -71,7 +71,7 @@ def basic(info: SeatInfo) -> str:
 
 
 def expert(info: SeatInfo, work: int = 2000) -> str:
-    return EXPERT.choose(info, "test", Budget(work=work, ceiling=5.0, clock=time.perf_counter)).card.code
+    return EXPERT.choose(info, "test", Budget(work=work, ceiling=5.0, timer=time.perf_counter)).card.code
 
 
 def decision_points(options: dict, seed: str, every: int = 1):
@@ -256,10 +256,10 @@ def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
         {"type": "draw", "seat": 1},
         {"type": "trick", "cards": [{"seat": 1, "card": "QC"}, {"seat": 0, "card": "5S"}], "winner": 0},
     )
-    table = gw.read_table(replace(info, events=events))
+    table = gw.read_knowledge(replace(info, events=events))
     assert table.caps == (1, -1, -1, -1)  # two drawn since clubs ran out, one club (QC) played
     discard = {"type": "trick", "cards": [{"seat": 0, "card": "2D"}, {"seat": 1, "card": "5C"}], "winner": 0}
-    table = gw.read_table(replace(info, events=events + (discard,)))
+    table = gw.read_knowledge(replace(info, events=events + (discard,)))
     assert table.caps == (0, 0, -1, -1)  # the other club drawn went on a diamond it was out of
 
 
@@ -299,7 +299,7 @@ def test_mixed_levels_play_only_legal_cards_under_every_option(options):
     # the arena applies every action through the rules, so an illegal card would raise
     for number, players in enumerate([(EXPERT, BASIC), (BASIC, RandomPlayer()), (RandomPlayer(), EXPERT)]):
         record = play_match(
-            WHIST, options, f"legal-{number}", players, clock=time.perf_counter, budgets={"expert": Budget(work=60, ceiling=5.0)}
+            WHIST, options, f"legal-{number}", players, timer=time.perf_counter, budgets={"expert": Budget(work=60, ceiling=5.0)}
         )
         assert record.result is not None and len(record.deal_results) == 1
 
@@ -312,7 +312,7 @@ def test_the_same_information_seed_and_budget_give_the_same_action():
 
 def test_a_decision_past_its_ceiling_still_returns_a_legal_action_at_once():
     ticks = itertools.count(step=10.0)  # every look at the clock finds ten more seconds gone
-    jumping = Budget(work=100_000, ceiling=0.5, clock=lambda: next(ticks))
+    jumping = Budget(work=100_000, ceiling=0.5, timer=lambda: next(ticks))
     for info in decision_points({}, "ceiling", every=3):
         started = time.perf_counter()
         action = EXPERT.choose(info, "ceiling", jumping)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine.cards import members
 from engine.players.batak import DealSampler, Knowledge
-from engine.players.german_whist import SUIT_MASKS, Sampler, read_table
+from engine.players.german_whist import SUIT_MASKS, Sampler, read_knowledge
 from engine.players.sixty_six import read, sample
 from engine.shuffle import SeededRandom
 from tests.test_players import decision_points
@@ -56,7 +56,7 @@ def test_sixty_six_samples_keep_to_public_information(number, options):
 @given(st.integers(0, 10**6))
 def test_german_whist_samples_keep_to_public_information(number):
     for state, info in itertools.islice(decision_points("german-whist", {}, f"sampling-{number}", limit=60), 0, None, 3):
-        table = read_table(info)
+        table = read_knowledge(info)
         if table.face_up < 0:
             continue  # phase 2: every card is known, nothing is sampled
         other = 1 - info.seat

@@ -18,7 +18,7 @@ from engine import Action, Close, Declare, Exchange, Marriage, registry
 from engine.cards import Card
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.cards import members
-from engine.players.sixty_six import Table, deal_value, read, sample, utilities
+from engine.players.sixty_six import DealRules, deal_value, read, sample, utilities
 from engine.actions import play
 from engine.shuffle import SeededRandom
 from engine.sixty_six import DECK, SUITS, VARIANTS, Closing, SixtySixState
@@ -128,7 +128,7 @@ def test_the_unseen_cards_are_the_opponents_hidden_cards_and_the_talon_and_bars_
 
 
 def test_deal_value_gives_a_closed_deal_played_out_to_the_closer_who_reached_66():
-    rules = Table(0)
+    rules = DealRules(0)
     # seat 0 closed and has 67; seat 1 won the last trick and has 38 (72 with a marriage)
     assert deal_value(rules, Closing(0, 10, 1), (67, 38), (4, 4), None, 1) == 1
     assert deal_value(rules, Closing(0, 10, 1), (67, 72), (4, 4), None, 1) == 1
@@ -139,7 +139,7 @@ def test_deal_value_scores_every_ending_as_the_engine_does():
     rng = random.Random(7)
     checked = 0
     for number, options in enumerate(ALL_OPTIONS):
-        rules = Table(0, schnapsen=options["variant"] == "schnapsen", last_trick_ten=options["exhausted_talon"] == "last-trick-ten")
+        rules = DealRules(0, schnapsen=options["variant"] == "schnapsen", last_trick_ten=options["exhausted_talon"] == "last-trick-ten")
         state, _ = GAME.new_game(GAME.parse_options({**options, "target": 5}), f"value{number}")
         last_winner = None
         while GAME.result(state) is None:
@@ -348,7 +348,7 @@ def test_every_level_plays_only_legal_actions_under_every_option():
     for number, options in enumerate(ALL_OPTIONS):
         players = [levels[number % 3], levels[(number + 1) % 3]] if number % 4 else [ExpertPlayer(), ExpertPlayer()]
         record = play_match(
-            GAME, {**options, "target": 5}, f"legal{number}", players, clock=time.perf_counter, budgets={"expert": SMALL}
+            GAME, {**options, "target": 5}, f"legal{number}", players, timer=time.perf_counter, budgets={"expert": SMALL}
         )
         assert record.result.winners
 
@@ -378,7 +378,7 @@ def test_past_the_ceiling_the_expert_returns_a_legal_action_at_once(state):
     ticks = itertools.count(0, 10)  # every reading of the clock is ten seconds later
     info = seat_info(whole(state), 0)
     started = time.perf_counter()
-    chosen = ExpertPlayer().choose(info, "seed", Budget(work=10**9, ceiling=0.5, clock=lambda: next(ticks)))
+    chosen = ExpertPlayer().choose(info, "seed", Budget(work=10**9, ceiling=0.5, timer=lambda: next(ticks)))
     assert time.perf_counter() - started < 0.5
     assert chosen in info.legal_actions()
 

@@ -14,7 +14,7 @@ from engine.players.batak import Solver as BatakSolver
 from engine.players.german_whist import Solver as WhistSolver
 from engine.players.sixty_six import Position, deal_value
 from engine.players.sixty_six import Solver as Solver66
-from engine.players.sixty_six import Table as SixtySixTable
+from engine.players.sixty_six import DealRules as SixtySixRules
 from engine.rules import seat_at
 from engine.sixty_six import CLAIM, KING, POINTS, QUEEN, Closing, follower_cards, marriage_value, partner, trick_winner
 
@@ -166,7 +166,7 @@ def test_sixty_six_solver_agrees_with_brute_force(cards, schnapsen):
     for _ in range(40):
         dealt = rng.sample(deck, 2 * cards)
         hands = [sum(1 << card for card in dealt[:cards]), sum(1 << card for card in dealt[cards:])]
-        table = SixtySixTable(trump=rng.randrange(4), schnapsen=schnapsen)
+        table = SixtySixRules(trump=rng.randrange(4), schnapsen=schnapsen)
         tricks = [rng.randrange(3), rng.randrange(3)]
         won = [rng.randrange(0, 50) if tricks[seat] else 0 for seat in range(2)]
         marriage = [rng.choice([0, 0, 20, 40]) for _ in range(2)]

@@ -48,7 +48,7 @@ def test_every_registered_ruleset_is_checked():
 @pytest.mark.parametrize("ruleset_id,options", [(rid, options) for rid, choices in OPTIONS.items() for options in choices])
 def test_the_legal_actions_are_exactly_what_the_rules_allow_and_every_refusal_is_catalogued(ruleset_id, options):
     ruleset = registry.get(ruleset_id)
-    catalogue = ruleset.refusals()
+    catalogue = ruleset.catalogue
     rng = random.Random(ruleset_id)
     for state, _, _, events in random_playout(ruleset, options, f"agree-{ruleset_id}", rng):
         if any(event.data["type"] == "deal_result" for event in events):
@@ -62,4 +62,4 @@ def test_the_legal_actions_are_exactly_what_the_rules_allow_and_every_refusal_is
                 with pytest.raises(RuleError) as refused:
                     ruleset.apply(state, seat, action)
                 assert refused.value.code in catalogue, refused.value.code
-                assert ruleset.refusal_kind(refused.value.code) is refused.value.refusal, refused.value.code
+                assert catalogue[refused.value.code].kind is refused.value.refusal, refused.value.code

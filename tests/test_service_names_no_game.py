@@ -33,7 +33,8 @@ def game_words() -> set[str]:
 def game_rule_words() -> set[str]:
     """What only a game's rules know: its own refusal codes (as a word), its options and their
     string values (as strings: an option's name may be an everyday word)."""
-    codes = {code for ruleset in registry.all_rulesets() for code in ruleset.refusal_codes if code not in COMMON_REFUSALS}
+    common = {refusal.code for refusal in COMMON_REFUSALS}
+    codes = {refusal.code for ruleset in registry.all_rulesets() for refusal in ruleset.refusals if refusal.code not in common}
     return {code.lower() for code in codes}
 
 

@@ -1,7 +1,7 @@
 """Matches between computer players, outside the service: for tests and the bots benchmark.
 
 Each seat's information is kept the way the service keeps it: the seat's view, and the events
-of the current deal as that seat saw them. The engine has no clock, so the caller passes one.
+of the current deal as that seat saw them. The engine reads no time, so the caller passes a timer.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class SeatLogs:
                 if seen is not None:
                     log.append(seen)
 
-    def info(self, ruleset: Ruleset, options: Mapping[str, Any], state: Any, seat: int) -> SeatInfo:
+    def info(self, ruleset: Ruleset[Any], options: Mapping[str, Any], state: Any, seat: int) -> SeatInfo:
         return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]))
 
 
@@ -49,12 +49,12 @@ class MatchRecord:
 
 
 def play_match(
-    ruleset: Ruleset,
+    ruleset: Ruleset[Any],
     options: Mapping[str, Any],
     seed: str,
     players: Sequence[Player],
     *,
-    clock: Callable[[], float],
+    timer: Callable[[], float],
     budgets: Mapping[str, Budget] | None = None,
 ) -> MatchRecord:
     """Play a whole match, ``players[seat]`` deciding for each seat from its own information."""
@@ -68,10 +68,10 @@ def play_match(
         (seat,) = ruleset.to_act(state)
         chosen = players[seat]
         given = (budgets or {}).get(chosen.level, Budget())
-        budget = replace(given, clock=clock)
-        started = clock()
+        budget = replace(given, timer=timer)
+        started = timer()
         action = chosen.choose(logs.info(ruleset, options, state, seat), f"{seed}:{version}:{seat}", budget)
-        record.decisions.append(Decision(seat, chosen.level, clock() - started))
+        record.decisions.append(Decision(seat, chosen.level, timer() - started))
         state, events = ruleset.apply(state, seat, action)
         logs.record(events)
         record.deal_results += [event.data for event in events if event.data["type"] == "deal_result"]

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..actions import Action
-from ..errors import Refusal, RuleError
+from ..errors import Refusal, RefusalCode
 from ..shuffle import SeededRandom
-from ..texts import Text
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ class SeatInfo:
         return [Action.from_json(action) for action in self.view["legal_actions"]]
 
 
-def _no_clock() -> float:
+def _no_timer() -> float:
     return 0.0
 
 
@@ -36,34 +35,34 @@ def _no_clock() -> float:
 class Budget:
     """How long or how much one decision may think.
 
-    By the clock (the service's way): a searching level thinks for ``seconds`` (None: the
-    level's own :attr:`Player.think_seconds`), and never past ``ceiling``, both measured on
-    ``clock`` (supplied by the caller: the engine has no clock of its own), so a faster machine
+    By time (the service's way): a searching level thinks for ``seconds`` (None: the
+    level's own :attr:`Player.think_seconds`), and never past ``ceiling``, both measured by
+    ``timer`` (supplied by the caller: the engine reads no time of its own), so a faster machine
     or engine searches more and a busy one less. By a count, reproducibly (tests): ``work`` is
     the deterministic budget (samples, iterations or searched positions, as a strategy counts
     them), and the same info, seed and work give the same decision; ``ceiling`` still bounds it.
-    Without a clock (the default one never moves) a decision is counted too, at the strategy's
+    Without a timer (the default one never moves) a decision is counted too, at the strategy's
     calibrated work.
     """
 
     work: int | None = None
     seconds: float | None = None  # None: the level's default
     ceiling: float = 0.5  # leaves room to finish the step under way well within a second
-    clock: Callable[[], float] = field(default=_no_clock, compare=False)
+    timer: Callable[[], float] = field(default=_no_timer, compare=False)
 
     @property
-    def has_clock(self) -> bool:
-        return self.clock is not _no_clock
+    def has_timer(self) -> bool:
+        return self.timer is not _no_timer
 
     def deadline(self) -> Callable[[], bool]:
         """A check that turns true once ``ceiling`` seconds have passed since this call."""
-        clock = self.clock
-        ends = clock() + self.ceiling
-        return lambda: clock() >= ends
+        timer = self.timer
+        ends = timer() + self.ceiling
+        return lambda: timer() >= ends
 
 
-#: the work of a decision that thinks by the clock: more than any decision does in its time
-BY_THE_CLOCK = 1 << 40
+#: the work of a decision that thinks by time: more than any decision does in its time
+BY_TIME = 1 << 40
 
 
 class Player(ABC):
@@ -85,7 +84,7 @@ class Player(ABC):
 class Strategy(ABC):
     """How one game is played by the ``basic`` and ``expert`` levels."""
 
-    #: the work of an expert decision counted without a clock (about its time on the calibration machine)
+    #: the work of an expert decision counted without a timer (about its time on the calibration machine)
     expert_work: ClassVar[int] = 1
 
     @abstractmethod
@@ -149,13 +148,13 @@ class ExpertPlayer(Player):
 
     def resolve(self, budget: Budget, chosen: Strategy) -> Budget:
         """The budget a strategy searches to: a count (``work``, or the calibrated one without a
-        clock), or by the clock, work unbounded and the thinking time as its ceiling."""
+        timer), or by time, work unbounded and the thinking time as its ceiling."""
         if budget.work is not None:
             return budget
-        if not budget.has_clock:
+        if not budget.has_timer:
             return replace(budget, work=chosen.expert_work)
         seconds = self.think_seconds if budget.seconds is None else budget.seconds
-        return replace(budget, work=BY_THE_CLOCK, ceiling=min(seconds, budget.ceiling))
+        return replace(budget, work=BY_TIME, ceiling=min(seconds, budget.ceiling))
 
 
 _LEVELS: dict[str, Player] = {player.level: player for player in (RandomPlayer(), BasicPlayer(), ExpertPlayer())}
@@ -182,10 +181,12 @@ def strongest_level(ruleset_id: str) -> str:
     return level_names(ruleset_id)[-1]
 
 
-UNKNOWN_LEVEL: Text = {
-    "en": "there is no computer level {level}; levels are: {allowed}",
-    "tr": "{level} diye bir bilgisayar seviyesi yok; seviyeler: {allowed}",
-}
+UNKNOWN_LEVEL = RefusalCode(
+    "unknown_level",
+    {"en": "there is no such computer level", "tr": "böyle bir bilgisayar seviyesi yok"},
+    Refusal.BAD_SETUP,
+    says={"en": "there is no computer level {level}; levels are: {allowed}", "tr": "{level} diye bir bilgisayar seviyesi yok; seviyeler: {allowed}"},
+)
 
 
 def player(level: str, ruleset_id: str | None = None) -> Player:
@@ -193,6 +194,5 @@ def player(level: str, ruleset_id: str | None = None) -> Player:
     ``RuleError(code="unknown_level")`` for any other."""
     allowed = level_names(ruleset_id)
     if not isinstance(level, str) or level not in allowed:
-        params = {"level": repr(level), "allowed": allowed}
-        raise RuleError("unknown_level", UNKNOWN_LEVEL, Refusal.BAD_SETUP, params=params, details={"allowed": allowed})
+        raise UNKNOWN_LEVEL(level=repr(level), allowed=allowed, details={"allowed": allowed})
     return _LEVELS[level]

@@ -212,7 +212,7 @@ def _high(cards: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class Knowledge:
     """One seat's knowledge of the deal in progress, as bitmasks."""
 
     hand: int
@@ -241,7 +241,7 @@ class Table:
         return sum(worth(card, self.unseen, self.trump) for card in pool) / len(pool)
 
 
-def read_table(info: SeatInfo) -> Table:
+def read_knowledge(info: SeatInfo) -> Knowledge:
     """The seat's knowledge, from its view and the events of the deal only."""
     view = info.view
     seat, opponent = info.seat, 1 - info.seat
@@ -268,7 +268,7 @@ def read_table(info: SeatInfo) -> Table:
     for card in in_trick:
         played |= 1 << card
     won = view["tricks_by_phase"]
-    return Table(
+    return Knowledge(
         hand=DECK.mask(view["hand"]),
         played=played,
         opponent_known=DECK.mask(view["known_cards"][opponent]),
@@ -283,10 +283,10 @@ def read_table(info: SeatInfo) -> Table:
     )
 
 
-def basic_card(table: Table) -> int:
+def basic_card(knowledge: Knowledge) -> int:
     """The card the rules of thumb play from the seat's knowledge."""
-    unknown = table.unknown_value() if table.face_up >= 0 else 0.0
-    return rule_of_thumb(table.hand, table.unseen, table.led, table.face_up, table.trump, unknown, table.aim)
+    unknown = knowledge.unknown_value() if knowledge.face_up >= 0 else 0.0
+    return rule_of_thumb(knowledge.hand, knowledge.unseen, knowledge.led, knowledge.face_up, knowledge.trump, unknown, knowledge.aim)
 
 
 # --- phase 2: exact search -------------------------------------------------------------------
@@ -369,14 +369,14 @@ class Solver:
         self.trumps = SUIT_MASKS[trump] if trump >= 0 else 0
         self.good_win = 0 if misere else 1  # what winning a trick is worth to its leader
         self.misere = misere
-        self.table: dict[int, tuple[int, int, int]] = {}
+        self.transpositions: dict[int, tuple[int, int, int]] = {}
         self.nodes = 0
         self.work = work
         self.out_of_time = out_of_time
 
     @staticmethod
     def shapes(lead: int, follow: int) -> tuple[list[SuitShape], int]:
-        """The four suits' shapes seen from the leader, and the position's key in the table."""
+        """The four suits' shapes seen from the leader, and the position's key in the knowledge."""
         live = lead | follow
         shapes = []
         key = 0
@@ -391,7 +391,7 @@ class Solver:
 
     def best_lead(self, lead: int, follow: int) -> int:
         """The lead that last took the position over a bound, or -1."""
-        entry = self.table.get(self.shapes(lead, follow)[1])
+        entry = self.transpositions.get(self.shapes(lead, follow)[1])
         return entry[2] if entry and entry[2] >= 0 and lead >> entry[2] & 1 else -1
 
     def search(self, lead: int, follow: int, alpha: int, beta: int) -> int:
@@ -404,7 +404,7 @@ class Solver:
         if n == 1:
             return self.good_win if leader_wins(highest(lead), highest(follow), trump) else 1 - self.good_win
         shapes, key = self.shapes(lead, follow)
-        low, high, best_move = self.table.get(key, (0, n, -1))
+        low, high, best_move = self.transpositions.get(key, (0, n, -1))
         if low >= beta:
             return low
         if high <= alpha:
@@ -427,7 +427,7 @@ class Solver:
         if sure_high < high:
             high = sure_high
         if low >= beta or high <= alpha or low == high:
-            self.table[key] = (low, high, best_move)
+            self.transpositions[key] = (low, high, best_move)
             return high if high <= alpha else low
         alpha, beta = max(alpha, low), min(beta, high)
         window_low, window_high = alpha, beta
@@ -446,11 +446,11 @@ class Solver:
                         break
         best = min(max(best, low), high)
         if best <= window_low:  # every lead failed: the best one found before stays first
-            self.table[key] = (low, best, best_move)
+            self.transpositions[key] = (low, best, best_move)
         elif best >= window_high:
-            self.table[key] = (best, high, best_lead)
+            self.transpositions[key] = (best, high, best_lead)
         else:
-            self.table[key] = (best, best, best_lead)
+            self.transpositions[key] = (best, best, best_lead)
         return best
 
     def leads(self, shapes: list[SuitShape]) -> list[int]:
@@ -547,19 +547,19 @@ class Solver:
         return low
 
 
-def solve_card(table: Table, work: int, out_of_time: Callable[[], bool], first: int) -> int:
+def solve_card(knowledge: Knowledge, work: int, out_of_time: Callable[[], bool], first: int) -> int:
     """The best card in phase 2, searched exactly; out of work, the best card proven so far
     (``first`` when none is)."""
-    hand, opponent = table.hand, table.unseen
-    solver = Solver(table.trump, table.aim.misere, work, out_of_time)
-    live = hand | opponent | (1 << table.led if table.led >= 0 else 0)
-    choices = touching_choices(legal_cards(hand, table.led), live)
+    hand, opponent = knowledge.hand, knowledge.unseen
+    solver = Solver(knowledge.trump, knowledge.aim.misere, work, out_of_time)
+    live = hand | opponent | (1 << knowledge.led if knowledge.led >= 0 else 0)
+    choices = touching_choices(legal_cards(hand, knowledge.led), live)
     choices.sort(key=lambda card: not _equivalent(card, first, hand, live))
     if len(choices) == 1:
         return choices[0]
-    if table.led < 0:
+    if knowledge.led < 0:
         return _best_lead(solver, hand, opponent, choices)
-    return _best_reply(solver, table.led, hand, opponent, choices)
+    return _best_reply(solver, knowledge.led, hand, opponent, choices)
 
 
 def _best_lead(solver: Solver, hand: int, opponent: int, choices: list[int]) -> int:
@@ -741,34 +741,34 @@ def outcome(won: list[list[int]], aim: Aim) -> float:
     return margin + WIN_WEIGHT * ((margin > 0) - (margin < 0))
 
 
-def sample_card(table: Table, rng: SeededRandom, work: int, out_of_time: Callable[[], bool], first: int) -> int:
+def sample_card(knowledge: Knowledge, rng: SeededRandom, work: int, out_of_time: Callable[[], bool], first: int) -> int:
     """The best card in phase 1 by perfect-information Monte Carlo over the unseen cards."""
-    live = ALL_CARDS & ~table.played
-    choices = touching_choices(legal_cards(table.hand, table.led), live)
+    live = ALL_CARDS & ~knowledge.played
+    choices = touching_choices(legal_cards(knowledge.hand, knowledge.led), live)
     if len(choices) == 1:
         return choices[0]
-    choices.sort(key=lambda card: not _equivalent(card, first, table.hand, live))
-    face_up_bit = 1 << table.face_up
-    pool = table.unseen & ~table.opponent_known & ~face_up_bit
-    hidden = table.opponent_size - table.opponent_known.bit_count()
-    sampler = Sampler(pool, hidden, table.caps)
+    choices.sort(key=lambda card: not _equivalent(card, first, knowledge.hand, live))
+    face_up_bit = 1 << knowledge.face_up
+    pool = knowledge.unseen & ~knowledge.opponent_known & ~face_up_bit
+    hidden = knowledge.opponent_size - knowledge.opponent_known.bit_count()
+    sampler = Sampler(pool, hidden, knowledge.caps)
     totals = [0.0] * len(choices)
     done = 0
     while done < work and not out_of_time():
         unknown, rest = sampler.draw(rng)
-        stock = [table.face_up] + rest
+        stock = [knowledge.face_up] + rest
         scores = []
         for card in choices:
-            hands = [table.hand ^ 1 << card, table.opponent_known | unknown]
-            if table.led >= 0:
-                trick, leader = [table.led, card], 1
+            hands = [knowledge.hand ^ 1 << card, knowledge.opponent_known | unknown]
+            if knowledge.led >= 0:
+                trick, leader = [knowledge.led, card], 1
             else:
                 trick, leader = [card], 0
-            won, plays = play_out(hands, stock, table.played | 1 << card, leader, trick, table.trump, table.aim)
+            won, plays = play_out(hands, stock, knowledge.played | 1 << card, leader, trick, knowledge.trump, knowledge.aim)
             for seat in range(2):
-                won[seat][0] += table.won[seat][0]
-                won[seat][1] += table.won[seat][1]
-            scores.append(outcome(won, table.aim))
+                won[seat][0] += knowledge.won[seat][0]
+                won[seat][1] += knowledge.won[seat][1]
+            scores.append(outcome(won, knowledge.aim))
             done += plays + 1
         totals = [total + score for total, score in zip(totals, scores)]
     return choices[max(range(len(choices)), key=lambda i: (totals[i], -i))]
@@ -789,17 +789,17 @@ class GermanWhistStrategy(Strategy):
     expert_work = 15000
 
     def basic(self, info: SeatInfo, rng: SeededRandom) -> Play:
-        return PLAYS[basic_card(read_table(info))]
+        return PLAYS[basic_card(read_knowledge(info))]
 
     def expert(self, info: SeatInfo, rng: SeededRandom, budget: Budget) -> Play:
-        table = read_table(info)
+        knowledge = read_knowledge(info)
         out_of_time = budget.deadline()
-        first = basic_card(table)
+        first = basic_card(knowledge)
         work = budget.work
         assert work is not None  # the expert fills in its default
-        if table.face_up < 0:
-            card = solve_card(table, work, out_of_time, first)
+        if knowledge.face_up < 0:
+            card = solve_card(knowledge, work, out_of_time, first)
         else:
-            card = sample_card(table, rng, work, out_of_time, first)
+            card = sample_card(knowledge, rng, work, out_of_time, first)
         return PLAYS[card]
 

@@ -94,7 +94,7 @@ def card_of(action: Action) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class DealRules:
     """The rules of the deal in play: the options that matter to play, and the trump suit."""
 
     trump: int
@@ -135,7 +135,7 @@ class Table:
 class Knowledge:
     """What one seat knows of the deal in play, in the compact form of search."""
 
-    table: Table
+    rules: DealRules
     seat: int
     hand: int
     #: cards both players know to be in the opponent's hand
@@ -176,7 +176,7 @@ class Knowledge:
 def read(info: SeatInfo) -> Knowledge:
     """The seat's knowledge, from its view and the events of the deal it saw."""
     view, options, seat = info.view, info.options, info.seat
-    table = Table(
+    rules = DealRules(
         trump=SUIT_NUMBER[Suit(view["trump"])],
         schnapsen=options["variant"] == "schnapsen",
         marriages=options["marriages"],
@@ -191,7 +191,7 @@ def read(info: SeatInfo) -> Knowledge:
     for event in info.events:
         kind = event["type"]
         if kind == "deal":
-            face_up = None if table.no_talon else ID[Card.parse(event["trump_card"])]
+            face_up = None if rules.no_talon else ID[Card.parse(event["trump_card"])]
         elif kind == "exchange":
             face_up = ID[Card.parse(event["gave"])]
         elif kind == "take":
@@ -207,7 +207,7 @@ def read(info: SeatInfo) -> Knowledge:
             won[event["winner"]] += POINTS[lead] + POINTS[reply]
             tricks[event["winner"]] += 1
             if event["phase"] == 2 and second["seat"] != seat:
-                barred |= denied_by_reply(lead, reply, table.trump)
+                barred |= denied_by_reply(lead, reply, rules.trump)
     if view["trump_card"] is not None:  # in view while the talon is open; the events tell it once closed
         face_up = ID[Card.parse(view["trump_card"])]
     in_trick = [(entry["seat"], ID[Card.parse(entry["card"])]) for entry in view["trick"]["cards"]]
@@ -215,9 +215,9 @@ def read(info: SeatInfo) -> Knowledge:
     hand = cards_mask(view["hand"])
     opponent_known = cards_mask(view["known_cards"][1 - seat])
     under = 1 << face_up if face_up is not None else 0
-    unseen = table.deck & ~(hand | played | opponent_known | under)
+    unseen = rules.deck & ~(hand | played | opponent_known | under)
     return Knowledge(
-        table=table,
+        rules=rules,
         seat=seat,
         hand=hand,
         opponent_known=opponent_known,
@@ -237,7 +237,7 @@ def read(info: SeatInfo) -> Knowledge:
 
 
 def deal_value(
-    table: Table, closing: Closing | None, points: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last_winner: int
+    rules: DealRules, closing: Closing | None, points: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last_winner: int
 ) -> int:
     """The game points of a deal that ends now, for seat 0 (negative when seat 1 wins them).
 
@@ -245,25 +245,25 @@ def deal_value(
     trick has been played, whose winner is ``last_winner`` (then the closer with 66 or more is
     deemed to claim, else that winner with 66 or more): the engine's :func:`deal_outcome`.
     """
-    outcome = deal_outcome(points, tricks, closing, claimant, last_winner, table.schnapsen, table.last_trick_ten)
+    outcome = deal_outcome(points, tricks, closing, claimant, last_winner, rules.schnapsen, rules.last_trick_ten)
     if outcome.winner is None:
         return 0
     return outcome.game_points if outcome.winner == 0 else -outcome.game_points
 
 
-def replies(hand: int, lead: int, table: Table, talon_open: bool) -> int:
+def replies(hand: int, lead: int, rules: DealRules, talon_open: bool) -> int:
     """The follower's legal cards (the engine's rule)."""
-    return follower_cards(hand, lead, table.trump, talon_open)
+    return follower_cards(hand, lead, rules.trump, talon_open)
 
 
 class Position:
     """A deal with every card placed (a sample of the hidden cards): for playing it out."""
 
-    __slots__ = ("table", "hands", "talon", "drawn", "stock", "closing", "won", "marriage", "tricks", "leader")
+    __slots__ = ("rules", "hands", "talon", "drawn", "stock", "closing", "won", "marriage", "tricks", "leader")
 
     def __init__(
         self,
-        table: Table,
+        rules: DealRules,
         hands: list[int],
         talon: tuple[int, ...],
         closing: Closing | None,
@@ -274,7 +274,7 @@ class Position:
         drawn: int = 0,
         stock: int | None = None,
     ) -> None:
-        self.table = table
+        self.rules = rules
         self.hands = hands
         self.talon = talon  # in drawing order, the face-up trump card last
         self.drawn = drawn
@@ -288,7 +288,7 @@ class Position:
     def copy(self) -> "Position":
         """An independent copy, to play on."""
         return Position(
-            self.table,
+            self.rules,
             self.hands[:],
             self.talon,
             self.closing,
@@ -314,12 +314,12 @@ class Position:
 
     def may_exchange(self, seat: int) -> bool:
         """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
-        table = self.table
-        return exchange_allowed(table.exchange, self.talon_open, self.hands[seat], table.swap_card, table.schnapsen, self.tricks[seat] > 0)
+        rules = self.rules
+        return exchange_allowed(rules.exchange, self.talon_open, self.hands[seat], rules.swap_card, rules.schnapsen, self.tricks[seat] > 0)
 
     def exchange(self, seat: int) -> None:
         """``seat`` exchanges the trump nine (jack) for the trump card."""
-        given, face_up = self.table.swap_card, self.talon[-1]
+        given, face_up = self.rules.swap_card, self.talon[-1]
         self.hands[seat] = exchanged(self.hands[seat], given, face_up)
         self.stock = exchanged(self.stock, face_up, given)
         self.talon = self.talon[:-1] + (given,)
@@ -330,15 +330,15 @@ class Position:
 
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
-        table = self.table
-        if not marriage_time(table.marriages, self.talon_open, table.schnapsen, table.no_talon):
+        rules = self.rules
+        if not marriage_time(rules.marriages, self.talon_open, rules.schnapsen, rules.no_talon):
             return 0
         return marriage_cards(self.hands[seat])
 
     def announce(self, card: int) -> bool:
         """The leader announces the marriage of ``card``; True when it makes a claim of 66 right."""
         seat = self.leader
-        self.marriage[seat] += self.table.marriage_points(card)
+        self.marriage[seat] += self.rules.marriage_points(card)
         return self.tricks[seat] > 0 and self.points(seat) >= CLAIM
 
     def trick(self, lead: int, reply: int) -> bool:
@@ -346,7 +346,7 @@ class Position:
         leader, hands = self.leader, self.hands
         hands[leader] ^= 1 << lead
         hands[1 - leader] ^= 1 << reply
-        winner = trick_winner(leader, lead, reply, self.table.trump)
+        winner = trick_winner(leader, lead, reply, self.rules.trump)
         self.won[winner] += POINTS[lead] + POINTS[reply]
         self.tricks[winner] += 1
         if self.talon_open:
@@ -359,7 +359,7 @@ class Position:
     def value(self, claimant: int | None) -> int:
         """Game points for seat 0 of the deal ending now (a claim, or the last trick played)."""
         points, tricks = (self.points(0), self.points(1)), (self.tricks[0], self.tricks[1])
-        return deal_value(self.table, self.closing, points, tricks, claimant, self.leader)
+        return deal_value(self.rules, self.closing, points, tricks, claimant, self.leader)
 
 
 def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
@@ -379,7 +379,7 @@ def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
     hands[knowledge.seat] = knowledge.hand
     hands[knowledge.opponent] = opponent if knowledge.lead is None else opponent | 1 << knowledge.lead
     return Position(
-        knowledge.table,
+        knowledge.rules,
         hands,
         talon,
         knowledge.closing,
@@ -398,10 +398,10 @@ def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
 _KEEP = tuple(tuple(4 * POINTS[card] + card % 6 + (60 if card // 6 == trump else 0) for card in range(24)) for trump in range(4))
 
 
-def cheapest(cards: int, hand: int, outstanding: int, table: Table) -> int:
+def cheapest(cards: int, hand: int, outstanding: int, rules: DealRules) -> int:
     """The card least worth keeping: the fewest points, not a trump, not a ten whose ace is out,
     not half of a marriage held (or that may still come)."""
-    keep, trump = _KEEP[table.trump], table.trump
+    keep, trump = _KEEP[rules.trump], rules.trump
     best, least = -1, 1 << 30
     while cards:
         low = cards & -cards
@@ -428,48 +428,48 @@ def masters(cards: int, outstanding: int) -> int:
     return mask_of(card for card in members(cards) if not outstanding & ABOVE[card])
 
 
-def basic_reply(hand: int, legal: int, lead: int, outstanding: int, table: Table, talon_open: bool) -> int:
+def basic_reply(hand: int, legal: int, lead: int, outstanding: int, rules: DealRules, talon_open: bool) -> int:
     """Follow with the lowest card that wins when the trick is worth it, else the cheapest card."""
-    trump, suit = table.trump, lead // 6
+    trump, suit = rules.trump, lead // 6
     winners = legal & BEATERS[trump][lead]
     if not talon_open:
         # whoever can win must, with cards of one suit: the lowest winner, else the cheapest card
-        return lowest(winners) if winners else cheapest(legal, hand, outstanding, table)
+        return lowest(winners) if winners else cheapest(legal, hand, outstanding, rules)
     worth = POINTS[lead] >= POINTS[TEN]  # a ten or an ace
     if suit != trump and winners & ABOVE[lead]:
         card = lowest(winners & ABOVE[lead])  # winning in suit spends no trump
         if worth or not (card % 6 in (QUEEN, KING) and hand >> partner(card) & 1):
             return card
     if worth and winners:
-        return cheapest(winners, hand, outstanding, table)
-    return cheapest(legal, hand, outstanding, table)
+        return cheapest(winners, hand, outstanding, rules)
+    return cheapest(legal, hand, outstanding, rules)
 
 
-def basic_lead(hand: int, marriable: int, outstanding: int, table: Table, talon_open: bool) -> tuple[int, bool]:
+def basic_lead(hand: int, marriable: int, outstanding: int, rules: DealRules, talon_open: bool) -> tuple[int, bool]:
     """The card to lead, and whether to announce a marriage with it: a marriage (the trump one
     first); with the talon closed or exhausted, the top trump while the opponent may hold a
     trump, else the master card worth most; otherwise the cheapest card."""
     if marriable:
         queens = [card for card in members(marriable) if card % 6 == QUEEN]
         # the trump marriage first; lead the queen, the cheaper half
-        return max(queens, key=lambda card: card // 6 == table.trump), True
+        return max(queens, key=lambda card: card // 6 == rules.trump), True
     if not talon_open:
-        trumps = table.trumps
+        trumps = rules.trumps
         mine = masters(hand, outstanding)
         if outstanding & trumps and mine & trumps:
             return highest(mine & trumps), False  # draw the opponent's trumps with the top one
         if mine:
             return max(members(mine), key=POINTS.__getitem__), False
-    return cheapest(hand, hand, outstanding, table), False
+    return cheapest(hand, hand, outstanding, rules), False
 
 
-def sure_points(hand: int, outstanding: int, table: Table) -> int:
+def sure_points(hand: int, outstanding: int, rules: DealRules) -> int:
     """Points a hand can count on in phase 2: its top trumps in sequence, its master side cards
     once it can draw the opponent's trumps, each winning a card of the opponent's too."""
-    trumps = table.trumps
+    trumps = rules.trumps
     mine, theirs = hand & trumps, outstanding & trumps
     top = 0
-    for card in range(6 * table.trump + ACE, 6 * table.trump - 1, -1):
+    for card in range(6 * rules.trump + ACE, 6 * rules.trump - 1, -1):
         if theirs >> card & 1:
             break
         top |= mine & 1 << card
@@ -479,12 +479,12 @@ def sure_points(hand: int, outstanding: int, table: Table) -> int:
     return points_of(sure) + 4 * sure.bit_count()
 
 
-def basic_closes(hand: int, marriable: int, outstanding: int, table: Table, points: int, tricks: int) -> bool:
+def basic_closes(hand: int, marriable: int, outstanding: int, rules: DealRules, points: int, tricks: int) -> bool:
     """Close when the points won and the sure points of the hand come to 66, but not with a
     marriage to announce that closing would lose."""
-    if marriable and not table.late_marriages:
+    if marriable and not rules.late_marriages:
         return False
-    return tricks > 0 and points + sure_points(hand, outstanding, table) >= CLAIM
+    return tricks > 0 and points + sure_points(hand, outstanding, rules) >= CLAIM
 
 
 #: A trick played out by the rules of thumb takes about as long as three nodes of the search.
@@ -496,7 +496,7 @@ def play_out(position: Position, work: list[int]) -> int:
 
     ``work`` is a one-element counter, decreased per trick by what a trick costs.
     """
-    table = position.table
+    rules = position.rules
     while True:
         seat = position.leader
         if position.tricks[seat] and position.points(seat) >= CLAIM:
@@ -504,16 +504,16 @@ def play_out(position: Position, work: list[int]) -> int:
         if position.may_exchange(seat):
             position.exchange(seat)
         hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
-        if position.talon_open and basic_closes(hand, marriable, outstanding, table, position.points(seat), position.tricks[seat]):
+        if position.talon_open and basic_closes(hand, marriable, outstanding, rules, position.points(seat), position.tricks[seat]):
             position.close(seat)
             marriable = position.marriable(seat)
         talon_open = position.talon_open
-        lead, married = basic_lead(hand, marriable, outstanding, table, talon_open)
+        lead, married = basic_lead(hand, marriable, outstanding, rules, talon_open)
         if married and position.announce(lead):
             return position.value(seat)
         other = position.hands[1 - seat]
-        legal = replies(other, lead, table, talon_open)
-        reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), table, talon_open)
+        legal = replies(other, lead, rules, talon_open)
+        reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), rules, talon_open)
         work[0] -= TRICK_WORK
         if position.trick(lead, reply):
             return position.value(None)
@@ -536,17 +536,17 @@ class Solver:
     with their bounds.
     """
 
-    def __init__(self, table: Table, closing: Closing | None, work: list[int], expired: Callable[[], bool]) -> None:
-        self.table = table
+    def __init__(self, rules: DealRules, closing: Closing | None, work: list[int], expired: Callable[[], bool]) -> None:
+        self.rules = rules
         self.closing = closing
         self.work = work
         self.expired = expired
-        self.trumps = table.trumps
-        self.late_marriages = table.late_marriages
+        self.trumps = rules.trumps
+        self.late_marriages = rules.late_marriages
         self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
         # leads are tried high cards first, a trump before the other suits of its rank: good
         # moves first cut the search most
-        self.order = sorted(range(24), key=lambda card: (-(card % 6), card // 6 != table.trump))
+        self.order = sorted(range(24), key=lambda card: (-(card % 6), card // 6 != rules.trump))
 
     def value(self, position: Position, depth: int) -> float:
         """The value of a position, its leader to lead, searching ``depth`` tricks deep."""
@@ -560,7 +560,7 @@ class Solver:
 
     def _end(self, won: tuple[int, int], marriage: tuple[int, int], tricks: tuple[int, int], claimant: int | None, last: int) -> int:
         points = (won[0] + marriage[0] if tricks[0] else 0, won[1] + marriage[1] if tricks[1] else 0)
-        return deal_value(self.table, self.closing, points, tricks, claimant, last)
+        return deal_value(self.rules, self.closing, points, tricks, claimant, last)
 
     def lead(
         self, h0: int, h1: int, w0: int, w1: int, m0: int, m1: int, t0: int, t1: int, leader: int, alpha: float, beta: float, depth: int
@@ -631,14 +631,14 @@ class Solver:
         """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
         if married:
             if leader == 0:
-                m0 += self.table.marriage_points(lead)
+                m0 += self.rules.marriage_points(lead)
                 if t0 and w0 + m0 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 0, 0)
             else:
-                m1 += self.table.marriage_points(lead)
+                m1 += self.rules.marriage_points(lead)
                 if t1 and w1 + m1 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
-        trump, lead_bit = self.table.trump, 1 << lead
+        trump, lead_bit = self.rules.trump, 1 << lead
         if leader == 0:
             h0 ^= lead_bit
             follower_hand = h1
@@ -703,10 +703,10 @@ def utilities(knowledge: Knowledge) -> tuple[float, ...]:
     return tuple(match_chance(need - max(gained, 0), other_need + min(gained, 0)) for gained in range(-3, 4))
 
 
-def utility(table: tuple[float, ...], value: float) -> float:
+def utility(chances: tuple[float, ...], value: float) -> float:
     """The match chance of a deal value, between whole game points by interpolation."""
     low = min(5, max(0, int(value // 1) + 3))
-    return table[low] + (table[low + 1] - table[low]) * (value + 3 - low)
+    return chances[low] + (chances[low + 1] - chances[low]) * (value + 3 - low)
 
 
 # --- the expert's search ----------------------------------------------------------------------
@@ -746,12 +746,12 @@ def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> 
     exhausted, else played out by the basic rules."""
     if position.talon_open:
         return play_out(position, work)
-    return Solver(position.table, position.closing, work, expired).value(position, position.hands[position.leader].bit_count())
+    return Solver(position.rules, position.closing, work, expired).value(position, position.hands[position.leader].bit_count())
 
 
 def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], expired: Callable[[], bool]) -> float:
     """The value for seat 0 of a candidate in a sampled deal whose talon is open."""
-    seat, table = knowledge.seat, knowledge.table
+    seat, rules = knowledge.seat, knowledge.rules
     if candidate.card is None:  # closing
         position.close(seat)
         return finish(position, work, expired)
@@ -762,7 +762,7 @@ def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candida
         if candidate.married and position.announce(card):
             return position.value(seat)
         other = position.hands[1 - seat]
-        reply = basic_reply(other, other, card, position.outstanding(1 - seat) & ~(1 << card), table, True)
+        reply = basic_reply(other, other, card, position.outstanding(1 - seat) & ~(1 << card), rules, True)
         over = position.trick(card, reply)
     return position.value(None) if over else finish(position, work, expired)
 
@@ -791,7 +791,7 @@ def weigh(
             if knowledge.talon_open:
                 values = [phase_one_value(dealt.copy(), knowledge, option, work, expired) for option in options]
             else:
-                solver = Solver(knowledge.table, knowledge.closing, work, expired)
+                solver = Solver(knowledge.rules, knowledge.closing, work, expired)
                 values = [phase_two_value(dealt.copy(), knowledge, option, solver, depth) for option in options]
         except Spent:
             break
@@ -835,24 +835,24 @@ def claim(knowledge: Knowledge, legal: list[Action]) -> Action | None:
     if DECLARE in legal and points >= CLAIM:
         return DECLARE
     for action in legal:
-        if isinstance(action, Marriage) and action.declare and points + knowledge.table.marriage_points(card_of(action)) >= CLAIM:
+        if isinstance(action, Marriage) and action.declare and points + knowledge.rules.marriage_points(card_of(action)) >= CLAIM:
             return action
     return None
 
 
 def basic_action(knowledge: Knowledge, legal: list[Action]) -> Action:
     """The basic rules' decision when on lead or in reply (claims aside)."""
-    table, hand, outstanding = knowledge.table, knowledge.hand, knowledge.outstanding
+    rules, hand, outstanding = knowledge.rules, knowledge.hand, knowledge.outstanding
     cards = mask_of(card_of(action) for action in legal if action.type == "play")
     if knowledge.lead is not None:
-        return PLAYS[basic_reply(hand, cards, knowledge.lead, outstanding, table, knowledge.talon_open)]
+        return PLAYS[basic_reply(hand, cards, knowledge.lead, outstanding, rules, knowledge.talon_open)]
     if EXCHANGE in legal:
         return EXCHANGE
     marriable = mask_of(card_of(action) for action in legal if action.type == "marriage")
     points, tricks = knowledge.points(knowledge.seat), knowledge.tricks[knowledge.seat]
-    if CLOSE in legal and basic_closes(hand, marriable, outstanding, table, points, tricks):
+    if CLOSE in legal and basic_closes(hand, marriable, outstanding, rules, points, tricks):
         return CLOSE
-    card, married = basic_lead(hand, marriable, outstanding, table, knowledge.talon_open)
+    card, married = basic_lead(hand, marriable, outstanding, rules, knowledge.talon_open)
     return MARRIAGES[card] if married else PLAYS[card]
 
 

@@ -43,13 +43,13 @@ def group_of(seek: Mapping[str, Any]) -> str:
 class Arena:
     """The arena of one game store: its accounts, queues, ratings and events."""
 
-    def __init__(self, games: Games, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, games: Games, timer: Callable[[], float] = time.time) -> None:
         self.games = games
         self.settings = games.settings
         self.store = ArenaStore(games.store.redis, games.settings.key_prefix)
         self.accounts = Accounts(self.store)
         self.ratings = Ratings(self.store)
-        self.clock = clock
+        self.timer = timer
 
     def emit(self, account: str, event: dict[str, Any]) -> int:
         return self.store.add_event(account, event, EVENTS_KEPT, EVENTS_TTL_SECONDS)
@@ -62,7 +62,7 @@ class Arena:
         """Put the account in the queue of that ruleset, options and rated-ness; (the seek, new)."""
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
-        now = self.clock()
+        now = self.timer()
         identifier = seek_id(ruleset.id, account.id, parsed, rated)
         expires = now + self.settings.arena_seek_seconds
         cap = self.settings.arena_games_at_once

@@ -76,7 +76,7 @@ class ChallengeStore:
         raw = self._take(keys=[self.challenges_key, self.due_key], args=[identifier])
         if raw is None:
             return None
-        challenge = json.loads(raw)
+        challenge: dict[str, Any] = json.loads(raw)
         for account in (challenge["from_account"], challenge["to_account"]):
             self.redis.srem(self.index_key(account), identifier)
         return challenge
@@ -117,7 +117,7 @@ class Challenges:
         challenged = self.arena.accounts.find(to)
         if challenged.id == challenger.id:
             raise Refused("challenge_self", DETAILS["challenge_self"])
-        now = self.arena.clock()
+        now = self.arena.timer()
         identifier = secrets.token_hex(8)
         expires = now + self.arena.settings.arena_seek_seconds
         cap = self.arena.settings.arena_games_at_once
@@ -149,7 +149,7 @@ class Challenges:
 
     def involving(self, account: Account) -> list[dict[str, Any]]:
         """The account's challenges still open, made or received, oldest first."""
-        now = self.arena.clock()
+        now = self.arena.timer()
         found = [challenge for challenge in self.challenges.of(account.id) if challenge["expires_at"] > now]
         return sorted(found, key=lambda challenge: (challenge["created_at"], challenge["id"]))
 
@@ -157,7 +157,7 @@ class Challenges:
         """The open challenge ``identifier`` where ``account`` is on ``side`` (``from_account`` or
         ``to_account``), taken out; a 404 ``unknown_challenge`` when there is none (or it ended)."""
         challenge = self.challenges.get(identifier)
-        if challenge is None or challenge[side] != account.id or challenge["expires_at"] <= self.arena.clock():
+        if challenge is None or challenge[side] != account.id or challenge["expires_at"] <= self.arena.timer():
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
         taken = self.challenges.take(identifier)
         if taken is None:  # accepted, declined or withdrawn meanwhile
@@ -167,7 +167,7 @@ class Challenges:
 
     def accept(self, identifier: str, accepter: Account) -> tuple[dict[str, Any], str]:
         """Accept a challenge made to ``accepter``: its game starts; the challenge and its game's id."""
-        now = self.arena.clock()
+        now = self.arena.timer()
         cap = self.arena.settings.arena_games_at_once
         seen = self.challenges.get(identifier)
         if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
@@ -211,7 +211,7 @@ class Challenges:
     def expire(self) -> int:
         """Take out the challenges past their time, telling both sides; how many."""
         expired = 0
-        for identifier in self.challenges.due(self.arena.clock()):
+        for identifier in self.challenges.due(self.arena.timer()):
             challenge = self.challenges.take(identifier)
             if challenge is None:
                 continue

@@ -64,8 +64,8 @@ class Matchmaker:
 
     # --- pairing --------------------------------------------------------------------------------
 
-    def pair(self, ruleset: Ruleset) -> int:
-        now = self.arena.clock()
+    def pair(self, ruleset: Ruleset[Any]) -> int:
+        now = self.arena.timer()
         queued = self.store.seeks(ruleset.id)
         if not queued:
             return 0
@@ -104,7 +104,13 @@ class Matchmaker:
         return started
 
     def start(
-        self, ruleset: Ruleset, pairing: Pairing, seeks: list[dict[str, Any]], accounts: dict, house: dict[str, Account], ratings: dict
+        self,
+        ruleset: Ruleset[Any],
+        pairing: Pairing,
+        seeks: list[dict[str, Any]],
+        accounts: dict[str, Any],
+        house: dict[str, Account],
+        ratings: dict[str, Any],
     ) -> str:
         """Make the game of a pairing and hand each account its seat; the game's id."""
         players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
@@ -120,7 +126,7 @@ class Matchmaker:
             "on_timeout": "forfeit",
         }
         game, tokens, _ = self.games.create(ruleset.id, first["options"], seats, self.seed(), clock=clock)
-        now = self.arena.clock()
+        now = self.arena.timer()
         until = now + self.arena.settings.game_ttl_seconds
         match = {
             "rated": first["rated"],
@@ -165,7 +171,7 @@ class Matchmaker:
 
     # --- settling -------------------------------------------------------------------------------
 
-    def settle(self, ruleset: Ruleset) -> int:
+    def settle(self, ruleset: Ruleset[Any]) -> int:
         settled = 0
         for game_id, match in self.store.matches(ruleset.id).items():
             try:
@@ -182,7 +188,7 @@ class Matchmaker:
                 settled += 1
         return settled
 
-    def finish(self, ruleset: Ruleset, game_id: str, match: dict[str, Any], ended: dict[str, Any] | None) -> None:
+    def finish(self, ruleset: Ruleset[Any], game_id: str, match: dict[str, Any], ended: dict[str, Any] | None) -> None:
         humans = [seat["account"] for seat in match["seats"] if seat["kind"] != "house"]
         if ended is not None:
             winners = set(ended["winners"])
@@ -190,7 +196,7 @@ class Matchmaker:
             seats = [Seat(seat["account"], seat["name"], seat["kind"], outcome) for seat, outcome in zip(match["seats"], outcomes)]
             timed_out = ended["forfeit"]["seat"] if ended["forfeit"] is not None else None
             abandoned_by = match["seats"][timed_out]["account"] if timed_out is not None else None
-            extra = {"status": ended["status"], "finished_at": self.arena.clock(), "abandoned_by": abandoned_by}
+            extra = {"status": ended["status"], "finished_at": self.arena.timer(), "abandoned_by": abandoned_by}
             result = self.arena.ratings.record(ruleset.id, game_id, seats, ruleset.sides(), match["rated"], extra)
             for account in dict.fromkeys(humans):
                 self.store.set_abandoned(account, game_id if account == result["abandoned_by"] else None)

@@ -143,7 +143,8 @@ class Ratings:
                 )
             outcome, text = self.store.record(ruleset, game_id, json.dumps(result, ensure_ascii=False), ESTABLISHED_GAMES, RECENT_RESULTS, entries)
             if outcome in (0, 1):
-                return json.loads(text)
+                recorded: dict[str, Any] = json.loads(text)
+                return recorded
         raise RuntimeError(f"the ratings of {game_id}'s players kept changing")
 
     def of(self, ruleset: str, account: str) -> Rating | None:

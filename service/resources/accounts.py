@@ -22,7 +22,8 @@ ACCOUNT_KINDS = [*KINDS, "house"]
 
 
 def arena() -> Arena:
-    return current_app.extensions["koz_arena"]
+    koz_arena: Arena = current_app.extensions["koz_arena"]
+    return koz_arena
 
 
 class AccountCreateSchema(RequestSchema):
@@ -99,7 +100,7 @@ class AccountPageSchema(AccountSchema):
         503: ["storage_unavailable"],
     }
 )
-def create_account(body: dict[str, Any]):
+def create_account(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Take an account.
 
     The name is unique whatever its case and Unicode form. The answer carries the account's
@@ -114,7 +115,7 @@ def create_account(body: dict[str, Any]):
 @blp.route("/<name>", operation_id="getAccount")
 @blp.response(200, AccountPageSchema)
 @blp.problems({404: ["unknown_account"], 503: ["storage_unavailable"]})
-def get_account(name: str):
+def get_account(name: str) -> dict[str, Any]:
     """See an account.
 
     Public: its kind, when it was made, its rating per ruleset with the uncertainty, the games

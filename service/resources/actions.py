@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from werkzeug.sansio.response import Response as BaseResponse
 from flask import request
 
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
@@ -66,7 +67,7 @@ def idempotency_key() -> str | None:
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
-def post_action(action: dict[str, Any], game_id: str):
+def post_action(action: dict[str, Any], game_id: str) -> BaseResponse:
     """Act as a seat.
 
     Post one action object (an `Action`, told apart by its `type`); any member of the view's

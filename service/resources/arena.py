@@ -100,7 +100,7 @@ SEEK_PROBLEMS = {
 @blp.alt_response(201, schema=SeekSchema, description="A new seek")
 @blp.problems(SEEK_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
-def create_seek(body: dict[str, Any]):
+def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """Seek a match.
 
     Puts the account in the queue of the ruleset, its options and rated-ness. Seeks are paired
@@ -118,7 +118,7 @@ def create_seek(body: dict[str, Any]):
 @blp.response(200, SeeksSchema)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def list_seeks():
+def list_seeks() -> dict[str, Any]:
     """List the account's seeks.
 
     The seeks still waiting in a queue; one that was paired has left it (its match started on
@@ -131,7 +131,7 @@ def list_seeks():
 @blp.response(204)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def delete_seeks():
+def delete_seeks() -> tuple[str, int]:
     """Stop seeking.
 
     Every seek of the account leaves its queue; a seek paired already has its match.
@@ -144,7 +144,7 @@ def delete_seeks():
 @blp.response(204)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def delete_seek(seek_id: str):
+def delete_seek(seek_id: str) -> tuple[str, int]:
     """Stop one seek.
 
     The seek (by its id) leaves its queue; answered the same when it was paired or gone already.
@@ -186,7 +186,7 @@ class LeaderboardSchema(Schema):
 @blp.arguments(LeaderboardQuerySchema(), location="query")
 @blp.response(200, LeaderboardSchema)
 @blp.problems({400: ["invalid_request"], 503: ["storage_unavailable"]})
-def get_leaderboard(query: dict[str, Any]):
+def get_leaderboard(query: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard of a ruleset.
 
     Public, paged, best first by the conservative rating (rating minus three uncertainties).
@@ -259,7 +259,7 @@ def last_event_id() -> int:
         }
     },
 )
-def stream_arena_events():
+def stream_arena_events() -> Response:
     """Follow the account's arena events (Server-Sent Events).
 
     A bot needs only this stream and the game API: each `match_started` hands over a game, a

@@ -96,7 +96,7 @@ KEY_PROBLEMS = {401: ["missing_key", "invalid_key"], 404: ["unknown_challenge"],
     }
 )
 @blp.doc(security=ACCOUNT_KEY)
-def create_challenge(body: dict[str, Any]):
+def create_challenge(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """Challenge an account by name.
 
     The challenged account hears `challenge` on its event stream and accepts
@@ -114,7 +114,7 @@ def create_challenge(body: dict[str, Any]):
 @blp.response(200, ChallengesSchema)
 @blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
 @blp.doc(security=ACCOUNT_KEY)
-def list_challenges():
+def list_challenges() -> dict[str, Any]:
     """List the account's challenges.
 
     The open challenges the account made and those made to it, until each is answered, withdrawn or expires.
@@ -126,7 +126,7 @@ def list_challenges():
 @blp.response(200, AcceptedChallengeSchema)
 @blp.problems({**KEY_PROBLEMS, 409: ["too_many_arena_games"]})
 @blp.doc(security=ACCOUNT_KEY)
-def accept_challenge(challenge_id: str):
+def accept_challenge(challenge_id: str) -> dict[str, Any]:
     """Accept a challenge made to this account.
 
     Its game starts at once, as a pairing of seeks does: both accounts hear `match_started`
@@ -141,7 +141,7 @@ def accept_challenge(challenge_id: str):
 @blp.response(204)
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
-def decline_challenge(challenge_id: str):
+def decline_challenge(challenge_id: str) -> tuple[str, int]:
     """Decline a challenge.
 
     A challenge made to this account is dropped; the challenger hears `challenge_declined` on its stream.
@@ -154,7 +154,7 @@ def decline_challenge(challenge_id: str):
 @blp.response(204)
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
-def delete_challenge(challenge_id: str):
+def delete_challenge(challenge_id: str) -> tuple[str, int]:
     """Withdraw a challenge.
 
     A challenge this account made is dropped; the challenged account hears `challenge_withdrawn` on its stream.

@@ -131,7 +131,7 @@ def message(kind: str, version: int, data: Any) -> str:
         }
     },
 )
-def get_game_events(query: dict[str, Any], game_id: str):
+def get_game_events(query: dict[str, Any], game_id: str) -> Response:
     """Follow a game (Server-Sent Events).
 
     With a seat's token, that seat's views and the events it may see; without one, a

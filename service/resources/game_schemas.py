@@ -4,7 +4,9 @@ by ``ruleset``), the long-poll's query and the lobby; and how the document shows
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+
+from apispec import APISpec
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -30,10 +32,10 @@ STATUS_DESCRIPTION = (
 # --- creating ----------------------------------------------------------------------------------
 
 
-class Seed(fields.Field):
+class Seed(fields.Field[str]):
     """A seed: any string (1 to 128 characters) or integer; integers are used as their decimal text."""
 
-    def _deserialize(self, value: Any, attr, data, **kwargs) -> str:
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise ValidationError(FieldMessage(FIELD_MESSAGES["seed_type"]))
         text = str(value)
@@ -134,11 +136,13 @@ class GameCreateSchema(RequestSchema):
     )
 
 
-def _description(prop: dict) -> dict:
+def _description(prop: dict[str, Any]) -> dict[str, Any]:
     return {"description": prop["description"]} if "description" in prop else {}
 
 
-def document_per_ruleset(spec, component: str, description: str, own: Callable[[Ruleset], dict[str, dict]] = lambda ruleset: {}) -> None:
+def document_per_ruleset(
+    spec: APISpec, component: str, description: str, own: Callable[[Ruleset[Any]], dict[str, dict[str, Any]]] = lambda ruleset: {}
+) -> None:
     """Document a schema that carries a game's `ruleset` and `options` as one schema per ruleset
     (the ruleset's name before the schema's), told apart by ``ruleset``, each with that
     ruleset's options: a generated client then builds and reads whole objects of one ruleset
@@ -162,7 +166,7 @@ def document_per_ruleset(spec, component: str, description: str, own: Callable[[
     }
 
 
-def document_rulesets_apart(spec) -> None:
+def document_rulesets_apart(spec: APISpec) -> None:
     """Every schema with a game's options, one per ruleset: the request that creates a game (with
     the ruleset's seat count: marshmallow cannot say that one field's bounds depend on another's
     value), the answer to it, the lobby's games and the history."""
@@ -242,13 +246,13 @@ class ViewFrameSchema(Schema):
     sides = sides_field()
 
 
-def view_component(ruleset: Ruleset) -> str:
+def view_component(ruleset: Ruleset[Any]) -> str:
     """The name of a ruleset's view in the document: its id in camel case, then ``View``."""
     return options_component(ruleset).removesuffix("Options") + "View"
 
 
 @cache
-def ruleset_view_schema(ruleset: Ruleset) -> type[Schema]:
+def ruleset_view_schema(ruleset: Ruleset[Any]) -> type[Schema]:
     """A ruleset's view: the service's frame around the engine's typed view of that ruleset."""
     attributes: dict[str, Any] = {
         "ruleset": fields.String(required=True, validate=validate.Equal(ruleset.id), metadata={"enum": [ruleset.id]}),
@@ -281,7 +285,7 @@ class GameViewSchema(Schema):
         return self._own(obj).dump(obj)
 
 
-def document_views(spec) -> None:
+def document_views(spec: APISpec) -> None:
     """Document ``GameView`` as one of each ruleset's views, told apart by ``ruleset``."""
     mapping = {}
     for ruleset in registry.all_rulesets():

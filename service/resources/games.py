@@ -13,7 +13,7 @@ from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_to
 from ..edge import check_version_bound
 from ..limits import client_address
 from ..metrics import WAITING
-from ..games import version_matches
+from ..games import Games, version_matches
 from .game_schemas import GameCreatedSchema, GameCreateSchema, GameViewSchema, LobbySchema, LobbyQuerySchema, ViewQuerySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -26,7 +26,7 @@ IF_NONE_MATCH = header_parameter("If-None-Match", "An ETag from an earlier view:
 def view_response(view: dict[str, Any]) -> BaseResponse:
     """A view as JSON with its ETag, marked private: what it shows depends on the token.
 
-    Sent as built, not dumped through :class:`GameViewSchema`: the engine and the table build it
+    Sent as built, not dumped through :class:`GameViewSchema`: the engine and the game build it
     in the schema's shape already (tests/test_schemas_mirror_engine.py holds every view to it),
     and the dump took more time than the rest of an action's work in the web process."""
     return private(current_app.json.response(view), view["version"])
@@ -42,8 +42,9 @@ def private(response: BaseResponse, version: int) -> BaseResponse:
     return response
 
 
-def games():
-    return current_app.extensions["koz"]
+def games() -> Games:
+    koz: Games = current_app.extensions["koz"]
+    return koz
 
 
 @blp.route("", methods=["POST"], operation_id="createGame")
@@ -67,7 +68,7 @@ def games():
         503: ["capacity", "storage_unavailable"],
     }
 )
-def create_game(body: dict[str, Any]):
+def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game.
 
     Each seat is a human (a token is issued for it, returned once, here), an open seat
@@ -114,7 +115,7 @@ def create_game(body: dict[str, Any]):
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
-def withdraw_game(game_id: str):
+def withdraw_game(game_id: str) -> Response:
     """Withdraw a waiting game.
 
     Its creator (the token of a seat given when the game was made) takes back the invitation
@@ -132,7 +133,7 @@ def withdraw_game(game_id: str):
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
-def get_game(query: dict[str, Any], game_id: str):
+def get_game(query: dict[str, Any], game_id: str) -> BaseResponse:
     """See a game.
 
     With a seat's token, that seat's view: its hand and its legal actions. Without one, the
@@ -151,7 +152,7 @@ def get_game(query: dict[str, Any], game_id: str):
 @blp.arguments(LobbyQuerySchema, location="query")
 @blp.response(200, LobbySchema)
 @blp.problems({400: ["invalid_request", "unknown_ruleset"]})
-def list_games(query: dict[str, Any]):
+def list_games(query: dict[str, Any]) -> dict[str, Any]:
     """Find a game to join.
 
     Public games with an open seat, newest first, paged: public information only. Private

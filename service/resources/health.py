@@ -19,7 +19,7 @@ class HealthSchema(Schema):
 @blp.route("/healthz", operation_id="checkHealth")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_failed"]})
-def healthz():
+def healthz() -> dict[str, str]:
     """Liveness: the process is up.
 
     200 while the process can recover by itself; 503 `storage_failed` when its embedded Redis
@@ -34,7 +34,7 @@ def healthz():
 @blp.route("/readyz", operation_id="checkReadiness")
 @blp.response(200, HealthSchema)
 @blp.problems({503: ["storage_unavailable"]})
-def readyz():
+def readyz() -> dict[str, str]:
     """Readiness: the process may take traffic.
 
     200 when its Redis answers (on a cluster: every primary reports the cluster ok); 503

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from flask import current_app
 from marshmallow import Schema, fields
@@ -59,7 +60,7 @@ class HintSchema(Schema):
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
-def get_hint(game_id: str):
+def get_hint(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Ask for a hint.
 
     The choice of the strongest computer player the game has (the expert, in a game with

@@ -6,7 +6,9 @@ import typing
 from functools import cache
 from typing import Any, get_args
 
+from werkzeug.sansio.response import Response as BaseResponse
 from flask import current_app
+from apispec import APISpec
 from marshmallow import Schema, fields, validate
 
 from engine import registry
@@ -112,7 +114,7 @@ def event_schema(shape: type) -> type[Schema]:
     return type(f"{shape.__name__}Schema", (schema_of(shape),), {"version": version})
 
 
-def document_events(spec) -> None:
+def document_events(spec: APISpec) -> None:
     """Document ``HistoryEvent`` as one schema per ``type``; a type whose fields differ between
     rulesets (``deal``, ``deal_result``) is one of each ruleset's."""
     by_type: dict[str, dict[str, type[Schema]]] = {
@@ -201,7 +203,7 @@ def reveal(game: Game) -> dict[str, Any] | None:
 @blp.response(200, HistorySchema)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL)
-def get_history(query: dict[str, Any], game_id: str):
+def get_history(query: dict[str, Any], game_id: str) -> BaseResponse:
     """Read a game's history.
 
     The ordered events, each with the version it produced, paged by version. A seat sees its

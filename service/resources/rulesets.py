@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from engine import registry
@@ -98,7 +100,7 @@ class CatalogSchema(Schema):
     )
 
 
-def catalog() -> dict:
+def catalog() -> dict[str, Any]:
     return {
         "rulesets": [
             {
@@ -116,7 +118,7 @@ def catalog() -> dict:
 
 @blp.route("", operation_id="listRulesets")
 @blp.response(200, CatalogSchema, headers={"Content-Language": CONTENT_LANGUAGE})
-def list_rulesets():
+def list_rulesets() -> dict[str, Any]:
     """The catalog of rulesets.
 
     Each ruleset with its names in English and Turkish, its seats in play order, its options

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from werkzeug.sansio.response import Response as BaseResponse
 from flask import url_for
 from marshmallow import Schema, fields, validate
 
@@ -11,6 +12,7 @@ from engine.players import level_names
 
 from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
 from ..edge import Name
+from ..game import Game
 from ..schemas import LEVEL_COMPONENT, RequestSchema
 from .actions import MAX_KEY_LENGTH, idempotency_key
 from .game_schemas import GameViewSchema
@@ -55,7 +57,7 @@ class LeaveSchema(RequestSchema):
     )
 
 
-def seat_taken(game, seat: int, token: str | None) -> dict[str, Any]:
+def seat_taken(game: Game, seat: int, token: str | None) -> dict[str, Any]:
     return {"id": game.id, "seat": seat, "token": token, "view": game.view(seat)}
 
 
@@ -75,7 +77,7 @@ def seat_taken(game, seat: int, token: str | None) -> dict[str, Any]:
     }
 )
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
-def take_seat(body: dict[str, Any], game_id: str, seat: int):
+def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
     """Take a seat.
 
     Without a token: take an open seat (with its `code` in a private game) and receive its
@@ -104,7 +106,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int):
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
-def leave(body: dict[str, Any], game_id: str):
+def leave(body: dict[str, Any], game_id: str) -> BaseResponse:
     """Leave a game.
 
     A computer of `level` plays the caller's seat for the rest of the match (the history says
@@ -112,6 +114,7 @@ def leave(body: dict[str, Any], game_id: str):
     """
     token = bearer_token()
     game = games().leave(game_id, token, body.get("level"))
+    assert token is not None  # (leaving refuses a request without one)
     return view_response(game.view(game.authenticate(token)))
 
 
@@ -127,7 +130,7 @@ def leave(body: dict[str, Any], game_id: str):
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
-def rematch(game_id: str):
+def rematch(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Play again.
 
     After the match, any seat's token makes the next match (or joins the one another seat

@@ -16,7 +16,7 @@ from .refusals import Refused
 from .games import Games
 from .repository import MAX_ATTEMPTS
 
-log = logging.getLogger("koz.clocks")
+log = logging.getLogger("koz.timeouts")
 
 #: seconds between two checks: how late a timeout may be applied, at most
 CHECK_INTERVAL = 0.5
@@ -33,7 +33,7 @@ def expire(games: Games, game_id: str) -> bool:
         except Refused as refused:
             if refused.code not in ("unknown_game", "game_unreadable"):
                 raise
-            store.unschedule_clock(game_id, repository.clock())
+            store.unschedule_clock(game_id, repository.timer())
             return False
         deadline = game.deadline()
         if deadline is None or deadline > game.now:
@@ -50,7 +50,7 @@ def expire(games: Games, game_id: str) -> bool:
 def enforce(games: Games) -> int:
     """Time out every game whose deadline has passed; how many timeouts were applied."""
     applied = 0
-    for game_id in games.store.due_clocks(games.clock()):
+    for game_id in games.store.due_clocks(games.timer()):
         try:
             applied += expire(games, game_id)
         except Refused as refused:  # the game kept changing, or the store is unavailable: next round
