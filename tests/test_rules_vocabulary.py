@@ -67,6 +67,7 @@ def test_an_option_accepts_a_value_of_its_type_among_its_allowed_ones_and_within
         (WHIST_OPTIONS["target"], 1001, "1001"),
         (WHIST_OPTIONS["target"], -1, "-1"),
         (WHIST_OPTIONS["target"], False, "false"),
+        (WHIST_OPTIONS["target"], True, "true"),
         (WHIST_OPTIONS["target"], "5", '"5"'),
         (WHIST_OPTIONS["scoring"], "points", '"points"'),
         (WHIST_OPTIONS["scoring"], 3, "3"),

@@ -316,7 +316,7 @@ def test_with_one_face_down_card_left_the_winner_takes_it_and_the_loser_the_trum
     "hand0, hand1, shown, plays, known, loser",
     [
         ("AS 9D", "KS 9C QS", ("", "KS"), ("9D", "9C"), [[], ["9H", "KS"]], 1),  # seat 0 wins
-        ("9D 9S", "AD KS", ("", ""), ("9D", "AD"), [["9H"], []], 0),  # seat 1 wins
+        ("9D 9S", "AD KS", ("", "KS"), ("9D", "AD"), [["9H"], ["KS"]], 0),  # seat 1 wins
     ],
 )
 def test_the_loser_of_the_last_face_down_card_takes_the_trump_card_into_what_it_is_known_to_hold(hand0, hand1, shown, plays, known, loser):
