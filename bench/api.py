@@ -443,6 +443,9 @@ def start_service(appendfsync: str, source: str | None = None) -> tuple[subproce
         except OSError:
             pass
         time.sleep(0.1)  # not listening yet, or not ready (503): ask again
+    process.terminate()  # (it stops what it started)
+    process.wait(60)
+    shutil.rmtree(data, ignore_errors=True)
     raise RuntimeError("koz serve did not start")
 
 

@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 from statistics import median
+from typing import Callable
 
 import gevent
 
@@ -130,13 +131,21 @@ class KozServer:
 
 def compare(clients: int, seconds: float, rounds: int, baseline: str | None = None) -> None:
     """``baseline``: a checkout of Koz run beside the installed one (the same load, alternating)."""
-    servers: dict[str, BoardgameioServer | KozServer] = {
-        "boardgame.io, in-memory": BoardgameioServer("memory"),
-        "boardgame.io, FlatFile": BoardgameioServer("flatfile"),
-        "Koz, koz serve (appendfsync always)": KozServer(),
+    starts: dict[str, Callable[[], BoardgameioServer | KozServer]] = {
+        "boardgame.io, in-memory": lambda: BoardgameioServer("memory"),
+        "boardgame.io, FlatFile": lambda: BoardgameioServer("flatfile"),
+        "Koz, koz serve (appendfsync always)": KozServer,
     }
     if baseline:
-        servers[f"Koz at {baseline}"] = KozServer(baseline)
+        starts[f"Koz at {baseline}"] = lambda: KozServer(baseline)
+    servers: dict[str, BoardgameioServer | KozServer] = {}
+    try:
+        for name, start in starts.items():
+            servers[name] = start()
+    except BaseException:  # one that fails to start stops those started before it: none is left running
+        for server in servers.values():
+            server.close()
+        raise
     moves = {name: 0 for name in servers}
     elapsed = {name: 0.0 for name in servers}
     latencies: dict[str, list[float]] = {name: [] for name in servers}
