@@ -195,3 +195,14 @@ def test_a_batch_of_writes_is_one_round_trip_each_atomic_by_itself_and_one_write
     expected = [(True, 1, False), (False, 1, False), (True, 0, False), (False, None, True)]
     assert [(outcome.written, outcome.version, outcome.missing) for outcome in outcomes] == expected
     assert store.log("g1") == b"x" and store.version("g1") == 1 and store.version("g3") is None
+
+
+def test_an_idempotent_write_keeps_its_answer_under_its_seat_and_key_and_a_retry_gets_that_answer(backend):
+    store = GameStore(backend, ttl_seconds=60, prefix=f"idem-{uuid.uuid4().hex[:8]}")
+    store.commit(store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "s"}))
+    answer = {"version": 1, "events": [{"type": "trick"}]}
+    assert store.commit(store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(1, "key-1", answer))).written
+    assert store.idempotent_answer("g1", 1, "key-1") == answer
+    assert store.idempotent_answer("g1", 0, "key-1") is None and store.idempotent_answer("g1", 1, "key-2") is None
+    retry = store.commit(store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(1, "key-1", answer)))
+    assert (retry.written, retry.earlier_answer) == (False, answer)
