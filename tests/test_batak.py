@@ -584,6 +584,8 @@ def test_a_higher_card_of_the_suit_or_a_trump_over_another_suit_takes_the_trick_
         ("5H 3C", "KS 9H", "5H", False),  # trumping below the winning trump
         ("JH 3C", "KS 9H", "JH", False),  # overtrumping
         ("2S 3C", "KS 9H", "2S", False),  # following a trumped trick
+        ("2C 3D", "KC 9H", "2C", False),  # following a trumped trick below the trump (clubs: suit 0)
+        ("2C 9D", "KC", "2C", False),  # following below the winning card, clubs led
     ],
 )
 def test_a_card_played_shows_exactly_the_cards_whose_holding_would_have_made_it_illegal(hand, trick, played, may_lead_trump):

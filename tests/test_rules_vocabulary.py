@@ -92,6 +92,7 @@ def test_an_option_says_what_it_allows_in_each_language():
     assert bad_option(scoring, '"x"').details == {"option": "scoring", "allowed": ["tricks", "over-six"]}
     in_words = {"en": "an integer from 0 to 1000", "tr": "0 ile 1000 arasında bir tam sayı"}
     assert bad_option(target, "-1").details == {"option": "target", "allowed": in_words}
+    assert bad_option(target, "-1").message_in("tr").endswith(in_words["tr"])
 
 
 def test_a_refused_combination_of_options_gives_its_own_text_and_still_names_the_option():

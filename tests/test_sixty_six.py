@@ -142,6 +142,8 @@ def test_the_trick_winner_the_computer_players_reckon_is_the_rule_books(lead, re
         ("QD 9C", "KS", "QD"),  # neither following nor trumping
         ("JH QD", "9H", "JH"),  # following a trump lead
         ("9H QD", "AH", "9H"),  # following below the highest trump
+        ("QD 9C", "QS", "QD"),  # neither following nor trumping, the queen of spades led
+        ("KH QD", "KS", "KH"),  # trumping with a trump whose number is not a multiple of 6
     ],
 )
 def test_a_reply_on_a_closed_talon_shows_exactly_the_cards_whose_holding_would_have_forbidden_it(hand, lead, reply):
@@ -257,8 +259,10 @@ def test_winner_of_a_trick_leads_the_next():
 
 
 def test_refusals_on_a_closed_talon_name_the_suit_led_and_a_card_not_held_or_not_in_the_deck():
-    state, _ = act(table("QS 9D", "AS 9S 9H"), "QS")  # the queen of spades: its suit is its number // 6
+    state, _ = act(table("QS 9D", "AS JS 9S 9H"), "QS")  # the queen of spades: its suit is its number // 6
     assert refusal(state, 1, play("9S")).message == "you hold a higher spades card and must win the trick"
+    assert refusal(state, 1, play("JS")).message == "you hold a higher spades card and must win the trick"
+    assert refusal(state, 1, play("AD")).message == "Ace of Diamonds is not in your hand"
     assert refusal(state, 1, play("9H")).message == "you hold spades and must follow suit"
     assert refusal(state, 1, play("9C")).message == "9 of Clubs is not in your hand"
     assert refusal(state, 1, play("2S")).message == "2 of Spades is not in this game's deck"
