@@ -155,6 +155,9 @@ def capture_on(client) -> dict:
     keep("createGame", down.post("/v1/games", json=create))
     keep("postAction", down.post(f"{game}/actions", json=legal, headers=bearer(token)))
     keep("makeRematch", down.post(f"{game}/rematch", headers=bearer(token)))
+    keep("withdrawGame", down.delete(f"/v1/games/{private['id']}", headers=bearer(token)))
+    keep("leaveGame", down.post(f"{game}/leave", json={}, headers=bearer(token)))
+    keep("takeSeat", down.post(f"/v1/games/{private['id']}/seats/1", json={"name": "Bora"}))
 
     capture_arena(keep, client, too_large)
     capture_challenges(keep, too_large)

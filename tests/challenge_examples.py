@@ -38,7 +38,7 @@ def capture_challenges(keep: Callable[..., Any], too_large: bytes) -> None:
     keep("deleteChallenge", client.delete(f"/v1/arena/challenges/{withdrawn['id']}", headers=bearer("not-a-key")))
 
     capped = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis()).test_client()
-    first, second = (capped.post("/v1/accounts", json={"name": name}).get_json()["key"] for name in ("KozBot", "Ayşe"))
+    first, second, _ = (capped.post("/v1/accounts", json={"name": name}).get_json()["key"] for name in ("KozBot", "Ayşe", "Bora"))
     open_one = capped.post("/v1/arena/challenges", json=body, headers=bearer(first)).get_json()
     keep("createChallenge", capped.post("/v1/arena/challenges", json={**body, "to": "Bora"}, headers=bearer(first)))
     capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(second))

@@ -111,7 +111,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
         404: ["unknown_game"],
         409: ["game_started"],
         410: ["game_unreadable"],
-        503: ["busy"],
+        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)

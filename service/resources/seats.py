@@ -73,7 +73,7 @@ def seat_taken(game: Game, seat: int, token: str | None) -> dict[str, Any]:
         409: ["seat_taken", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["busy"],
+        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
@@ -102,7 +102,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
         409: ["seat_left", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["busy"],
+        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
