@@ -106,13 +106,15 @@ return 0
 """
 
 
-#: KEYS: game hash, log. ARGV: the expected version. Deletes the game if it is still at that
-#: version: 1 if deleted, 0 if it moved on, 3 if there is no game.
+#: KEYS: game hash, log. ARGV: the expected version, the game's channel. Deletes the game if it
+#: is still at that version, and announces a version past it, so that its waiters wake and find
+#: it gone: 1 if deleted, 0 if it moved on, 3 if there is no game.
 WITHDRAW_SCRIPT = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return 3 end
 if current ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('PUBLISH', ARGV[2], tonumber(current) + 1)
 return 1
 """
 
@@ -397,7 +399,7 @@ class GameStore(DueMoves):
 
     def withdraw(self, game_id: str, version: int) -> Commit:
         """Delete a game if it is still at ``version`` (its creator withdrew it while it waited)."""
-        outcome = int(self._withdraw(keys=[self._key(game_id, "game"), self._key(game_id, "log")], args=[version]))
+        outcome = int(self._withdraw(keys=[self._key(game_id, "game"), self._key(game_id, "log")], args=[version, self.channel(game_id)]))
         return Commit(written=outcome == 1, missing=outcome == 3)
 
     # --- the lobby --------------------------------------------------------------------------

@@ -3,6 +3,9 @@ under way, and one client address may keep only so many waiting at once."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from service import create_app
@@ -42,6 +45,22 @@ def test_the_creator_withdraws_a_waiting_game_and_it_is_gone_from_the_lobby(api)
     assert api.view(game_id).code == "unknown_game"
     assert api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={}).code == "unknown_game"
     assert withdraw(api, game_id, token).code == "unknown_game"
+
+
+def test_a_long_poll_on_a_withdrawn_game_hears_at_once_that_it_is_gone(app, api):
+    game_id, token = invite(api)
+    version = api.view(game_id).body["version"]
+    answers = []
+    poll = threading.Thread(target=lambda: answers.append(api.request("GET", f"/v1/games/{game_id}?wait=30&after={version}")))
+    poll.start()
+    announcements = app.extensions["koz"].announcements
+    deadline = time.monotonic() + 30
+    while announcements.waiting_count < 1:  # the long-poll waits: withdrawing now must wake it
+        assert time.monotonic() < deadline, "the long-poll never waited"
+        time.sleep(0.01)
+    assert withdraw(api, game_id, token).status == 204
+    poll.join(15)  # long before its 30 s wait ends: the withdrawal is announced to its waiters
+    assert [(answer.status, answer.code) for answer in answers] == [(404, "unknown_game")]
 
 
 def test_a_private_waiting_game_is_withdrawn_too(api):
