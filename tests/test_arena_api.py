@@ -193,8 +193,8 @@ def test_a_clock_run_out_loses_the_match_and_the_account_is_matched_later_until_
         client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "rated": False}, headers=bearer(key))
     Matchmaker(arena).run_pass()
     assert events(arena_app, quitter_key)[-1]["type"] == "match_finished"  # its penalty: not paired yet, their ratings apart
-    real = arena.clock
-    arena.clock = lambda: real() + 60  # a minute later: the window has widened past the penalty
+    real = arena.timer
+    arena.timer = lambda: real() + 60  # a minute later: the window has widened past the penalty
     Matchmaker(arena).run_pass()
     again = [events(arena_app, key)[-1] for key in keys]
     assert again[0]["type"] == again[1]["type"] == "match_started"

@@ -125,9 +125,10 @@ def stored_version(redis, prefix: str, game_id: str) -> int:
 
 
 def human_leads(api: FlaskClient, prefix: str) -> tuple[str, str]:
-    """A game of a person against a computer in which the person is to lead."""
+    """A game of a person against a computer in which the person is to lead. The expert: its
+    move is never made inside the person's request, so the person's commit leaves it due."""
     for seed in range(40):
-        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"{prefix}-{seed}").body
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "expert"}], seed=f"{prefix}-{seed}").body
         if api.view(created["id"]).body["to_act"] == [0]:
             return created["id"], created["tokens"][0]["token"]
     raise AssertionError("no seed lets the person lead")
