@@ -68,8 +68,7 @@ def test_every_key_a_write_touches_is_in_its_games_cluster_slot_with_or_without_
         assert [key_slot(key.encode()) for key in write.keys] == [slot] * 4
     # without an idempotency key, nothing is stored under the answer's key
     assert store.commit(plain).written and store.commit(keyed).written
-    assert not [key for key in backend.scan_iter(match=f"{store.prefix}:*idem*")
-                if key.decode() != keyed.keys[2]]
+    assert not [key for key in backend.scan_iter(match=f"{store.prefix}:*idem*") if key.decode() != keyed.keys[2]]
 
 
 def test_a_games_setup_and_an_idempotent_answer_are_stored_as_compact_json(backend):
