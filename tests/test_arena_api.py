@@ -228,7 +228,7 @@ def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mi
     dying = Matchmaker(arena)
     dying.store = type("Dies", (), {"__getattr__": lambda self, name: getattr(arena.store, name), "set_abandoned": died})()
     with pytest.raises(RuntimeError):
-        dying.settle(arena_app.extensions["koz"].repository.load(started[0]["game"]).ruleset)
+        dying.settle()
     racers = [Matchmaker(arena) for _ in range(4)]
     threads = [threading.Thread(target=racer.run_pass) for racer in racers]
     for thread in threads:
@@ -240,7 +240,27 @@ def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mi
         assert page["games_played"] == 1 and page["ratings"][0]["games"] == 1
         assert any(event["type"] == "match_finished" for event in events(arena_app, key))
     assert len(arena.store.results("german-whist")) == 1
-    assert arena.store.matches("german-whist") == {}
+    assert arena.store.matches_started_before("german-whist", float("inf")) == {}
+    assert arena_app.extensions["koz"].store.ended_arena_games(10) == []
+
+
+def test_a_pass_reads_only_the_arena_games_whose_end_was_committed(arena_app, client, monkeypatch):
+    arena, koz = arena_app.extensions["koz_arena"], arena_app.extensions["koz"]
+    keys = [account(client, name) for name in ("Irmak", "Jale", "Kaan", "Lale")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena).run_pass() == 2
+    games = sorted({events(arena_app, key)[0]["game"] for key in keys})
+    assert koz.store.ended_arena_games(10) == []
+    forfeit(arena_app, games[0])
+    assert koz.store.ended_arena_games(10) == [games[0]]
+    read = []
+    load_many = koz.store.load_many
+    monkeypatch.setattr(koz.store, "load_many", lambda game_ids: read.append(list(game_ids)) or load_many(game_ids))
+    monkeypatch.setattr(koz.repository, "load", lambda game_id: pytest.fail(f"{game_id} read one by one"))
+    assert Matchmaker(arena).run_pass() == 1
+    assert read == [[games[0]]] and koz.store.ended_arena_games(10) == []
+    assert set(arena.store.matches_started_before("german-whist", float("inf"))) == {games[1]}
 
 
 def died(*_):
