@@ -131,29 +131,29 @@ class Games:
         games: list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]], str | None]],
         clock: Mapping[str, Any],
         token_for: Callable[[str, int], str],
-    ) -> list[tuple[Game, dict[int, str]]]:
+    ) -> list[Game]:
         """Arena games, each ``(options, seats, seed)`` with no open seat, made together and
-        stored in one round trip (the pairings of one pass of the arena); each game with the
-        tokens of its persons' seats: ``token_for(game id, seat)``."""
+        stored in one round trip (the pairings of one pass of the arena); the token of each
+        person's seat is ``token_for(game id, seat)``."""
         self.repository.refuse_creation_when_full()
         ruleset = registry.get(ruleset_id)
-        made: dict[int, tuple[Game, dict[int, str]]] = {}
+        made: dict[int, Game] = {}
         for _ in range(MAX_ATTEMPTS):
             built = []
             for index, (options, seats, seed) in enumerate(games):
                 if index in made:
                     continue
                 game_id = self.store.new_game_id()
-                records, tokens, _ = self._seat_records(ruleset, seats, False, functools.partial(token_for, game_id))
+                records, _, _ = self._seat_records(ruleset, seats, False, functools.partial(token_for, game_id))
                 new = self.repository.new_game(
                     ruleset, ruleset.parse_options(options), records, seed or secrets.token_hex(16), "client" if seed else "server",
                     clock, game_id, arena=True,
                 )
                 check_presentable(new)
-                built.append((index, self._with_replies(new), tokens))
-            for (index, game, tokens), written in zip(built, self.repository.store_new_games([game for _, game, _ in built])):
+                built.append((index, self._with_replies(new)))
+            for (index, game), written in zip(built, self.repository.store_new_games([game for _, game in built])):
                 if written:  # (not: its id was taken meanwhile; made again under another)
-                    made[index] = (game, tokens)
+                    made[index] = game
             if len(made) == len(games):
                 return [made[index] for index in range(len(games))]
         raise Refused("storage_unavailable", "store_failed")

@@ -38,7 +38,7 @@ def account(client, name: str, kind: str = "bot") -> str:
 
 def events(app, key: str, after: int = 0) -> list[dict]:
     arena = app.extensions["koz_arena"]
-    return [event for _, event in arena.store.events_after(arena.accounts.authenticate(key).id, after)]
+    return [event for _, event in arena.events_after(arena.accounts.authenticate(key).id, after)]
 
 
 def play_out(app, client, started: list[dict]) -> None:
@@ -215,6 +215,40 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
     assert "id: 1\n" not in client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "1"}).get_data(as_text=True)
     assert client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "soon"}).status_code == 400
     assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
+
+
+def stored_values(redis, prefix: str) -> list[bytes]:
+    """Every value kept under ``prefix``, whatever its key's type."""
+    values: list[bytes] = []
+    for key in redis.scan_iter(match=f"{prefix}:*"):
+        kind = redis.type(key).decode()
+        if kind == "string":
+            values.append(redis.get(key))
+        elif kind == "hash":
+            values += redis.hvals(key)
+        elif kind == "list":
+            values += redis.lrange(key, 0, -1)
+        elif kind == "zset":
+            values += redis.zrange(key, 0, -1)
+        elif kind == "stream":
+            values += [value for _, fields in redis.xrange(key) for value in fields.values()]
+    return values
+
+
+def test_a_seat_token_is_kept_nowhere_in_the_store_and_is_given_whenever_the_stream_is_read(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Mert", "Nur")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    Matchmaker(arena).run_pass()
+    started = [events(arena_app, key)[0] for key in keys]
+    stored = stored_values(arena.store.redis, arena.store.prefix)
+    for event in started:
+        assert len(event["token"]) > 40 and not any(event["token"].encode() in value for value in stored)
+        assert client.get(f"/v1/games/{event['game']}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+    assert events(arena_app, keys[0]) == [started[0]]  # read again: the same token
+    streamed = client.get("/v1/arena/events", headers=bearer(keys[1])).get_data(as_text=True)
+    assert f'"token":"{started[1]["token"]}"' in streamed.replace(" ", "")
 
 
 def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mid_way(arena_app, client):

@@ -31,7 +31,6 @@ from engine.players import level_names
 from engine.ruleset import Ruleset
 
 from ..store import Stored
-from ..tokens import new_token
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
 from .challenges import Challenges
@@ -155,7 +154,7 @@ class Matchmaker:
             )
             for (_, seeks), players in zip(pairings, tables)
         ]
-        made = self.games.create_arena_games(ruleset.id, specs, clock, lambda game_id, seat: new_token())
+        made = self.games.create_arena_games(ruleset.id, specs, clock, self.arena.seat_token)
         now = self.arena.timer()
         until = now + self.arena.settings.game_ttl_seconds
         house_ids = [account.id for account in house.values()]
@@ -167,13 +166,13 @@ class Matchmaker:
                     "rated": seeks[0]["rated"],
                     "seats": [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players],
                 }
-                for (game, _), (_, seeks), players in zip(made, pairings, tables)
+                for game, (_, seeks), players in zip(made, pairings, tables)
             },
             now,
         )
-        self.store.hand_over([(seek["account"], seek["id"], game.id) for (game, _), (_, seeks) in zip(made, pairings) for seek in seeks], until)
+        self.store.hand_over([(seek["account"], seek["id"], game.id) for game, (_, seeks) in zip(made, pairings) for seek in seeks], until)
         events = []
-        for (game, tokens), (_, seeks), players in zip(made, pairings, tables):
+        for game, (_, seeks), players in zip(made, pairings, tables):
             first = seeks[0]
             public = [
                 {
@@ -193,15 +192,14 @@ class Matchmaker:
                         "ruleset": ruleset.id,
                         "options": first["options"],
                         "rated": first["rated"],
-                        "seat": index,
-                        "token": tokens[index],
+                        "seat": index,  # (its token is not kept: it is added as the stream is read)
                         "url": f"/v1/games/{game.id}",
                         "players": [player for player in public if player["seat"] != index],
                     }
                     events.append((account.id, event))
             log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
         self.arena.emit_all(events)
-        return [game.id for game, _ in made]
+        return [game.id for game in made]
 
     # --- settling -------------------------------------------------------------------------------
 

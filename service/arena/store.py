@@ -21,6 +21,7 @@ compare-and-set (:data:`RECORD_SCRIPT`). Results come once per match, far more r
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any, cast
 
 from redis import Redis
@@ -191,6 +192,12 @@ class ArenaStore:
                 pipe.zrem(self.account_key(account, "engaged"), seek_id)
                 pipe.zadd(self.account_key(account, "engaged"), {game_id: until})
             pipe.execute()
+
+    def secret(self) -> str:
+        """The fleet's secret that arena seat tokens are derived from, made on first use."""
+        key = f"{self.prefix}:arena:secret"
+        self.redis.set(key, secrets.token_urlsafe(32), nx=True)
+        return str(self.redis.get(key).decode())
 
     # --- events ---------------------------------------------------------------------------------
 
