@@ -4,6 +4,7 @@ Each scenario runs on fakeredis and on a real redis-server (``backend``)."""
 
 from __future__ import annotations
 
+import random
 import threading
 
 import pytest
@@ -215,6 +216,29 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
     assert "id: 1\n" not in client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "1"}).get_data(as_text=True)
     assert client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "soon"}).status_code == 400
     assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
+
+
+def test_four_seeks_of_esli_batak_start_one_match_partners_drawn_each_account_with_its_own_seat_token(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    names = ["Oya", "Polat", "Rana", "Sarp"]
+    keys = [account(client, name) for name in names]
+    partners = []
+    for draw in (1, 2):  # two matches of the same four: the partners are drawn anew
+        for key in keys:
+            assert client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak"}, headers=bearer(key)).status_code == 201
+        assert Matchmaker(arena, shuffle=random.Random(draw)).run_pass() == 1
+        started = [events(arena_app, key)[-1] for key in keys]
+        assert {event["type"] for event in started} == {"match_started"} and len({event["game"] for event in started}) == 1
+        assert sorted(event["seat"] for event in started) == [0, 1, 2, 3] and len({event["token"] for event in started}) == 4
+        game = started[0]["game"]
+        for name, event in zip(names, started):
+            view = client.get(f"/v1/games/{game}", headers=bearer(event["token"])).get_json()
+            assert view["seat"] == event["seat"] and view["seats"][event["seat"]]["name"] == name
+            assert sorted(player["name"] for player in event["players"]) == sorted(set(names) - {name})
+        sides = client.get(f"/v1/games/{game}").get_json()["sides"]
+        seat_of = {name: event["seat"] for name, event in zip(names, started)}
+        partners.append(next(other for other in names if other != "Oya" and any({seat_of["Oya"], seat_of[other]} <= set(side) for side in sides)))
+    assert partners[0] != partners[1]
 
 
 def stored_values(redis, prefix: str) -> list[bytes]:
