@@ -171,7 +171,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100, help="arena games played at once (default 100)")
     parser.add_argument("--clients", type=int, default=8, help="bench/api.py's clients for the reference figure (default 8)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
-    parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
+    parser.add_argument(
+        "--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions; run from it"
+    )
     args = parser.parse_args()
 
     # every bot's connections and stream come from this one address
