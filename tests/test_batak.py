@@ -532,6 +532,17 @@ def test_rule_4_a_follower_void_in_the_led_suit_and_in_trump_may_play_any_card()
     assert legal(state) == ["2C", "AD"]
 
 
+def test_refusals_of_a_card_name_it_the_trump_and_the_suit_led():
+    assert refusal(table("AS 2C", "2S", "3S", "4S"), SOUTH, play("KD")).message == "King of Diamonds is not in your hand"
+    assert refusal(table(**DUMMYS_TURN), SOUTH, play("KS")).message == "King of Spades is not in the open hand of North"
+    led_by_south = table("AH 2C", "2S", "3S", "4S")
+    assert refusal(led_by_south, SOUTH, play("AH")).message == "hearts may not be led before trump is broken, unless only trumps are held"
+    clubs_led = table("2D 3C", "AS 2C", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(clubs_led, EAST, play("AS")).message == "clubs was led and must be followed"
+    void_in_clubs = table("2D 3C", "AH 2S", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(void_in_clubs, EAST, play("2S")).message == "void in clubs, a trump (hearts) must be played"
+
+
 def test_a_card_not_in_hand_is_refused():
     state = table("AS 2C", "2S", "3S", "4S")
     error = refusal(state, SOUTH, play("KD"))
