@@ -616,6 +616,14 @@ def test_the_winner_of_a_trick_leads_the_next():
     assert view["trick_number"] == 2
 
 
+def test_the_last_trick_stays_shown_while_the_next_is_played():
+    state = table("9S 2C", "AS 3C", "KS 4C", "QS 5C")
+    state, _ = play_cards(state, "9S", "AS", "KS", "QS", "3C")
+    view = BATAK.view(state, SOUTH)
+    assert [play["card"] for play in view["last_trick"]["cards"]] == ["9S", "AS", "KS", "QS"]
+    assert view["last_trick"]["winner"] == EAST and [play["card"] for play in view["trick"]["cards"]] == ["3C"]
+
+
 # --- scoring -----------------------------------------------------------------------------------
 
 
