@@ -824,18 +824,8 @@ class PartnershipBatak(TrickTaking[BatakState]):
     # --- views ------------------------------------------------------------------------------
 
     def own_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
-        """The Batak part of a view; the dummy's cards are shown only once trump is named.
-
-        ``hand`` (own cards; None for a spectator), ``hand_sizes`` (per seat), ``teams``
-        ([[0, 2], [1, 3]]), ``auction`` ({``bids``: [{``seat``, ``bid`` or None for a pass}],
-        ``high_bid``, ``high_bidder``, ``passed``, ``open``}), ``declarer``, ``dummy``,
-        ``contract`` (7 when all passed), ``role`` (the viewer's: ``declarer``, ``dummy``,
-        ``defender``; None in the auction or for a spectator), ``trump``, ``trump_broken``,
-        ``open_hand`` ({``seat``, ``label`` (the seat's names), ``cards``} once trump is named), ``turn`` (the seat whose card
-        is next: the dummy's own seat in the dummy's turn, when ``to_act`` is the declarer),
-        ``trick_number``, ``trick``, ``last_trick``, ``tricks_won`` (per seat) and
-        ``team_tricks`` ([North–South, East–West]). Values not yet known are None.
-        """
+        """The Batak part of a view (:class:`BatakView` says each key); the dummy's cards are
+        shown only once trump is named."""
         return self.knowledge(state, seat).to_view()
 
     def knowledge(self, state: BatakState, seat: int | None) -> "BatakSeat":

@@ -1125,20 +1125,7 @@ class SixtySix(TrickTaking[SixtySixState]):
     # --- views ------------------------------------------------------------------------------
 
     def own_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
-        """The deal as ``seat`` may see it. Keys (JSON types):
-
-        ``hand`` (list of codes; null for a spectator), ``hand_sizes`` (list of int), ``trump``
-        (suit letter), ``trump_card`` (code of the face-up card under the talon; null once taken,
-        when closed, or without a talon), ``talon_size`` (int, face-down cards), ``talon_closed``
-        (bool), ``closed_by`` (seat or null), ``phase`` (1 or 2), ``trick_number`` (int; null
-        once the match is over), ``trick`` and ``last_trick`` (``{"leader", "cards": [{"seat",
-        "card"}], "winner"}``; ``last_trick`` null before the deal's first trick is complete),
-        ``tricks_won`` (list of int), ``known_cards`` (per seat, the codes in that hand both
-        players know: a trump card taken, a marriage partner, the no-talon trump card),
-        ``marriages`` (list of ``{"seat", "suit", "points", "pair", "pending"}``),
-        ``pending_marriage`` (per seat, bool: marriage points waiting for a trick won),
-        ``points`` and ``won_cards`` (per seat int / list of codes with ``open_scores``, else null).
-        """
+        """The deal as ``seat`` may see it (:class:`SixtySixView` says each key)."""
         return self.knowledge(state, seat).to_view()
 
     def knowledge(self, state: SixtySixState, seat: int | None) -> "SixtySixSeat":
