@@ -450,7 +450,7 @@ class BatakSeat(NamedTuple):
 
     def to_view(self) -> dict[str, Any]:
         """The game's part of the seat's view (:class:`BatakView`)."""
-        seat, declarer, dummy = self.seat, self.declarer, self.dummy
+        seat, declarer, dummy, won = self.seat, self.declarer, self.dummy, self.won
         if seat is None or declarer is None:
             role = None
         else:
@@ -475,8 +475,8 @@ class BatakSeat(NamedTuple):
             "trick_number": self.trick_number,
             "trick": self.trick.to_json(SEATS, DECK) if self.trick else None,
             "last_trick": self.last_trick.to_json(SEATS, DECK) if self.last_trick else None,
-            "tricks_won": list(self.won),
-            "team_tricks": [self.team_tricks(0), self.team_tricks(1)],
+            "tricks_won": list(won),
+            "team_tricks": [won[0] + won[2], won[1] + won[3]],
         }
 
     @staticmethod
@@ -829,21 +829,22 @@ class PartnershipBatak(TrickTaking[BatakState]):
         return self.knowledge(state, seat).to_view()
 
     def knowledge(self, state: BatakState, seat: int | None) -> "BatakSeat":
-        return BatakSeat(
-            seat=seat,
-            hand=state.hands[seat] if seat is not None else None,
-            hand_sizes=tuple(hand.bit_count() for hand in state.hands),
-            auction=state.auction,
-            declarer=state.declarer,
-            contract=state.contract,
-            trump=state.trump,
-            trump_broken=state.trump_broken,
-            open_hand=state.hands[partner_of(state.declarer)] if state.trump is not None and state.declarer is not None else None,
-            turn=state.turn,
-            trick_number=state.trick_number if state.trick is not None and state.match.result is None else None,
-            trick=state.trick,
-            last_trick=state.last_trick,
-            won=state.won,
+        hands, declarer, trick = state.hands, state.declarer, state.trick
+        return BatakSeat(  # by position: a view is built from it on every read
+            seat,
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count(), hands[3].bit_count()),
+            state.auction,
+            declarer,
+            state.contract,
+            state.trump,
+            state.trump_broken,
+            hands[partner_of(declarer)] if state.trump is not None and declarer is not None else None,
+            state.turn,
+            state.trick_number if trick is not None and state.match.result is None else None,
+            trick,
+            state.last_trick,
+            state.won,
         )
 
     # --- serialization ----------------------------------------------------------------------

@@ -404,18 +404,18 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         return self.knowledge(state, seat).to_view()
 
     def knowledge(self, state: GermanWhistState, seat: int | None) -> "GermanWhistSeat":
-        stock = state.stock
-        return GermanWhistSeat(
-            hand=state.hands[seat] if seat is not None else None,
-            hand_sizes=tuple(hand.bit_count() for hand in state.hands),
-            trump=state.trump,
-            face_up=stock[0] if stock else -1,
-            stock_size=len(stock),
-            trick_number=state.trick_number if state.match.result is None else None,
-            trick=state.trick,
-            last_trick=state.last_trick,
-            won=state.won,
-            shown=state.shown,
+        stock, hands = state.stock, state.hands
+        return GermanWhistSeat(  # by position: a view is built from it on every read
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count()),
+            state.trump,
+            stock[0] if stock else -1,
+            len(stock),
+            state.trick_number if state.match.result is None else None,
+            state.trick,
+            state.last_trick,
+            state.won,
+            state.shown,
         )
 
     # --- serialization ----------------------------------------------------------------------

@@ -1129,21 +1129,21 @@ class SixtySix(TrickTaking[SixtySixState]):
         return self.knowledge(state, seat).to_view()
 
     def knowledge(self, state: SixtySixState, seat: int | None) -> "SixtySixSeat":
-        closing = state.closing
-        return SixtySixSeat(
-            hand=state.hands[seat] if seat is not None else None,
-            hand_sizes=(state.hands[0].bit_count(), state.hands[1].bit_count()),
-            trump=state.trump,
-            trump_card=state.trump_card if closing is None else None,
-            talon_size=len(state.talon),
-            closed_by=closing.seat if closing else None,
-            trick_number=state.trick_number if state.match.result is None else None,
-            trick=state.trick,
-            last_trick=state.last_trick,
-            tricks=state.tricks,
-            shown=state.shown,
-            marriages=tuple(Announcement(marriage.seat, marriage.cards[0]) for marriage in state.marriages) if state.marriages else (),
-            won=state.won if state.match.options["open_scores"] else None,
+        closing, hands, marriages = state.closing, state.hands, state.marriages
+        return SixtySixSeat(  # by position: a view is built from it on every read
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count()),
+            state.trump,
+            state.trump_card if closing is None else None,
+            len(state.talon),
+            closing.seat if closing else None,
+            state.trick_number if state.match.result is None else None,
+            state.trick,
+            state.last_trick,
+            state.tricks,
+            state.shown,
+            tuple(Announcement(marriage.seat, marriage.cards[0]) for marriage in marriages) if marriages else (),
+            state.won if state.match.options["open_scores"] else None,
         )
 
     # --- serialization ----------------------------------------------------------------------
