@@ -646,7 +646,8 @@ def guards(clients: int, seconds: float, rounds: int) -> None:
     and the caps on connections and streams per address (:func:`unguarded_copy`, with
     ``KOZ_STREAMS_PER_ADDRESS=0``); a round of ``seconds`` on each in turn, ``rounds`` times. The
     ratio of each round's pair (run back to back, so under about the same load from the rest of
-    the machine), and the median of the ratios."""
+    the machine), and the median of the ratios; beside the rates, the web process's CPU per
+    action, which the rest of the machine disturbs less."""
     copy = unguarded_copy()
     servers = {"with the deadline and caps": start_service("always")}
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = "0"
@@ -655,17 +656,27 @@ def guards(clients: int, seconds: float, rounds: int) -> None:
     finally:
         del os.environ["KOZ_STREAMS_PER_ADDRESS"]
     rates: dict[str, list[float]] = {name: [] for name in servers}
+    #: the web process's CPU milliseconds per action, each round
+    web_cpu: dict[str, list[float]] = {name: [] for name in servers}
     load_before = os.getloadavg()[0]
     try:
         for name, (_, url, _) in servers.items():  # warm-up: the worker's first decisions, the games' first deals
             run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, min(seconds, 3.0))
         for number in range(rounds):
             order = list(servers.items()) if number % 2 == 0 else list(reversed(servers.items()))
-            for name, (_, url, _) in order:
-                rate, _ = run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, seconds)
+            for name, (process, url, data) in order:
+                meter = CpuMeter(process.pid, data)
+                before = meter.sample()
+                rate, latencies = run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, seconds)
                 rates[name].append(rate)
-            with_, without = (rates[name][-1] for name in servers)
-            print(f"  round {number + 1}: {with_:.0f}/s with, {without:.0f}/s without: {with_ / without:.3f}", file=sys.stderr, flush=True)
+                web_cpu[name].append(1000 * (meter.sample()["web"] - before["web"]) / max(1, len(latencies)))
+            (with_, without), (cpu_with, cpu_without) = ([measured[-1] for measured in kind.values()] for kind in (rates, web_cpu))
+            print(
+                f"  round {number + 1}: {with_:.0f}/s with, {without:.0f}/s without: {with_ / without:.3f}; "
+                f"web CPU per action {cpu_with:.2f} ms with, {cpu_without:.2f} ms without",
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         for process, _, data in servers.values():
             process.terminate()
@@ -673,13 +684,21 @@ def guards(clients: int, seconds: float, rounds: int) -> None:
             shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(copy, ignore_errors=True)
     ratios = [with_ / without for with_, without in zip(*rates.values())]
+    cpu_ratios = [with_ / without for with_, without in zip(*web_cpu.values())]
     print(
         f"POST action vs computer, {clients} clients, {rounds} alternating rounds of {seconds:.0f} s, {os.cpu_count()} cores, "
         f"load average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (the machine is shared)"
     )
     for name, measured in rates.items():
-        print(f"{name:<28} median {percentile(measured, 0.5):.0f}/s (rounds: {', '.join(f'{rate:.0f}' for rate in measured)})")
+        print(
+            f"{name:<28} median {percentile(measured, 0.5):.0f}/s (rounds: {', '.join(f'{rate:.0f}' for rate in measured)}); "
+            f"web CPU per action median {percentile(web_cpu[name], 0.5):.2f} ms"
+        )
     print(f"with / without, per round: {', '.join(f'{ratio:.3f}' for ratio in ratios)}; median {percentile(ratios, 0.5):.3f} (target: no loss, 1.0)")
+    print(
+        f"web CPU per action, with / without, per round: {', '.join(f'{ratio:.3f}' for ratio in cpu_ratios)}; "
+        f"median {percentile(cpu_ratios, 0.5):.3f}"
+    )
 
 
 def report(rows: list[tuple[str, str, str]], what: str) -> None:

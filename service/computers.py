@@ -28,7 +28,7 @@ from .game import Game
 from .metrics import DECISION_SECONDS
 from .offload import off_the_loop
 from .replay import apply_logged
-from .repository import Repository, snapshot_of
+from .repository import Repository
 from .store import Legacy, Stored
 from .tokens import require_token
 
@@ -196,15 +196,7 @@ class Computers:
     def _commit_moves(self, moves: list[tuple[Game, int]], played: Played) -> None:
         """:meth:`Repository.commit` for the moves of a batch, in one round trip."""
         store = self.repository.store
-        writes = []
-        for game, start in moves:
-            game.start_turn()
-            writes.append(
-                store.prepare(
-                    game.id, start, game.version, snapshot_of(game), bytes(game.appended),
-                    ttl_seconds=self.repository.ttl(game), computer_due=game.computer_to_act() is not None,
-                )
-            )
+        writes = [self.repository.prepare(game, start) for game, start in moves]
         for (game, _), commit in zip(moves, store.commit_all(writes) if writes else []):
             if commit.written:
                 game.committed()

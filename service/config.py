@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 
@@ -90,6 +90,10 @@ class Settings:
     arena_seek_seconds: float = 600.0
     arena_seconds_per_action: int = 30
     arena_bank_seconds: int = 120
+    #: what an arena match's seat tokens are derived from (with the game and seat), so that the
+    #: account's event stream is kept without them and they are added as it is read; "": a
+    #: random secret the fleet keeps in Redis, made on first use (never shown: not in a repr)
+    arena_secret: str = field(default="", repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -154,4 +158,5 @@ class Settings:
             arena_seconds_per_action=number("KOZ_ARENA_SECONDS_PER_ACTION", defaults.arena_seconds_per_action, int)
             or defaults.arena_seconds_per_action,
             arena_bank_seconds=number("KOZ_ARENA_BANK_SECONDS", defaults.arena_bank_seconds, int),
+            arena_secret=environ.get("KOZ_ARENA_SECRET", defaults.arena_secret),
         )

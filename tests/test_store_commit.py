@@ -58,6 +58,20 @@ def test_a_commit_records_a_due_computer_only_when_asked_and_clears_it_otherwise
     assert backend.zrange(due, 0, -1) == []
 
 
+def test_a_write_that_ends_an_arena_match_records_it_in_its_slot_once_and_no_other_write_does(backend):
+    store = new_store(backend)
+    ended = store.ended_key(key_slot(b"g1"))
+    store.commit(store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "s"}))
+    assert backend.zrange(ended, 0, -1) == []
+    store.commit(store.prepare("g1", 0, 1, {"state": 2}, b"x", arena_ended=True))
+    first = backend.zscore(ended, "g1")
+    assert backend.zrange(ended, 0, -1) == [b"g1"] and first is not None
+    store.commit(store.prepare("g1", 1, 2, {"state": 3}, b"y", arena_ended=True))
+    assert backend.zscore(ended, "g1") == first  # (ended once: a later write keeps when)
+    store.forget_ended("g1")
+    assert backend.zrange(ended, 0, -1) == []
+
+
 def test_every_key_a_write_touches_is_in_its_games_cluster_slot_with_or_without_an_idempotency_key(backend):
     store = new_store(backend)
     slot = key_slot(b"g1")
@@ -65,7 +79,7 @@ def test_every_key_a_write_touches_is_in_its_games_cluster_slot_with_or_without_
     keyed = store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(0, "key", {"version": 1}))
     for write in (plain, keyed):
         assert write.game_id == "g1"
-        assert [key_slot(key.encode()) for key in write.keys] == [slot] * 4
+        assert [key_slot(key.encode()) for key in write.keys] == [slot] * 5
     # without an idempotency key, nothing is stored under the answer's key
     assert store.commit(plain).written and store.commit(keyed).written
     assert not [key for key in backend.scan_iter(match=f"{store.prefix}:*idem*") if key.decode() != keyed.keys[2]]
