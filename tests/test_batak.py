@@ -541,6 +541,23 @@ def test_refusals_of_a_card_name_it_the_trump_and_the_suit_led():
     assert refusal(clubs_led, EAST, play("AS")).message == "clubs was led and must be followed"
     void_in_clubs = table("2D 3C", "AH 2S", "3S", "4S", leader=SOUTH, trick="9C")
     assert refusal(void_in_clubs, EAST, play("2S")).message == "void in clubs, a trump (hearts) must be played"
+    holding_higher_clubs = table("2D 3C", "2C KC", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(holding_higher_clubs, EAST, play("2C")).message == "you hold clubs higher than every one in the trick and must play one"
+    trumped_by_south = table("2D 3C", "3H KH 2S", "3S", "4S", leader=WEST, trick="9C 5H")
+    assert refusal(trumped_by_south, EAST, play("3H")).code == "must_overtrump"  # a trump, though not the suit's lowest card
+
+
+def test_the_card_winning_a_trick_so_far_and_its_seat_as_the_players_reckon_them():
+    hearts = SUITS.index(Suit.HEARTS)
+
+    def winning(leader, trick):
+        win, seat = batak.winning(leader, tuple(DECK.number[card] for card in cards(trick)), hearts)
+        return (DECK.cards[win].code if win >= 0 else None), seat
+
+    assert winning(SOUTH, "") == (None, -1)
+    assert winning(WEST, "9C") == ("9C", WEST)
+    assert winning(WEST, "9C 5H") == ("5H", SOUTH)
+    assert winning(NORTH, "9C KC 2S") == ("KC", WEST)
 
 
 def test_a_card_not_in_hand_is_refused():
