@@ -66,7 +66,7 @@ class Computers:
         view = game.ruleset.view(game.state, seat)
         chooser = player(level, game.ruleset.id)
         events = self.events_seen_by(game, seat) if chooser.reads_events else ()
-        info = SeatInfo(game.ruleset.id, seat, game.options, view, events)
+        info = SeatInfo(game.ruleset.id, seat, game.options, view, events, game.ruleset.knowledge(game.state, seat))
         settings = self.repository.settings
         budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, timer=time.perf_counter)
         seed = f"{game.seed}:{game.version}:{seat}"
