@@ -4,6 +4,7 @@
     python bench/api.py --appendfsync everysec,always   # the embedded Redis's sync policies, one after the other
     python bench/api.py --peer boardgameio [--rounds 3]  # against boardgame.io 0.50, alternating (bench/boardgameio.py)
     python bench/api.py --cluster [--level-games 2]  # one Redis beside a 3-primary Redis Cluster, in one run (bench/fleet.py)
+    python bench/api.py --guards [--rounds 5]  # actions/s with the request deadline and the caps, and without, alternating
 
 Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
 embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
@@ -25,8 +26,13 @@ are greenlets of this process (gevent), each on its own kept-alive connection. M
    sending the headers of a ``POST`` and one byte of its body, then nothing, opened again when
    the server ends them: ``/healthz`` (paced) and actions at half load from this address
    meanwhile, p99 of each. The server cuts each such request at its deadline
-   (``KOZ_REQUEST_SECONDS``) and lets the address hold ``KOZ_CONNECTIONS_PER_ADDRESS`` at once.
-6. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
+   (``KOZ_REQUEST_SECONDS``) and lets the address hold ``KOZ_CONNECTIONS_PER_ADDRESS`` at once;
+   the connections past that are held unread and answered 429 later (``KOZ_TURN_AWAY_SECONDS``).
+   Measured once the attack has gone on for ``ATTACK_SETTLE_SECONDS`` (its first burst of
+   10,000 connections accepted), for ``--attack-seconds``.
+6. ``--burst`` event streams opened at once by 250 people (addresses) while Redis is healthy:
+   how they were answered (all 200, none 503 ``storage_unavailable``), and ``/healthz`` meanwhile.
+7. ``--experts`` games of expert computers thinking at once (on the worker): ``/healthz`` latency
    meanwhile, against its latency with nothing else going on.
 
 Beside (1) and (2), the CPU time each process spent per request (the web process, the worker, the
@@ -60,6 +66,7 @@ from pathlib import Path  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 import gevent  # noqa: E402
+import gevent.event  # noqa: E402
 from gevent.pool import Group  # noqa: E402
 
 
@@ -353,6 +360,58 @@ class Waiters:
         self.group.kill(block=block, timeout=30 if block else None)
 
 
+def stream_burst(url: str, count: int, games: int) -> tuple[dict[str, int], list[float], list[float]]:
+    """``count`` event streams opened at once (from 250 addresses, as as many people), on
+    ``games`` games between people, while a probe asks ``/healthz`` on new connections: how the
+    streams were answered (status and problem code), the seconds each took to be answered, and the
+    probe's latencies. The streams are closed after."""
+    setup = Connection(url)
+    game_ids = []
+    for _ in range(games):
+        _, created = setup.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "north"}, {"name": "south"}]})
+        game_ids.append(created["id"])
+    setup.close()
+    parts = urlsplit(url)
+    outcomes: dict[str, int] = {}
+    answered: list[float] = []
+    connections: list[http.client.HTTPConnection] = []
+    opened = gevent.event.Event()
+
+    def open_stream(number: int) -> None:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60, source_address=(Waiters.address(number), 0))
+        connections.append(connection)
+        opened.wait()
+        started = time.perf_counter()
+        Waiters.connected(connection)
+        connection.request("GET", f"/v1/games/{game_ids[number % games]}/events")
+        response = connection.getresponse()
+        answered.append(time.perf_counter() - started)
+        outcome = str(response.status)
+        if response.status != 200:
+            outcome += " " + json.loads(response.read()).get("code", "")
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+    group = Group()
+    for number in range(count):
+        group.spawn(open_stream, number)
+    probe: list[float] = []
+    gevent.sleep(0.5)  # every stream's greenlet waiting for the start
+    opened.set()
+    until = time.perf_counter() + 5.0
+    prober = gevent.spawn(probe_healthz, url, until, probe, [])
+    group.join(timeout=60)
+    prober.join()
+    group.kill(block=False)
+    for connection in connections:
+        connection.close()
+    return outcomes, answered, probe
+
+
+#: how long the slow bodies go on before the figure is measured: their first burst (10,000
+#: connections opened within a second) accepted, and held or cut
+ATTACK_SETTLE_SECONDS = 20.0
+
+
 class SlowBodies:
     """One client address holding ``count`` connections, each sending the headers of
     ``POST /v1/games`` with ``Content-Length: 100`` and one byte of the body, then nothing. A
@@ -457,6 +516,8 @@ def main() -> None:
     parser.add_argument("--watched-games", type=int, default=100, help="games the waiters watch (default 100)")
     parser.add_argument("--experts", type=int, default=20, help="games of expert computers thinking at once (default 20)")
     parser.add_argument("--slow-bodies", type=int, default=10000, help="connections the attacker holds with slow bodies (default 10000; 0: skip)")
+    parser.add_argument("--attack-seconds", type=float, help="how long to measure during the slow bodies (default: --seconds)")
+    parser.add_argument("--burst", type=int, default=2000, help="event streams opened at once (default 2000; 0: skip)")
     parser.add_argument("--attacker", default="127.0.0.2", help="the loopback address the slow bodies come from (default 127.0.0.2)")
     parser.add_argument("--url", help="a running service (default: start koz serve)")
     parser.add_argument(
@@ -465,7 +526,7 @@ def main() -> None:
         help="the embedded Redis's appendfsync, or several separated by commas to compare them in one run (default: always)",
     )
     parser.add_argument("--peer", choices=["boardgameio"], help="instead: Koz against boardgame.io, same load, alternating (bench/boardgameio.py)")
-    parser.add_argument("--rounds", type=int, default=3, help="with --peer: alternating rounds of --seconds per server (default 3)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --peer, --waking or --guards: alternating rounds of --seconds each (default 3)")
     parser.add_argument(
         "--cluster", action="store_true", help="instead: the actions on one Redis and on a 3-primary Redis Cluster, in one run (bench/fleet.py)"
     )
@@ -477,6 +538,11 @@ def main() -> None:
         action="store_true",
         help="instead: --waiters on --watched-games games, each game's on the seat not to act, then one action per game: "
         "the delay to each waiter, over --rounds rounds (e.g. --waiters 2000 --watched-games 20)",
+    )
+    parser.add_argument(
+        "--guards",
+        action="store_true",
+        help="instead: actions/s with the request deadline and the per-address caps, and without them, alternating over --rounds rounds",
     )
     parser.add_argument(
         "--baseline", metavar="DIR", help="with --peer or --waking: also run the Koz of this checkout (e.g. a git worktree), alternating"
@@ -494,6 +560,9 @@ def main() -> None:
         return
     if args.waking:
         waking(args.waiters, args.watched_games, args.rounds, args.baseline)
+        return
+    if args.guards:
+        guards(args.clients, args.seconds, args.rounds)
         return
     if args.cluster:
         import fleet
@@ -554,6 +623,82 @@ def waking(count: int, games: int, rounds: int, baseline: str | None) -> None:
             f"{name:<40} p50 {ms(percentile(found, 0.5))}, p99 {ms(percentile(found, 0.99))}, max {ms(max(found) if found else float('nan'))}, "
             f"{missed[name]} missed (target p99 <= 100 ms)"
         )
+
+
+def unguarded_copy() -> str:
+    """A copy of this checkout's ``service`` package whose web processes have no request
+    deadline (the body read ahead within ``KOZ_REQUEST_SECONDS``) and no cap on connections per
+    address: its worker class without the mixin that does both (``WholeRequests``)."""
+    root = tempfile.mkdtemp(prefix="koz-unguarded-")
+    shutil.copytree(Path(__file__).resolve().parents[1] / "service", Path(root) / "service")
+    server = Path(root) / "service" / "http_server.py"
+    guarded = "class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker)"
+    text = server.read_text()
+    if guarded not in text:
+        raise RuntimeError(f"{server} no longer declares {guarded!r}: say here how to take the guards out")
+    server.write_text(text.replace(guarded, "class KozGeventWorker(ProblemErrors, GeventWorker)"))
+    return root
+
+
+def guards(clients: int, seconds: float, rounds: int) -> None:
+    """Actions per second (``clients`` clients against random computers, as in the main run) on
+    two services side by side: this checkout as it is, and the same without the request deadline
+    and the caps on connections and streams per address (:func:`unguarded_copy`, with
+    ``KOZ_STREAMS_PER_ADDRESS=0``); a round of ``seconds`` on each in turn, ``rounds`` times. The
+    ratio of each round's pair (run back to back, so under about the same load from the rest of
+    the machine), and the median of the ratios; beside the rates, the web process's CPU per
+    action, which the rest of the machine disturbs less."""
+    copy = unguarded_copy()
+    servers = {"with the deadline and caps": start_service("always")}
+    os.environ["KOZ_STREAMS_PER_ADDRESS"] = "0"
+    try:
+        servers["without them"] = start_service("always", copy)
+    finally:
+        del os.environ["KOZ_STREAMS_PER_ADDRESS"]
+    rates: dict[str, list[float]] = {name: [] for name in servers}
+    #: the web process's CPU milliseconds per action, each round
+    web_cpu: dict[str, list[float]] = {name: [] for name in servers}
+    load_before = os.getloadavg()[0]
+    try:
+        for name, (_, url, _) in servers.items():  # warm-up: the worker's first decisions, the games' first deals
+            run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, min(seconds, 3.0))
+        for number in range(rounds):
+            order = list(servers.items()) if number % 2 == 0 else list(reversed(servers.items()))
+            for name, (process, url, data) in order:
+                meter = CpuMeter(process.pid, data)
+                before = meter.sample()
+                rate, latencies = run_clients(lambda number, until, latencies: action_client(url, until, number, latencies), clients, seconds)
+                rates[name].append(rate)
+                web_cpu[name].append(1000 * (meter.sample()["web"] - before["web"]) / max(1, len(latencies)))
+            (with_, without), (cpu_with, cpu_without) = ([measured[-1] for measured in kind.values()] for kind in (rates, web_cpu))
+            print(
+                f"  round {number + 1}: {with_:.0f}/s with, {without:.0f}/s without: {with_ / without:.3f}; "
+                f"web CPU per action {cpu_with:.2f} ms with, {cpu_without:.2f} ms without",
+                file=sys.stderr,
+                flush=True,
+            )
+    finally:
+        for process, _, data in servers.values():
+            process.terminate()
+            process.wait(60)
+            shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(copy, ignore_errors=True)
+    ratios = [with_ / without for with_, without in zip(*rates.values())]
+    cpu_ratios = [with_ / without for with_, without in zip(*web_cpu.values())]
+    print(
+        f"POST action vs computer, {clients} clients, {rounds} alternating rounds of {seconds:.0f} s, {os.cpu_count()} cores, "
+        f"load average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (the machine is shared)"
+    )
+    for name, measured in rates.items():
+        print(
+            f"{name:<28} median {percentile(measured, 0.5):.0f}/s (rounds: {', '.join(f'{rate:.0f}' for rate in measured)}); "
+            f"web CPU per action median {percentile(web_cpu[name], 0.5):.2f} ms"
+        )
+    print(f"with / without, per round: {', '.join(f'{ratio:.3f}' for ratio in ratios)}; median {percentile(ratios, 0.5):.3f} (target: no loss, 1.0)")
+    print(
+        f"web CPU per action, with / without, per round: {', '.join(f'{ratio:.3f}' for ratio in cpu_ratios)}; "
+        f"median {percentile(cpu_ratios, 0.5):.3f}"
+    )
 
 
 def report(rows: list[tuple[str, str, str]], what: str) -> None:
@@ -642,34 +787,44 @@ def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | No
     )
     waiters.close()
 
+    if args.burst:
+        outcomes, answered, probe = stream_burst(url, args.burst, args.watched_games)
+        row(
+            f"{args.burst} event streams opened at once",
+            f"answered {dict(sorted(outcomes.items()))}, p99 within {ms(percentile(answered, 0.99))}; "
+            f"GET /healthz meanwhile p99 {ms(percentile(probe, 0.99))}",
+            "(target: no 503 storage_unavailable)",
+        )
+
     if args.slow_bodies:
-        settle = 5.0  # every connection opened (or turned away) at least once before measuring
+        attack_seconds = args.attack_seconds or seconds
         attack = subprocess.Popen(
             [sys.executable, __file__, "--attack-only", "--url", url, "--slow-bodies", str(args.slow_bodies), "--attacker", args.attacker,
-             "--seconds", str(settle + seconds)],
+             "--seconds", str(ATTACK_SETTLE_SECONDS + attack_seconds)],
             stdout=subprocess.PIPE,
         )
-        gevent.sleep(settle)
+        gevent.sleep(ATTACK_SETTLE_SECONDS)
         healthz_under_attack, paced_actions = [], []
         paced = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
         both = Group()
-        until = time.perf_counter() + seconds
+        until = time.perf_counter() + attack_seconds
         unanswered: list[float] = []
         both.spawn(probe_healthz, url, until, healthz_under_attack, unanswered)
         for number in range(clients):
             both.spawn(paced, number, until, paced_actions)
         both.join()
         try:  # a server that held every connection may leave the attacker's own loop slow to end
-            ended = json.loads(attack.communicate(timeout=settle + seconds + 120)[0])
+            ended = json.loads(attack.communicate(timeout=ATTACK_SETTLE_SECONDS + attack_seconds + 120)[0])
             held, answers = ended["held"], ended["answers"]
         except subprocess.TimeoutExpired:
             attack.kill()
             attack.wait()
             held, answers = "unknown", {"the attacker did not report": 1}
         row(
-            f"while {args.attacker} holds {args.slow_bodies} slow bodies (held at the end: {held}; ended by the server: {answers})",
+            f"while {args.attacker} holds {args.slow_bodies} slow bodies, from {ATTACK_SETTLE_SECONDS:.0f} s on "
+            f"(held at the end: {held}; ended by the server: {answers})",
             f"GET /healthz p99 {ms(percentile(healthz_under_attack, 0.99))} ({len(unanswered)} unanswered within 10 s), "
-            f"POST action ({len(paced_actions) / seconds:.0f}/s) p99 {ms(percentile(paced_actions, 0.99))}",
+            f"POST action ({len(paced_actions) / attack_seconds:.0f}/s of {clients / interval:.0f}/s) p99 {ms(percentile(paced_actions, 0.99))}",
             "(target both p99 <= 100 ms)",
         )
 

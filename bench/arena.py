@@ -1,6 +1,6 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
-    python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
+    python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10] [--source DIR]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -171,11 +171,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100, help="arena games played at once (default 100)")
     parser.add_argument("--clients", type=int, default=8, help="bench/api.py's clients for the reference figure (default 8)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
+    parser.add_argument(
+        "--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions; run from it"
+    )
     args = parser.parse_args()
 
     # every bot's connections and stream come from this one address
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
-    process, url, data = start_service("always")
+    process, url, data = start_service("always", args.source)
     try:
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
         waits, started = matching(url, args.accounts, args.house_after)

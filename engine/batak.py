@@ -274,6 +274,11 @@ def partner_of(seat: int) -> int:
     return (seat + 2) % SEATS
 
 
+def first_bidder(dealer: int) -> int:
+    """The seat that opens the auction (and leads the first card): the one after the dealer."""
+    return (dealer + 1) % SEATS
+
+
 def chooser(turn: int, declarer: int) -> int:
     """The seat that chooses the card of ``turn``: the declarer in the dummy's turn."""
     return declarer if turn == partner_of(declarer) else turn
@@ -408,6 +413,95 @@ TRUMP_ALREADY_NAMED = RefusalCode(
     {"en": "trump is named once", "tr": "koz bir kez söylenir"},
     says={"en": "trump is {trump_suit} already", "tr": "koz zaten söylendi: {trump_suit}"},
 )
+SEAT_NAMES = (
+    {"en": "South", "tr": "Güney"},
+    {"en": "East", "tr": "Doğu"},
+    {"en": "North", "tr": "Kuzey"},
+    {"en": "West", "tr": "Batı"},
+)
+
+
+class BatakSeat(NamedTuple):
+    """What one seat (None: a spectator) knows of the game, in masks: what its view says
+    (:meth:`to_view`) and what its computer player reads."""
+
+    seat: int | None
+    hand: int | None  # None for a spectator
+    hand_sizes: tuple[int, ...]
+    auction: Auction
+    declarer: int | None
+    contract: int | None
+    trump: int | None  # suit number, once named
+    trump_broken: bool
+    open_hand: int | None  # the dummy's cards, face up once trump is named
+    turn: int | None  # the seat whose card is next (the dummy's own seat in its turn)
+    trick_number: int | None  # None outside card play
+    trick: Trick | None
+    last_trick: Trick | None
+    won: tuple[int, ...]  # tricks won per seat this deal
+
+    @property
+    def dummy(self) -> int | None:
+        return None if self.declarer is None else partner_of(self.declarer)
+
+    def team_tricks(self, team: int) -> int:
+        """The tricks of North-South (0) or East-West (1) this deal."""
+        return self.won[team] + self.won[team + 2]
+
+    def to_view(self) -> dict[str, Any]:
+        """The game's part of the seat's view (:class:`BatakView`)."""
+        seat, declarer, dummy, won = self.seat, self.declarer, self.dummy, self.won
+        if seat is None or declarer is None:
+            role = None
+        else:
+            role = "declarer" if seat == declarer else "dummy" if seat == dummy else "defender"
+        return {
+            "hand": DECK.codes(self.hand) if self.hand is not None else None,
+            "hand_sizes": list(self.hand_sizes),
+            "teams": [list(team) for team in TEAMS],
+            "auction": self.auction.to_json(),
+            "declarer": declarer,
+            "dummy": dummy,
+            "contract": self.contract,
+            "role": role,
+            "trump": SUITS[self.trump].value if self.trump is not None else None,
+            "trump_broken": self.trump_broken,
+            "open_hand": (
+                {"seat": dummy, "label": dict(SEAT_NAMES[dummy]), "cards": DECK.codes(self.open_hand)}
+                if self.open_hand is not None and dummy is not None
+                else None
+            ),
+            "turn": self.turn,
+            "trick_number": self.trick_number,
+            "trick": self.trick.to_json(SEATS, DECK) if self.trick else None,
+            "last_trick": self.last_trick.to_json(SEATS, DECK) if self.last_trick else None,
+            "tricks_won": list(won),
+            "team_tricks": [won[0] + won[2], won[1] + won[3]],
+        }
+
+    @staticmethod
+    def from_view(view: Mapping[str, Any]) -> "BatakSeat":
+        """The inverse of :meth:`to_view` (with the view's ``seat`` and ``dealer``): for a client
+        that holds only the view (``koz bot``)."""
+        open_hand = view["open_hand"]
+        return BatakSeat(
+            seat=view["seat"],
+            hand=DECK.mask(view["hand"]) if view["hand"] is not None else None,
+            hand_sizes=tuple(view["hand_sizes"]),
+            auction=Auction(first_bidder(view["dealer"]), tuple((call["seat"], call["bid"]) for call in view["auction"]["bids"])),
+            declarer=view["declarer"],
+            contract=view["contract"],
+            trump=SUITS.index(Suit(view["trump"])) if view["trump"] is not None else None,
+            trump_broken=view["trump_broken"],
+            open_hand=DECK.mask(open_hand["cards"]) if open_hand is not None else None,
+            turn=view["turn"],
+            trick_number=view["trick_number"],
+            trick=Trick.from_json(view["trick"], DECK) if view["trick"] else None,
+            last_trick=Trick.from_json(view["last_trick"], DECK) if view["last_trick"] else None,
+            won=tuple(view["tricks_won"]),
+        )
+
+
 CARD_NOT_IN_HAND = RefusalCode(
     "card_not_in_hand",
     {"en": "the card is not in the hand to play from", "tr": "kart, oynanacak elde yok"},
@@ -462,12 +556,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
     id = "partnership-batak"
     teams = TEAMS
     names = {"en": "Partnership Batak", "tr": "Eşli Batak"}
-    seat_names = (
-        {"en": "South", "tr": "Güney"},
-        {"en": "East", "tr": "Doğu"},
-        {"en": "North", "tr": "Kuzey"},
-        {"en": "West", "tr": "Batı"},
-    )
+    seat_names = SEAT_NAMES
     deck = DECK
     action_kinds = (Bid, Pass, Trump, Play)
     refusals = (
@@ -545,7 +634,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
 
     def deal(self, match: Match) -> tuple[BatakState, tuple[Event, ...]]:
         dealer = match.dealer(SEATS)
-        opener = (dealer + 1) % SEATS
+        opener = first_bidder(dealer)
         hands = tuple(mask_of(hand) for hand in self._dealt(match, match.deal_number, dealer))
         state = BatakState(match=match, hands=hands, auction=Auction(opener))
         return state, self.deal_events(match, hands, first_bidder=opener)
@@ -735,47 +824,28 @@ class PartnershipBatak(TrickTaking[BatakState]):
     # --- views ------------------------------------------------------------------------------
 
     def own_view(self, state: BatakState, seat: int | None) -> dict[str, Any]:
-        """The Batak part of a view; the dummy's cards are shown only once trump is named.
+        """The Batak part of a view (:class:`BatakView` says each key); the dummy's cards are
+        shown only once trump is named."""
+        return self.knowledge(state, seat).to_view()
 
-        ``hand`` (own cards; None for a spectator), ``hand_sizes`` (per seat), ``teams``
-        ([[0, 2], [1, 3]]), ``auction`` ({``bids``: [{``seat``, ``bid`` or None for a pass}],
-        ``high_bid``, ``high_bidder``, ``passed``, ``open``}), ``declarer``, ``dummy``,
-        ``contract`` (7 when all passed), ``role`` (the viewer's: ``declarer``, ``dummy``,
-        ``defender``; None in the auction or for a spectator), ``trump``, ``trump_broken``,
-        ``open_hand`` ({``seat``, ``label`` (the seat's names), ``cards``} once trump is named), ``turn`` (the seat whose card
-        is next: the dummy's own seat in the dummy's turn, when ``to_act`` is the declarer),
-        ``trick_number``, ``trick``, ``last_trick``, ``tricks_won`` (per seat) and
-        ``team_tricks`` ([North–South, East–West]). Values not yet known are None.
-        """
-        dummy = state.dummy
-        if seat is None or state.declarer is None:
-            role = None
-        else:
-            role = "declarer" if seat == state.declarer else "dummy" if seat == dummy else "defender"
-        playing = state.trick is not None and state.match.result is None
-        return {
-            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
-            "hand_sizes": [hand.bit_count() for hand in state.hands],
-            "teams": [list(team) for team in TEAMS],
-            "auction": state.auction.to_json(),
-            "declarer": state.declarer,
-            "dummy": dummy,
-            "contract": state.contract,
-            "role": role,
-            "trump": SUITS[state.trump].value if state.trump is not None else None,
-            "trump_broken": state.trump_broken,
-            "open_hand": (
-                {"seat": dummy, "label": dict(self.seat_names[dummy]), "cards": DECK.codes(state.hands[dummy])}
-                if state.trump is not None and dummy is not None
-                else None
-            ),
-            "turn": state.turn,
-            "trick_number": state.trick_number if playing else None,
-            "trick": state.trick.to_json(SEATS, DECK) if state.trick else None,
-            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
-            "tricks_won": list(state.won),
-            "team_tricks": [state.won[0] + state.won[2], state.won[1] + state.won[3]],
-        }
+    def knowledge(self, state: BatakState, seat: int | None) -> "BatakSeat":
+        hands, declarer, trick = state.hands, state.declarer, state.trick
+        return BatakSeat(  # by position: a view is built from it on every read
+            seat,
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count(), hands[3].bit_count()),
+            state.auction,
+            declarer,
+            state.contract,
+            state.trump,
+            state.trump_broken,
+            hands[partner_of(declarer)] if state.trump is not None and declarer is not None else None,
+            state.turn,
+            state.trick_number if trick is not None and state.match.result is None else None,
+            trick,
+            state.last_trick,
+            state.won,
+        )
 
     # --- serialization ----------------------------------------------------------------------
 
@@ -792,7 +862,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         }
 
     def load_deal(self, match: Match, doc: Mapping[str, Any]) -> BatakState:
-        auction = Auction((match.dealer(SEATS) + 1) % SEATS, tuple((seat, bid) for seat, bid in doc["calls"]))
+        auction = Auction(first_bidder(match.dealer(SEATS)), tuple((seat, bid) for seat, bid in doc["calls"]))
         declarer, contract = (None, None) if auction.is_open else auction.outcome()
         return BatakState(
             match=match,

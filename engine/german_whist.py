@@ -157,6 +157,55 @@ def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) ->
     return counted, points, winners
 
 
+class GermanWhistSeat(NamedTuple):
+    """What one seat (None: a spectator) knows of the game, in masks: what its view says
+    (:meth:`to_view`) and what its computer player reads."""
+
+    hand: int | None  # None for a spectator
+    hand_sizes: tuple[int, ...]
+    trump: int  # suit number, or NO_TRUMP
+    face_up: int  # the face-up stock card, -1 in phase 2
+    stock_size: int
+    trick_number: int | None  # None once the match is over
+    trick: Trick
+    last_trick: Trick | None
+    won: tuple[tuple[int, int], ...]  # per seat: (phase-1 tricks, phase-2 tricks) this deal
+    shown: tuple[int, ...]  # per seat: face-up stock cards taken and still held
+
+    def to_view(self) -> dict[str, Any]:
+        """The game's part of the seat's view (:class:`GermanWhistView`)."""
+        return {
+            "hand": DECK.codes(self.hand) if self.hand is not None else None,
+            "hand_sizes": list(self.hand_sizes),
+            "trump": SUITS[self.trump].value if self.trump != NO_TRUMP else None,
+            "face_up": DECK.code(self.face_up) if self.face_up >= 0 else None,
+            "stock_size": self.stock_size,
+            "phase": 1 if self.stock_size else 2,
+            "trick_number": self.trick_number,
+            "trick": self.trick.to_json(SEATS, DECK),
+            "last_trick": self.last_trick.to_json(SEATS, DECK) if self.last_trick else None,
+            "tricks_won": [sum(seat_won) for seat_won in self.won],
+            "tricks_by_phase": [list(seat_won) for seat_won in self.won],
+            "known_cards": [DECK.codes(cards) for cards in self.shown],
+        }
+
+    @staticmethod
+    def from_view(view: Mapping[str, Any]) -> "GermanWhistSeat":
+        """The inverse of :meth:`to_view`: for a client that holds only the view (``koz bot``)."""
+        return GermanWhistSeat(
+            hand=DECK.mask(view["hand"]) if view["hand"] is not None else None,
+            hand_sizes=tuple(view["hand_sizes"]),
+            trump=SUITS.index(Suit(view["trump"])) if view["trump"] else NO_TRUMP,
+            face_up=DECK.number[Card.parse(view["face_up"])] if view["face_up"] else -1,
+            stock_size=view["stock_size"],
+            trick_number=view["trick_number"],
+            trick=Trick.from_json(view["trick"], DECK),
+            last_trick=Trick.from_json(view["last_trick"], DECK) if view["last_trick"] else None,
+            won=tuple((phase1, phase2) for phase1, phase2 in view["tricks_by_phase"]),
+            shown=tuple(DECK.mask(cards) for cards in view["known_cards"]),
+        )
+
+
 CARD_NOT_IN_HAND = RefusalCode(
     "card_not_in_hand",
     {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
@@ -352,21 +401,22 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     # --- views ------------------------------------------------------------------------------
 
     def own_view(self, state: GermanWhistState, seat: int | None) -> dict[str, Any]:
-        stock = state.stock
-        return {
-            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
-            "hand_sizes": [hand.bit_count() for hand in state.hands],
-            "trump": SUITS[state.trump].value if state.trump != NO_TRUMP else None,
-            "face_up": DECK.code(stock[0]) if stock else None,
-            "stock_size": len(stock),
-            "phase": state.phase,
-            "trick_number": state.trick_number if state.match.result is None else None,
-            "trick": state.trick.to_json(SEATS, DECK),
-            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
-            "tricks_won": [sum(seat_won) for seat_won in state.won],
-            "tricks_by_phase": [list(seat_won) for seat_won in state.won],
-            "known_cards": [DECK.codes(cards) for cards in state.shown],
-        }
+        return self.knowledge(state, seat).to_view()
+
+    def knowledge(self, state: GermanWhistState, seat: int | None) -> "GermanWhistSeat":
+        stock, hands = state.stock, state.hands
+        return GermanWhistSeat(  # by position: a view is built from it on every read
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count()),
+            state.trump,
+            stock[0] if stock else -1,
+            len(stock),
+            state.trick_number if state.match.result is None else None,
+            state.trick,
+            state.last_trick,
+            state.won,
+            state.shown,
+        )
 
     # --- serialization ----------------------------------------------------------------------
 

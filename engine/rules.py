@@ -221,6 +221,11 @@ class Trick(NamedTuple):
         doc["leader"], doc["cards"], doc["winner"] = self.leader, cards, self.winner
         return doc
 
+    @staticmethod
+    def from_json(doc: Mapping[str, Any], deck: Deck) -> "Trick":
+        """The inverse of :meth:`to_json`."""
+        return Trick(doc["leader"], tuple(deck.number[Card.parse(entry["card"])] for entry in doc["cards"]), doc["winner"])
+
     def dump(self, deck: Deck) -> list[Any]:
         """Compact form for a serialized state: ``[leader, [codes], winner]``."""
         return [self.leader, [deck.codes_table[card] for card in self.cards], self.winner]

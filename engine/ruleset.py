@@ -338,6 +338,11 @@ class Ruleset(ABC, Generic[S]):
     def own_view(self, state: S, seat: int | None) -> dict[str, Any]:
         """The game's own part of a view: hands, trick, piles, counts, as ``seat`` may see them."""
 
+    def knowledge(self, state: S, seat: int | None) -> object | None:
+        """What ``seat`` knows, in the game's own masks, for its computer player (None: the game
+        has none; its players read the view)."""
+        return None
+
     def result(self, state: S) -> MatchResult | None:
         """How the match ended, or None while it goes on."""
         return state.match.result

@@ -551,6 +551,86 @@ FORBIDDEN_MOVES: Mapping[type[Action], Text] = {
 CLOSED_ALREADY: Text = {"en": "the talon is closed: you may not close the talon", "tr": "talon zaten kapalı"}
 MARRIAGE_TALON_CLOSED: Text = {"en": "marriages may be announced only while the talon is open", "tr": "evlilik yalnızca talon açıkken ilan edilir"}
 
+class SixtySixSeat(NamedTuple):
+    """What one seat (None: a spectator) knows of the game, in masks: what its view says
+    (:meth:`to_view`) and what its computer player reads."""
+
+    hand: int | None  # None for a spectator
+    hand_sizes: tuple[int, ...]
+    trump: int  # suit number
+    trump_card: int | None  # the face-up card under the talon; None once taken, when closed, or without a talon
+    talon_size: int  # face-down cards
+    closed_by: int | None
+    trick_number: int | None  # None once the match is over
+    trick: Trick
+    last_trick: Trick | None
+    tricks: tuple[int, ...]  # per seat: tricks won this deal
+    shown: tuple[int, ...]  # per seat: cards in hand that both players know
+    marriages: tuple[Announcement, ...]  # announced this deal, in order, each by its king (the view names no card led)
+    won: tuple[int, ...] | None  # per seat: the cards of the tricks won, with ``open_scores`` only
+
+    def to_view(self) -> dict[str, Any]:
+        """The game's part of the seat's view (:class:`SixtySixView`)."""
+        trump, tricks, won = self.trump, self.tricks, self.won
+        return {
+            "hand": DECK.codes(self.hand) if self.hand is not None else None,
+            "hand_sizes": list(self.hand_sizes),
+            "trump": SUITS[trump].value,
+            "trump_card": DECK.code(self.trump_card) if self.trump_card is not None else None,
+            "talon_size": self.talon_size,
+            "talon_closed": self.closed_by is not None,
+            "closed_by": self.closed_by,
+            "phase": 1 if self.talon_size and self.closed_by is None else 2,
+            "trick_number": self.trick_number,
+            "trick": self.trick.to_json(SEATS, DECK),
+            "last_trick": self.last_trick.to_json(SEATS, DECK) if self.last_trick else None,
+            "tricks_won": list(tricks),
+            "known_cards": [DECK.codes(cards) for cards in self.shown],
+            "marriages": [
+                {
+                    "seat": marriage.seat,
+                    "suit": SUITS[marriage.card // 6].value,
+                    "points": marriage.points(trump),
+                    "pair": [DECK.code(card) for card in marriage.cards],
+                    "pending": not tricks[marriage.seat],
+                }
+                for marriage in self.marriages
+            ],
+            "pending_marriage": [not tricks[held] and any(marriage.seat == held for marriage in self.marriages) for held in range(SEATS)],
+            "points": [self.points(held) for held in range(SEATS)] if won is not None else None,
+            "won_cards": [DECK.codes(cards) for cards in won] if won is not None else None,
+        }
+
+    def points(self, seat: int) -> int:
+        """Card points won plus counted marriages (``open_scores`` only: else the cards won are not known)."""
+        assert self.won is not None
+        marriages = sum(marriage.points(self.trump) for marriage in self.marriages if marriage.seat == seat) if self.tricks[seat] else 0
+        return counted_points(points_of(self.won[seat]), marriages, self.tricks[seat])
+
+    @staticmethod
+    def from_view(view: Mapping[str, Any]) -> "SixtySixSeat":
+        """The inverse of :meth:`to_view`: for a client that holds only the view (``koz bot``)."""
+        number = DECK.number
+        won = view["won_cards"]
+        return SixtySixSeat(
+            hand=DECK.mask(view["hand"]) if view["hand"] is not None else None,
+            hand_sizes=tuple(view["hand_sizes"]),
+            trump=SUITS.index(Suit(view["trump"])),
+            trump_card=number[Card.parse(view["trump_card"])] if view["trump_card"] else None,
+            talon_size=view["talon_size"],
+            closed_by=view["closed_by"],
+            trick_number=view["trick_number"],
+            trick=Trick.from_json(view["trick"], DECK),
+            last_trick=Trick.from_json(view["last_trick"], DECK) if view["last_trick"] else None,
+            tricks=tuple(view["tricks_won"]),
+            shown=tuple(DECK.mask(cards) for cards in view["known_cards"]),
+            marriages=tuple(
+                Announcement(marriage["seat"], number[Card.parse(marriage["pair"][0])]) for marriage in view["marriages"]
+            ),
+            won=tuple(DECK.mask(cards) for cards in won) if won is not None else None,
+        )
+
+
 CARD_NOT_IN_HAND = RefusalCode(
     "card_not_in_hand",
     {"en": "the card is not in the player's hand", "tr": "kart oyuncunun elinde yok"},
@@ -1045,53 +1125,26 @@ class SixtySix(TrickTaking[SixtySixState]):
     # --- views ------------------------------------------------------------------------------
 
     def own_view(self, state: SixtySixState, seat: int | None) -> dict[str, Any]:
-        """The deal as ``seat`` may see it. Keys (JSON types):
+        """The deal as ``seat`` may see it (:class:`SixtySixView` says each key)."""
+        return self.knowledge(state, seat).to_view()
 
-        ``hand`` (list of codes; null for a spectator), ``hand_sizes`` (list of int), ``trump``
-        (suit letter), ``trump_card`` (code of the face-up card under the talon; null once taken,
-        when closed, or without a talon), ``talon_size`` (int, face-down cards), ``talon_closed``
-        (bool), ``closed_by`` (seat or null), ``phase`` (1 or 2), ``trick_number`` (int; null
-        once the match is over), ``trick`` and ``last_trick`` (``{"leader", "cards": [{"seat",
-        "card"}], "winner"}``; ``last_trick`` null before the deal's first trick is complete),
-        ``tricks_won`` (list of int), ``known_cards`` (per seat, the codes in that hand both
-        players know: a trump card taken, a marriage partner, the no-talon trump card),
-        ``marriages`` (list of ``{"seat", "suit", "points", "pair", "pending"}``),
-        ``pending_marriage`` (per seat, bool: marriage points waiting for a trick won),
-        ``points`` and ``won_cards`` (per seat int / list of codes with ``open_scores``, else null).
-        """
-        open_scores = state.match.options["open_scores"]
-        closing = state.closing
-        return {
-            "hand": DECK.codes(state.hands[seat]) if seat is not None else None,
-            "hand_sizes": [hand.bit_count() for hand in state.hands],
-            "trump": SUITS[state.trump].value,
-            "trump_card": DECK.code(state.trump_card) if state.trump_card is not None and closing is None else None,
-            "talon_size": len(state.talon),
-            "talon_closed": closing is not None,
-            "closed_by": closing.seat if closing else None,
-            "phase": state.phase,
-            "trick_number": state.trick_number if state.match.result is None else None,
-            "trick": state.trick.to_json(SEATS, DECK),
-            "last_trick": state.last_trick.to_json(SEATS, DECK) if state.last_trick else None,
-            "tricks_won": list(state.tricks),
-            "known_cards": [DECK.codes(cards) for cards in state.shown],
-            "marriages": [
-                {
-                    "seat": marriage.seat,
-                    "suit": SUITS[marriage.card // 6].value,
-                    "points": marriage.points(state.trump),
-                    "pair": [DECK.code(card) for card in marriage.cards],
-                    "pending": not state.won[marriage.seat],
-                }
-                for marriage in state.marriages
-            ],
-            "pending_marriage": [
-                not state.won[held] and any(marriage.seat == held for marriage in state.marriages)
-                for held in range(SEATS)
-            ],
-            "points": [state.points(held) for held in range(SEATS)] if open_scores else None,
-            "won_cards": [DECK.codes(cards) for cards in state.won] if open_scores else None,
-        }
+    def knowledge(self, state: SixtySixState, seat: int | None) -> "SixtySixSeat":
+        closing, hands, marriages = state.closing, state.hands, state.marriages
+        return SixtySixSeat(  # by position: a view is built from it on every read
+            hands[seat] if seat is not None else None,
+            (hands[0].bit_count(), hands[1].bit_count()),
+            state.trump,
+            state.trump_card if closing is None else None,
+            len(state.talon),
+            closing.seat if closing else None,
+            state.trick_number if state.match.result is None else None,
+            state.trick,
+            state.last_trick,
+            state.tricks,
+            state.shown,
+            tuple(Announcement(marriage.seat, marriage.cards[0]) for marriage in marriages) if marriages else (),
+            state.won if state.match.options["open_scores"] else None,
+        )
 
     # --- serialization ----------------------------------------------------------------------
 

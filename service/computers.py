@@ -28,7 +28,7 @@ from .game import Game
 from .metrics import DECISION_SECONDS
 from .offload import off_the_loop
 from .replay import apply_logged
-from .repository import Repository, snapshot_of
+from .repository import Repository
 from .store import Legacy, Stored
 from .tokens import require_token
 
@@ -66,7 +66,7 @@ class Computers:
         view = game.ruleset.view(game.state, seat)
         chooser = player(level, game.ruleset.id)
         events = self.events_seen_by(game, seat) if chooser.reads_events else ()
-        info = SeatInfo(game.ruleset.id, seat, game.options, view, events)
+        info = SeatInfo(game.ruleset.id, seat, game.options, view, events, game.ruleset.knowledge(game.state, seat))
         settings = self.repository.settings
         budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, timer=time.perf_counter)
         seed = f"{game.seed}:{game.version}:{seat}"
@@ -196,15 +196,7 @@ class Computers:
     def _commit_moves(self, moves: list[tuple[Game, int]], played: Played) -> None:
         """:meth:`Repository.commit` for the moves of a batch, in one round trip."""
         store = self.repository.store
-        writes = []
-        for game, start in moves:
-            game.start_turn()
-            writes.append(
-                store.prepare(
-                    game.id, start, game.version, snapshot_of(game), bytes(game.appended),
-                    ttl_seconds=self.repository.ttl(game), computer_due=game.computer_to_act() is not None,
-                )
-            )
+        writes = [self.repository.prepare(game, start) for game, start in moves]
         for (game, _), commit in zip(moves, store.commit_all(writes) if writes else []):
             if commit.written:
                 game.committed()

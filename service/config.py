@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 
@@ -28,6 +28,9 @@ class Settings:
     #: (0: no cap); past them a connection is answered 429 and closed, a stream 429
     connections_per_address: int = 256
     streams_per_address: int = 64
+    #: a connection past its address's cap is held unread this long before its 429 (0: answered
+    #: at once), so that the address cannot reopen it at once and crowd the listen queue
+    turn_away_seconds: float = 30.0
     #: a human's action waits this long at most for the computers' replies before it answers
     reply_wait_seconds: float = 2.0
     #: the computer moves an action's request makes itself, at most, when the computers to reply
@@ -87,6 +90,10 @@ class Settings:
     arena_seek_seconds: float = 600.0
     arena_seconds_per_action: int = 30
     arena_bank_seconds: int = 120
+    #: what an arena match's seat tokens are derived from (with the game and seat), so that the
+    #: account's event stream is kept without them and they are added as it is read; "": a
+    #: random secret the fleet keeps in Redis, made on first use (never shown: not in a repr)
+    arena_secret: str = field(default="", repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -118,6 +125,7 @@ class Settings:
             request_seconds=number("KOZ_REQUEST_SECONDS", defaults.request_seconds) or defaults.request_seconds,
             connections_per_address=number("KOZ_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, int),
             streams_per_address=number("KOZ_STREAMS_PER_ADDRESS", defaults.streams_per_address, int),
+            turn_away_seconds=number("KOZ_TURN_AWAY_SECONDS", defaults.turn_away_seconds),
             reply_wait_seconds=number("KOZ_REPLY_WAIT_SECONDS", defaults.reply_wait_seconds),
             replies_in_request=number("KOZ_REPLIES_IN_REQUEST", defaults.replies_in_request, int),
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
@@ -150,4 +158,5 @@ class Settings:
             arena_seconds_per_action=number("KOZ_ARENA_SECONDS_PER_ACTION", defaults.arena_seconds_per_action, int)
             or defaults.arena_seconds_per_action,
             arena_bank_seconds=number("KOZ_ARENA_BANK_SECONDS", defaults.arena_bank_seconds, int),
+            arena_secret=environ.get("KOZ_ARENA_SECRET", defaults.arena_secret),
         )

@@ -120,6 +120,23 @@ class DueMoves:
     def due_key(self, slot: int) -> str:
         return f"{self.prefix}:{{{slot_tag(slot)}}}:due"
 
+    def ended_key(self, slot: int) -> str:
+        """The arena matches of one slot that ended and are not settled yet (see :mod:`.arena.matchmaker`)."""
+        return f"{self.prefix}:{{{slot_tag(slot)}}}:arena-ended"
+
+    def ended_arena_games(self, count: int) -> list[str]:
+        """Up to ``count`` arena games of each slot of new games whose end was committed and is not
+        settled yet: one round trip per node."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for index in range(DUE_SLOT_COUNT):
+                pipe.zrange(self.ended_key(index * DUE_SPACING), 0, count - 1)
+            answers = pipe.execute()
+        return [game.decode() for games in answers for game in games]
+
+    def forget_ended(self, game_id: str) -> None:
+        """The arena settled the match ``game_id``: its end is no longer news."""
+        self.redis.zrem(self.ended_key(game_slot(game_id)), game_id)
+
     def computer_channel(self, game_id: str) -> str:
         return self._key(game_id, "computer")
 

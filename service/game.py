@@ -84,6 +84,7 @@ class Game:
         turn: dict[str, Any] | None = None,
         salt: str | None = None,
         host: str | None = None,
+        arena: bool = False,
         now: float,
         length_cap: tuple[int, int] | None,
         deal_events: list[Event] | None = None,
@@ -101,6 +102,9 @@ class Game:
         #: a hash of the address that created the game while it waits for players (its count
         #: of waiting games is kept under it); None for a game that never waited
         self.host = host
+        #: an arena match: the commit that ends it records so in the game's slot (:mod:`.due`),
+        #: where the arena's pass finds the matches to settle
+        self.arena = arena
         #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
         self.clock = clock
         #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
@@ -147,11 +151,13 @@ class Game:
         length_cap: tuple[int, int] | None,
         created_at: str | None = None,
         host: str | None = None,
+        arena: bool = False,
     ) -> "Game":
         state, events = ruleset.new_game(options, seed)
         game = cls(
             game_id, ruleset, options, seats, state, seed=seed, deal_base=DealBase(0, None), seed_source=seed_source,
             clock=clock, now=now, length_cap=length_cap, created_at=created_at, deal_events=[], salt=secrets.token_hex(16), host=host,
+            arena=arena,
         )
         game._record(events)
         return game

@@ -11,6 +11,7 @@ Reads never write.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets
@@ -19,13 +20,14 @@ from typing import Any, Callable, Mapping
 
 from engine import Action, registry
 from engine.players import player, standard_level
+from engine.ruleset import Ruleset
 from engine.shuffle import first_dealer
 from engine.texts import Said
 
 from .computers import Computers
 from .config import Settings
 from .refusals import Refused
-from .game import Game, SeatRecord
+from .game import Game, SeatRecord, check_presentable
 from .repository import MAX_ATTEMPTS, Repository
 from .store import GameStore, Stored
 from .tokens import derived_token, new_token, require_token, token_hash
@@ -105,6 +107,62 @@ class Games:
         if seats is None:
             computer = {"bot": standard_level(ruleset.id)}
             seats = [{} if index in ruleset.standard_human_seats else computer for index in range(ruleset.seat_count)]
+        records, tokens, codes = self._seat_records(ruleset, seats, private, lambda _: new_token())
+        source = "client" if seed else "server"
+        chosen = seed or secrets.token_hex(16)
+        game_id = self.store.new_game_id()
+        host = self._reserve_waiting(address, game_id) if codes else None
+        try:
+            game = self.repository.store_new(
+                lambda new_id: self._with_replies(self.repository.new_game(ruleset, parsed, records, chosen, source, clock, new_id, host)),
+                game_id,
+            )
+        except BaseException:
+            if host is not None:
+                self.store.release_waiting(host, game_id)
+            raise
+        if codes and not private and seed is None:
+            self.store.list_waiting(ruleset.id, game.id)
+        return game, tokens, {index: code for index, code in codes.items() if code}
+
+    def create_arena_games(
+        self,
+        ruleset_id: str,
+        games: list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]], str | None]],
+        clock: Mapping[str, Any],
+        token_for: Callable[[str, int], str],
+    ) -> list[Game]:
+        """Arena games, each ``(options, seats, seed)`` with no open seat, made together and
+        stored in one round trip (the pairings of one pass of the arena); the token of each
+        person's seat is ``token_for(game id, seat)``."""
+        self.repository.refuse_creation_when_full()
+        ruleset = registry.get(ruleset_id)
+        made: dict[int, Game] = {}
+        for _ in range(MAX_ATTEMPTS):
+            built = []
+            for index, (options, seats, seed) in enumerate(games):
+                if index in made:
+                    continue
+                game_id = self.store.new_game_id()
+                records, _, _ = self._seat_records(ruleset, seats, False, functools.partial(token_for, game_id))
+                new = self.repository.new_game(
+                    ruleset, ruleset.parse_options(options), records, seed or secrets.token_hex(16), "client" if seed else "server",
+                    clock, game_id, arena=True,
+                )
+                check_presentable(new)
+                built.append((index, self._with_replies(new)))
+            for (index, game), written in zip(built, self.repository.store_new_games([game for _, game in built])):
+                if written:  # (not: its id was taken meanwhile; made again under another)
+                    made[index] = game
+            if len(made) == len(games):
+                return [made[index] for index in range(len(games))]
+        raise Refused("storage_unavailable", "store_failed")
+
+    def _seat_records(
+        self, ruleset: Ruleset[Any], seats: list[Mapping[str, Any]], private: bool, token_for: Callable[[int], str]
+    ) -> tuple[list[SeatRecord], dict[int, str], dict[int, str]]:
+        """The seats of a new game as stored, the tokens of its persons' seats (``token_for(seat)``)
+        and the join codes of its open seats ("" for a public game's)."""
         if len(seats) != ruleset.seat_count:
             raise Refused(
                 "invalid_seats",
@@ -124,7 +182,7 @@ class Games:
             elif seat.get("open"):
                 codes[index] = new_join_code() if private else ""
             else:
-                tokens[index] = new_token()
+                tokens[index] = token_for(index)
             name = seat.get("name") or (None if seat.get("open") else ruleset.default_seat_name(index, human=level is None))
             records.append(
                 SeatRecord(
@@ -135,22 +193,7 @@ class Games:
                     code_hash=token_hash(codes[index]) if codes.get(index) else None,
                 )
             )
-        source = "client" if seed else "server"
-        chosen = seed or secrets.token_hex(16)
-        game_id = self.store.new_game_id()
-        host = self._reserve_waiting(address, game_id) if codes else None
-        try:
-            game = self.repository.store_new(
-                lambda new_id: self._with_replies(self.repository.new_game(ruleset, parsed, records, chosen, source, clock, new_id, host)),
-                game_id,
-            )
-        except BaseException:
-            if host is not None:
-                self.store.release_waiting(host, game_id)
-            raise
-        if codes and not private and seed is None:
-            self.store.list_waiting(ruleset.id, game.id)
-        return game, tokens, {index: code for index, code in codes.items() if code}
+        return records, tokens, codes
 
     def _with_replies(self, game: Game) -> Game:
         """``game`` after the moves its quick computers make at once (a computer that leads)."""

@@ -11,15 +11,18 @@ import gc
 import io
 import json
 import re
+import resource
 import secrets
 import signal
 import time
 import traceback
+from collections import deque
 from http import HTTPStatus
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
 import gevent
+import gevent.socket
 from gunicorn.arbiter import Arbiter
 from gunicorn.glogging import Logger
 from gunicorn.http.body import Body, LengthReader
@@ -159,19 +162,22 @@ class WholeRequests:
     is refused like any other malformed request (400), where the app would have failed reading
     it. A body over the app's limit is read up to the limit: the app refuses it (413) and the
     connection closes. A connection past ``KOZ_CONNECTIONS_PER_ADDRESS`` of its address is
-    answered 429 at once and closed, before a byte of it is read."""
+    answered 429 and closed before a byte of it is read: after ``KOZ_TURN_AWAY_SECONDS`` held
+    unread (:class:`HeldRefusals`), or at once when too many are held already."""
 
     def init_process(self) -> None:
         settings = Settings.from_env()
         self.request_seconds = settings.request_seconds
         self.max_body_bytes = settings.max_body_bytes
         self.connections = PerAddress(settings.connections_per_address)
+        self.held_refusals = HeldRefusals(settings.turn_away_seconds, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2)
         super().init_process()  # type: ignore[misc]  # the worker it is mixed into; runs the worker
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         address = addr[0] if isinstance(addr, tuple) else ""
         if not self.connections.take(address):
-            turn_away(client)
+            if not self.held_refusals.hold(client):
+                turn_away(client)
             return
         try:
             super().handle(listener, TimedSocket(client), addr)  # type: ignore[misc]  # the worker it is mixed into
@@ -205,6 +211,50 @@ def read_whole_body(req: Request, sock: Any, limit: int) -> None:
     if len(data) > limit:
         req.must_close = True  # the rest of it is never read: the connection cannot go on
     req.body = Body(io.BytesIO(data))
+
+
+class HeldRefusals:
+    """Connections past their address's cap, held open and unread for ``seconds`` before their
+    429, at most ``capacity`` of them at once.
+
+    Closed at once, each refused connection came straight back: one address reopening 10,000
+    connections a second (each a second after its 429, as ``Retry-After`` asks) kept the listen
+    queue full, and a new client's connection was dropped by the kernel and retried seconds later.
+    Held, the same address reopens them ``seconds`` later at the earliest, and no faster than
+    ``capacity`` per ``seconds``: thousands that came at once are answered spread out, so they do
+    not all come back at once. Each held connection costs a descriptor and no greenlet: it is
+    taken from the greenlet that accepted it (which gevent closes its socket after), so it does
+    not fill the connection pool."""
+
+    def __init__(self, seconds: float, capacity: int) -> None:
+        self.seconds = seconds
+        self.capacity = capacity if seconds > 0 else 0
+        #: (when to answer, the connection), in the order they came, so in the order they are due
+        self.held: deque[tuple[float, Any]] = deque()
+        self.last_due = 0.0
+        self.answering: gevent.Greenlet | None = None
+
+    def hold(self, client: Any) -> bool:
+        """Hold ``client`` for its delayed answer, unless as many as the capacity are held already."""
+        if len(self.held) >= self.capacity:
+            return False
+        self.last_due = max(time.monotonic() + self.seconds, self.last_due + self.seconds / self.capacity)
+        self.held.append((self.last_due, gevent.socket.socket(fileno=client.detach())))
+        if self.answering is None:
+            self.answering = gevent.spawn(self.answer_when_due)
+        return True
+
+    def answer_when_due(self) -> None:
+        try:
+            while self.held:
+                due, client = self.held[0]
+                if due > time.monotonic():
+                    gevent.sleep(due - time.monotonic())
+                    continue
+                self.held.popleft()
+                turn_away(client)
+        finally:
+            self.answering = None
 
 
 def turn_away(client: Any) -> None:

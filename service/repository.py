@@ -26,7 +26,7 @@ from .config import Settings
 from .refusals import Refused
 from .game import DealBase, Game, SeatRecord, check_presentable
 from .replay import ReplayCache
-from .store import Commit, GameStore, Legacy, Stored
+from .store import Commit, GameStore, Legacy, Prepared, Stored
 from .waiting import after_computers
 
 T = TypeVar("T")
@@ -67,6 +67,7 @@ def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tu
         turn=snapshot.get("turn"),
         salt=setup.get("salt"),
         host=setup.get("host"),
+        arena=setup.get("arena", False),
         now=now,
         length_cap=length_cap,
     )
@@ -84,6 +85,7 @@ def setup_of(game: Game) -> dict[str, Any]:
         **({"clock": game.clock} if game.clock else {}),
         **({"salt": game.salt} if game.salt else {}),
         **({"host": game.host} if game.host else {}),
+        **({"arena": True} if game.arena else {}),
     }
 
 
@@ -174,11 +176,12 @@ class Repository:
         clock: Mapping[str, Any] | None,
         game_id: str | None = None,
         host: str | None = None,
+        arena: bool = False,
     ) -> Game:
         """A new game (not stored yet), under ``game_id`` or a fresh id."""
         return Game.new(
             game_id or self.store.new_game_id(), ruleset, options, [SeatRecord(**asdict(seat)) for seat in records], seed, seed_source,
-            clock=dict(clock) if clock else None, now=self.timer(), length_cap=self.length_cap, host=host,
+            clock=dict(clock) if clock else None, now=self.timer(), length_cap=self.length_cap, host=host, arena=arena,
         )
 
     def load_announced(self, game_id: str, version: int) -> Game | None:
@@ -250,20 +253,37 @@ class Repository:
         """Store what changed in ``game`` since ``expected_version`` (None: it is a new game) in
         one compare-and-set: the new actions' log entries and the snapshot, and the job of a
         computer move when a computer is to act."""
-        setup = setup_of(game) if expected_version is None else None
-        game.start_turn()
-        commit = self.store.commit(
-            self.store.prepare(
-                game.id, expected_version, game.version, snapshot_of(game), bytes(game.appended),
-                setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), computer_due=game.computer_to_act() is not None,
-            )
-        )
+        commit = self.store.commit(self.prepare(game, expected_version, idempotency))
         deadline = game.deadline()
         if commit.written and deadline is not None:
             # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
             # process did not get to schedule is caught by the next change of the game
             self.store.schedule_clock(game.id, deadline)
         return commit
+
+    def prepare(self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Prepared:
+        """The write of what changed in ``game`` since ``expected_version`` (None: a new game)."""
+        setup = setup_of(game) if expected_version is None else None
+        game.start_turn()
+        return self.store.prepare(
+            game.id, expected_version, game.version, snapshot_of(game), bytes(game.appended),
+            setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), computer_due=game.computer_to_act() is not None,
+            arena_ended=game.arena and game.over,
+        )
+
+    def store_new_games(self, games: list[Game]) -> list[bool]:
+        """Store new games together, in one round trip (each write atomic by itself), and their
+        clocks in another; whether each was written (not: its id was taken meanwhile)."""
+        commits = self.store.commit_all([self.prepare(game, None) for game in games])
+        deadlines = {}
+        for game, commit in zip(games, commits):
+            if commit.written:
+                game.committed()
+                if (deadline := game.deadline()) is not None:
+                    deadlines[game.id] = deadline
+        if deadlines:
+            self.store.schedule_clocks(deadlines)
+        return [commit.written for commit in commits]
 
     def commit_and_follow(
         self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None

@@ -39,17 +39,18 @@ from redis.exceptions import AskError, ConnectionError, MovedError, NoScriptErro
 
 from .due import CLAIM_SCRIPT, SETTLE_SCRIPT, DueMoves, game_slot
 
-#: KEYS: game hash, log, idempotent answer, the due computer moves of the game's slot. ARGV:
-#: expected version ("new" to create), new version, setup (written only when creating), snapshot,
-#: log bytes to append, ttl, idempotent answer ("" for none), channel, game id, "1" when a
-#: computer is due to move in the new version (else "0"), the channel of due computer moves.
+#: KEYS: game hash, log, idempotent answer, the due computer moves of the game's slot, the ended
+#: arena games of the game's slot. ARGV: expected version ("new" to create), new version, setup
+#: (written only when creating), snapshot, log bytes to append, ttl, idempotent answer ("" for
+#: none), channel, game id, "1" when a computer is due to move in the new version (else "0"), the
+#: channel of due computer moves, "1" when the new version ends an arena match (else "0").
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
 #: Announces "<new version> <expected version> <log bytes appended>" on the game's channel, and
 #: the game's id on the channel of computer moves when one is due.
 COMMIT_SCRIPT = """
-local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers, ended =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12]
 if answer ~= '' then
   local seen = redis.call('GET', KEYS[3])
   if seen then return {2, seen} end
@@ -74,6 +75,7 @@ if due == '1' then
 else
   redis.call('ZREM', KEYS[4], game)
 end
+if ended == '1' then redis.call('ZADD', KEYS[5], 'NX', redis.call('TIME')[1], game) end
 redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
 if due == '1' then redis.call('PUBLISH', computers, game) end
 return {1, new_version}
@@ -261,6 +263,13 @@ class GameStore(DueMoves):
                 pipe.hmget(self._key(game_id, "game"), ["version", "setup", "snapshot", "record"])
             return [self._decode(*fields) for fields in pipe.execute()]
 
+    def exist(self, game_ids: list[str]) -> list[bool]:
+        """Whether each game is stored, in one round trip (one per node on a cluster)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.exists(self._key(game_id, "game"))
+            return [bool(found) for found in pipe.execute()]
+
     def version(self, game_id: str) -> int | None:
         version = self.redis.hget(self._key(game_id, "game"), "version")
         return int(version) if version is not None else None
@@ -306,6 +315,7 @@ class GameStore(DueMoves):
         setup: dict[str, Any] | None = None,
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         computer_due: bool = False,
+        arena_ended: bool = False,
         ttl_seconds: int | None = None,
     ) -> Prepared:
         """A new version of a game, written atomically or not at all by :meth:`commit` (or with
@@ -316,7 +326,9 @@ class GameStore(DueMoves):
         answer): the answer a retry with that key gets. ``ttl_seconds`` overrides the store's
         expiry (finished games are kept for less time). ``computer_due``: a computer is to move in
         the new version; the write records it in the game's slot, so that no commit leaving a
-        computer to act is without the record a worker finds."""
+        computer to act is without the record a worker finds. ``arena_ended``: the new version is
+        an arena match's end; the write records it in the game's slot likewise, for the arena's
+        pass to settle (:meth:`ended_arena_games`)."""
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
@@ -330,8 +342,10 @@ class GameStore(DueMoves):
             game_id,
             "1" if computer_due else "0",
             self.computer_channel(game_id),
+            "1" if arena_ended else "0",
         ]
-        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(game_slot(game_id))]
+        slot = game_slot(game_id)
+        keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(slot), self.ended_key(slot)]
         return Prepared(game_id, keys, args)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
@@ -453,6 +467,10 @@ class GameStore(DueMoves):
 
     def schedule_clock(self, game_id: str, deadline: float) -> None:
         self.redis.zadd(self._clocks_key(), {game_id: deadline})
+
+    def schedule_clocks(self, deadlines: dict[str, float]) -> None:
+        """:meth:`schedule_clock` for several games at once."""
+        self.redis.zadd(self._clocks_key(), deadlines)
 
     def unschedule_clock(self, game_id: str, now: float) -> None:
         """Drop a game's entry if it is due (a later deadline, just scheduled by a change of the game, stays)."""

@@ -4,6 +4,7 @@ Each scenario runs on fakeredis and on a real redis-server (``backend``)."""
 
 from __future__ import annotations
 
+import random
 import threading
 
 import pytest
@@ -38,7 +39,7 @@ def account(client, name: str, kind: str = "bot") -> str:
 
 def events(app, key: str, after: int = 0) -> list[dict]:
     arena = app.extensions["koz_arena"]
-    return [event for _, event in arena.store.events_after(arena.accounts.authenticate(key).id, after)]
+    return [event for _, event in arena.events_after(arena.accounts.authenticate(key).id, after)]
 
 
 def play_out(app, client, started: list[dict]) -> None:
@@ -217,6 +218,63 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
     assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
 
 
+def test_four_seeks_of_esli_batak_start_one_match_partners_drawn_each_account_with_its_own_seat_token(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    names = ["Oya", "Polat", "Rana", "Sarp"]
+    keys = [account(client, name) for name in names]
+    partners = []
+    for draw in (1, 2):  # two matches of the same four: the partners are drawn anew
+        for key in keys:
+            assert client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak"}, headers=bearer(key)).status_code == 201
+        assert Matchmaker(arena, shuffle=random.Random(draw)).run_pass() == 1
+        started = [events(arena_app, key)[-1] for key in keys]
+        assert {event["type"] for event in started} == {"match_started"} and len({event["game"] for event in started}) == 1
+        assert sorted(event["seat"] for event in started) == [0, 1, 2, 3] and len({event["token"] for event in started}) == 4
+        game = started[0]["game"]
+        for name, event in zip(names, started):
+            view = client.get(f"/v1/games/{game}", headers=bearer(event["token"])).get_json()
+            assert view["seat"] == event["seat"] and view["seats"][event["seat"]]["name"] == name
+            assert sorted(player["name"] for player in event["players"]) == sorted(set(names) - {name})
+        sides = client.get(f"/v1/games/{game}").get_json()["sides"]
+        seat_of = {name: event["seat"] for name, event in zip(names, started)}
+        partners.append(next(other for other in names if other != "Oya" and any({seat_of["Oya"], seat_of[other]} <= set(side) for side in sides)))
+    assert partners[0] != partners[1]
+
+
+def stored_values(redis, prefix: str) -> list[bytes]:
+    """Every value kept under ``prefix``, whatever its key's type."""
+    values: list[bytes] = []
+    for key in redis.scan_iter(match=f"{prefix}:*"):
+        kind = redis.type(key).decode()
+        if kind == "string":
+            values.append(redis.get(key))
+        elif kind == "hash":
+            values += redis.hvals(key)
+        elif kind == "list":
+            values += redis.lrange(key, 0, -1)
+        elif kind == "zset":
+            values += redis.zrange(key, 0, -1)
+        elif kind == "stream":
+            values += [value for _, fields in redis.xrange(key) for value in fields.values()]
+    return values
+
+
+def test_a_seat_token_is_kept_nowhere_in_the_store_and_is_given_whenever_the_stream_is_read(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Mert", "Nur")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    Matchmaker(arena).run_pass()
+    started = [events(arena_app, key)[0] for key in keys]
+    stored = stored_values(arena.store.redis, arena.store.prefix)
+    for event in started:
+        assert len(event["token"]) > 40 and not any(event["token"].encode() in value for value in stored)
+        assert client.get(f"/v1/games/{event['game']}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+    assert events(arena_app, keys[0]) == [started[0]]  # read again: the same token
+    streamed = client.get("/v1/arena/events", headers=bearer(keys[1])).get_data(as_text=True)
+    assert f'"token":"{started[1]["token"]}"' in streamed.replace(" ", "")
+
+
 def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mid_way(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
     keys = [account(client, name) for name in ("Gül", "Hakan")]
@@ -228,7 +286,7 @@ def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mi
     dying = Matchmaker(arena)
     dying.store = type("Dies", (), {"__getattr__": lambda self, name: getattr(arena.store, name), "set_abandoned": died})()
     with pytest.raises(RuntimeError):
-        dying.settle(arena_app.extensions["koz"].repository.load(started[0]["game"]).ruleset)
+        dying.settle()
     racers = [Matchmaker(arena) for _ in range(4)]
     threads = [threading.Thread(target=racer.run_pass) for racer in racers]
     for thread in threads:
@@ -240,7 +298,27 @@ def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mi
         assert page["games_played"] == 1 and page["ratings"][0]["games"] == 1
         assert any(event["type"] == "match_finished" for event in events(arena_app, key))
     assert len(arena.store.results("german-whist")) == 1
-    assert arena.store.matches("german-whist") == {}
+    assert arena.store.matches_started_before("german-whist", float("inf")) == {}
+    assert arena_app.extensions["koz"].store.ended_arena_games(10) == []
+
+
+def test_a_pass_reads_only_the_arena_games_whose_end_was_committed(arena_app, client, monkeypatch):
+    arena, koz = arena_app.extensions["koz_arena"], arena_app.extensions["koz"]
+    keys = [account(client, name) for name in ("Irmak", "Jale", "Kaan", "Lale")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena).run_pass() == 2
+    games = sorted({events(arena_app, key)[0]["game"] for key in keys})
+    assert koz.store.ended_arena_games(10) == []
+    forfeit(arena_app, games[0])
+    assert koz.store.ended_arena_games(10) == [games[0]]
+    read = []
+    load_many = koz.store.load_many
+    monkeypatch.setattr(koz.store, "load_many", lambda game_ids: read.append(list(game_ids)) or load_many(game_ids))
+    monkeypatch.setattr(koz.repository, "load", lambda game_id: pytest.fail(f"{game_id} read one by one"))
+    assert Matchmaker(arena).run_pass() == 1
+    assert read == [[games[0]]] and koz.store.ended_arena_games(10) == []
+    assert set(arena.store.matches_started_before("german-whist", float("inf"))) == {games[1]}
 
 
 def died(*_):

@@ -532,6 +532,34 @@ def test_rule_4_a_follower_void_in_the_led_suit_and_in_trump_may_play_any_card()
     assert legal(state) == ["2C", "AD"]
 
 
+def test_refusals_of_a_card_name_it_the_trump_and_the_suit_led():
+    assert refusal(table("AS 2C", "2S", "3S", "4S"), SOUTH, play("KD")).message == "King of Diamonds is not in your hand"
+    assert refusal(table(**DUMMYS_TURN), SOUTH, play("KS")).message == "King of Spades is not in the open hand of North"
+    led_by_south = table("AH 2C", "2S", "3S", "4S")
+    assert refusal(led_by_south, SOUTH, play("AH")).message == "hearts may not be led before trump is broken, unless only trumps are held"
+    clubs_led = table("2D 3C", "AS 2C", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(clubs_led, EAST, play("AS")).message == "clubs was led and must be followed"
+    void_in_clubs = table("2D 3C", "AH 2S", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(void_in_clubs, EAST, play("2S")).message == "void in clubs, a trump (hearts) must be played"
+    holding_higher_clubs = table("2D 3C", "2C KC", "3S", "4S", leader=SOUTH, trick="9C")
+    assert refusal(holding_higher_clubs, EAST, play("2C")).message == "you hold clubs higher than every one in the trick and must play one"
+    trumped_by_south = table("2D 3C", "3H KH 2S", "3S", "4S", leader=WEST, trick="9C 5H")
+    assert refusal(trumped_by_south, EAST, play("3H")).code == "must_overtrump"  # a trump, though not the suit's lowest card
+
+
+def test_the_card_winning_a_trick_so_far_and_its_seat_as_the_players_reckon_them():
+    hearts = SUITS.index(Suit.HEARTS)
+
+    def winning(leader, trick):
+        win, seat = batak.winning(leader, tuple(DECK.number[card] for card in cards(trick)), hearts)
+        return (DECK.cards[win].code if win >= 0 else None), seat
+
+    assert winning(SOUTH, "") == (None, -1)
+    assert winning(WEST, "9C") == ("9C", WEST)
+    assert winning(WEST, "9C 5H") == ("5H", SOUTH)
+    assert winning(NORTH, "9C KC 2S") == ("KC", WEST)
+
+
 def test_a_card_not_in_hand_is_refused():
     state = table("AS 2C", "2S", "3S", "4S")
     error = refusal(state, SOUTH, play("KD"))
@@ -614,6 +642,14 @@ def test_the_winner_of_a_trick_leads_the_next():
     assert view["tricks_won"] == [0, 1, 0, 0] and view["team_tricks"] == [0, 1]
     assert view["last_trick"]["winner"] == EAST and view["trick"] == {"leader": EAST, "cards": [], "winner": None}
     assert view["trick_number"] == 2
+
+
+def test_the_last_trick_stays_shown_while_the_next_is_played():
+    state = table("9S 2C", "AS 3C", "KS 4C", "QS 5C")
+    state, _ = play_cards(state, "9S", "AS", "KS", "QS", "3C")
+    view = BATAK.view(state, SOUTH)
+    assert [play["card"] for play in view["last_trick"]["cards"]] == ["9S", "AS", "KS", "QS"]
+    assert view["last_trick"]["winner"] == EAST and [play["card"] for play in view["trick"]["cards"]] == ["3C"]
 
 
 # --- scoring -----------------------------------------------------------------------------------

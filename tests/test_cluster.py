@@ -188,3 +188,34 @@ def test_the_lobby_and_the_turn_clocks_work_on_a_cluster(app):
     tables.timer = lambda: started + 31
     assert timeouts.enforce(tables) == 1
     assert [event["type"] for event in api.history(game_id).body["events"]].count("timeout") == 1
+
+
+def test_a_rated_arena_match_is_paired_played_and_rated_once_on_the_cluster(app, cluster):
+    """Accounts, seeks, the worker's pairing, the seat tokens handed over on the streams, the
+    match played over HTTP, the ended match found in its slot's record and rated once: every
+    arena key and script on a cluster of three nodes."""
+    client, arena = app.test_client(), app.extensions["koz_arena"]
+    keys = {name: client.post("/v1/accounts", json={"name": name}).get_json()["key"] for name in ("Ilgaz", "Jülide")}
+    ids = {name: arena.accounts.authenticate(key).id for name, key in keys.items()}
+    for key in keys.values():
+        answer = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 201, answer.get_json()
+
+    def heard(name: str, kind: str) -> list[dict]:
+        return [event for _, event in arena.events_after(ids[name], 0) if event["type"] == kind]
+
+    wait_until(lambda: all(heard(name, "match_started") for name in keys), 30, "the worker did not pair the seeks")
+    started = {name: heard(name, "match_started")[0] for name in keys}
+    tokens = {event["seat"]: event["token"] for event in started.values()}
+    game = started["Ilgaz"]["game"]
+    view = client.get(f"/v1/games/{game}").get_json()
+    while view["status"] == "active":
+        (seat,) = view["to_act"]
+        mine = client.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {tokens[seat]}"}).get_json()
+        view = client.post(f"/v1/games/{game}/actions", json=mine["legal_actions"][0], headers={"Authorization": f"Bearer {tokens[seat]}"}).get_json()
+    wait_until(lambda: all(heard(name, "match_finished") for name in keys), 30, "the worker did not settle the match")
+    assert sorted(heard(name, "match_finished")[0]["outcome"] for name in keys) == ["loss", "win"]
+    assert [result["game"] for result in arena.store.results("german-whist")] == [game]
+    board = client.get("/v1/arena/leaderboard", query_string={"ruleset": "german-whist", "provisional": "true"}).get_json()
+    assert sorted(entry["name"] for entry in board["entries"]) == sorted(keys) and {entry["games"] for entry in board["entries"]} == {1}
+    assert app.extensions["koz"].store.ended_arena_games(10) == []

@@ -532,6 +532,13 @@ def test_the_view_of_a_finished_match_has_no_trick_number():
     assert WHIST.view(state, 0)["trick_number"] is None
 
 
+def test_the_view_says_active_while_the_match_goes_on_and_finished_once_it_is_over_for_every_viewer():
+    state = table("AS", "3S", trump="C", won=((6, 7), (7, 5)))
+    assert [WHIST.view(state, seat)["status"] for seat in (0, 1, None)] == ["active"] * 3
+    state, _ = play_cards(state, "AS", "3S")
+    assert [WHIST.view(state, seat)["status"] for seat in (0, 1, None)] == ["finished"] * 3
+
+
 def test_reveal_is_refused_until_the_match_is_over():
     state, _ = WHIST.new_game(options(), seed="reveal")
     with pytest.raises(RuleError):

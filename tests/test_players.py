@@ -166,3 +166,20 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
         assert not card_codes_in(info.view) & hidden
         assert not card_codes_in(list(info.events)) & hidden
         state = ruleset.apply(state, event["seat"], Action.from_json(event["action"]))[0]
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_seats_knowledge_is_what_its_view_says(ruleset_id):
+    """The engine hands a computer seat its knowledge in masks; a client holding only the view
+    (``koz bot``) reads back the same."""
+    ruleset = registry.get(ruleset_id)
+    checked = 0
+    for state, info in itertools.islice(decision_points(ruleset_id, {}, "knowledge"), 0, None, 3):
+        known = ruleset.knowledge(state, info.seat)
+        if known is None:
+            return
+        assert info.knowledge == known
+        assert type(known).from_view(info.view) == known
+        assert type(known).from_view(ruleset.view(state, None)) == ruleset.knowledge(state, None)
+        checked += 1
+    assert checked >= 10

@@ -14,8 +14,10 @@ import socket
 import threading
 import time
 
+import gevent
 import pytest
 
+from service.http_server import HeldRefusals
 from tests.api import SocketClient
 from tests.test_serve import Service
 from tests.test_serve_faults import raw_request
@@ -29,15 +31,20 @@ CAPS = {
     "KOZ_STREAM_HEARTBEAT_SECONDS": "0.5",  # a closed stream is noticed at its next heartbeat
     "KOZ_CONNECTIONS_PER_ADDRESS": "6",
     "KOZ_STREAMS_PER_ADDRESS": "2",
+    "KOZ_TURN_AWAY_SECONDS": "1",
     "KOZ_MAX_WAITING_GAMES_PER_ADDRESS": "1000",  # the chunked bodies' tests invite someone fifteen times
     **NO_LIMITS,
 }
 SLOW_HEAD = b"POST /v1/games HTTP/1.1\r\nHost: koz\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
 
 
+#: connections a web process serves at once: few, so that a test sees them all taken
+POOL = 40
+
+
 @pytest.fixture(scope="module")
 def capped(tmp_path_factory):
-    service = Service(tmp_path_factory.mktemp("holdup") / "koz-data", **CAPS)
+    service = Service(tmp_path_factory.mktemp("holdup") / "koz-data", "--connections", str(POOL), **CAPS)
     yield service
     service.stop()
 
@@ -106,26 +113,51 @@ def test_the_deadline_counts_from_the_first_byte_not_from_an_idle_kept_alive_con
 
 
 def test_one_address_holding_its_cap_of_slow_connections_is_turned_away_and_others_are_answered(capped):
+    """Past its cap, an address's connections are answered 429 after being held unread for
+    KOZ_TURN_AWAY_SECONDS: turned away at once, the attacker's connections came straight back and
+    kept the listen queue full. Held, they take none of the process's POOL connections: more of
+    them than that, and another address is still answered at once."""
     held = [connect(capped, ATTACKER) for _ in range(6)]
     for connection in held:
         connection.sendall(SLOW_HEAD)
     time.sleep(0.3)  # every one of them accepted and waiting for its body
+    past_the_cap = []
     try:
-        with connect(capped, ATTACKER) as one_more:
-            one_more.sendall(b"GET /healthz HTTP/1.1\r\nHost: koz\r\n\r\n")
-            try:
-                status, problem = read_answer(one_more)
-                assert (status, problem["code"]) == (429, "too_many_connections")
-            except ConnectionResetError:
-                pass  # also allowed: the connection closed without an answer
+        started = time.monotonic()
+        for _ in range(POOL + 10):
+            connection = connect(capped, ATTACKER)
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: koz\r\n\r\n")
+            past_the_cap.append(connection)
         assert healthz_seconds(capped) < 0.5  # another address is answered at once
+        answers = []
+        for connection in past_the_cap:
+            answers.append(read_answer(connection))
+            assert time.monotonic() - started > 0.9, "answered before its hold ended"
+        assert {(status, problem["code"]) for status, problem in answers} == {(429, "too_many_connections")}
     finally:
-        for connection in held:
+        for connection in held + past_the_cap:
             connection.close()
     time.sleep(0.3)
     with connect(capped, ATTACKER) as again:  # its connections closed, the address is served again
         again.sendall(b"GET /healthz HTTP/1.1\r\nHost: koz\r\nConnection: close\r\n\r\n")
         assert read_answer(again)[0] == 200
+
+
+def test_refused_connections_are_answered_spread_out_and_past_the_capacity_or_with_no_hold_at_once():
+    refusals = HeldRefusals(seconds=0.2, capacity=2)
+    first, first_peer = socket.socketpair()
+    second, second_peer = socket.socketpair()
+    assert refusals.hold(first) and refusals.hold(second)
+    assert not refusals.hold(socket.socketpair()[0])  # its caller answers it at once
+    assert not HeldRefusals(seconds=0, capacity=10).hold(socket.socketpair()[0])
+    first_peer.settimeout(0)
+    second_peer.settimeout(0)
+    gevent.sleep(0.25)
+    with pytest.raises(BlockingIOError):
+        second_peer.recv(64)  # came with the first, due 0.2 / 2 s after it
+    gevent.sleep(0.2)
+    for peer in (first_peer, second_peer):
+        assert peer.recv(64).startswith(b"HTTP/1.1 429 Too Many Requests")
 
 
 def stream_status(service: Service, game_id: str, source: str) -> tuple[int, socket.socket]:

@@ -7,7 +7,10 @@ import base64
 import hashlib
 import hmac
 
-from service.tokens import derived_token, new_token, seat_of, token_hash
+import pytest
+
+from service.refusals import Refused
+from service.tokens import derived_token, new_token, require_token, seat_of, token_hash
 
 
 def test_a_new_token_is_long_random_and_url_safe():
@@ -92,3 +95,10 @@ def test_a_derived_token_takes_any_text_even_a_lone_surrogate():
     assert derived_token("\ud800", "\udfff") == base64.urlsafe_b64encode(
         hmac.new(b"\xed\xa0\x80", b"\xed\xbf\xbf", hashlib.sha256).digest()
     ).rstrip(b"=").decode()
+
+
+def test_a_request_without_a_bearer_token_is_refused_as_missing_token_and_one_with_it_gets_it():
+    with pytest.raises(Refused) as refused:
+        require_token(None)
+    assert (refused.value.code, refused.value.detail) == ("missing_token", "missing_token")
+    assert require_token("") == "" and require_token("a-token") == "a-token"

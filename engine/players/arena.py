@@ -31,7 +31,7 @@ class SeatLogs:
                     log.append(seen)
 
     def info(self, ruleset: Ruleset[Any], options: Mapping[str, Any], state: Any, seat: int) -> SeatInfo:
-        return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]))
+        return SeatInfo(ruleset.id, seat, options, ruleset.view(state, seat), tuple(self.logs[seat]), ruleset.knowledge(state, seat))
 
 
 @dataclass

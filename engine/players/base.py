@@ -22,6 +22,9 @@ class SeatInfo:
     view: Mapping[str, Any]
     #: the events of the current deal, from its ``deal`` event on, as this seat saw them
     events: tuple[Mapping[str, Any], ...] = ()
+    #: what the view says, in the game's masks, straight from the engine (``Ruleset.knowledge``);
+    #: None for a client that holds only the view (``koz bot``): a strategy then reads it back
+    knowledge: Any = field(default=None, compare=False)
 
     def legal_actions(self) -> list[Action]:
         return [Action.from_json(action) for action in self.view["legal_actions"]]

@@ -43,6 +43,7 @@ from ..batak import (
     TRICKS,
     TRUMPS,
     Auction,
+    BatakSeat,
     beats,
     chooser,
     deal_points,
@@ -54,7 +55,7 @@ from ..batak import (
     winning,
 )
 from ..batak import SUIT_MASKS as SUIT_MASK
-from ..cards import Card, Suit, highest, lowest, mask_of, members
+from ..cards import Card, highest, lowest, mask_of, members
 from ..rules import seat_at
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy
@@ -358,21 +359,22 @@ class Knowledge:
 
     @staticmethod
     def of(info: SeatInfo) -> "Knowledge":
-        view = info.view
+        """The seat's knowledge: what its view says (in the engine's masks), and what its plays
+        showed of each hand in the events of the deal."""
+        seen = info.knowledge if info.knowledge is not None else BatakSeat.from_view(info.view)
+        assert seen.hand is not None  # a seat's, not a spectator's
         known = [0] * SEATS
-        known[info.seat] = DECK.mask(view["hand"])
-        if view["open_hand"] is not None:
-            known[view["open_hand"]["seat"]] = DECK.mask(view["open_hand"]["cards"])
-        auction = Auction(
-            (view["dealer"] + 1) % SEATS, tuple((call["seat"], call["bid"]) for call in view["auction"]["bids"])
-        )
-        trump = SUITS.index(Suit(view["trump"])) if view["trump"] is not None else None
+        known[info.seat] = seen.hand
+        dummy = seen.dummy
+        if seen.open_hand is not None and dummy is not None:
+            known[dummy] = seen.open_hand
+        trump = seen.trump
         free_trump_lead = bool(info.options["trump_lead_before_broken"])
         tricks = [_trick_cards(event) for event in info.events if event["type"] == "trick"]
         leader: int | None = None
         trick: tuple[int, ...] = ()
-        if view["trick"] is not None:
-            leader, trick = _trick_cards(view["trick"])
+        if seen.trick is not None:
+            leader, trick = seen.trick.leader, seen.trick.cards
             if trick:
                 tricks.append((leader, trick))
         excluded = [0] * SEATS
@@ -382,24 +384,24 @@ class Knowledge:
             for trick_leader, cards in tricks:
                 _learn_from_trick(trick_leader, cards, trump, broken or free_trump_lead, excluded, played)
                 broken = broken or trump_played(mask_of(cards), trump)
-        declarer = view["declarer"]
-        scores = view["scores"]
+        declarer = seen.declarer
+        scores = info.view["scores"]
         return Knowledge(
             seat=info.seat,
-            actor=view["turn"] if view["turn"] is not None else info.seat,
+            actor=seen.turn if seen.turn is not None else info.seat,
             known=tuple(known),
-            sizes=tuple(view["hand_sizes"]),
+            sizes=seen.hand_sizes,
             excluded=tuple(excluded),
             played=tuple(played),
-            auction=auction,
+            auction=seen.auction,
             declarer=declarer,
-            contract=view["contract"],
+            contract=seen.contract,
             trump=trump,
             leader=leader,
             trick=trick,
-            broken=view["trump_broken"],
+            broken=seen.trump_broken,
             free_trump_lead=free_trump_lead,
-            declaring_tricks=view["team_tricks"][declarer % 2] if declarer is not None else 0,
+            declaring_tricks=seen.team_tricks(declarer % 2) if declarer is not None else 0,
             standing=Standing(scores[info.seat], scores[(info.seat + 1) % SEATS], info.options["target"]),
         )
 

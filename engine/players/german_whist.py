@@ -31,7 +31,17 @@ from typing import Any, Callable, Iterator, Mapping
 
 from ..actions import Play
 from ..cards import Card, highest, lowest, members
-from ..german_whist import BEATERS, DECK, PLAYS, SUIT_MASKS, counted_tricks, leader_wins, legal_cards, trick_winner
+from ..german_whist import (
+    BEATERS,
+    DECK,
+    PLAYS,
+    SUIT_MASKS,
+    GermanWhistSeat,
+    counted_tricks,
+    leader_wins,
+    legal_cards,
+    trick_winner,
+)
 from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
 from .base import Budget, SeatInfo, Strategy
@@ -242,8 +252,9 @@ class Knowledge:
 
 
 def read_knowledge(info: SeatInfo) -> Knowledge:
-    """The seat's knowledge, from its view and the events of the deal only."""
-    view = info.view
+    """The seat's knowledge: what its view says (in the engine's masks), and what it saw happen
+    in the events of the deal."""
+    seen = info.knowledge if info.knowledge is not None else GermanWhistSeat.from_view(info.view)
     seat, opponent = info.seat, 1 - info.seat
     played = opponent_takes = 0
     caps = [-1] * 4
@@ -264,21 +275,22 @@ def read_knowledge(info: SeatInfo) -> Knowledge:
             opponent_takes |= 1 << Card.parse(event["card"]).index
         elif kind == "draw" and event["seat"] == opponent:
             caps = [cap + 1 if cap >= 0 else cap for cap in caps]
-    in_trick = [Card.parse(entry["card"]).index for entry in view["trick"]["cards"]]
+    in_trick = seen.trick.cards
     for card in in_trick:
         played |= 1 << card
-    won = view["tricks_by_phase"]
+    hand = seen.hand
+    assert hand is not None  # a seat's, not a spectator's
     return Knowledge(
-        hand=DECK.mask(view["hand"]),
+        hand=hand,
         played=played,
-        opponent_known=DECK.mask(view["known_cards"][opponent]),
-        opponent_size=view["hand_sizes"][opponent],
+        opponent_known=seen.shown[opponent],
+        opponent_size=seen.hand_sizes[opponent],
         led=in_trick[0] if in_trick else -1,
-        face_up=Card.parse(view["face_up"]).index if view["face_up"] else -1,
-        stock_size=view["stock_size"],
-        trump=SUITS.index(view["trump"]) if view["trump"] else -1,
+        face_up=seen.face_up,
+        stock_size=seen.stock_size,
+        trump=seen.trump,
         caps=tuple(caps),
-        won=(tuple(won[seat]), tuple(won[opponent])),
+        won=(seen.won[seat], seen.won[opponent]),
         aim=Aim.of(info.options),
     )
 

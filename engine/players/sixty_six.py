@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Iterable
+from typing import Callable
 
 from ..actions import Action, Marriage, Play
-from ..cards import Card, Suit, highest, lowest, mask_of, members
+from ..cards import Card, highest, lowest, mask_of, members
 from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
 from ..sixty_six import (
@@ -58,6 +58,7 @@ from ..sixty_six import (
     TEN,
     VARIANTS,
     Closing,
+    SixtySixSeat,
     counted_points,
     deal_outcome,
     denied_by_reply,
@@ -76,14 +77,6 @@ from ..sixty_six import SUIT_MASKS as SUIT_MASK
 from .base import Budget, SeatInfo, Strategy
 
 ID = DECK.number
-SUIT_NUMBER = {suit: number for number, suit in enumerate(Suit)}
-
-
-def cards_mask(codes: Iterable[str]) -> int:
-    """The mask of some card codes."""
-    return DECK.mask(codes)
-
-
 def card_of(action: Action) -> int:
     """The card of a play or a marriage, as an int."""
     card = getattr(action, "card")
@@ -174,10 +167,12 @@ class Knowledge:
 
 
 def read(info: SeatInfo) -> Knowledge:
-    """The seat's knowledge, from its view and the events of the deal it saw."""
-    view, options, seat = info.view, info.options, info.seat
+    """The seat's knowledge: what its view says (in the engine's masks), and what it saw happen
+    in the events of the deal."""
+    options, seat = info.options, info.seat
+    seen = info.knowledge if info.knowledge is not None else SixtySixSeat.from_view(info.view)
     rules = DealRules(
-        trump=SUIT_NUMBER[Suit(view["trump"])],
+        trump=seen.trump,
         schnapsen=options["variant"] == "schnapsen",
         marriages=options["marriages"],
         exchange=options["trump_exchange"],
@@ -208,12 +203,13 @@ def read(info: SeatInfo) -> Knowledge:
             tricks[event["winner"]] += 1
             if event["phase"] == 2 and second["seat"] != seat:
                 barred |= denied_by_reply(lead, reply, rules.trump)
-    if view["trump_card"] is not None:  # in view while the talon is open; the events tell it once closed
-        face_up = ID[Card.parse(view["trump_card"])]
-    in_trick = [(entry["seat"], ID[Card.parse(entry["card"])]) for entry in view["trick"]["cards"]]
-    played |= mask_of(card for _, card in in_trick)
-    hand = cards_mask(view["hand"])
-    opponent_known = cards_mask(view["known_cards"][1 - seat])
+    if seen.trump_card is not None:  # in view while the talon is open; the events tell it once closed
+        face_up = seen.trump_card
+    leader, in_trick = seen.trick.leader, seen.trick.cards
+    played |= mask_of(in_trick)
+    hand = seen.hand
+    assert hand is not None  # a seat's, not a spectator's
+    opponent_known = seen.shown[1 - seat]
     under = 1 << face_up if face_up is not None else 0
     unseen = rules.deck & ~(hand | played | opponent_known | under)
     return Knowledge(
@@ -223,15 +219,15 @@ def read(info: SeatInfo) -> Knowledge:
         opponent_known=opponent_known,
         unseen=unseen,
         barred=barred & unseen,
-        opponent_size=view["hand_sizes"][1 - seat],
-        talon=view["talon_size"],
+        opponent_size=seen.hand_sizes[1 - seat],
+        talon=seen.talon_size,
         face_up=face_up,
         closing=closing,
         won=(won[0], won[1]),
         marriage=(marriage[0], marriage[1]),
         tricks=(tricks[0], tricks[1]),
-        lead=in_trick[0][1] if in_trick and in_trick[0][0] != seat else None,
-        scores=(view["scores"][0], view["scores"][1]),
+        lead=in_trick[0] if in_trick and leader != seat else None,
+        scores=(info.view["scores"][0], info.view["scores"][1]),
         target=options["target"],
     )
 

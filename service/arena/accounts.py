@@ -104,8 +104,14 @@ class Accounts:
         return Account.from_stored(account, stored)
 
     def by_id(self, account: str) -> Account | None:
-        stored = self.store.account(account)
-        return Account.from_stored(account, stored) if stored is not None else None
+        return self.by_ids([account])[account]
+
+    def by_ids(self, accounts: list[str]) -> dict[str, Account | None]:
+        """The accounts of these ids (None for one that does not exist), read in one round trip."""
+        return {
+            account: Account.from_stored(account, stored) if stored is not None else None
+            for account, stored in zip(accounts, self.store.accounts(accounts))
+        }
 
     def authenticate(self, key: str | None) -> Account:
         """The account whose key this is: a 401 ``missing_key`` without one, ``invalid_key`` for any other."""

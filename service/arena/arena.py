@@ -12,6 +12,7 @@ from engine import registry
 
 from ..games import Games
 from ..refusals import Refused
+from ..tokens import derived_token
 from .accounts import Account, Accounts
 from .ratings import ESTABLISHED_GAMES, Ratings
 from .store import ArenaStore
@@ -50,9 +51,29 @@ class Arena:
         self.accounts = Accounts(self.store)
         self.ratings = Ratings(self.store)
         self.timer = timer
+        self._secret = games.settings.arena_secret
+
+    def seat_token(self, game_id: str, seat: int) -> str:
+        """The seat token of an arena match's seat: derived from the fleet's secret, so that it is
+        never stored (the game keeps its hash) and is given again whenever the stream is read."""
+        if not self._secret:
+            self._secret = self.store.secret()
+        return derived_token(self._secret, "arena", game_id, str(seat))
+
+    def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
+        """The account's events numbered after ``after``, in order (at most ``count``): a
+        ``match_started`` is kept without its seat's token, which is added here."""
+        return [
+            (number, {**event, "token": self.seat_token(event["game"], event["seat"])} if event["type"] == "match_started" else event)
+            for number, event in self.store.events_after(account, after, count)
+        ]
 
     def emit(self, account: str, event: dict[str, Any]) -> int:
         return self.store.add_event(account, event, EVENTS_KEPT, EVENTS_TTL_SECONDS)
+
+    def emit_all(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Each ``(account, event)`` on its account's stream, in one round trip."""
+        self.store.add_events(events, EVENTS_KEPT, EVENTS_TTL_SECONDS)
 
     # --- seeks ----------------------------------------------------------------------------------
 

@@ -10,11 +10,14 @@ sweep takes its turn), every :data:`PASS_SECONDS`. It ends the challenges past t
    operation as ``POST /v1/games``: human seats for the accounts, computer seats for Koz's house
    accounts, a turn clock that forfeits), and hands each account its seat and seat token on its
    stream (``match_started``);
-3. settles the arena games that are over: the result and the ratings are recorded once
+3. settles the arena games that ended: the commit that ends an arena game records so in the
+   game's own slot (as a due computer move is, :mod:`service.due`), and the pass reads only
+   those games; the result and the ratings are recorded once
    (:meth:`.ratings.Ratings.record`), then each account hears ``match_finished``, its game no
    longer counts among its games at once, and an account whose clock ran out is marked as
    having abandoned (matched less until it finishes a game). A worker that dies between these
    steps leaves the match listed: the next pass does them again, and the record stands as made.
+   A match whose game expired unfinished is dropped unrated.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from engine import registry
 from engine.players import level_names
 from engine.ruleset import Ruleset
 
-from ..refusals import Refused
+from ..store import Stored
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
 from .challenges import Challenges
@@ -38,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: how often the fleet makes a pass
 PASS_SECONDS = 0.5
+#: the ended matches settled at most per slot and pass
+SETTLE_BATCH = 100
 
 
 class Matchmaker:
@@ -56,9 +61,9 @@ class Matchmaker:
     def run_pass(self) -> int:
         """Pair and settle every ruleset's arena once, and end the challenges past their time;
         how many matches were started or settled and challenges ended."""
-        done = Challenges(self.arena).expire()
+        done = Challenges(self.arena).expire() + self.settle()
         for ruleset in registry.all_rulesets():
-            done += self.settle(ruleset)
+            done += self.settle_expired(ruleset)
             done += self.pair(ruleset)
         return done
 
@@ -79,7 +84,7 @@ class Matchmaker:
                 live.append(seek)
         if not live:
             return 0
-        accounts = {seek["account"]: self.arena.accounts.by_id(seek["account"]) for seek in live}
+        accounts = self.arena.accounts.by_ids(list(dict.fromkeys(seek["account"] for seek in live)))
         ratings = dict(zip(accounts, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, list(accounts)))))
         seeks = [
             Seek(
@@ -96,12 +101,14 @@ class Matchmaker:
         house = {level: self.arena.accounts.house(level) for level in level_names(ruleset.id)}
         house_ratings = dict(zip(house, (Rating.from_text(text).mu for text in self.store.ratings(ruleset.id, [a.id for a in house.values()]))))
         by_id = {seek["id"]: seek for seek in live}
-        started = 0
-        for pairing in pair(seeks, ruleset.seat_count, now, house_ratings):
-            if self.store.take_seeks(ruleset.id, [seek.id for seek in pairing.seeks]):
-                self.start(ruleset, pairing, [by_id[seek.id] for seek in pairing.seeks], accounts, house, ratings)
-                started += 1
-        return started
+        pairings = pair(seeks, ruleset.seat_count, now, house_ratings)
+        still_there = self.store.take_seek_groups(ruleset.id, [[seek.id for seek in pairing.seeks] for pairing in pairings])
+        taken = [
+            (pairing, [by_id[seek.id] for seek in pairing.seeks])
+            for pairing, taken_now in zip(pairings, still_there)
+            if taken_now  # (not: another pass paired one of them meanwhile)
+        ]
+        return len(self.start_all(ruleset, taken, accounts, house, ratings))
 
     def start(
         self,
@@ -113,80 +120,120 @@ class Matchmaker:
         ratings: dict[str, Any],
     ) -> str:
         """Make the game of a pairing and hand each account its seat; the game's id."""
-        players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
-        players += [(house[level], level) for level in pairing.house]
-        self.random.shuffle(players)  # seats, and so partners, drawn at random
-        first = seeks[0]
-        seats: list[Mapping[str, Any]] = [
-            {"name": account.name} if level is None else {"bot": level, "name": account.name} for account, level in players
-        ]
+        (game_id,) = self.start_all(ruleset, [(pairing, seeks)], accounts, house, ratings)
+        return game_id
+
+    def start_all(
+        self,
+        ruleset: Ruleset[Any],
+        pairings: list[tuple[Pairing, list[dict[str, Any]]]],
+        accounts: dict[str, Any],
+        house: dict[str, Account],
+        ratings: dict[str, Any],
+    ) -> list[str]:
+        """Make the games of the pairings (with their seeks), stored together in one round trip,
+        and hand each account its seat; the games' ids."""
+        if not pairings:
+            return []
+        tables: list[list[tuple[Account, str | None]]] = []
+        for pairing, seeks in pairings:
+            players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
+            players += [(house[level], level) for level in pairing.house]
+            self.random.shuffle(players)  # seats, and so partners, drawn at random
+            tables.append(players)
         clock = {
             "seconds_per_action": self.arena.settings.arena_seconds_per_action,
             "bank": self.arena.settings.arena_bank_seconds,
             "on_timeout": "forfeit",
         }
-        game, tokens, _ = self.games.create(ruleset.id, first["options"], seats, self.seed(), clock=clock)
+        specs: list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]], str | None]] = [
+            (
+                seeks[0]["options"],
+                [{"name": account.name} if level is None else {"bot": level, "name": account.name} for account, level in players],
+                self.seed(),
+            )
+            for (_, seeks), players in zip(pairings, tables)
+        ]
+        made = self.games.create_arena_games(ruleset.id, specs, clock, self.arena.seat_token)
         now = self.arena.timer()
         until = now + self.arena.settings.game_ttl_seconds
-        match = {
-            "rated": first["rated"],
-            "seats": [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players],
-        }
-        self.store.add_match(ruleset.id, game.id, match, now)
-        rated_now = {
-            **ratings,
-            **dict(
-                zip([a.id for a in house.values()], (Rating.from_text(t) for t in self.store.ratings(ruleset.id, [a.id for a in house.values()])))
-            ),
-        }
-        public = [
+        house_ids = [account.id for account in house.values()]
+        rated_now = {**ratings, **dict(zip(house_ids, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, house_ids))))}
+        self.store.add_matches(
+            ruleset.id,
             {
-                "seat": index,
-                "name": account.name,
-                "kind": account.kind,
-                "rating": rated_now[account.id].mu,
-                "uncertainty": rated_now[account.id].sigma,
-            }
-            for index, (account, _) in enumerate(players)
-        ]
-        for seek in seeks:
-            self.store.disengage(seek["account"], seek["id"])
-            self.store.engage(seek["account"], game.id, until, now, 1 << 30)
-        for index, (account, level) in enumerate(players):
-            if level is None:
-                event = {
-                    "type": "match_started",
-                    "game": game.id,
-                    "ruleset": ruleset.id,
-                    "options": first["options"],
-                    "rated": first["rated"],
-                    "seat": index,
-                    "token": tokens[index],
-                    "url": f"/v1/games/{game.id}",
-                    "players": [player for player in public if player["seat"] != index],
+                game.id: {
+                    "rated": seeks[0]["rated"],
+                    "seats": [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players],
                 }
-                self.arena.emit(account.id, event)
-        log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
-        return game.id
+                for game, (_, seeks), players in zip(made, pairings, tables)
+            },
+            now,
+        )
+        self.store.hand_over([(seek["account"], seek["id"], game.id) for game, (_, seeks) in zip(made, pairings) for seek in seeks], until)
+        events = []
+        for game, (_, seeks), players in zip(made, pairings, tables):
+            first = seeks[0]
+            public = [
+                {
+                    "seat": index,
+                    "name": account.name,
+                    "kind": account.kind,
+                    "rating": rated_now[account.id].mu,
+                    "uncertainty": rated_now[account.id].sigma,
+                }
+                for index, (account, _) in enumerate(players)
+            ]
+            for index, (account, level) in enumerate(players):
+                if level is None:
+                    event = {
+                        "type": "match_started",
+                        "game": game.id,
+                        "ruleset": ruleset.id,
+                        "options": first["options"],
+                        "rated": first["rated"],
+                        "seat": index,  # (its token is not kept: it is added as the stream is read)
+                        "url": f"/v1/games/{game.id}",
+                        "players": [player for player in public if player["seat"] != index],
+                    }
+                    events.append((account.id, event))
+            log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
+        self.arena.emit_all(events)
+        return [game.id for game in made]
 
     # --- settling -------------------------------------------------------------------------------
 
-    def settle(self, ruleset: Ruleset[Any]) -> int:
+    def settle(self) -> int:
+        """Settle the arena matches whose end was committed (:meth:`GameStore.ended_arena_games`):
+        the pass reads only the games that ended, never every game in progress."""
+        ended = self.games.store.ended_arena_games(SETTLE_BATCH)
         settled = 0
-        for game_id, match in self.store.matches(ruleset.id).items():
-            try:
-                game = self.games.repository.load(game_id)
-            except Refused as refused:
-                if refused.code != "unknown_game":
-                    raise
-                self.finish(ruleset, game_id, match, None)  # expired unfinished: nothing to rate
-                settled += 1
-                continue
-            if game.over:
-                view = game.view(None)
-                self.finish(ruleset, game_id, match, {"status": view["status"], "winners": view["winners"], "forfeit": game.forfeit})
-                settled += 1
+        for game_id, stored in zip(ended, self.games.store.load_many(ended)):
+            if isinstance(stored, Stored):
+                game = self.games.repository.from_stored(game_id, stored)
+                ruleset, match = game.ruleset, self.store.match(game.ruleset.id, game_id)
+                if match is not None and game.over:
+                    view = game.view(None)
+                    self.finish(ruleset, game_id, match, {"status": view["status"], "winners": view["winners"], "forfeit": game.forfeit})
+                    settled += 1
+            else:  # it ended, then expired before it was settled: nothing to rate
+                for ruleset in registry.all_rulesets():
+                    if (match := self.store.match(ruleset.id, game_id)) is not None:
+                        self.finish(ruleset, game_id, match, None)
+                        settled += 1
+            self.games.store.forget_ended(game_id)  # (after finishing: a pass that dies before does it again)
         return settled
+
+    def settle_expired(self, ruleset: Ruleset[Any]) -> int:
+        """Drop the arena matches whose game expired unfinished (nothing to rate): only those
+        started longer ago than a game is kept idle are looked at."""
+        old = self.store.matches_started_before(ruleset.id, self.arena.timer() - self.arena.settings.game_ttl_seconds)
+        if not old:
+            return 0
+        gone = [game_id for game_id, exists in zip(old, self.games.store.exist(list(old))) if not exists]
+        for game_id in gone:
+            self.finish(ruleset, game_id, old[game_id], None)
+        return len(gone)
 
     def finish(self, ruleset: Ruleset[Any], game_id: str, match: dict[str, Any], ended: dict[str, Any] | None) -> None:
         humans = [seat["account"] for seat in match["seats"] if seat["kind"] != "house"]

@@ -8,7 +8,7 @@ Two hash tags, so that every script touches one slot of a Redis Cluster:
   Redis stream of its events, ids ``<n>-1``) and ``seq`` (the last event's number, its SSE id);
 - a ruleset's arena shares ``{arena:<ruleset id>}``: ``seeks`` (a sorted set of seek ids by when
   they were made) with ``seek`` (a hash: seek id -> the seek), ``matches`` (the arena games in
-  progress, by start) with ``match`` (game id -> who sits where), ``ratings`` (account id -> its
+  progress or ended and not yet settled, by start) with ``match`` (game id -> who sits where), ``ratings`` (account id -> its
   rating), ``board`` and ``provisional`` (account ids by conservative rating, apart by games
   played), ``rated`` (game id -> its recorded result: the exactly-once guard), ``results`` (every
   result in the order recorded), ``played`` (account id -> its games recorded) and
@@ -21,6 +21,7 @@ compare-and-set (:data:`RECORD_SCRIPT`). Results come once per match, far more r
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any, cast
 
 from redis import Redis
@@ -121,12 +122,23 @@ class ArenaStore:
     def __init__(self, redis: Redis | RedisCluster, prefix: str) -> None:
         self.redis: Any = cast(Any, redis)  # one server or a cluster: the same commands
         self.prefix = prefix
+        self.cluster = isinstance(redis, RedisCluster)
         self._create_account = self.redis.register_script(CREATE_ACCOUNT_SCRIPT)
         self._engage = self.redis.register_script(ENGAGE_SCRIPT)
         self._event = self.redis.register_script(EVENT_SCRIPT)
         self._seek = self.redis.register_script(SEEK_SCRIPT)
         self._take_seeks = self.redis.register_script(TAKE_SEEKS_SCRIPT)
         self._record = self.redis.register_script(RECORD_SCRIPT)
+
+    def _run_all(self, calls: list[tuple[Any, list[str], list[Any]]]) -> list[Any]:
+        """Scripts' calls ``(script, keys, args)``, each atomic by itself, in one round trip
+        (one after the other on a cluster, where their keys live on different nodes)."""
+        if self.cluster or len(calls) < 2:
+            return [script(keys=keys, args=args) for script, keys, args in calls]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for script, keys, args in calls:
+                script(keys=keys, args=args, client=pipe)
+            return list(pipe.execute())
 
     # --- keys -----------------------------------------------------------------------------------
 
@@ -147,8 +159,16 @@ class ArenaStore:
         return bool(self._create_account(keys=[self.account_key(account, "account")], args=[name, kind, created, key_hash]))
 
     def account(self, account: str) -> dict[str, str] | None:
-        raw = self.redis.hgetall(self.account_key(account, "account"))
-        return {key.decode(): value.decode() for key, value in raw.items()} if raw else None
+        (stored,) = self.accounts([account])
+        return stored
+
+    def accounts(self, accounts: list[str]) -> list[dict[str, str] | None]:
+        """:meth:`account` of several accounts, in one round trip (one per node on a cluster)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for account in accounts:
+                pipe.hgetall(self.account_key(account, "account"))
+            answers = pipe.execute()
+        return [{key.decode(): value.decode() for key, value in raw.items()} if raw else None for raw in answers]
 
     def set_abandoned(self, account: str, game_id: str | None) -> None:
         """Mark the account as having abandoned ``game_id`` (None: it finished a game since)."""
@@ -164,12 +184,35 @@ class ArenaStore:
     def disengage(self, account: str, *entries: str) -> None:
         self.redis.zrem(self.account_key(account, "engaged"), *entries)
 
+    def hand_over(self, engagements: list[tuple[str, str, str]], until: float) -> None:
+        """Each ``(account, seek id, game id)``: the account's seek became that game, which counts
+        among its games until ``until`` (past the cap: the seek held its place), in one round trip."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for account, seek_id, game_id in engagements:
+                pipe.zrem(self.account_key(account, "engaged"), seek_id)
+                pipe.zadd(self.account_key(account, "engaged"), {game_id: until})
+            pipe.execute()
+
+    def secret(self) -> str:
+        """The fleet's secret that arena seat tokens are derived from, made on first use."""
+        key = f"{self.prefix}:arena:secret"
+        self.redis.set(key, secrets.token_urlsafe(32), nx=True)
+        return str(self.redis.get(key).decode())
+
     # --- events ---------------------------------------------------------------------------------
 
     def add_event(self, account: str, event: dict[str, Any], keep: int, ttl: int) -> int:
-        channel = f"{self.prefix}:{{{self.events_channel_id(account)}}}:versions"
-        keys = [self.account_key(account, "seq"), self.account_key(account, "events")]
-        return int(self._event(keys=keys, args=[json.dumps(event, ensure_ascii=False), keep, ttl, channel]))
+        (number,) = self.add_events([(account, event)], keep, ttl)
+        return number
+
+    def add_events(self, events: list[tuple[str, dict[str, Any]]], keep: int, ttl: int) -> list[int]:
+        """Append each ``(account, event)`` to its account's stream, in one round trip; their numbers."""
+        calls = []
+        for account, event in events:
+            channel = f"{self.prefix}:{{{self.events_channel_id(account)}}}:versions"
+            keys = [self.account_key(account, "seq"), self.account_key(account, "events")]
+            calls.append((self._event, keys, [json.dumps(event, ensure_ascii=False), keep, ttl, channel]))
+        return [int(number) for number in self._run_all(calls)]
 
     def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
         """The account's events numbered after ``after``, in order (at most ``count``)."""
@@ -191,20 +234,32 @@ class ArenaStore:
         return [json.loads(value) for value in raw if value is not None]
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
+        (taken,) = self.take_seek_groups(ruleset, [seek_ids])
+        return taken
+
+    def take_seek_groups(self, ruleset: str, groups: list[list[str]]) -> list[bool]:
+        """:meth:`take_seeks` of each group (a pairing's seeks: all or none of them), in one round trip."""
         keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
-        return bool(self._take_seeks(keys=keys, args=seek_ids))
+        return [bool(taken) for taken in self._run_all([(self._take_seeks, keys, seek_ids) for seek_ids in groups])]
 
     # --- matches --------------------------------------------------------------------------------
 
-    def add_match(self, ruleset: str, game_id: str, match: dict[str, Any], now: float) -> None:
+    def add_matches(self, ruleset: str, matches: dict[str, dict[str, Any]], now: float) -> None:
+        """List the new arena games ``matches`` (game id -> who sits where)."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(self.arena_key(ruleset, "match"), game_id, json.dumps(match, ensure_ascii=False))
-            pipe.zadd(self.arena_key(ruleset, "matches"), {game_id: now})
+            listed = {game_id: json.dumps(match, ensure_ascii=False) for game_id, match in matches.items()}
+            pipe.hset(self.arena_key(ruleset, "match"), mapping=listed)
+            pipe.zadd(self.arena_key(ruleset, "matches"), dict.fromkeys(matches, now))
             pipe.execute()
 
-    def matches(self, ruleset: str) -> dict[str, dict[str, Any]]:
-        """The arena games of the ruleset in progress (or finished and not yet settled)."""
-        ids = self.redis.zrange(self.arena_key(ruleset, "matches"), 0, -1)
+    def match(self, ruleset: str, game_id: str) -> dict[str, Any] | None:
+        """Who sits where in an arena game in progress (or ended and not yet settled); None: no such match."""
+        raw = self.redis.hget(self.arena_key(ruleset, "match"), game_id)
+        return json.loads(raw) if raw is not None else None
+
+    def matches_started_before(self, ruleset: str, before: float) -> dict[str, dict[str, Any]]:
+        """The arena games of the ruleset in progress (or not yet settled) started before ``before``."""
+        ids = self.redis.zrangebyscore(self.arena_key(ruleset, "matches"), "-inf", repr(before))
         if not ids:
             return {}
         raw = self.redis.hmget(self.arena_key(ruleset, "match"), ids)

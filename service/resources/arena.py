@@ -284,7 +284,7 @@ def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[str]:
     with announcements.waiting(koz_arena.store.events_channel_id(account_id), after) as waiter:
         while True:
             # read after registering: no event falls between the read and the wait
-            for number, event in koz_arena.store.events_after(account_id, after):
+            for number, event in koz_arena.events_after(account_id, after):
                 yield f"id: {number}\nevent: {event['type']}\ndata: {json_text(event)}\n\n"
                 after = number
             waiter.after = after
