@@ -56,10 +56,12 @@ $(PEER_BOARDGAMEIO): bench/peer_boardgameio/package-lock.json
 		echo "npm is missing: the boardgame.io peer's test will fail ('apt-get install nodejs npm' as root)"; \
 	fi
 
+# worksteal: a worker that runs out of tests takes queued ones from the other, so the slow ones at
+# the end of a queue do not run alone
 test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS) $(PEER_BOARDGAMEIO)
 	$(BIN)/ruff check engine service bench tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 # The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.
 $(VENV)-peer/.installed:

@@ -171,7 +171,9 @@ class WorkerThread:
     one (fake) Redis."""
 
     def __init__(self, games: Games, name: str = "in-process") -> None:
-        self.worker = Worker(games, name, block_seconds=0.2, sweep_seconds=0.5)
+        # announcements reach a thread of this process: the sweep, a net for a lost one, is
+        # rare (on fakeredis a sweep of every due set costs more than most tests do)
+        self.worker = Worker(games, name, block_seconds=0.2, sweep_seconds=SWEEP_SECONDS * 5)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.worker.run, args=(self.stop,), name="koz-worker", daemon=True)
 

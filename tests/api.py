@@ -73,9 +73,10 @@ class Client:
             view = self.request("GET", f"/v1/games/{game_id}?wait={min(30, math.ceil(left))}&after={view['version']}", token=token).body
         return view
 
-    def whole_history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
-        """Every page of a game's history: the last page's body with all the events."""
-        events, after = [], -1
+    def whole_history(self, game_id: str, token: str | None = None, after: int = -1) -> dict[str, Any]:
+        """Every page of a game's history (of the versions after ``after``): the last page's body
+        with all the events."""
+        events: list[Any] = []
         while after is not None:
             body = self.history(game_id, token, query=f"?after={after}&limit=1000").body
             events += body["events"]

@@ -546,6 +546,13 @@ def test_a_wait_that_ends_with_nothing_announced_reads_nothing_unless_the_subscr
     that nothing happened; only a renewed one (announcements possibly missed) sends them to the store."""
     game_id, _ = two_humans(api)
     koz = app.extensions["koz"]
+    # the subscription is up and heard: a renewal still on its way would wake the wait below
+    with koz.announcements.waiting("warm-up", 0) as heard:
+        koz.store.redis.publish(koz.store.channel("warm-up"), "1 0 ")
+        deadline = time.monotonic() + 10
+        while heard.newer_than(0) == 0 and time.monotonic() < deadline:
+            heard.wait(1)  # (a renewal may wake it first)
+        assert heard.newer_than(0) == 1, "the subscription did not come up"
     reads: list[str] = []
     original = koz.store.version
     monkeypatch.setattr(koz.store, "version", lambda game: reads.append(game) or original(game))

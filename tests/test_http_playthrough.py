@@ -44,7 +44,7 @@ MATCHES = (
 #: chance of passing when a pass is legal: uniformly random Batak bids mostly fail, and a match of
 #: failed contracts may never reach its target
 PASS_CHANCE = 0.85
-CHUNK = 10
+CHUNK = 5
 #: actions of every type; any that is not legal at a moment must be refused with a rule's code
 PROBE_ACTIONS = [
     {"type": "pass"},
@@ -79,9 +79,15 @@ class Match:
         self.tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
         self.rng = random.Random(seed)
         self.claims_offered = self.claims_made = 0  # marriages with declare: true (Sixty-Six)
+        self.histories: dict[int | None, list] = {}  # each viewer's history events read so far
+        self.history_read = -1  # the version they were read to
+        self.loaded = None  # the state as of the last action
 
     def state(self):
-        return self.tables.repository.load(self.id).state
+        """The true state, read from the store once per action (refused requests change nothing)."""
+        if self.loaded is None:
+            self.loaded = self.tables.repository.load(self.id).state
+        return self.loaded
 
     def check_no_leak(self, body, seat):
         """No card ``seat`` may not see now appears in a view or in this deal's events. (Cards of
@@ -92,36 +98,37 @@ class Match:
     def version(self) -> int:
         return self.api.view(self.id).body["version"]
 
-    def refused(self, answer, status, codes, version):
+    def refused(self, answer, status, codes):
         assert answer.status == status and answer.code in codes, (answer.status, answer.body)
         assert answer.headers["Content-Type"] == "application/problem+json"
         assert answer.body["detail"]
-        assert self.version() == version, "a refused request changed the game"
 
     def probe(self, view, seat):
-        """Send a few requests that must be refused, and check each refusal."""
+        """Send a few requests that must be refused, and check each refusal, and that together
+        they changed nothing (a change cannot be undone by a later refusal)."""
         version = view["version"]
         waiting = [other for other in self.tokens if other not in view["to_act"]]
         if waiting:
             other = self.rng.choice(waiting)
             hand = self.api.view(self.id, self.tokens[other]).body["hand"] or ["AS"]
             answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(hand)}, self.tokens[other])
-            self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act", "not_in_auction", "not_declarer"}, version)
+            self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act", "not_in_auction", "not_declarer"})
         legal = {(a["type"], a.get("card")) for a in view["legal_actions"]}
         illegal = [card for card in view["hand"] if ("play", card) not in legal]
         if illegal:
             answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(illegal)}, self.tokens[seat])
-            self.refused(answer, 422, {answer.code}, version)
+            self.refused(answer, 422, {answer.code})
             assert answer.body["legal_actions"] == view["legal_actions"]
         unlisted = [action for action in PROBE_ACTIONS if action not in view["legal_actions"]]
         if unlisted:
             answer = self.api.act(self.id, self.rng.choice(unlisted), self.tokens[seat])
-            self.refused(answer, 422, {answer.code}, version)
+            self.refused(answer, 422, {answer.code})
             assert answer.body["legal_actions"] == view["legal_actions"]
         answer = self.api.act(self.id, view["legal_actions"][0], "forged-token")
-        self.refused(answer, 401, {"invalid_token"}, version)
+        self.refused(answer, 401, {"invalid_token"})
         answer = self.api.act(self.id, view["legal_actions"][0], self.tokens[seat], **{"If-Match": f'W/"{version - 1}"'})
-        self.refused(answer, 412, {"stale_version"}, version)
+        self.refused(answer, 412, {"stale_version"})
+        assert self.version() == version, "a refused request changed the game"
 
     def pick(self, legal):
         """A random legal action (passing more often than not, where passing is legal; claiming
@@ -136,10 +143,16 @@ class Match:
         return self.rng.choice(legal)
 
     def check_histories(self):
+        """Every viewer's history of this deal so far shows it no card it may not see. Each reads
+        on from where it read last, as a client following the match would (and as a long match
+        must: rereading it whole at every check grows with the square of its length)."""
+        version = self.version()
         for seat in [None, *self.tokens]:
-            events = self.api.whole_history(self.id, self.tokens.get(seat))["events"]
+            events = self.histories.setdefault(seat, [])
+            events += self.api.whole_history(self.id, self.tokens.get(seat), after=self.history_read)["events"]
             deal_starts = [index for index, event in enumerate(events) if event["type"] == "deal"]
             self.check_no_leak(events[deal_starts[-1] :], seat)
+        self.history_read = version
 
     def play(self) -> None:
         step = 0
@@ -159,6 +172,7 @@ class Match:
             action = self.pick(view["legal_actions"])
             answer = self.api.act(self.id, action, self.tokens[seat])
             assert answer.status == 200, answer.body
+            self.loaded = None
             self.check_no_leak(answer.body, seat)
             self.claims_offered += any(offered.get("declare") for offered in view["legal_actions"])
             if action.get("declare"):  # the marriage and the claim in one action end the deal
