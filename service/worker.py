@@ -155,15 +155,18 @@ class Worker:
             self._subscription = None
 
     def drain(self) -> int:
-        """Make computer moves until none is due in the slots of new games (tests); how many."""
+        """Make computer moves, and the arena's passes, until no move is due in the slots of new
+        games and a pass finds nothing to do (tests); how many games were played (or found idle)."""
         done = 0
         while True:
-            self.matchmaker.run_pass()
             self._held += self.sweep(shared=False)
-            count = self._play()
-            if not count:
+            if not self._held and not self.matchmaker.run_pass():
                 return done
-            done += count
+            while self._held:
+                playing = list(dict.fromkeys(self._held))
+                done += self._play()
+                # the games whose computer is still due move on, without sweeping every slot again
+                self._held += self.store.claim(playing, self.lease_seconds)
 
 
 class WorkerThread:
