@@ -653,6 +653,11 @@ def test_view_counts_each_hand_by_itself_as_a_trick_goes_round():
     assert sizes == [[1, 2, 2, 2], [1, 1, 2, 2], [1, 1, 1, 2]]
 
 
+def test_what_a_seat_knows_counts_each_teams_tricks_as_its_two_seats_tricks():
+    seen = BATAK.knowledge(table("9S", "AS", "KS", "QS", won=(1, 2, 3, 4)), SOUTH)
+    assert (seen.team_tricks(0), seen.team_tricks(1)) == (1 + 3, 2 + 4)
+
+
 def test_the_last_trick_stays_shown_while_the_next_is_played():
     state = table("9S 2C", "AS 3C", "KS 4C", "QS 5C")
     state, _ = play_cards(state, "9S", "AS", "KS", "QS", "3C")
