@@ -644,6 +644,15 @@ def test_the_winner_of_a_trick_leads_the_next():
     assert view["trick_number"] == 2
 
 
+def test_view_counts_each_hand_by_itself_as_a_trick_goes_round():
+    state = table("9S 2C", "AS 3C", "KS 4C", "QS 5C")
+    sizes = []
+    for code in ("9S", "AS", "KS"):
+        state, _ = play_cards(state, code)
+        sizes.append(BATAK.view(state, None)["hand_sizes"])
+    assert sizes == [[1, 2, 2, 2], [1, 1, 2, 2], [1, 1, 1, 2]]
+
+
 def test_the_last_trick_stays_shown_while_the_next_is_played():
     state = table("9S 2C", "AS 3C", "KS 4C", "QS 5C")
     state, _ = play_cards(state, "9S", "AS", "KS", "QS", "3C")

@@ -504,6 +504,14 @@ def test_view_shows_own_hand_but_not_the_other_hand_or_the_face_down_stock():
     assert not any(code in shown for code in ("3S", "4D", "7H", "QD", "8C"))
 
 
+def test_view_counts_each_hand_by_itself_and_says_phase_2_once_the_stock_is_gone():
+    state, _ = play_cards(table("AS 2D 5H", "3S 4D", trump="C"), "AS")
+    view = WHIST.view(state, None)
+    assert view["hand_sizes"] == [2, 2] and view["phase"] == 2
+    state = table("AS 2D 5H", "3S 4D", trump="C")
+    assert WHIST.view(state, 1)["hand_sizes"] == [3, 2]
+
+
 def test_spectator_view_has_no_hand_and_no_legal_actions():
     state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
     view = WHIST.view(state, None)

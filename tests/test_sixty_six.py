@@ -1075,6 +1075,11 @@ def test_view_lists_each_marriage_with_its_suit_its_points_and_its_pair():
     ]
 
 
+def test_view_counts_each_hand_by_itself():
+    state, _ = act(table("AS 9D", "KS 9C", "JD QD TD", trump_card="AH"), "AS")
+    assert GAME.view(state, None)["hand_sizes"] == [1, 2]
+
+
 def test_view_shows_the_last_trick_and_no_trick_number_once_the_match_is_over():
     state, _ = act(table("AS 9D", "KS 9C", "JD QD TD", trump_card="AH"), "AS", "KS")
     assert GAME.view(state, 1)["last_trick"] == {"leader": 0, "cards": [{"seat": 0, "card": "AS"}, {"seat": 1, "card": "KS"}], "winner": 0}
