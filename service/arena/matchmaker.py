@@ -206,6 +206,8 @@ class Matchmaker:
     def settle(self) -> int:
         """Settle the arena matches whose end was committed (:meth:`GameStore.ended_arena_games`):
         the pass reads only the games that ended, never every game in progress."""
+        if not self.store.has_matches([ruleset.id for ruleset in registry.all_rulesets()]):
+            return 0  # no arena game at all: the ended records of every slot need no reading
         ended = self.games.store.ended_arena_games(SETTLE_BATCH)
         settled = 0
         for game_id, stored in zip(ended, self.games.store.load_many(ended)):

@@ -257,6 +257,10 @@ class ArenaStore:
         raw = self.redis.hget(self.arena_key(ruleset, "match"), game_id)
         return json.loads(raw) if raw is not None else None
 
+    def has_matches(self, rulesets: list[str]) -> bool:
+        """Whether any of ``rulesets`` has an arena match in progress (or ended, not yet settled)."""
+        return any(self.redis.zcard(self.arena_key(ruleset, "matches")) for ruleset in rulesets)
+
     def matches_started_before(self, ruleset: str, before: float) -> dict[str, dict[str, Any]]:
         """The arena games of the ruleset in progress (or not yet settled) started before ``before``."""
         ids = self.redis.zrangebyscore(self.arena_key(ruleset, "matches"), "-inf", repr(before))
