@@ -61,7 +61,7 @@ $(PEER_BOARDGAMEIO): bench/peer_boardgameio/package-lock.json
 test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS) $(PEER_BOARDGAMEIO)
 	$(BIN)/ruff check engine service bench tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=30
 
 # The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.
 $(VENV)-peer/.installed:

@@ -45,6 +45,8 @@ MATCHES = (
 #: failed contracts may never reach its target
 PASS_CHANCE = 0.85
 CHUNK = 5
+#: chance of probing with refused requests before an action
+PROBE_CHANCE = 0.25
 #: actions of every type; any that is not legal at a moment must be refused with a rule's code
 PROBE_ACTIONS = [
     {"type": "pass"},
@@ -77,7 +79,8 @@ class Match:
         self.id = created.body["id"]
         self.options = created.body["options"]
         self.tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # the actions played
+        self.probes = random.Random(f"{seed}-probes")  # when to probe and with what: the match played does not depend on it
         self.claims_offered = self.claims_made = 0  # marriages with declare: true (Sixty-Six)
         self.histories: dict[int | None, list] = {}  # each viewer's history events read so far
         self.history_read = -1  # the version they were read to
@@ -109,19 +112,19 @@ class Match:
         version = view["version"]
         waiting = [other for other in self.tokens if other not in view["to_act"]]
         if waiting:
-            other = self.rng.choice(waiting)
+            other = self.probes.choice(waiting)
             hand = self.api.view(self.id, self.tokens[other]).body["hand"] or ["AS"]
-            answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(hand)}, self.tokens[other])
+            answer = self.api.act(self.id, {"type": "play", "card": self.probes.choice(hand)}, self.tokens[other])
             self.refused(answer, 409, {"not_your_turn", "dummy_cannot_act", "not_in_auction", "not_declarer"})
         legal = {(a["type"], a.get("card")) for a in view["legal_actions"]}
         illegal = [card for card in view["hand"] if ("play", card) not in legal]
         if illegal:
-            answer = self.api.act(self.id, {"type": "play", "card": self.rng.choice(illegal)}, self.tokens[seat])
+            answer = self.api.act(self.id, {"type": "play", "card": self.probes.choice(illegal)}, self.tokens[seat])
             self.refused(answer, 422, {answer.code})
             assert answer.body["legal_actions"] == view["legal_actions"]
         unlisted = [action for action in PROBE_ACTIONS if action not in view["legal_actions"]]
         if unlisted:
-            answer = self.api.act(self.id, self.rng.choice(unlisted), self.tokens[seat])
+            answer = self.api.act(self.id, self.probes.choice(unlisted), self.tokens[seat])
             self.refused(answer, 422, {answer.code})
             assert answer.body["legal_actions"] == view["legal_actions"]
         answer = self.api.act(self.id, view["legal_actions"][0], "forged-token")
@@ -155,17 +158,17 @@ class Match:
         self.history_read = version
 
     def play(self) -> None:
-        step = 0
+        step, latest = 0, None  # latest: the view the last action answered with
         while True:
-            spectator = self.api.view(self.id).body
-            if spectator["status"] == "finished":
+            if step % 4 == 0:  # a spectator's view, checked every few steps
+                latest = self.api.view(self.id).body
+                self.check_no_leak(latest, None)
+            if latest["status"] == "finished":  # (who is to act is public: any view says it)
                 break
-            if step % 4 == 0:
-                self.check_no_leak(spectator, None)
-            seat = self.rng.choice(spectator["to_act"])
+            seat = self.rng.choice(latest["to_act"])
             view = self.api.view(self.id, self.tokens[seat]).body
             self.check_no_leak(view, seat)
-            if self.rng.random() < 0.25:
+            if self.probes.random() < PROBE_CHANCE:
                 self.probe(view, seat)
             if step % 40 == 20:
                 self.check_histories()
@@ -174,6 +177,7 @@ class Match:
             assert answer.status == 200, answer.body
             self.loaded = None
             self.check_no_leak(answer.body, seat)
+            latest = answer.body
             self.claims_offered += any(offered.get("declare") for offered in view["legal_actions"])
             if action.get("declare"):  # the marriage and the claim in one action end the deal
                 self.claims_made += 1
