@@ -14,9 +14,11 @@ is pending while its announcer has won nothing.
 Cards are numbers of :data:`DECK` (``6 * suit + strength``, strength 0 to 5 for 9 J Q K 10 A,
 so a higher card of a suit has a higher number) and sets of cards are masks of them. The rules
 are the functions :func:`follower_cards`, :func:`reply_wins`, :func:`marriage_cards`,
-:func:`points_of`, :func:`counted_points`, :func:`denied_by_reply` and :func:`deal_outcome`, and
-the draw after a trick :func:`~engine.rules.draw_after_trick`; the computer players call them
-too. Leading, following and finishing a trick, and the deal's events, are
+:func:`points_of`, :func:`counted_points`, :func:`denied_by_reply`, :func:`exchanged`,
+:func:`trick_winner` (the ruleset's :meth:`SixtySix.trick_winner`) and :func:`deal_outcome`, what
+the options decide for a deal (:class:`DealRules`: the deck, the exchanged card, when the exchange
+and marriages are allowed) and the draw after a trick :func:`~engine.rules.draw_after_trick`; the
+computer players' rollouts call them too, and restate none. Leading, following and finishing a trick, and the deal's events, are
 :class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
 
 Events (public unless said otherwise; card fields are codes such as ``"QS"``):
@@ -45,7 +47,7 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from itertools import chain
 from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
@@ -155,26 +157,8 @@ def marriage_cards(hand: int) -> int:
     return pairs | pairs << 1
 
 
-def marriage_time(marriages: bool, talon_open: bool, schnapsen: bool, no_talon: bool) -> bool:
-    """Whether the leader may announce a marriage now: while the talon is open, and in Schnapsen
-    and without a talon at any lead (``marriages``: the game has them)."""
-    return marriages and (talon_open or schnapsen or no_talon)
-
-
-def exchange_allowed(exchange: bool, talon_open: bool, hand: int, exchange_card: int, schnapsen: bool, won_a_trick: bool) -> bool:
-    """Whether the leader may exchange the trump nine (jack in Schnapsen), ``exchange_card``, for
-    the trump card: while the talon is open, holding it, and (but in Schnapsen) after winning a
-    trick (``exchange``: the game has the exchange)."""
-    return exchange and talon_open and bool(hand >> exchange_card & 1) and (schnapsen or won_a_trick)
-
-
-def exchange_card(trump: int, variant: str) -> int:
-    """The card exchanged for the trump card: the trump nine (jack in Schnapsen)."""
-    return 6 * trump + VARIANTS[variant].exchange_strength
-
-
 def exchanged(hand: int, given: int, trump_card: int) -> int:
-    """The leader's hand once it gives ``given`` (:func:`exchange_card`) for the trump card."""
+    """The leader's hand once it gives ``given`` (:attr:`DealRules.swap_card`) for the trump card."""
     return hand & ~(1 << given) | 1 << trump_card
 
 
@@ -280,6 +264,79 @@ def deal_outcome(
         winner, reason = (0 if scored[0] > scored[1] else 1), "more_points"
         gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
     return Outcome(winner, gained, reason, claimant, deemed, scored, ten)
+
+
+@dataclass(frozen=True, slots=True)
+class DealRules:
+    """The rules of the deal in play, as both the ruleset and the computer players' rollouts
+    apply them: the options that matter to play, and the trump suit (:meth:`of`)."""
+
+    trump: int
+    schnapsen: bool = False
+    marriages: bool = True
+    exchange: bool = True
+    no_talon: bool = False
+    last_trick_ten: bool = False
+
+    @staticmethod
+    def of(options: Mapping[str, Any], trump: int) -> "DealRules":
+        """The rules a match's ``options`` set for a deal whose trump suit is ``trump`` (one
+        record per combination, made once: the ruleset asks on every lead)."""
+        return _deal_rules(
+            trump,
+            options["variant"] == "schnapsen",
+            options["marriages"],
+            options["trump_exchange"],
+            options["no_talon"],
+            options["exhausted_talon"] == "last-trick-ten",
+        )
+
+    @property
+    def trumps(self) -> int:
+        return SUIT_MASKS[self.trump]
+
+    @property
+    def variant(self) -> str:
+        return "schnapsen" if self.schnapsen else "sixty-six"
+
+    @property
+    def deck(self) -> int:
+        """The cards of the variant (mask)."""
+        return VARIANTS[self.variant].cards
+
+    @property
+    def swap_card(self) -> int:
+        """The card exchanged for the trump card: the trump nine (jack in Schnapsen)."""
+        return 6 * self.trump + VARIANTS[self.variant].exchange_strength
+
+    def marriage_time(self, talon_open: bool) -> bool:
+        """Whether the leader may announce a marriage now: while the talon is open, and in
+        Schnapsen and without a talon at any lead (if the game has marriages)."""
+        return self.marriages and (talon_open or self.schnapsen or self.no_talon)
+
+    @property
+    def late_marriages(self) -> bool:
+        """Marriages may be announced with the talon closed or exhausted too."""
+        return self.marriage_time(False)
+
+    def may_exchange(self, talon_open: bool, hand: int, won_a_trick: bool) -> bool:
+        """Whether the leader holding ``hand`` may exchange the :attr:`swap_card` for the trump
+        card: while the talon is open, holding it, and (but in Schnapsen) after winning a trick
+        (if the game has the exchange)."""
+        return self.exchange and talon_open and bool(hand >> self.swap_card & 1) and (self.schnapsen or won_a_trick)
+
+    def marriage_points(self, card: int) -> int:
+        """What the marriage of a king or queen scores."""
+        return marriage_value(card, self.trump)
+
+    def outcome(
+        self, points: tuple[int, int], tricks: tuple[int, int], closing: Closing | None, claimant: int | None, last_winner: int
+    ) -> Outcome:
+        """How a deal that ends now is decided under these rules (:func:`deal_outcome`)."""
+        return deal_outcome(points, tricks, closing, claimant, last_winner, self.schnapsen, self.last_trick_ten)
+
+
+_deal_rules = cache(DealRules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,17 +533,14 @@ def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResul
     null); ``tricks`` per seat; ``closed_by`` and ``at_close`` (the closer's opponent's
     ``points`` and ``tricks`` when the talon was closed), both null without a close.
     """
-    options = state.match.options
     closing = state.closing
     tricks = state.tricks
-    outcome = deal_outcome(
+    outcome = DealRules.of(state.match.options, state.trump).outcome(
         (state.points(0), state.points(1)),
         (tricks[0], tricks[1]),
         closing,
         claimant,
         state.trick.leader,  # once all tricks are played, the last one's winner is on lead
-        options["variant"] == "schnapsen",
-        options["exhausted_talon"] == "last-trick-ten",
     )
     winner = outcome.winner
     return {
@@ -920,31 +974,21 @@ class SixtySix(TrickTaking[SixtySixState]):
         if state.won[0] or state.won[1]:
             actions += (DECLARE,)  # the leader won the last trick
         pairs = marriage_cards(hand)
-        if pairs and self._marriage_time(state):
+        if pairs and self.deal_rules(state).marriage_time(state.talon_open):
             # the claim goes with the announcement, once a trick is won
             marriages = marriages_and_claims_of if state.won[seat] else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))
         return actions + plays_of(hand)
 
-    def _exchange_card(self, state: SixtySixState) -> int:
-        return exchange_card(state.trump, state.match.options["variant"])
+    @staticmethod
+    def deal_rules(state: SixtySixState) -> DealRules:
+        """The rules of the deal in play (the computer players' rollouts apply the same)."""
+        return DealRules.of(state.match.options, state.trump)
 
     def _may_exchange(self, state: SixtySixState, seat: int, talon_open: bool | None = None) -> bool:
         """Whether ``seat`` on lead may exchange now (``talon_open``: already known, on every lead)."""
-        options = state.match.options
-        return exchange_allowed(
-            options["trump_exchange"],
-            state.talon_open if talon_open is None else talon_open,
-            state.hands[seat],
-            self._exchange_card(state),
-            options["variant"] == "schnapsen",
-            bool(state.won[seat]),
-        )
-
-    def _marriage_time(self, state: SixtySixState) -> bool:
-        """Whether marriages may be announced now (given a leader on lead)."""
-        options = state.match.options
-        return marriage_time(options["marriages"], state.talon_open, options["variant"] == "schnapsen", options["no_talon"])
+        talon_open = state.talon_open if talon_open is None else talon_open
+        return self.deal_rules(state).may_exchange(talon_open, state.hands[seat], bool(state.won[seat]))
 
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
@@ -985,8 +1029,9 @@ class SixtySix(TrickTaking[SixtySixState]):
         refused = self._leader_move(state, seat, action) or self._talon_move(state, action)
         if refused is not None or self._may_exchange(state, seat):
             return refused
-        if not state.hands[seat] >> self._exchange_card(state) & 1:
-            wanted = DECK.cards[self._exchange_card(state)]  # the trump nine (jack): no hidden card
+        swap_card = self.deal_rules(state).swap_card
+        if not state.hands[seat] >> swap_card & 1:
+            wanted = DECK.cards[swap_card]  # the trump nine (jack): no hidden card
             return EXCHANGE_NOT_ALLOWED("card_not_held", wanted_card=str(wanted))
         return EXCHANGE_NOT_ALLOWED("before_trick")
 
@@ -999,7 +1044,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             return NOT_A_MARRIAGE_CARD()
         if not marriage_cards(state.hands[seat]) >> card & 1:
             return MARRIAGE_NOT_HELD(marriage_suit=action.card.suit.value)
-        if self._marriage_time(state):
+        if self.deal_rules(state).marriage_time(state.talon_open):
             if action.declare and not state.won[seat]:
                 return DECLARE_NOT_ALLOWED("before_trick")
             return None
@@ -1013,7 +1058,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
-            in_deck = card >= 0 and VARIANTS[state.match.options["variant"]].cards >> card & 1
+            in_deck = card >= 0 and self.deal_rules(state).deck >> card & 1
             return CARD_NOT_IN_HAND(None if in_deck else "not_in_deck", card=action.card.code)
         if not trick.cards or follower_cards(hand, trick.cards[0], state.trump, state.talon_open) >> card & 1:
             return None
@@ -1033,7 +1078,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
-        given = self._exchange_card(state)
+        given = self.deal_rules(state).swap_card
         taken = state.trump_card
         assert taken is not None
         hands, shown = list(state.hands), list(state.shown)
@@ -1059,6 +1104,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         if action.declare:
             return self._claim(state, [event, public("declare", seat=seat)], seat)
         return self.play_card(state, card, (event,))
+
+    def trick_winner(self, leader: int, cards: tuple[int, ...], trump: int) -> int:
+        lead, reply = cards
+        return trick_winner(leader, lead, reply, trump)
 
     def trick_heading(self, state: SixtySixState) -> dict[str, Any]:
         return {"type": "trick", "number": state.trick_number, "phase": state.phase}

@@ -264,6 +264,12 @@ def test_phase_1_next_stock_card_is_turned_face_up():
     assert any(e.data == {"type": "turn_up", "card": "QD", "stock_size": 2} for e in events)
 
 
+def test_the_decks_first_card_face_up_is_shown_like_any_other():
+    # the two of clubs is the deck's card number 0
+    for seat in (0, 1, None):
+        assert WHIST.view(table("AS 2D", "3S 4D", "2C 7H", trump="C"), seat)["face_up"] == "2C"
+
+
 def test_face_up_card_taken_is_known_to_both_until_played():
     state = table("AS 2D", "3S 4D", "KC 7H QD 8C", trump="C")
     state, _ = play_cards(state, "AS", "3S")
