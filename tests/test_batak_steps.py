@@ -1,0 +1,63 @@
+"""Partnership Batak's step functions on masks, one rule each: the ruleset applies them and so do
+the computer players' playouts and search (engine/players/batak.py), so each rule is written once.
+Hands are written as card codes; trump is hearts."""
+
+from __future__ import annotations
+
+from engine import registry
+from engine.actions import play
+from engine.batak import DECK, SUITS, broken_after, legal_mask, trump_may_be_led, trump_played
+from engine.cards import Suit, cards
+from engine.players.batak import Solver, play_out
+from test_batak import table
+
+BATAK = registry.get("partnership-batak")
+HEARTS = SUITS.index(Suit.HEARTS)
+
+
+def mask(codes: str) -> int:
+    return DECK.mask(cards(codes))
+
+
+def test_a_trick_with_a_trump_breaks_trump():
+    assert trump_played(mask("AS 2H KS QS"), HEARTS)
+    assert not trump_played(mask("AS 2D KS QS"), HEARTS)
+    assert broken_after(False, mask("AS 2H KS QS"), HEARTS)
+    assert not broken_after(False, mask("AS 2D KS QS"), HEARTS)
+    assert broken_after(True, mask("AS 2D KS QS"), HEARTS)  # once broken, broken for the deal
+
+
+def test_trump_may_be_led_once_broken_or_when_the_option_allows_it():
+    assert trump_may_be_led(True, False)
+    assert trump_may_be_led(False, True)
+    assert not trump_may_be_led(False, False)
+
+
+def test_a_lead_is_a_side_card_until_trump_may_be_led_unless_only_trumps_are_held():
+    assert legal_mask(mask("AH 2S"), -1, -1, HEARTS, trump_may_be_led(False, False)) == mask("2S")
+    assert legal_mask(mask("AH 2S"), -1, -1, HEARTS, trump_may_be_led(True, False)) == mask("AH 2S")
+    assert legal_mask(mask("AH 2H"), -1, -1, HEARTS, trump_may_be_led(False, False)) == mask("AH 2H")
+
+
+def test_the_ruleset_breaks_trump_with_a_trick_that_holds_one_and_then_allows_a_trump_lead():
+    state = table("AS AH", "KS 3C", "QS 4C", "2H 5C", leader=0)
+    assert BATAK.legal_actions(state, 0) == (play("AS"),)
+    for seat, code in ((0, "AS"), (1, "KS"), (0, "QS"), (3, "2H")):  # the declarer plays the dummy's card
+        state, _ = BATAK.apply(state, seat, play(code))
+    assert state.trump_broken and state.trick.leader == 3
+    assert play("5C") in BATAK.legal_actions(state, 3)
+    untrumped = table("AS AH", "KS 3C", "QS 4C", "JS 5C", leader=0)
+    for seat, code in ((0, "AS"), (1, "KS"), (0, "QS"), (3, "JS")):
+        untrumped, _ = BATAK.apply(untrumped, seat, play(code))
+    assert not untrumped.trump_broken
+    assert BATAK.legal_actions(untrumped, 0) == (play("AH"),)  # only trumps left: one is led
+
+
+def test_the_playouts_and_the_search_may_lead_trump_when_the_ruleset_allows_it():
+    """South (declarer) holds KH 9S. Before trump is broken it must lead the spade, which West
+    trumps, and the declaring team takes 1 trick; once trump may be led, KH first draws the
+    trumps and North's QS then takes the spade trick too: 2."""
+    hands = [mask("KH 9S"), mask("QH 4S"), mask("5H QS"), mask("AC 8H")]
+    for broken, free_trump_lead, tricks in ((False, False, 1), (True, False, 2), (False, True, 2)):
+        assert Solver(HEARTS, 0, free_trump_lead, 10_000, lambda: False).tricks(hands, 0, (), broken) == tricks
+        assert play_out(hands, 0, (), HEARTS, broken, free_trump_lead, 0) == tricks
