@@ -9,7 +9,7 @@ import pytest
 from engine import registry
 from engine.actions import play
 from engine.cards import Suit, cards
-from engine.sixty_six import DECK, SUITS, Closing, DealRules, deal_outcome, exchanged, trick_winner
+from engine.sixty_six_core import DECK, SUITS, Closing, DealRules, deal_outcome, exchanged, trick_winner
 from sixty_six_tables import numbers, table
 
 GAME = registry.get("sixty-six")
