@@ -714,14 +714,15 @@ class SixtySix(TrickTaking[SixtySixState]):
             return ()
         if trick.cards:
             return plays_of(follower_cards(state.hands[seat], trick.cards[0], state.trump, state.talon_open))
-        hand = state.hands[seat]
+        hand, rules = state.hands[seat], DealRules.of(state.match.options, state.trump)
+        talon_open = bool(state.talon) and state.closing is None
         actions: tuple[Action, ...] = ()
-        if state.talon and state.closing is None:  # the talon is open
-            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat, talon_open=True) else (CLOSE,)
+        if talon_open:
+            actions = (EXCHANGE, CLOSE) if rules.may_exchange(True, hand, bool(state.won[seat])) else (CLOSE,)
         if state.won[0] or state.won[1]:
             actions += (DECLARE,)  # the leader won the last trick
         pairs = marriage_cards(hand)
-        if pairs and self.deal_rules(state).marriage_time(state.talon_open):
+        if pairs and rules.marriage_time(talon_open):
             # the claim goes with the announcement, once a trick is won
             marriages = marriages_and_claims_of if state.won[seat] else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))
@@ -732,10 +733,9 @@ class SixtySix(TrickTaking[SixtySixState]):
         """The rules of the deal in play (the computer players' rollouts apply the same)."""
         return DealRules.of(state.match.options, state.trump)
 
-    def _may_exchange(self, state: SixtySixState, seat: int, talon_open: bool | None = None) -> bool:
-        """Whether ``seat`` on lead may exchange now (``talon_open``: already known, on every lead)."""
-        talon_open = state.talon_open if talon_open is None else talon_open
-        return self.deal_rules(state).may_exchange(talon_open, state.hands[seat], bool(state.won[seat]))
+    def _may_exchange(self, state: SixtySixState, seat: int) -> bool:
+        """Whether ``seat`` on lead may exchange now."""
+        return self.deal_rules(state).may_exchange(state.talon_open, state.hands[seat], bool(state.won[seat]))
 
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick

@@ -10,8 +10,7 @@ or a verdict, fast enough for the rollouts' inner loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, NamedTuple, Sequence
 
 from .cards import Deck, Rank, Suit
@@ -218,19 +217,28 @@ class DealRules:
     exchange: bool = True
     no_talon: bool = False
     last_trick_ten: bool = False
+    #: the cards of the variant (mask)
+    deck: int = field(init=False, compare=False, repr=False)
+    #: the card exchanged for the trump card: the trump nine (jack in Schnapsen)
+    swap_card: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # worked out once: the ruleset asks on every lead, the rollouts on every trick
+        variant = VARIANTS[self.variant]
+        object.__setattr__(self, "deck", variant.cards)
+        object.__setattr__(self, "swap_card", 6 * self.trump + variant.exchange_strength)
 
     @staticmethod
     def of(options: Mapping[str, Any], trump: int) -> "DealRules":
         """The rules a match's ``options`` set for a deal whose trump suit is ``trump`` (one
         record per combination, made once: the ruleset asks on every lead)."""
-        return _deal_rules(
-            trump,
-            options["variant"] == "schnapsen",
-            options["marriages"],
-            options["trump_exchange"],
-            options["no_talon"],
-            options["exhausted_talon"] == "last-trick-ten",
-        )
+        key = (options["variant"], options["marriages"], options["trump_exchange"], options["no_talon"], options["exhausted_talon"], trump)
+        rules = _DEAL_RULES.get(key)
+        if rules is None:
+            variant, marriages, exchange, no_talon, exhausted_talon, _ = key
+            rules = DealRules(trump, variant == "schnapsen", marriages, exchange, no_talon, exhausted_talon == "last-trick-ten")
+            _DEAL_RULES[key] = rules
+        return rules
 
     @property
     def trumps(self) -> int:
@@ -239,16 +247,6 @@ class DealRules:
     @property
     def variant(self) -> str:
         return "schnapsen" if self.schnapsen else "sixty-six"
-
-    @property
-    def deck(self) -> int:
-        """The cards of the variant (mask)."""
-        return VARIANTS[self.variant].cards
-
-    @property
-    def swap_card(self) -> int:
-        """The card exchanged for the trump card: the trump nine (jack in Schnapsen)."""
-        return 6 * self.trump + VARIANTS[self.variant].exchange_strength
 
     def marriage_time(self, talon_open: bool) -> bool:
         """Whether the leader may announce a marriage now: while the talon is open, and in
@@ -277,7 +275,8 @@ class DealRules:
         return deal_outcome(points, tricks, closing, claimant, last_winner, self.schnapsen, self.last_trick_ten)
 
 
-_deal_rules = cache(DealRules)
+#: the rules of each combination of options and trump met so far (a few dozen at most)
+_DEAL_RULES: dict[tuple[Any, ...], DealRules] = {}
 
 
 @dataclass(frozen=True, slots=True)
