@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine import registry
 from engine.actions import play
-from engine.batak import DECK, SUITS, broken_after, legal_mask, trump_may_be_led, trump_played
+from engine.batak import DECK, SUITS, beats, broken_after, chooser, deal_points, legal_mask, partner_of, trump_may_be_led, trump_played, winning
 from engine.cards import Suit, cards
 from engine.players.batak import Solver, play_out
 from test_batak import table
@@ -17,6 +17,10 @@ HEARTS = SUITS.index(Suit.HEARTS)
 
 def mask(codes: str) -> int:
     return DECK.mask(cards(codes))
+
+
+def numbers(codes: str) -> tuple[int, ...]:
+    return tuple(DECK.number[card] for card in cards(codes))
 
 
 def test_a_trick_with_a_trump_breaks_trump():
@@ -61,3 +65,25 @@ def test_the_playouts_and_the_search_may_lead_trump_when_the_ruleset_allows_it()
     for broken, free_trump_lead, tricks in ((False, False, 1), (True, False, 2), (False, True, 2)):
         assert Solver(HEARTS, 0, free_trump_lead, 10_000, lambda: False).tricks(hands, 0, (), broken) == tricks
         assert play_out(hands, 0, (), HEARTS, broken, free_trump_lead, 0) == tricks
+
+
+def test_partners_sit_opposite_and_the_declarer_chooses_the_dummys_cards():
+    assert [partner_of(seat) for seat in range(4)] == [2, 3, 0, 1]
+    assert chooser(2, 0) == 0  # the dummy's turn: the declarer chooses
+    assert chooser(1, 0) == 1
+    assert chooser(0, 0) == 0
+
+
+def test_the_card_winning_so_far_is_the_highest_trump_else_the_highest_of_the_suit_led():
+    spades = numbers("5S KS 2H AS")
+    assert winning(1, spades[:2], HEARTS) == (spades[1], 2)
+    assert winning(1, spades, HEARTS) == (spades[2], 3)  # the two of trumps beats every spade, the ace after it too
+    assert beats(spades[3], spades[1], HEARTS) and not beats(spades[3], spades[2], HEARTS)
+
+
+def test_a_deal_scores_the_tricks_made_or_minus_the_bid_and_a_sweep_13():
+    assert deal_points(8, 9) == (9, 4)
+    assert deal_points(8, 7) == (-8, 6)
+    assert deal_points(8, 12) == (12, -8)  # the defenders took fewer than 2
+    assert deal_points(8, 13) == (13, -13)
+    assert deal_points(8, 0) == (-13, 13)
