@@ -9,7 +9,7 @@ import pytest
 from engine import registry
 from engine.actions import play
 from engine.cards import Suit, cards
-from engine.german_whist import DECK, NO_TRUMP, SUITS, Aim, deal_scores, legal_cards, trick_winner
+from engine.german_whist import DECK, NO_TRUMP, SUITS, Aim, counted_tricks, deal_scores, legal_cards, trick_winner
 from engine.players.german_whist import outcome
 from engine.rules import draw_after_trick
 from test_german_whist import table
@@ -75,3 +75,8 @@ def test_the_ruleset_takes_the_trick_with_the_rollouts_trick_winner(lead, reply,
     state, events = WHIST.apply(state, 0, play(reply))
     (trick,) = [event.data for event in events if event.data["type"] == "trick"]
     assert trick["winner"] == winner
+
+
+def test_phase_1_tricks_count_only_with_count_all_tricks():
+    assert counted_tricks(((4, 8), (9, 5)), False) == [8, 5]
+    assert counted_tricks(((4, 8), (9, 5)), True) == [12, 14]
