@@ -9,7 +9,21 @@ import pytest
 from engine import registry
 from engine.actions import play
 from engine.cards import Suit, cards
-from engine.sixty_six import DECK, SUITS, Closing, DealRules, deal_outcome, exchanged, trick_winner
+from engine.sixty_six_core import (
+    DECK,
+    SUITS,
+    Announcement,
+    Closing,
+    DealRules,
+    claim_game_points,
+    counted_points,
+    deal_outcome,
+    exchanged,
+    marriage_cards,
+    partner,
+    points_of,
+    trick_winner,
+)
 from sixty_six_tables import numbers, table
 
 GAME = registry.get("sixty-six")
@@ -108,3 +122,32 @@ def test_the_ruleset_takes_the_trick_with_the_rollouts_trick_winner(lead, reply,
     state, events = GAME.apply(state, 0, play(reply))
     (trick,) = [event.data for event in events if event.data["type"] == "trick"]
     assert trick["winner"] == winner
+
+
+def test_card_points_are_ace_11_ten_10_king_4_queen_3_jack_2_nine_0():
+    assert points_of(mask("AS TS KS QS JS 9S")) == 30
+    assert points_of(mask("AC AD AH AS")) == 44
+    assert points_of(0) == 0
+
+
+def test_a_marriage_is_a_king_and_queen_of_one_suit_held_together():
+    assert marriage_cards(mask("KH QH KS JS QD")) == mask("KH QH")
+    assert marriage_cards(mask("KS QD")) == 0
+    assert partner(DECK.number[cards("QS")[0]]) == DECK.number[cards("KS")[0]]
+    assert partner(DECK.number[cards("KS")[0]]) == DECK.number[cards("QS")[0]]
+    assert Announcement(0, DECK.number[cards("QS")[0]]).cards == tuple(numbers("KS QS"))
+
+
+def test_points_count_only_once_a_trick_is_won():
+    assert counted_points(20, 40, 0) == 0
+    assert counted_points(20, 40, 1) == 60
+
+
+@pytest.mark.parametrize("loser_points, loser_tricks, game_points", [(40, 2, 1), (33, 1, 1), (32, 1, 2), (0, 0, 3)])
+def test_a_won_deal_scores_3_against_no_trick_2_under_33_else_1(loser_points, loser_tricks, game_points):
+    assert claim_game_points(loser_points, loser_tricks) == game_points
+
+
+def test_closing_keeps_the_opponents_points_and_tricks_of_that_moment():
+    assert Closing.by(0, lambda seat: (25, 40)[seat], (2, 3)) == Closing(0, 40, 3)
+    assert Closing.by(1, lambda seat: (25, 40)[seat], (2, 3)) == Closing(1, 25, 2)

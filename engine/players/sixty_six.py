@@ -43,24 +43,19 @@ from ..actions import Action, Marriage, Play
 from ..cards import Card, highest, lowest, mask_of, members
 from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
-from ..sixty_six import (
+from ..sixty_six import CLOSE, DECLARE, EXCHANGE, MARRIAGES, PLAYS, SixtySixSeat
+from ..sixty_six_core import (
     ABOVE,
     BEATERS,
     ACE,
     CLAIM,
-    CLOSE,
     DECK,
-    DECLARE,
-    EXCHANGE,
     KING,
-    MARRIAGES,
-    PLAYS,
     POINTS,
     QUEEN,
     TEN,
     Closing,
     DealRules,
-    SixtySixSeat,
     counted_points,
     denied_by_reply,
     exchanged,
