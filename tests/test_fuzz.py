@@ -14,8 +14,12 @@ from service import create_app
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
-# no worker runs (a human's action answers at once), and an event stream ends soon
-fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
+# no worker runs (a human's action answers at once), and a long-poll or an event stream ends soon:
+# a generated `wait` or stream is held to its cap, so the caps set what the fuzzing costs in time
+fuzzed_app = create_app(
+    make_settings(reply_wait_seconds=0, max_wait_seconds=0.2, stream_heartbeat_seconds=0.1, stream_max_seconds=0.3),
+    redis=fakeredis.FakeRedis(),
+)
 schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
 
 
