@@ -18,45 +18,13 @@ ask for a gap of nearly 10)."""
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 import pytest
 
+from bench.ratings import LEVELS, rated_rounds
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
-from engine.players.base import Budget
-from service.arena.ratings import Rating, rate
-
-LEVELS = ["random", "random", "basic", "basic", "expert", "expert"]
-#: the service ends a match past KOZ_MAX_DEALS (100) abandoned and the arena rates it a draw; a
-#: Batak match of two random partners against two basic ones can go on for ever (both sides fail
-#: their contracts, one ran past 280 deals): the test cuts such a match shorter, to stay cheap
-MAX_DEALS = 30
-
-
-def rated_rounds(ruleset_id: str, options: dict[str, Any], rounds: int, seed: int, expert_work: int) -> list[Rating]:
-    """Each account's rating after ``rounds`` rounds: each round the six accounts are seated in a
-    drawn order, a table of the ruleset's seats at a time (in Batak one table of four: two sit
-    the round out, and partners are the drawn order's seats 0 and 2, 1 and 3). A match past
-    :data:`MAX_DEALS` deals ends drawn, as the service's cap ends one abandoned, without winners."""
-    ruleset = registry.get(ruleset_id)
-    ratings = [Rating() for _ in LEVELS]
-    draw = random.Random(seed)
-    for round_ in range(rounds):
-        order = list(range(len(LEVELS)))
-        draw.shuffle(order)
-        for table in range(0, len(LEVELS) - ruleset.seat_count + 1, ruleset.seat_count):
-            seats = order[table : table + ruleset.seat_count]
-            players = [player(LEVELS[account], ruleset.id) for account in seats]
-            budgets = {"expert": Budget(work=expert_work)}
-            record = play_match(ruleset, options, f"levels-{round_}-{table}", players, timer=lambda: 0.0, budgets=budgets, max_deals=MAX_DEALS)
-            winners = set(record.result.winners)
-            outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
-            for account, rating in zip(seats, rate([ratings[account] for account in seats], ruleset.sides(), outcomes)):
-                ratings[account] = rating
-    return ratings
+from service.arena.ratings import Rating
 
 
 def assert_random_below_the_others(ratings: list[Rating]) -> None:
