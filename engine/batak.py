@@ -289,6 +289,18 @@ def trump_played(cards: int, trump: int) -> bool:
     return bool(cards & SUIT_MASKS[trump])
 
 
+def broken_after(broken: bool, cards: int, trump: int) -> bool:
+    """Whether trump is broken once a trick of ``cards`` (a mask) is played: it was before,
+    or a trump is among them (:func:`trump_played`)."""
+    return broken or trump_played(cards, trump)
+
+
+def trump_may_be_led(broken: bool, free_trump_lead: bool) -> bool:
+    """Whether a trump may be led (rule 1, :func:`legal_mask`): trump is broken, or the
+    ``trump_lead_before_broken`` option lifts the restriction."""
+    return broken or free_trump_lead
+
+
 def beats(card: int, win: int, trump: int) -> bool:
     """Whether ``card`` takes the trick from ``win``, the card winning it so far
     (:attr:`~engine.cards.Deck.beaters`)."""
@@ -668,11 +680,11 @@ class PartnershipBatak(TrickTaking[BatakState]):
         """The legal cards of ``turn``, the seat whose card is next."""
         trick, trump = state.trick, state.trump
         assert trick is not None and trump is not None
-        may_lead_trump = state.trump_broken or state.match.options["trump_lead_before_broken"]
         if not trick.cards:
-            return legal_mask(state.hands[turn], -1, -1, trump, may_lead_trump)
+            free_trump_lead = state.match.options["trump_lead_before_broken"]
+            return legal_mask(state.hands[turn], -1, -1, trump, trump_may_be_led(state.trump_broken, free_trump_lead))
         win, _ = winning(trick.leader, trick.cards, trump)
-        return legal_mask(state.hands[turn], trick.cards[0] // RANKS, win, trump, may_lead_trump)
+        return legal_mask(state.hands[turn], trick.cards[0] // RANKS, win, trump, False)  # leads only are restricted
 
     def turn_refusal(self, state: BatakState, seat: int) -> RuleError:
         if state.declarer is None:
@@ -780,7 +792,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
         trump = state.trump
         assert trump is not None and done.winner is not None
         won = replace_at(state.won, done.winner, state.won[done.winner] + 1)
-        broken = state.trump_broken or trump_played(mask_of(done.cards), trump)
+        broken = broken_after(state.trump_broken, mask_of(done.cards), trump)
         return BatakState(
             state.match, hands, state.auction, state.declarer, state.contract, trump, NEW_TRICKS[done.winner], won, broken, done
         ), ()

@@ -15,6 +15,7 @@ are :class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, TypedDict
 
 from .actions import Play
@@ -139,20 +140,38 @@ def counted_tricks(won: Sequence[Sequence[int]], count_all_tricks: bool) -> list
     return [phase1 * count_all_tricks + phase2 for phase1, phase2 in won]
 
 
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """What a deal's tricks are worth under the options: the fewest win under ``misere``; phase-1
+    tricks count only with ``count_all_tricks``. The ruleset scores a deal by it and the
+    computer players' rollouts value one by it."""
+
+    misere: bool = False
+    count_all: bool = False
+
+    @staticmethod
+    def of(options: Mapping[str, Any]) -> "Aim":
+        return Aim(bool(options.get("misere", False)), bool(options.get("count_all_tricks", False)))
+
+    def margin(self, counted: Sequence[int]) -> int:
+        """Seat 0's lead over seat 1 in counted tricks, turned round under misère: the deal's
+        winner is seat 0 when it is positive, seat 1 when negative."""
+        margin = counted[0] - counted[1]
+        return -margin if self.misere else margin
+
+
 def deal_scores(won: tuple[tuple[int, int], ...], options: Mapping[str, Any]) -> tuple[list[int], list[int], list[int]]:
     """The counted tricks, the points and the winners of a finished deal under ``options``."""
-    counted = counted_tricks(won, options["count_all_tricks"])
+    aim = Aim.of(options)
+    counted = counted_tricks(won, aim.count_all)
     base = sum(counted) // 2  # 6 of 13, or 13 of 26: the "over" line
-    if counted[0] == counted[1]:
-        winners: list[int] = []
-    else:
-        more = 0 if counted[0] > counted[1] else 1
-        winners = [1 - more] if options["misere"] else [more]
+    margin = aim.margin(counted)
+    winners = [0] if margin > 0 else [1] if margin < 0 else []
     if options["scoring"] == "tricks":
         points = list(counted)
     else:
         points = [max(0, count - base) for count in counted]
-    if options["misere"]:
+    if aim.misere:
         points.reverse()
     return counted, points, winners
 
@@ -342,6 +361,10 @@ class GermanWhist(TrickTaking[GermanWhistState]):
         if legal_cards(hand, cards[0] if cards else -1) >> card & 1:
             return None
         return MUST_FOLLOW_SUIT(led_suit=SUITS[cards[0] // 13].value)
+
+    def trick_winner(self, leader: int, cards: tuple[int, ...], trump: int) -> int:
+        lead, reply = cards
+        return trick_winner(leader, lead, reply, trump)
 
     def trick_heading(self, state: GermanWhistState) -> dict[str, Any]:
         return {"type": "trick", "number": state.trick_number, "phase": state.phase}

@@ -501,8 +501,13 @@ class TrickTaking(Ruleset[D]):
             return self.card_played(state, hands, trick_of((leader, cards, None)), card), events
         trump = state.trump
         assert trump is not None
+        return self.finish_trick(state, hands, trick_of((leader, cards, self.trick_winner(leader, cards, trump))), card, events)
+
+    def trick_winner(self, leader: int, cards: tuple[int, ...], trump: int) -> int:
+        """The seat that takes the complete trick ``cards`` led by ``leader`` (:meth:`~engine.cards.Deck.winning`);
+        a game whose computer players reckon it with a function of their own gives that function here."""
         _, place = self.deck.winning(cards, trump)
-        return self.finish_trick(state, hands, trick_of((leader, cards, seat_at(leader, place, seat_count))), card, events)
+        return seat_at(leader, place, self.seat_count)
 
     def card_played(self, state: D, hands: tuple[int, ...], trick: Trick, card: int) -> D:
         """The state once ``card`` is led or followed and the trick goes on."""

@@ -11,13 +11,14 @@ the deal. Exactly one seat may act at any moment.
 The state keeps only what cannot be derived: tricks won are half the cards won and a marriage
 is pending while its announcer has won nothing.
 
-Cards are numbers of :data:`DECK` (``6 * suit + strength``, strength 0 to 5 for 9 J Q K 10 A,
-so a higher card of a suit has a higher number) and sets of cards are masks of them. The rules
-are the functions :func:`follower_cards`, :func:`reply_wins`, :func:`marriage_cards`,
-:func:`points_of`, :func:`counted_points`, :func:`denied_by_reply` and :func:`deal_outcome`, and
-the draw after a trick :func:`~engine.rules.draw_after_trick`; the computer players call them
-too. Leading, following and finishing a trick, and the deal's events, are
-:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings and how a deal scores.
+Cards are numbers of :data:`~engine.sixty_six_core.DECK` and sets of cards are masks of them.
+The rules on masks are :mod:`engine.sixty_six_core`'s step functions (who may follow with what,
+who takes a trick, the exchange, marriages, points, the deal's outcome, and :class:`DealRules`:
+what the options decide for a deal), with the draw after a trick
+:func:`~engine.rules.draw_after_trick`; the computer players' rollouts call the same functions.
+Leading, following and finishing a trick, and the deal's events, are
+:class:`~engine.ruleset.TrickTaking`'s; this module says what a trick brings, how a deal scores,
+what each move's refusal says, and what each seat sees.
 
 Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 
@@ -44,38 +45,47 @@ Events (public unless said otherwise; card fields are codes such as ``"QS"``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from itertools import chain
-from typing import Annotated, Any, Callable, Literal, Mapping, NamedTuple, Sequence, TypedDict
+from typing import Annotated, Any, Literal, Mapping, NamedTuple, TypedDict
 
 from .actions import Action, Close, Declare, Exchange, Marriage, Play
-from .cards import Card, Deck, Rank, Suit, mask_of
+from .cards import Card, Suit, mask_of
 from .errors import RefusalCode, RuleError
 from .rules import INVALID_OPTION, NEW_TRICKS, ONLY, DealRecord, Event, Option, Trick, bad_option, draw_after_trick, event_of, public
 from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, DrawEvent, SuitCode, TakeEvent, TrickView
 from .shuffle import shuffled_deck
+from .sixty_six_core import (
+    BY_INDEX,
+    DECK,
+    KING,
+    QUEEN,
+    SEATS,
+    SUIT_MASKS,
+    SUITS,
+    VARIANTS,
+    Announcement,
+    Closing,
+    DealEnd,
+    DealRules,
+    counted_points,
+    exchanged,
+    follower_cards,
+    marriage_cards,
+    partner,
+    points_of,
+    trick_winner,
+)
+# the rest of the core, read here by the rules' tests and the players' (re-exported)
+from .sixty_six_core import CLAIM as CLAIM
+from .sixty_six_core import POINTS as POINTS
+from .sixty_six_core import deal_outcome as deal_outcome
+from .sixty_six_core import denied_by_reply as denied_by_reply
+from .sixty_six_core import marriage_value as marriage_value
+from .sixty_six_core import reply_wins as reply_wins
 from .texts import Text
-
-SEATS = 2
-CLAIM = 66  # a claim is correct with this many points or more
-HALF = 33  # a loser with fewer points (but a trick won) gives away 2 game points
-LAST_TRICK_TEN = 10
-
-#: The 24 cards, each suit from the weakest to the strongest: 9 J Q K 10 A.
-DECK = Deck((Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE))
-NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
-SUIT_MASKS = DECK.suit_masks
-BY_INDEX = DECK.by_index
-ABOVE = DECK.above
-BEATERS = DECK.beaters
-NINES = 1 | 1 << 6 | 1 << 12 | 1 << 18
-QUEENS = NINES << QUEEN
-SUITS = tuple(Suit)
-CARD_POINTS = (0, 2, 3, 4, 10, 11)  # by strength
-POINTS = tuple(CARD_POINTS[card % 6] for card in range(24))
-_CHUNK_POINTS = tuple(sum(CARD_POINTS[bit] for bit in range(6) if pattern >> bit & 1) for pattern in range(64))
 
 EXCHANGE = Exchange()
 CLOSE = Close()
@@ -91,212 +101,6 @@ marriages_of = DECK.selector([(MARRIAGES[card],) if card in MARRIAGES else () fo
 marriages_and_claims_of = DECK.selector(
     [(MARRIAGES[card], MARRIAGE_CLAIMS[card]) if card in MARRIAGES else () for card in range(24)]
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Variant:
-    """What the ``variant`` option fixes: the deck, the hand size and the card exchanged for trump."""
-
-    cards: int  # mask
-    hand_size: int
-    exchange_strength: int
-    #: the cards in the canonical order: the order of the deck before it is shuffled
-    order: tuple[int, ...]
-
-
-VARIANTS = {
-    "sixty-six": Variant(DECK.full, 6, NINE, tuple(DECK.ordered(DECK.full))),
-    "schnapsen": Variant(DECK.full & ~NINES, 5, JACK, tuple(DECK.ordered(DECK.full & ~NINES))),
-}
-
-
-# --- the rules, on numbers and masks ---------------------------------------------------------
-
-
-def points_of(cards: int) -> int:
-    """The card points of a set of cards."""
-    return _CHUNK_POINTS[cards & 63] + _CHUNK_POINTS[cards >> 6 & 63] + _CHUNK_POINTS[cards >> 12 & 63] + _CHUNK_POINTS[cards >> 18]
-
-
-def follower_cards(hand: int, lead: int, trump: int, talon_open: bool) -> int:
-    """The follower's legal cards: any while the talon is open; else follow suit and win if
-    able, else trump, else any."""
-    if talon_open:
-        return hand
-    same = hand & SUIT_MASKS[lead // 6]
-    if same:
-        return same & ABOVE[lead] or same
-    return hand & SUIT_MASKS[trump] or hand
-
-
-def reply_wins(lead: int, reply: int, trump: int) -> bool:
-    """Whether the reply takes the trick (:attr:`~engine.cards.Deck.beaters`): a higher card of
-    the suit led, or a trump to a side suit."""
-    return bool(BEATERS[trump][lead] >> reply & 1)
-
-
-def denied_by_reply(lead: int, reply: int, trump: int) -> int:
-    """The cards a follower shows it does not hold by replying ``reply`` to ``lead`` once the
-    talon is closed or exhausted (:func:`follower_cards`): the suit led if it did not follow, and
-    trumps too if it did not trump; the cards that would have won if it followed without winning."""
-    if reply // 6 != lead // 6:
-        return SUIT_MASKS[lead // 6] | (SUIT_MASKS[trump] if reply // 6 != trump else 0)
-    return 0 if reply > lead else ABOVE[lead]
-
-
-def counted_points(card_points: int, marriage_points: int, tricks: int) -> int:
-    """A seat's points in a deal: its cards' and its marriages', counted once it has won a trick."""
-    return card_points + marriage_points if tricks else 0
-
-
-def marriage_cards(hand: int) -> int:
-    """The kings and queens of ``hand`` whose partner it holds too."""
-    pairs = hand & hand >> 1 & QUEENS
-    return pairs | pairs << 1
-
-
-def marriage_time(marriages: bool, talon_open: bool, schnapsen: bool, no_talon: bool) -> bool:
-    """Whether the leader may announce a marriage now: while the talon is open, and in Schnapsen
-    and without a talon at any lead (``marriages``: the game has them)."""
-    return marriages and (talon_open or schnapsen or no_talon)
-
-
-def exchange_allowed(exchange: bool, talon_open: bool, hand: int, exchange_card: int, schnapsen: bool, won_a_trick: bool) -> bool:
-    """Whether the leader may exchange the trump nine (jack in Schnapsen), ``exchange_card``, for
-    the trump card: while the talon is open, holding it, and (but in Schnapsen) after winning a
-    trick (``exchange``: the game has the exchange)."""
-    return exchange and talon_open and bool(hand >> exchange_card & 1) and (schnapsen or won_a_trick)
-
-
-def exchange_card(trump: int, variant: str) -> int:
-    """The card exchanged for the trump card: the trump nine (jack in Schnapsen)."""
-    return 6 * trump + VARIANTS[variant].exchange_strength
-
-
-def exchanged(hand: int, given: int, trump_card: int) -> int:
-    """The leader's hand once it gives ``given`` (:func:`exchange_card`) for the trump card."""
-    return hand & ~(1 << given) | 1 << trump_card
-
-
-def trick_winner(leader: int, lead: int, reply: int, trump: int) -> int:
-    """The seat that takes a trick ``leader`` led with ``lead`` (:func:`reply_wins`)."""
-    return 1 - leader if BEATERS[trump][lead] >> reply & 1 else leader
-
-
-def partner(card: int) -> int:
-    """The other card of a king's or queen's marriage."""
-    return card + 1 if card % 6 == QUEEN else card - 1
-
-
-def marriage_value(card: int, trump: int) -> int:
-    return 40 if card // 6 == trump else 20
-
-
-def claim_game_points(loser_points: int, loser_tricks: int) -> int:
-    """Game points for a won deal: 3 if the loser won no trick, 2 under 33 points, else 1."""
-    if loser_tricks == 0:
-        return 3
-    return 2 if loser_points < HALF else 1
-
-
-@dataclass(frozen=True, slots=True)
-class Closing:
-    """Who closed the talon, and their opponent's points and tricks at that moment."""
-
-    seat: int
-    points: int
-    tricks: int
-
-    @staticmethod
-    def by(seat: int, points: Callable[[int], int], tricks: Sequence[int]) -> "Closing":
-        """``seat`` closes when each seat has ``points(seat)`` and ``tricks[seat]``: its
-        opponent's are kept."""
-        return Closing(seat, points(1 - seat), tricks[1 - seat])
-
-
-#: how a deal ends
-DealEnd = Literal["claim", "false_claim", "closer_failed", "last_trick", "more_points", "drawn"]
-
-
-class Outcome(NamedTuple):
-    """How a deal that ends now is decided."""
-
-    winner: int | None
-    game_points: int
-    reason: DealEnd
-    claimant: int | None  # the seat that claimed, or was deemed to
-    deemed: bool
-    points: tuple[int, int]  # counted points, the last-trick 10 included
-    ten: int | None  # the seat given the last-trick 10
-
-
-def deal_outcome(
-    points: tuple[int, int],
-    tricks: tuple[int, int],
-    closing: Closing | None,
-    claimant: int | None,
-    last_winner: int,
-    schnapsen: bool,
-    last_trick_ten: bool,
-) -> Outcome:
-    """The outcome of a deal that ends now: by ``claimant``'s claim, or (None) with all tricks
-    played, the last won by ``last_winner``: then the closer with 66 or more is deemed to claim,
-    else the last trick's winner with 66 or more. ``points`` are counted points (cards and counted
-    marriages) without the last-trick 10."""
-    played_out = claimant is None
-    ten = last_winner if played_out and closing is None and last_trick_ten else None
-    scored = (points[0] + (LAST_TRICK_TEN if ten == 0 else 0), points[1] + (LAST_TRICK_TEN if ten == 1 else 0))
-    if played_out and closing is not None and scored[closing.seat] >= CLAIM:
-        claimant = closing.seat  # seed 004: the penalty is for a closer who fails to reach 66
-    elif played_out and scored[last_winner] >= CLAIM:
-        claimant = last_winner
-    deemed = played_out and claimant is not None
-
-    winner: int | None
-    reason: DealEnd
-    if claimant is not None and scored[claimant] >= CLAIM:
-        winner, reason = claimant, "claim"
-        if closing is not None and closing.seat != claimant:
-            # the closer's opponent claimed first
-            gained = 3 if schnapsen and closing.tricks == 0 else 2
-        elif closing is not None and schnapsen:
-            gained = claim_game_points(closing.points, closing.tricks)
-        else:
-            gained = claim_game_points(scored[1 - claimant], tricks[1 - claimant])
-    elif claimant is not None:
-        winner, reason = 1 - claimant, "false_claim"
-        if closing is not None and closing.seat == claimant:
-            gained = 3 if closing.tricks == 0 else 2
-        else:
-            gained = 3 if schnapsen and tricks[winner] == 0 else 2
-    elif closing is not None:
-        winner, reason = 1 - closing.seat, "closer_failed"
-        gained = 3 if closing.tricks == 0 else 2
-    elif ten is None:
-        winner, reason, gained = last_winner, "last_trick", 1
-    elif scored[0] == scored[1]:
-        winner, reason, gained = None, "drawn", 0
-    else:
-        winner, reason = (0 if scored[0] > scored[1] else 1), "more_points"
-        gained = claim_game_points(scored[1 - winner], tricks[1 - winner])
-    return Outcome(winner, gained, reason, claimant, deemed, scored, ten)
-
-
-@dataclass(frozen=True, slots=True)
-class Announcement:
-    """An announced marriage: the announcer and the king or queen (a card number) they led with it."""
-
-    seat: int
-    card: int
-
-    @property
-    def cards(self) -> tuple[int, int]:
-        """The king and the queen."""
-        queen = self.card - (self.card % 6 == KING)
-        return queen + 1, queen
-
-    def points(self, trump: int) -> int:
-        return marriage_value(self.card, trump)
 
 
 class TalonAtClose(TypedDict):
@@ -476,17 +280,14 @@ def deal_result(state: SixtySixState, claimant: int | None) -> SixtySixDealResul
     null); ``tricks`` per seat; ``closed_by`` and ``at_close`` (the closer's opponent's
     ``points`` and ``tricks`` when the talon was closed), both null without a close.
     """
-    options = state.match.options
     closing = state.closing
     tricks = state.tricks
-    outcome = deal_outcome(
+    outcome = DealRules.of(state.match.options, state.trump).outcome(
         (state.points(0), state.points(1)),
         (tricks[0], tricks[1]),
         closing,
         claimant,
         state.trick.leader,  # once all tricks are played, the last one's winner is on lead
-        options["variant"] == "schnapsen",
-        options["exhausted_talon"] == "last-trick-ten",
     )
     winner = outcome.winner
     return {
@@ -913,38 +714,28 @@ class SixtySix(TrickTaking[SixtySixState]):
             return ()
         if trick.cards:
             return plays_of(follower_cards(state.hands[seat], trick.cards[0], state.trump, state.talon_open))
-        hand = state.hands[seat]
+        hand, rules = state.hands[seat], DealRules.of(state.match.options, state.trump)
+        talon_open = bool(state.talon) and state.closing is None
         actions: tuple[Action, ...] = ()
-        if state.talon and state.closing is None:  # the talon is open
-            actions = (EXCHANGE, CLOSE) if self._may_exchange(state, seat, talon_open=True) else (CLOSE,)
+        if talon_open:
+            actions = (EXCHANGE, CLOSE) if rules.may_exchange(True, hand, bool(state.won[seat])) else (CLOSE,)
         if state.won[0] or state.won[1]:
             actions += (DECLARE,)  # the leader won the last trick
         pairs = marriage_cards(hand)
-        if pairs and self._marriage_time(state):
+        if pairs and rules.marriage_time(talon_open):
             # the claim goes with the announcement, once a trick is won
             marriages = marriages_and_claims_of if state.won[seat] else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))
         return actions + plays_of(hand)
 
-    def _exchange_card(self, state: SixtySixState) -> int:
-        return exchange_card(state.trump, state.match.options["variant"])
+    @staticmethod
+    def deal_rules(state: SixtySixState) -> DealRules:
+        """The rules of the deal in play (the computer players' rollouts apply the same)."""
+        return DealRules.of(state.match.options, state.trump)
 
-    def _may_exchange(self, state: SixtySixState, seat: int, talon_open: bool | None = None) -> bool:
-        """Whether ``seat`` on lead may exchange now (``talon_open``: already known, on every lead)."""
-        options = state.match.options
-        return exchange_allowed(
-            options["trump_exchange"],
-            state.talon_open if talon_open is None else talon_open,
-            state.hands[seat],
-            self._exchange_card(state),
-            options["variant"] == "schnapsen",
-            bool(state.won[seat]),
-        )
-
-    def _marriage_time(self, state: SixtySixState) -> bool:
-        """Whether marriages may be announced now (given a leader on lead)."""
-        options = state.match.options
-        return marriage_time(options["marriages"], state.talon_open, options["variant"] == "schnapsen", options["no_talon"])
+    def _may_exchange(self, state: SixtySixState, seat: int) -> bool:
+        """Whether ``seat`` on lead may exchange now."""
+        return self.deal_rules(state).may_exchange(state.talon_open, state.hands[seat], bool(state.won[seat]))
 
     def verify_declare(self, state: SixtySixState, seat: int, action: Declare) -> RuleError | None:
         trick = state.trick
@@ -985,8 +776,9 @@ class SixtySix(TrickTaking[SixtySixState]):
         refused = self._leader_move(state, seat, action) or self._talon_move(state, action)
         if refused is not None or self._may_exchange(state, seat):
             return refused
-        if not state.hands[seat] >> self._exchange_card(state) & 1:
-            wanted = DECK.cards[self._exchange_card(state)]  # the trump nine (jack): no hidden card
+        swap_card = self.deal_rules(state).swap_card
+        if not state.hands[seat] >> swap_card & 1:
+            wanted = DECK.cards[swap_card]  # the trump nine (jack): no hidden card
             return EXCHANGE_NOT_ALLOWED("card_not_held", wanted_card=str(wanted))
         return EXCHANGE_NOT_ALLOWED("before_trick")
 
@@ -999,7 +791,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             return NOT_A_MARRIAGE_CARD()
         if not marriage_cards(state.hands[seat]) >> card & 1:
             return MARRIAGE_NOT_HELD(marriage_suit=action.card.suit.value)
-        if self._marriage_time(state):
+        if self.deal_rules(state).marriage_time(state.talon_open):
             if action.declare and not state.won[seat]:
                 return DECLARE_NOT_ALLOWED("before_trick")
             return None
@@ -1013,7 +805,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         card = BY_INDEX[action.card.index]
         hand = state.hands[seat]
         if card < 0 or not hand >> card & 1:
-            in_deck = card >= 0 and VARIANTS[state.match.options["variant"]].cards >> card & 1
+            in_deck = card >= 0 and self.deal_rules(state).deck >> card & 1
             return CARD_NOT_IN_HAND(None if in_deck else "not_in_deck", card=action.card.code)
         if not trick.cards or follower_cards(hand, trick.cards[0], state.trump, state.talon_open) >> card & 1:
             return None
@@ -1033,7 +825,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return state._replace(closing=closing), (public("close", seat=seat),)
 
     def perform_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> tuple[SixtySixState, tuple[Event, ...]]:
-        given = self._exchange_card(state)
+        given = self.deal_rules(state).swap_card
         taken = state.trump_card
         assert taken is not None
         hands, shown = list(state.hands), list(state.shown)
@@ -1059,6 +851,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         if action.declare:
             return self._claim(state, [event, public("declare", seat=seat)], seat)
         return self.play_card(state, card, (event,))
+
+    def trick_winner(self, leader: int, cards: tuple[int, ...], trump: int) -> int:
+        lead, reply = cards
+        return trick_winner(leader, lead, reply, trump)
 
     def trick_heading(self, state: SixtySixState) -> dict[str, Any]:
         return {"type": "trick", "number": state.trick_number, "phase": state.phase}

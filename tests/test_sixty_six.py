@@ -6,6 +6,7 @@ Card points used below: A 11, 10 10, K 4, Q 3, J 2, 9 0. Trump is hearts unless 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 
 import pytest
@@ -15,9 +16,10 @@ from engine import sixty_six as sixty_six_rules
 from engine.cards import Card, Suit, cards, codes
 from engine.actions import play
 from engine.rules import Trick
-from engine.sixty_six import DECK, SUITS, VARIANTS, Closing, SixtySixState, reply_wins
+from engine.ruleset import Match
+from engine.sixty_six import DECK, SUITS, VARIANTS, Announcement, Closing, SixtySixSeat, SixtySixState, reply_wins
 from sixty_six_tables import numbers, table
-from support import card_codes_in
+from support import card_codes_in, random_playout
 
 GAME = registry.get("sixty-six")
 DECLARE, CLOSE, EXCHANGE = Declare(), Close(), Exchange()
@@ -225,6 +227,34 @@ def test_each_player_sees_only_their_own_dealt_hand():
         assert event.for_viewer(seat)["hand"] == codes(sorted(at(state).hands[seat]))
         assert event.for_viewer(1 - seat) == {"type": "dealt", "seat": seat, "count": 6}
         assert event.for_viewer(None) == {"type": "dealt", "seat": seat, "count": 6}
+
+
+@pytest.mark.parametrize("option_values", [{}, {"variant": "schnapsen"}])
+def test_every_deal_gives_the_hands_as_recorded_trump_by_the_trump_cards_suit_the_non_dealer_on_lead_and_nothing_known(option_values):
+    trump_cards = set()
+    for deal_number in range(1, 7):
+        match = Match.start(options(**option_values), "dealt", 2)._replace(deal_number=deal_number)
+        dealer = match.dealer(2)
+        state, events = GAME.deal(match)
+        record = GAME.deal_record(match, deal_number, dealer)
+        trump_card = DECK.number[record.trump_card]
+        assert [DECK.card_tuple(hand) for hand in state.hands] == [tuple(sorted(hand)) for hand in record.hands]
+        assert state.trick == Trick(1 - dealer) and GAME.to_act(state) == (1 - dealer,)
+        assert state.trump_card == trump_card and at(state).trump == record.trump_card.suit
+        assert events[0].data["trump"] == record.trump_card.suit.value and events[0].data["dealer"] == dealer
+        assert state.shown == (0, 0)
+        trump_cards.add(trump_card)
+    # among them a card whose number divided by 7 is another suit than its own (checked: a shuffle may change)
+    assert any(card // 6 != card // 7 for card in trump_cards)
+
+
+@pytest.mark.parametrize("deal_number", [1, 2])
+def test_without_a_talon_the_dealers_last_card_is_known_in_its_hand_and_nothing_else(deal_number):
+    match = Match.start(options(no_talon=True), "deals", 2)._replace(deal_number=deal_number)
+    dealer = match.dealer(2)
+    state, _ = GAME.deal(match)
+    trump_card = DECK.number[GAME.deal_record(match, deal_number, dealer).trump_card]
+    assert state.shown == ((1 << trump_card, 0) if dealer == 0 else (0, 1 << trump_card))
 
 
 # --- tricks ------------------------------------------------------------------------------------
@@ -467,6 +497,46 @@ def test_schnapsen_exchange_is_made_with_the_trump_jack_and_needs_no_trick():
     state, events = act(state, (0, EXCHANGE))
     assert events[0].data == {"type": "exchange", "seat": 0, "gave": "JH", "took": "AH"}
     assert at(state).trump_card == Card.parse("JH")
+
+
+def test_a_refused_exchange_says_which_condition_failed():
+    state = table("9H AS KC", "QS JS TC", "JC QC TD", trump_card="AH", won=("9C 9D", ""), trump_exchange=False)
+    assert refusal(state, 0, EXCHANGE).message == "this game is played without the trump exchange"
+    state = table("9S AS KC", "QS JS TC", "JC QC TD", trump_card="AH", won=("9C 9D", ""))
+    assert refusal(state, 0, EXCHANGE).message == "you do not hold 9 of Hearts, the card exchanged for the trump card"
+    state = table("9H AS KC", "QS JS TC", "JC QC TD", trump_card="AH", won=("", "9C 9D"))
+    assert refusal(state, 0, EXCHANGE).message == "you may exchange only after winning a trick in this deal"
+
+
+@pytest.mark.parametrize(
+    "talon_values, exchange, close, marriage",
+    [
+        (
+            {"no_talon": True},
+            "there is no talon: you may not exchange the trump card",
+            "there is no talon: you may not close the talon",
+            None,
+        ),
+        (
+            {"talon": "JC QC TD", "trump_card": "AH", "closing": (1, 0, 0)},
+            "the talon is closed: you may not exchange the trump card",
+            "the talon is closed: you may not close the talon",
+            "marriages may be announced only while the talon is open",
+        ),
+        (
+            {},
+            "the talon is exhausted: you may not exchange the trump card",
+            "the talon is exhausted: you may not close the talon",
+            "marriages may be announced only while the talon is open",
+        ),
+    ],
+)
+def test_a_move_the_talon_forbids_is_refused_saying_what_the_talon_is_and_the_move(talon_values, exchange, close, marriage):
+    state = table("9H KS QS", "AC JC", won=("9C 9D", ""), **talon_values)
+    assert refusal(state, 0, EXCHANGE).message == exchange
+    assert refusal(state, 0, CLOSE).message == close
+    if marriage is not None:
+        assert refusal(state, 0, Marriage(Card.parse("KS"))).message == marriage
 
 
 # --- closing the talon -------------------------------------------------------------------------
@@ -737,6 +807,20 @@ def test_points_are_counted_at_the_moment_of_the_claim():
     assert result["marriage_points"] == [20, 0]
 
 
+def test_a_refused_claim_says_which_condition_failed():
+    state, _ = act(table("AS KC", "QS JS", won=("9C 9D", "")), "AS")
+    assert refusal(state, 1, DECLARE).message == "you may claim 66 only when on lead, not in reply"
+    assert refusal(table("AS KC", "QS JS"), 0, DECLARE).message == "you may not claim 66 at the first lead of a deal"
+    state = table("KS QS", "AC JC", "JC QC TD", trump_card="AH", won=("", "9C 9D"))
+    assert refusal(state, 0, Marriage(Card.parse("KS"), declare=True)).message == (
+        "you may claim 66 with a marriage only once you have won a trick in this deal"
+    )
+
+
+def test_a_deal_result_names_the_deal_it_ends():
+    assert claim(WON_67, WON_33, deal_number=3)["deal"] == 3
+
+
 # --- scoring a claim ---------------------------------------------------------------------------
 
 
@@ -870,6 +954,11 @@ def test_last_trick_ten_goes_to_the_second_seat_when_it_wins_the_last_trick():
     assert (result["last_trick_ten"], result["points"], result["reason"], result["winners"]) == (1, [25, 26], "more_points", [1])
 
 
+def test_closed_talon_played_out_without_the_second_seat_closing_reaching_66_gives_the_first_the_deal():
+    result = last_trick("KD 9D", "TS AH", closing=(1, 4, 1))
+    assert (result["winners"], result["game_points"], result["reason"]) == ([0], [2, 0], "closer_failed")
+
+
 # --- the last trick ----------------------------------------------------------------------------
 
 # the 22 cards other than AS and 9S, split as the last trick finds them (seat 0 then wins AS 9S)
@@ -917,6 +1006,31 @@ def test_no_talon_plays_the_last_trick_by_the_exhausted_talon_rule():
     result = last_trick(WINNER_44, OTHER_65, no_talon=True, exhausted_talon="last-trick-ten")
     assert result["reason"] == "drawn"
     assert last_trick(WINNER_44, OTHER_65, no_talon=True)["reason"] == "last_trick"
+
+
+def test_the_winner_of_the_last_trick_with_exactly_66_is_deemed_to_claim():
+    result = last_trick("AH TH AD TD AC JC", "KD QD")  # 55 + AS 11
+    assert (result["points"], result["reason"], result["claimed_by"], result["deemed_claim"]) == ([66, 7], "claim", 0, True)
+    assert result["game_points"] == [2, 0]
+
+
+def test_exhausted_talon_last_trick_ten_the_first_seat_with_more_points_wins_as_for_a_claim():
+    result = last_trick("KD 9D", "QC JC", exhausted_talon="last-trick-ten")  # 4 + AS 11 + 10 against 5
+    assert result["points"] == [25, 5]
+    assert (result["winners"], result["game_points"], result["reason"]) == ([0], [2, 0], "more_points")
+    result = last_trick("KD 9D", "", exhausted_talon="last-trick-ten")  # the loser won no trick
+    assert (result["winners"], result["game_points"], result["reason"]) == ([0], [3, 0], "more_points")
+
+
+def test_a_drawn_deal_gives_no_game_points_in_its_outcome():
+    # the outcome the computer players reckon with: 55 + 10 against 65
+    outcome = sixty_six_rules.deal_outcome((55, 65), (5, 7), None, None, 0, schnapsen=False, last_trick_ten=True)
+    assert (outcome.winner, outcome.reason, outcome.game_points) == (None, "drawn", 0)
+
+
+def test_a_seats_points_count_only_once_it_has_won_a_trick():
+    assert sixty_six_rules.counted_points(0, 20, 0) == 0
+    assert sixty_six_rules.counted_points(14, 20, 1) == 34
 
 
 # --- the match ---------------------------------------------------------------------------------
@@ -1038,6 +1152,12 @@ def test_schnapsen_with_last_trick_ten_is_refused_as_a_bad_option():
     assert "exhausted_talon" in error.message and "schnapsen" in error.message and '"last-trick"' in error.message
 
 
+def test_schnapsen_with_last_trick_ten_is_refused_in_words_naming_the_value_refused():
+    with pytest.raises(RuleError) as caught:
+        GAME.parse_options({"variant": "schnapsen", "exhausted_talon": "last-trick-ten"})
+    assert caught.value.message == 'option "exhausted_talon" cannot be "last-trick-ten" with variant "schnapsen"; allowed: "last-trick"'
+
+
 def test_unknown_option_is_refused():
     with pytest.raises(RuleError) as caught:
         GAME.parse_options({"jokers": True})
@@ -1065,6 +1185,13 @@ def test_view_with_open_scores_shows_both_players_points_and_won_cards():
         view = GAME.view(state, seat)
         assert view["points"] == [21 + 20, 4]
         assert view["won_cards"] == [["TS", "AS"], ["9D", "KD"]]
+
+
+def test_view_with_open_scores_counts_a_trump_marriage_40_once_its_announcer_has_won_a_trick():
+    state = table(
+        "QH 9D", "AC QS", "JD QD TD", trump_card="AH", won=("AS TS", ""), announced=((0, "KH"), (1, "KS")), shown=("QH", "QS"), open_scores=True
+    )
+    assert GAME.view(state, 0)["points"] == [21 + 40, 0]
 
 
 def test_view_lists_each_marriage_with_its_suit_its_points_and_its_pair():
@@ -1126,6 +1253,62 @@ def test_spectator_view_has_no_hand_and_no_legal_actions():
     state = table("QS 9D", "AC JC", "JD QD TD", trump_card="AH")
     view = GAME.view(state, None)
     assert view["hand"] is None and view["legal_actions"] == [] and view["to_act"] == [0]
+
+
+def test_a_client_holding_only_the_view_reads_back_what_the_seat_knows():
+    """``koz bot`` parses the view it is sent (``SixtySixSeat.from_view``) into the knowledge the
+    engine gives a computer seat: for both seats and a spectator, at every step of random matches."""
+    seen = set()
+    for option_values in ({}, {"open_scores": True}, {"variant": "schnapsen"}, {"no_talon": True}):
+        for state, *_ in random_playout(GAME, {"target": 5, **option_values}, "read back", random.Random(2)):
+            for seat in (0, 1, None):
+                known = GAME.knowledge(state, seat)
+                assert SixtySixSeat.from_view(json.loads(json.dumps(known.to_view()))) == known
+            facts = {"closed": known.closed_by is not None, "marriage": bool(known.marriages), "trump card": known.trump_card is not None}
+            facts |= {"last trick": known.last_trick is not None, "over": known.trick_number is None, "won cards": known.won is not None}
+            seen |= {fact for fact, holds in facts.items() if holds}
+    assert seen == {"closed", "marriage", "trump card", "last trick", "over", "won cards"}
+
+
+def test_a_view_written_out_in_card_codes_reads_as_the_seats_knowledge():
+    view = {
+        "hand": ["9D", "KC"],
+        "hand_sizes": [2, 3],
+        "trump": "S",
+        "trump_card": None,
+        "talon_size": 3,
+        "talon_closed": True,
+        "closed_by": 1,
+        "phase": 2,
+        "trick_number": 4,
+        "trick": {"leader": 1, "cards": [{"seat": 1, "card": "QD"}], "winner": None},
+        "last_trick": {"leader": 0, "cards": [{"seat": 0, "card": "AS"}, {"seat": 1, "card": "TS"}], "winner": 0},
+        "tricks_won": [2, 1],
+        "known_cards": [["KC"], ["JS"]],
+        "marriages": [{"seat": 0, "suit": "C", "points": 20, "pair": ["KC", "QC"], "pending": False}],
+        "pending_marriage": [False, False],
+        "points": [46, 4],
+        "won_cards": [["QC", "AS", "TS", "JH"], ["9C", "KD"]],
+    }
+    assert SixtySixSeat.from_view(view) == SixtySixSeat(
+        hand=DECK.mask(cards("9D KC")),
+        hand_sizes=(2, 3),
+        trump=SUITS.index(Suit("S")),
+        trump_card=None,
+        talon_size=3,
+        closed_by=1,
+        trick_number=4,
+        trick=Trick(1, numbers("QD")),
+        last_trick=Trick(0, numbers("AS TS"), 0),
+        tricks=(2, 1),
+        shown=(DECK.mask(cards("KC")), DECK.mask(cards("JS"))),
+        marriages=(Announcement(0, DECK.number[Card.parse("KC")]),),
+        won=(DECK.mask(cards("QC AS TS JH")), DECK.mask(cards("9C KD"))),
+    )
+    spectator = view | {"hand": None, "trump_card": "AH", "trump": "H", "closed_by": None, "last_trick": None, "won_cards": None}
+    assert SixtySixSeat.from_view(spectator)[:5] == (None, (2, 3), SUITS.index(Suit("H")), DECK.number[Card.parse("AH")], 3)
+    assert (SixtySixSeat.from_view(spectator).closed_by, SixtySixSeat.from_view(spectator).last_trick) == (None, None)
+    assert SixtySixSeat.from_view(spectator).won is None
 
 
 # --- reveal and serialization ------------------------------------------------------------------

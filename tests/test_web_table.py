@@ -79,7 +79,7 @@ def test_the_page_and_its_assets_are_static_files(client):
     assert b'<script type="module" src="/web/main.js">' in page.data and b'href="/web/koz.css"' in page.data
     assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     # the page's ES modules, one per part (no build step): each is served as a script
-    for module in ("main", "api", "dom", "table", "lobby", "words", "arena"):
+    for module in ("main", "api", "dom", "table", "lobby", "words", "arena", "account"):
         script = client.get(f"/web/{module}.js")
         assert script.status_code == 200 and "javascript" in script.mimetype
     assert client.get("/web/koz.css").mimetype == "text/css"

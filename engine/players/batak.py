@@ -45,11 +45,13 @@ from ..batak import (
     Auction,
     BatakSeat,
     beats,
+    broken_after,
     chooser,
     deal_points,
     denied_by_card,
     legal_mask,
     match_winning_team,
+    trump_may_be_led,
     partner_of,
     trump_played,
     winning,
@@ -178,12 +180,12 @@ def play_out(
     win, winner = winning(leader, trick, trump)
     led = trick[0] // RANKS if trick else -1
     # A trump in this trick breaks trump for the next lead: nothing else in this trick depends on it.
-    may_lead_trump = broken or free_trump_lead or trump_played(mask_of(trick), trump)
+    may_lead = trump_may_be_led(broken_after(broken, mask_of(trick), trump), free_trump_lead)
     while True:
         while size < SEATS:
             seat = seat_at(leader, size, SEATS)
             hand = hands[seat]
-            legal = legal_mask(hand, led, win, trump, may_lead_trump)
+            legal = legal_mask(hand, led, win, trump, may_lead)
             if legal & (legal - 1):
                 # declarer and dummy see each other's hand (the declarer chooses both cards)
                 partner_hand = hands[partner_of(seat)] if chooser(seat, declarer) == declarer else 0
@@ -198,7 +200,7 @@ def play_out(
             elif beats(card, win, trump):
                 win, winner = card, seat
             if trump_played(bit, trump):
-                may_lead_trump = True
+                may_lead = True
             size += 1
         if winner % 2 == team:
             taken += 1
@@ -382,8 +384,8 @@ class Knowledge:
         broken = False  # before each trick of the deal in turn
         if trump is not None:  # cards are played only once trump is named
             for trick_leader, cards in tricks:
-                _learn_from_trick(trick_leader, cards, trump, broken or free_trump_lead, excluded, played)
-                broken = broken or trump_played(mask_of(cards), trump)
+                _learn_from_trick(trick_leader, cards, trump, trump_may_be_led(broken, free_trump_lead), excluded, played)
+                broken = broken_after(broken, mask_of(cards), trump)
         declarer = seen.declarer
         scores = info.view["scores"]
         return Knowledge(
@@ -606,8 +608,8 @@ class Solver:
         trump = self.trump
         win, winner = winning(leader, trick, trump)
         led = trick[0] // RANKS if trick else -1
-        may_lead_trump = broken or self.free_trump_lead or trump_played(mask_of(trick), trump)
-        return self._card(list(hands), leader, len(trick), led, win, winner, may_lead_trump, -1, TRICKS + 1)
+        may_lead = trump_may_be_led(broken_after(broken, mask_of(trick), trump), self.free_trump_lead)
+        return self._card(list(hands), leader, len(trick), led, win, winner, may_lead, -1, TRICKS + 1)
 
     def _start(self, hands: list[int], leader: int, may_lead_trump: bool, alpha: int, beta: int) -> int:
         """The declaring team's tricks from a trick's start, within the window (alpha, beta)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Any, Callable, Iterator, Mapping
+from typing import Callable, Iterator
 
 from ..actions import Play
 from ..cards import Card, highest, lowest, members
@@ -35,6 +35,7 @@ from ..german_whist import (
     BEATERS,
     DECK,
     PLAYS,
+    Aim,
     SUIT_MASKS,
     GermanWhistSeat,
     counted_tricks,
@@ -60,19 +61,6 @@ WIN_WEIGHT = 2
 
 
 # --- the rules of thumb ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Aim:
-    """What counts: fewest tricks under misère; phase-1 tricks only with ``count_all_tricks``."""
-
-    misere: bool = False
-    count_all: bool = False
-
-    @staticmethod
-    def of(options: Mapping[str, Any]) -> "Aim":
-        """The aim under a game's options."""
-        return Aim(bool(options.get("misere", False)), bool(options.get("count_all_tricks", False)))
 
 
 def worth(card: int, unseen: int, trump: int) -> float:
@@ -745,11 +733,8 @@ def play_out(
 
 
 def outcome(won: list[list[int]], aim: Aim) -> float:
-    """How good a finished deal is for seat 0: the counted-trick margin, and the win weighed in."""
-    counted = counted_tricks(won, aim.count_all)
-    margin = counted[0] - counted[1]
-    if aim.misere:
-        margin = -margin
+    """How good a finished deal is for seat 0: the counted-trick margin (the engine's :meth:`Aim.margin`), and the win weighed in."""
+    margin = aim.margin(counted_tricks(won, aim.count_all))
     return margin + WIN_WEIGHT * ((margin > 0) - (margin < 0))
 
 

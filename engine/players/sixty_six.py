@@ -27,8 +27,10 @@ the alpha-beta search counts one, a trick of a played-out deal three (it takes a
 
 In search a card is a number of the engine's deck, ``6 * suit + strength`` (strength 0 to 5 for
 9 J Q K 10 A, so a higher card of a suit has a higher number), and a set of cards is a bitmask
-of those ints; legality, the trick's winner, marriages and the deal's outcome are the engine's
-own functions.
+of those ints; the rules of the deal (:class:`~engine.sixty_six.DealRules`, built by the engine
+from the options: the deck, the exchanged card, when the exchange and marriages are allowed),
+legality, the trick's winner, the exchange, the draw and the deal's outcome are the engine's own
+functions, which the ruleset applies too.
 """
 
 from __future__ import annotations
@@ -41,39 +43,28 @@ from ..actions import Action, Marriage, Play
 from ..cards import Card, highest, lowest, mask_of, members
 from ..rules import draw_after_trick
 from ..shuffle import SeededRandom
-from ..sixty_six import (
+from ..sixty_six import CLOSE, DECLARE, EXCHANGE, MARRIAGES, PLAYS, SixtySixSeat
+from ..sixty_six_core import (
     ABOVE,
     BEATERS,
     ACE,
     CLAIM,
-    CLOSE,
     DECK,
-    DECLARE,
-    EXCHANGE,
     KING,
-    MARRIAGES,
-    PLAYS,
     POINTS,
     QUEEN,
     TEN,
-    VARIANTS,
     Closing,
-    SixtySixSeat,
+    DealRules,
     counted_points,
-    deal_outcome,
     denied_by_reply,
-    exchange_allowed,
-    exchange_card,
     exchanged,
     follower_cards,
     marriage_cards,
-    marriage_time,
-    marriage_value,
     partner,
     points_of,
     trick_winner,
 )
-from ..sixty_six import SUIT_MASKS as SUIT_MASK
 from .base import Budget, SeatInfo, Strategy
 
 ID = DECK.number
@@ -84,44 +75,6 @@ def card_of(action: Action) -> int:
 
 
 # --- what a seat knows -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DealRules:
-    """The rules of the deal in play: the options that matter to play, and the trump suit."""
-
-    trump: int
-    schnapsen: bool = False
-    marriages: bool = True
-    exchange: bool = True
-    no_talon: bool = False
-    last_trick_ten: bool = False
-
-    @property
-    def trumps(self) -> int:
-        return SUIT_MASK[self.trump]
-
-    @property
-    def variant(self) -> str:
-        return "schnapsen" if self.schnapsen else "sixty-six"
-
-    @property
-    def deck(self) -> int:
-        return VARIANTS[self.variant].cards
-
-    @property
-    def swap_card(self) -> int:
-        """The trump nine (jack in Schnapsen), exchanged for the trump card."""
-        return exchange_card(self.trump, self.variant)
-
-    @property
-    def late_marriages(self) -> bool:
-        """Marriages may be announced with the talon closed or exhausted too."""
-        return marriage_time(self.marriages, False, self.schnapsen, self.no_talon)
-
-    def marriage_points(self, card: int) -> int:
-        """What the marriage of a king or queen scores."""
-        return marriage_value(card, self.trump)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,14 +124,7 @@ def read(info: SeatInfo) -> Knowledge:
     in the events of the deal."""
     options, seat = info.options, info.seat
     seen = info.knowledge if info.knowledge is not None else SixtySixSeat.from_view(info.view)
-    rules = DealRules(
-        trump=seen.trump,
-        schnapsen=options["variant"] == "schnapsen",
-        marriages=options["marriages"],
-        exchange=options["trump_exchange"],
-        no_talon=options["no_talon"],
-        last_trick_ten=options["exhausted_talon"] == "last-trick-ten",
-    )
+    rules = DealRules.of(options, seen.trump)
     won, marriage, tricks = [0, 0], [0, 0], [0, 0]
     played = barred = 0
     face_up: int | None = None
@@ -241,15 +187,10 @@ def deal_value(
     trick has been played, whose winner is ``last_winner`` (then the closer with 66 or more is
     deemed to claim, else that winner with 66 or more): the engine's :func:`deal_outcome`.
     """
-    outcome = deal_outcome(points, tricks, closing, claimant, last_winner, rules.schnapsen, rules.last_trick_ten)
+    outcome = rules.outcome(points, tricks, closing, claimant, last_winner)
     if outcome.winner is None:
         return 0
     return outcome.game_points if outcome.winner == 0 else -outcome.game_points
-
-
-def replies(hand: int, lead: int, rules: DealRules, talon_open: bool) -> int:
-    """The follower's legal cards (the engine's rule)."""
-    return follower_cards(hand, lead, rules.trump, talon_open)
 
 
 class Position:
@@ -310,8 +251,7 @@ class Position:
 
     def may_exchange(self, seat: int) -> bool:
         """Whether ``seat``, on lead, may exchange the trump nine (jack) for the trump card."""
-        rules = self.rules
-        return exchange_allowed(rules.exchange, self.talon_open, self.hands[seat], rules.swap_card, rules.schnapsen, self.tricks[seat] > 0)
+        return self.rules.may_exchange(self.talon_open, self.hands[seat], self.tricks[seat] > 0)
 
     def exchange(self, seat: int) -> None:
         """``seat`` exchanges the trump nine (jack) for the trump card."""
@@ -326,8 +266,7 @@ class Position:
 
     def marriable(self, seat: int) -> int:
         """The kings and queens ``seat`` may lead announcing a marriage now."""
-        rules = self.rules
-        if not marriage_time(rules.marriages, self.talon_open, rules.schnapsen, rules.no_talon):
+        if not self.rules.marriage_time(self.talon_open):
             return 0
         return marriage_cards(self.hands[seat])
 
@@ -508,7 +447,7 @@ def play_out(position: Position, work: list[int]) -> int:
         if married and position.announce(lead):
             return position.value(seat)
         other = position.hands[1 - seat]
-        legal = replies(other, lead, rules, talon_open)
+        legal = follower_cards(other, lead, rules.trump, talon_open)
         reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), rules, talon_open)
         work[0] -= TRICK_WORK
         if position.trick(lead, reply):

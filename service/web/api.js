@@ -104,6 +104,45 @@ async function followStream(gameId, token, signal, after, onView) {
   const response = await fetch(`/v1/games/${gameId}/events?after=${after}`, { headers, signal });
   if (!response.ok || !response.body) throw new Refusal(response.status, await readJson(response));
   readServerClock(response);
+  await readMessages(response, async (message) => {
+    if (message.event === "view") await onView(JSON.parse(message.data));
+  });
+}
+
+/** Follow an arena account's event stream from after event number `after`, calling
+ * `onEvent(number, event)` with each, reconnecting (with `Last-Event-ID`) whenever the stream
+ * ends or fails, until `signal` aborts. The key goes in the Authorization header only: fetch,
+ * not EventSource, which could carry it only in the address. */
+export async function followArena({ key, after, signal, onEvent }) {
+  let last = after;
+  let handlerFailed = null; // a failure of onEvent's own is the page's, not the stream's: it is not retried
+  while (!signal.aborted) {
+    try {
+      const headers = { Accept: "text/event-stream", "Accept-Language": language.current, Authorization: `Bearer ${key}` };
+      if (last > 0) headers["Last-Event-ID"] = String(last);
+      const response = await fetch("/v1/arena/events", { headers, signal });
+      if (!response.ok || !response.body) throw new Refusal(response.status, await readJson(response));
+      await readMessages(response, async (message) => {
+        if (message.id === null || !message.data) return;
+        last = Number(message.id);
+        try {
+          await onEvent(last, JSON.parse(message.data));
+        } catch (error) {
+          handlerFailed = error;
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (error === handlerFailed) throw error;
+      if (error.name === "AbortError" || signal.aborted) return;
+      if (error instanceof Refusal && error.status < 500 && error.status !== 429) throw error; // the key refused: no use trying again
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // the stream ended or the service is away: again shortly
+  }
+}
+
+/** Each Server-Sent Events message of a response's body, in order, until it ends. */
+async function readMessages(response, onMessage) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
   for (;;) {
@@ -114,23 +153,24 @@ async function followStream(gameId, token, signal, after, onView) {
     while ((end = buffered.indexOf("\n\n")) >= 0) {
       const message = parseMessage(buffered.slice(0, end));
       buffered = buffered.slice(end + 2);
-      if (message.event === "view") await onView(JSON.parse(message.data));
+      await onMessage(message);
     }
   }
 }
 
-/** One Server-Sent Events message: its event name and data (comments and ids are not needed here). */
+/** One Server-Sent Events message: its event name, id (null without one) and data. */
 function parseMessage(block) {
-  const message = { event: "message", data: [] };
+  const message = { event: "message", id: null, data: [] };
   for (const line of block.split("\n")) {
     const colon = line.indexOf(":");
     if (colon === 0) continue; // a comment: the heartbeat
     const field = colon < 0 ? line : line.slice(0, colon);
     const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
     if (field === "event") message.event = value;
+    else if (field === "id") message.id = value;
     else if (field === "data") message.data.push(value);
   }
-  return { event: message.event, data: message.data.join("\n") };
+  return { event: message.event, id: message.id, data: message.data.join("\n") };
 }
 
 /** Read the history on from `history.after` (pages hold whole versions), adding its events and

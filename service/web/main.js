@@ -4,10 +4,12 @@
 // the others draw it (table.js, lobby.js), talk to the API (api.js) and hold the words (words.js).
 //
 // Routes: #/ home · #/tables the open tables · #/leaderboard[/<ruleset>] the arena's leaderboard (arena.js) ·
+// #/account this browser's arena account: its page, seeking a match (account.js) ·
 // #/<ruleset> its set-up · #/<ruleset>/<game> the table (the seat of the token kept in this browser, else a
 // spectator's) · …/watch a spectator's · …/join/<seat>[/<code>] an invitation.
 
 import { Refusal, api, follow, newKey, offers, readHistory } from "./api.js";
+import { accountPage } from "./account.js";
 import { leaderboardPage } from "./arena.js";
 import { announce, catalog, h, ruleset, show } from "./dom.js";
 import { homePage, joinPage, kept, openTablesPage, setupPage, waitingRoom } from "./lobby.js";
@@ -26,9 +28,11 @@ async function route() {
   document.documentElement.lang = language.current;
   document.getElementById("language").textContent = text("switchTo");
   document.getElementById("home-link").setAttribute("aria-label", `Koz · ${text("home")}`);
+  document.getElementById("account-link").textContent = text("myAccount");
   if (!catalog.current) catalog.current = await api("GET", "/v1/rulesets");
   if (parts[0] === "tables") return openTables();
   if (parts[0] === "leaderboard") return leaderboard(parts[1]);
+  if (parts[0] === "account") return arenaAccount();
   const entry = parts[0] && ruleset(parts[0]);
   title(entry ? named(entry.names) : "");
   if (!entry) return show(homePage());
@@ -75,6 +79,15 @@ async function leaderboard(rulesetId) {
   current.stop = () => { stopped = true; };
   const page = await leaderboardPage(rulesetId);
   if (!stopped) show(page);
+}
+
+// --- this browser's arena account ----------------------------------------------------------------------
+
+async function arenaAccount() {
+  title(text("myAccount"));
+  const following = new AbortController();
+  current.stop = () => following.abort();
+  await accountPage(following.signal);
 }
 
 // --- an invitation: a name, then the seat ----------------------------------------------------------
@@ -314,6 +327,7 @@ function handlers(game) {
 document.getElementById("language").addEventListener("click", () => {
   setLanguage(language.current === "tr" ? "en" : "tr");
   document.getElementById("language").textContent = text("switchTo");
+  document.getElementById("account-link").textContent = text("myAccount");
   // the catalog's option descriptions are in the language it was asked in: ask again
   const game = current.game;
   if (game && game.view) {
