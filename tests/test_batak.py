@@ -6,6 +6,10 @@ Seats: 0 South, 1 East, 2 North, 3 West; teams North–South (0, 2) and East–W
 from __future__ import annotations
 
 
+import itertools
+import json
+import random
+
 import pytest
 
 from engine import Action, Bid, Close, Pass, Refusal, RuleError, Trump, batak, registry
@@ -15,7 +19,7 @@ from engine.actions import play
 from engine.rules import Trick
 from engine.ruleset import Match
 from engine.shuffle import first_dealer, shuffled_deck
-from support import card_codes_in
+from support import card_codes_in, random_playout
 
 BATAK = registry.get("partnership-batak")
 SOUTH, EAST, NORTH, WEST = range(4)
@@ -962,3 +966,17 @@ def test_state_serializes_and_loads_back_unchanged_in_every_phase():
     thirteen = table("AS", "2S", "3S", "4S", declarer=NORTH, contract=13)
     for state in (auction, naming, playing, all_passed, finished, thirteen):
         assert BATAK.load(BATAK.dump(state)) == state
+
+
+def test_a_client_holding_only_the_view_reads_back_what_the_seat_knows():
+    """``koz bot`` parses the view it is sent (``BatakSeat.from_view``) into the knowledge the
+    engine gives a computer seat: for every seat and a spectator, through a random deal and the next one's auction."""
+    seen = set()
+    for state, *_ in itertools.islice(random_playout(BATAK, {}, "read back", random.Random(2)), 64):
+        for seat in (*range(BATAK.seat_count), None):
+            known = BATAK.knowledge(state, seat)
+            assert batak.BatakSeat.from_view(json.loads(json.dumps(BATAK.view(state, seat)))) == known
+        facts = {"auction": known.trump is None and known.declarer is None, "open hand": known.open_hand is not None}
+        facts |= {"last trick": known.last_trick is not None, "second deal": bool(known.auction.calls) and state.match.deal_number == 2}
+        seen |= {fact for fact, holds in facts.items() if holds}
+    assert seen == {"auction", "open hand", "last trick", "second deal"}

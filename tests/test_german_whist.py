@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 
+import json
+import random
+
 import pytest
 
 from engine import Bid, Refusal, RuleError, german_whist, registry
@@ -11,6 +14,7 @@ from engine.german_whist import DECK, NO_TRUMP, SUITS, GermanWhistState
 from engine.actions import play
 from engine.rules import Trick
 from engine.ruleset import Match
+from support import random_playout
 
 WHIST = registry.get("german-whist")
 
@@ -586,3 +590,18 @@ def test_state_without_trump_after_a_trick_serializes_and_loads_back_unchanged()
     state, _ = play_cards(state, "AS", "3S")
     assert state.last_trick is not None and state.trump == NO_TRUMP
     assert WHIST.load(WHIST.dump(state)) == state
+
+
+def test_a_client_holding_only_the_view_reads_back_what_the_seat_knows():
+    """``koz bot`` parses the view it is sent (``GermanWhistSeat.from_view``) into the knowledge the
+    engine gives a computer seat: for every seat and a spectator, at every step of random matches."""
+    seen = set()
+    for option_values in ({}, {"no_trump": True}):
+        for state, *_ in random_playout(WHIST, {"target": 5, **option_values}, "read back", random.Random(2)):
+            for seat in (*range(WHIST.seat_count), None):
+                known = WHIST.knowledge(state, seat)
+                assert german_whist.GermanWhistSeat.from_view(json.loads(json.dumps(WHIST.view(state, seat)))) == known
+            facts = {"face up": known.face_up >= 0, "phase 2": known.face_up < 0 and known.trick_number is not None}
+            facts |= {"last trick": known.last_trick is not None, "over": known.trick_number is None, "no trump": known.trump == NO_TRUMP}
+            seen |= {fact for fact, holds in facts.items() if holds}
+    assert seen == {"face up", "phase 2", "last trick", "over", "no trump"}

@@ -56,15 +56,19 @@ def play_match(
     *,
     timer: Callable[[], float],
     budgets: Mapping[str, Budget] | None = None,
+    max_deals: int | None = None,
 ) -> MatchRecord:
-    """Play a whole match, ``players[seat]`` deciding for each seat from its own information."""
+    """Play a whole match, ``players[seat]`` deciding for each seat from its own information;
+    past ``max_deals`` deals it ends without a winner, as the service ends a match past its cap
+    (some never end: two random Batak partners against two basic ones, each side failing its
+    contracts)."""
     options = ruleset.parse_options(options)
     state, events = ruleset.new_game(options, seed)
     logs = SeatLogs(ruleset.seat_count)
     logs.record(events)
     record = MatchRecord(result=MatchResult((), ()))
     version = 0
-    while ruleset.result(state) is None:
+    while ruleset.result(state) is None and (max_deals is None or len(record.deal_results) < max_deals):
         (seat,) = ruleset.to_act(state)
         chosen = players[seat]
         given = (budgets or {}).get(chosen.level, Budget())
