@@ -11,8 +11,9 @@ prints the ratio of Koz's deals/s to the peer's games/s. The peer runs under ``-
 (``make bench`` installs it in ``.venv-peer``: its pinned dependencies cannot share Koz's).
 
 ``--baseline DIR`` runs another Koz checkout's engine (say a git worktree of the commit before a
-change) in the same process, in rounds interleaved with this one's on the same deals, and prints
-its deals/s and the ratio: a change's cost, both sides under the same machine load.
+change) in the same process, in rounds interleaved with this one's (each side first in every other
+round) on the same deals, both timed by the process's CPU time, and prints its deals/s and the
+ratio: a change's cost, both sides under the same machine load.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -56,16 +57,18 @@ def playout(ruleset, options, seed: str, rng: random.Random) -> int:
 class Koz:
     """Playouts of one variant, run a round at a time."""
 
-    def __init__(self, ruleset_id: str, raw_options: dict, games: Any = registry) -> None:
+    def __init__(self, ruleset_id: str, raw_options: dict, games: Any = registry, clock: Callable[[], float] = time.perf_counter) -> None:
         self.ruleset = games.get(ruleset_id)
+        self.clock = clock
         self.options = self.ruleset.parse_options(raw_options)
         self.rng = random.Random(0)
         self.deals = self.actions = 0
         self.elapsed = 0.0
 
     def round(self, seconds: float) -> None:
-        started = time.perf_counter()
-        while (elapsed := time.perf_counter() - started) < seconds:
+        clock = self.clock
+        started = clock()
+        while (elapsed := clock() - started) < seconds:
             self.actions += playout(self.ruleset, self.options, f"bench-{self.deals}", self.rng)
             self.deals += 1
         self.elapsed += elapsed
@@ -118,12 +121,17 @@ def main() -> None:
     rounds = max(1, round(args.seconds / ROUND_SECONDS))
     print(f"{'game':18} {'variant':10} {'deals/s':>10} {'actions/s':>10}")
     for ruleset_id, label, raw_options in VARIANTS:
-        koz = Koz(ruleset_id, raw_options)
-        old = Koz(ruleset_id, raw_options, baseline) if baseline is not None else None
+        if baseline is None:
+            koz, old = Koz(ruleset_id, raw_options), None
+        else:
+            # both in this process: its CPU time, and each side first in every other round
+            koz, old = Koz(ruleset_id, raw_options, clock=time.process_time), Koz(ruleset_id, raw_options, baseline, time.process_time)
         with_peer = peer is not None and label == "schnapsen"
-        for _ in range(rounds):
+        for number in range(rounds):
+            if old is not None and number % 2:
+                old.round(args.seconds / rounds)
             koz.round(args.seconds / rounds)
-            if old is not None:
+            if old is not None and not number % 2:
                 old.round(args.seconds / rounds)
             if with_peer:
                 peer.round(args.seconds / rounds)
