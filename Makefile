@@ -56,12 +56,15 @@ $(PEER_BOARDGAMEIO): bench/peer_boardgameio/package-lock.json
 		echo "npm is missing: the boardgame.io peer's test will fail ('apt-get install nodejs npm' as root)"; \
 	fi
 
-# worksteal: a worker that runs out of tests takes queued ones from the other, so the slow ones at
-# the end of a queue do not run alone
+# One test worker more than the cores: the slowest tests wait about as much as they compute
+# (koz serve starting, a failover, a browser), and a fresh clone's run on two workers used 79% of
+# its two cores. worksteal: a worker that runs out of tests takes queued ones from another, so the
+# slow ones at the end of a queue do not run alone.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)')
 test: $(STAMP) $(CHROMIUM) $(OPENAPI_TOOLS) $(PEER_BOARDGAMEIO)
 	$(BIN)/ruff check engine service bench tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto --dist worksteal --durations=30
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=30
 
 # The schnapsen platform pins dependencies Koz cannot share, so it has its own environment.
 $(VENV)-peer/.installed:

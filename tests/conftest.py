@@ -63,6 +63,14 @@ def make_settings(**overrides) -> Settings:
     return Settings(**{**defaults, **overrides})
 
 
+def fuzzed_app():
+    """An app for schemathesis on fakeredis. No worker runs (a human's action answers at once),
+    and a long-poll or an event stream ends soon: a generated ``wait`` or stream is held to its
+    cap, so the caps are what fuzzing them costs in time."""
+    settings = make_settings(reply_wait_seconds=0, max_wait_seconds=0.2, stream_heartbeat_seconds=0.1, stream_max_seconds=0.3)
+    return create_app(settings, redis=fakeredis.FakeRedis())
+
+
 @pytest.fixture
 def fake_redis():
     return fakeredis.FakeRedis()

@@ -42,6 +42,16 @@ def events(app, key: str, after: int = 0) -> list[dict]:
     return [event for _, event in arena.events_after(arena.accounts.authenticate(key).id, after)]
 
 
+def paired(app, client, names: tuple[str, ...]) -> tuple[list[str], list[dict]]:
+    """Accounts of these names seek German Whist and one pass pairs them: their keys, and the
+    ``match_started`` each heard."""
+    keys = [account(client, name) for name in names]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    Matchmaker(app.extensions["koz_arena"]).run_pass()
+    return keys, [events(app, key)[0] for key in keys]
+
+
 def play_out(app, client, started: list[dict]) -> None:
     """The seats of a started match play it out (each its first legal action), then the worker's pass settles it."""
     tokens = {event["seat"]: event["token"] for event in started}
@@ -177,11 +187,7 @@ def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
 
 def test_a_clock_run_out_loses_the_match_and_the_account_is_matched_later_until_it_plays_again(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
-    keys = [account(client, name) for name in ("Quitter", "Stayer")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    Matchmaker(arena).run_pass()
-    started = [events(arena_app, key)[0] for key in keys]
+    keys, started = paired(arena_app, client, ("Quitter", "Stayer"))
     seat_to_act = forfeit(arena_app, started[0]["game"])
     quitter = next(event for event in started if event["seat"] == seat_to_act)
     Matchmaker(arena).run_pass()
@@ -261,11 +267,7 @@ def stored_values(redis, prefix: str) -> list[bytes]:
 
 def test_a_seat_token_is_kept_nowhere_in_the_store_and_is_given_whenever_the_stream_is_read(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
-    keys = [account(client, name) for name in ("Mert", "Nur")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    Matchmaker(arena).run_pass()
-    started = [events(arena_app, key)[0] for key in keys]
+    keys, started = paired(arena_app, client, ("Mert", "Nur"))
     stored = stored_values(arena.store.redis, arena.store.prefix)
     for event in started:
         assert len(event["token"]) > 40 and not any(event["token"].encode() in value for value in stored)
@@ -277,11 +279,7 @@ def test_a_seat_token_is_kept_nowhere_in_the_store_and_is_given_whenever_the_str
 
 def test_a_result_is_recorded_once_by_racing_workers_and_again_after_one_died_mid_way(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
-    keys = [account(client, name) for name in ("Gül", "Hakan")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    Matchmaker(arena).run_pass()
-    started = [events(arena_app, key)[0] for key in keys]
+    keys, started = paired(arena_app, client, ("Gül", "Hakan"))
     forfeit(arena_app, started[0]["game"])
     dying = Matchmaker(arena)
     dying.store = type("Dies", (), {"__getattr__": lambda self, name: getattr(arena.store, name), "set_abandoned": died})()

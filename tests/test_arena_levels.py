@@ -14,49 +14,19 @@ german-whist --pairings expert-basic --matches 200``, 552 s). At small budgets i
 Whist after 100 single-deal matches each at 200 units, 32.0 +- 2.6 and 30.3 +- 2.6 against 32.8 +-
 2.6 and 27.6 +- 2.6; Sixty-Six to 5, 30 rounds at 4,000 units (47 s of CPU): 39.5 +- 4.8 and
 39.1 +- 4.9 against 32.4 +- 4.7 and 25.1 +- 4.8 (the uncertainties, about 4.8 after 30 matches,
-ask for a gap of nearly 10)."""
+ask for a gap of nearly 10). German Whist matches of several deals (``{"target": 20}``) at 4,000
+units do tell them apart after 60 rounds, in 125 s of CPU: ``bench/ratings.py``, figures in the
+README ("How much a match tells")."""
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 import pytest
 
+from bench.ratings import LEVELS, rated_rounds
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
-from engine.players.base import Budget
-from service.arena.ratings import Rating, rate
-
-LEVELS = ["random", "random", "basic", "basic", "expert", "expert"]
-#: the service ends a match past KOZ_MAX_DEALS (100) abandoned and the arena rates it a draw; a
-#: Batak match of two random partners against two basic ones can go on for ever (both sides fail
-#: their contracts, one ran past 280 deals): the test cuts such a match shorter, to stay cheap
-MAX_DEALS = 30
-
-
-def rated_rounds(ruleset_id: str, options: dict[str, Any], rounds: int, seed: int, expert_work: int) -> list[Rating]:
-    """Each account's rating after ``rounds`` rounds: each round the six accounts are seated in a
-    drawn order, a table of the ruleset's seats at a time (in Batak one table of four: two sit
-    the round out, and partners are the drawn order's seats 0 and 2, 1 and 3). A match past
-    :data:`MAX_DEALS` deals ends drawn, as the service's cap ends one abandoned, without winners."""
-    ruleset = registry.get(ruleset_id)
-    ratings = [Rating() for _ in LEVELS]
-    draw = random.Random(seed)
-    for round_ in range(rounds):
-        order = list(range(len(LEVELS)))
-        draw.shuffle(order)
-        for table in range(0, len(LEVELS) - ruleset.seat_count + 1, ruleset.seat_count):
-            seats = order[table : table + ruleset.seat_count]
-            players = [player(LEVELS[account], ruleset.id) for account in seats]
-            budgets = {"expert": Budget(work=expert_work)}
-            record = play_match(ruleset, options, f"levels-{round_}-{table}", players, timer=lambda: 0.0, budgets=budgets, max_deals=MAX_DEALS)
-            winners = set(record.result.winners)
-            outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
-            for account, rating in zip(seats, rate([ratings[account] for account in seats], ruleset.sides(), outcomes)):
-                ratings[account] = rating
-    return ratings
+from service.arena.ratings import Rating
 
 
 def assert_random_below_the_others(ratings: list[Rating]) -> None:

@@ -6,28 +6,25 @@ from __future__ import annotations
 
 import zlib
 
-import fakeredis
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from service import create_app
 from tests.api import FlaskClient
-from tests.conftest import drain, make_settings
+from tests.conftest import drain, fuzzed_app
 
-# no worker runs (a human's action answers at once), and an event stream ends soon
-fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
-schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
+app = fuzzed_app()
+schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
 
 
 def real_games() -> list[tuple[str, list[str]]]:
     """A game of each ruleset between humans, and one that computers already finished."""
-    api = FlaskClient(fuzzed_app.test_client())
+    api = FlaskClient(app.test_client())
     games = []
     for ruleset, seats in (("german-whist", 2), ("sixty-six", 2), ("partnership-batak", 4)):
         created = api.create(ruleset=ruleset, seats=[{"name": "P"}] * seats, seed=f"fuzz-{ruleset}").body
         games.append((created["id"], [entry["token"] for entry in created["tokens"]]))
     finished = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"bot": "random"}]).body
-    drain(fuzzed_app)  # the worker plays it to the end
+    drain(app)  # the worker plays it to the end
     games.append((finished["id"], []))
     return games
 

@@ -6,15 +6,13 @@ import importlib
 import json
 from pathlib import Path
 
-import fakeredis
 import jsonschema_rs
 import schemathesis
 from hypothesis import HealthCheck, settings
 
 from engine import Refusal, RefusalCode, registry
-from service import create_app
 from service.cli import openapi_document
-from tests.conftest import make_settings
+from tests.conftest import fuzzed_app
 
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
@@ -59,9 +57,7 @@ def test_every_error_response_is_problem_json():
                     assert list(response["content"]) == ["application/problem+json"], (path, method, status)
 
 
-# no worker runs (a human's action answers at once), and an event stream ends soon
-fuzzed_app = create_app(make_settings(reply_wait_seconds=0, stream_heartbeat_seconds=0.2, stream_max_seconds=1), redis=fakeredis.FakeRedis())
-schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app)
+schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app())
 
 
 @schema.parametrize()

@@ -7,7 +7,7 @@
 
 import { Refusal, api, followArena } from "./api.js";
 import { catalog, h, ruleset, show } from "./dom.js";
-import { kept } from "./lobby.js";
+import { kept, optionsFields, readOptions } from "./lobby.js";
 import { problemLine } from "./table.js";
 import { language, named, text } from "./words.js";
 
@@ -80,13 +80,18 @@ function recentTable(page) {
       h("td", {}, h("a", { href: `#/${entry.ruleset}/${entry.game}` }, text("openGame")))))));
 }
 
-/** The seek form and the seeks waiting: a rated match of a ruleset, Koz's players after a while. */
+/** The seek form and the seeks waiting: a rated match of a ruleset with its main options (the
+ * others their defaults: seeks pair only with the same options), Koz's players after a while. */
 function seekSection(mine, seeks, refresh, say) {
   const problem = h("div");
+  const chosen = () => ruleset(form.elements.ruleset.value);
+  const options = h("div", { class: "seek-options" }, optionsFields(catalog.current.rulesets[0], "seek", {}).main);
   const form = h("form", { class: "setup card-panel seek", "aria-labelledby": "seek-title" },
     h("h2", { id: "seek-title" }, text("seekTitle")),
     h("label", { class: "field" }, h("span", {}, text("game")),
-      h("select", { name: "ruleset" }, catalog.current.rulesets.map((entry) => h("option", { value: entry.id }, named(entry.names))))),
+      h("select", { name: "ruleset", onchange: () => options.replaceChildren(...optionsFields(chosen(), "seek", {}).main) },
+        catalog.current.rulesets.map((entry) => h("option", { value: entry.id }, named(entry.names))))),
+    options,
     h("label", { class: "field" }, h("span", {}, text("houseAfter")),
       h("select", { name: "house_after" }, HOUSE_AFTER.map((value) => h("option", { value, selected: value === "30" },
         value ? text("seconds", value) : text("never"))))),
@@ -94,7 +99,7 @@ function seekSection(mine, seeks, refresh, say) {
     h("button", { type: "submit", class: "start" }, text("seekButton")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const body = { ruleset: form.elements.ruleset.value, rated: true };
+    const body = { ruleset: form.elements.ruleset.value, options: readOptions(form, chosen()), rated: true };
     if (form.elements.house_after.value) body.house_after_seconds = Number(form.elements.house_after.value);
     try {
       await api("POST", "/v1/arena/seeks", { token: mine.key, body });

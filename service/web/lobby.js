@@ -57,10 +57,12 @@ function optionInput(option, form, choices) {
     option.code === "target" && !option.allowed ? h("small", { id: `${id}-note` }, text("targetZero")) : null);
 }
 
-function readOptions(form, entry) {
+/** The options a form shows (a form may show some only: the others take their defaults). */
+export function readOptions(form, entry) {
   const options = {};
   for (const option of entry.options) {
     const input = form.elements[option.code];
+    if (!input) continue;
     if (option.type === "boolean") options[option.code] = input.checked;
     else if (option.type === "integer") options[option.code] = Number(input.value);
     else options[option.code] = input.value;
@@ -73,7 +75,7 @@ function nameField(form) {
     h("input", { name: "player", id: `${form}-player`, maxlength: 40, placeholder: text("you"), autocomplete: "nickname", value: kept.name() }));
 }
 
-function optionsFields(entry, form, choices) {
+export function optionsFields(entry, form, choices) {
   const main = entry.options.filter((option) => MAIN_OPTIONS.includes(option.code));
   const more = entry.options.filter((option) => !main.includes(option));
   return { main: main.map((option) => optionInput(option, form, choices)), more: more.map((option) => optionInput(option, form, choices)) };
