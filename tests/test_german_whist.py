@@ -442,6 +442,12 @@ def test_target_reached_higher_total_wins():
     assert WHIST.result(state).scores == (23, 19)
 
 
+def test_a_deal_won_by_a_single_trick_is_won_by_either_seat():
+    # phase-2 tricks count: 7 against 6
+    assert german_whist.deal_scores(((6, 7), (7, 6)), options())[2] == [0]
+    assert german_whist.deal_scores(((7, 6), (6, 7)), options())[2] == [1]
+
+
 def test_target_reached_exactly_wins():
     deal, state = last_trick_to_seat_0(((6, 7), (7, 5)), target=20, scores=(12, 14))
     assert WHIST.result(state).scores == (20, 19)
