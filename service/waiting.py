@@ -32,7 +32,12 @@ def after_computers(repository: Repository, game: Game, replies: Waiter) -> Game
         if replies.announced is None or replies.announced <= game.version:
             replies.wait(remaining)
             if replies.announced is None or replies.announced <= game.version:
-                # the wait ended, or the subscription was renewed: the store says
+                # a wake-up left over from a reply already followed, or the wait's end: wait on
+                # (the store may hold a reply whose announcement is still on its way, and reading
+                # the game for it is what following the replies saves)
+                if not replies.renewed():
+                    continue
+                # the subscription was renewed: what was announced meanwhile is lost, the store says
                 if (repository.store.version(game.id) or 0) <= game.version:
                     continue
         change = replies.changes.pop(game.version, None)
