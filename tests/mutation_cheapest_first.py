@@ -1,4 +1,5 @@
-"""A pytest plugin for `make mutate` only: each mutant's tests run cheapest first.
+"""A pytest plugin for `make mutate` only: each mutant's tests run cheapest first, each on the
+engine's caches emptied.
 
 mutmut runs, for each mutant, the tests that reached its function, stopping at the first that
 fails; it hands them over in no particular order. Most mutants of the rules are killed by a rule
@@ -32,3 +33,11 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
     known = durations()
     if known:
         items.sort(key=lambda item: known.get(item.nodeid, 0.0))
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    # mutmut forks each mutant's run from a process whose tests already filled the engine's
+    # caches: a test would be handed what the unmutated code built, and the mutant go unseen
+    from engine import sixty_six_core
+
+    sixty_six_core._DEAL_RULES.clear()
