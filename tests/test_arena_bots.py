@@ -67,7 +67,7 @@ def test_bots_play_rated_matches_each_recorded_once_as_the_histories_say(served,
     keys = [call(f"{url}/v1/accounts", "POST", {"name": f"{level}-{index}"})["key"] for index, level in enumerate(LEVELS)]
     bots = [
         subprocess.Popen(
-            [str(KOZ), "bot", url, "--arena", ruleset_id, "--key", key, "--level", level, "--matches", str(matches), "--house-after", "3"],
+            [str(KOZ), "bot", url, "--arena", ruleset_id, f"--key={key}", "--level", level, "--matches", str(matches), "--house-after", "3"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

@@ -41,7 +41,8 @@ def test_koz_bot_plays_its_seat_to_the_end_of_the_match(service, ruleset_id, opt
     seats = [{"name": "P"}] + [{"bot": "basic"}] * (registry.get(ruleset_id).seat_count - 1)
     created = call(f"{service.url}/v1/games", "POST", {"ruleset": ruleset_id, "options": options, "seats": seats, "seed": f"bot-{ruleset_id}"})
     token = next(entry["token"] for entry in created["tokens"] if entry["seat"] == 0)
-    command = [str(KOZ), "bot", service.url, created["id"], token] + (["--level", level] if level else [])
+    # after "--": a token may begin with "-", which would otherwise be read as an option
+    command = [str(KOZ), "bot"] + (["--level", level] if level else []) + ["--", service.url, created["id"], token]
     bot = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert bot.returncode == 0, bot.stderr
     game = f"{service.url}/v1/games/{created['id']}"
