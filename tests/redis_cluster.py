@@ -72,6 +72,8 @@ class LocalCluster:
     #: replicas of each primary
     replicas: int = 0
     node_timeout_ms: int = 5000
+    #: every node refuses every command while a slot is not served (Redis's default)
+    require_full_coverage: bool = True
     directory: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="koz-cluster-"))
     ports: list[int] = field(default_factory=list)
     processes: list[subprocess.Popen] = field(default_factory=list)
@@ -133,9 +135,9 @@ class LocalCluster:
                 "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(self.node_timeout_ms),
                 "--cluster-replica-validity-factor", "0",
-                # a primary lost stops only its own slots, not the others' (Redis stops them all
-                # by default until the failover is done), as the README recommends
-                "--cluster-require-full-coverage", "no",
+                # "no": a primary lost stops only its own slots, not the others' (with "yes", Redis's
+                # default, a slot not served stops them all), as the README recommends for a fleet
+                "--cluster-require-full-coverage", "yes" if self.require_full_coverage else "no",
                 "--dir", self._node_dir(port),
                 "--save", "",
                 "--appendonly", "no",

@@ -141,7 +141,7 @@ def human_leads(api: FlaskClient, prefix: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def replicated_cluster():
-    cluster = started(LocalCluster(primaries=3, replicas=REPLICAS_PER_PRIMARY, node_timeout_ms=NODE_TIMEOUT_MS))
+    cluster = started(LocalCluster(primaries=3, replicas=REPLICAS_PER_PRIMARY, node_timeout_ms=NODE_TIMEOUT_MS, require_full_coverage=False))
     yield cluster
     cluster.stop()
 
