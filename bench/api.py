@@ -477,9 +477,10 @@ def raise_open_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_service(appendfsync: str, source: str | None = None) -> tuple[subprocess.Popen, str, str]:
+def start_service(appendfsync: str, source: str | None = None, processes: int = 1) -> tuple[subprocess.Popen, str, str]:
     """``koz serve`` on a free port and a data directory of its own; ``source``: a checkout of
-    Koz whose code it runs instead of the installed one (its dependencies must be installed)."""
+    Koz whose code it runs instead of the installed one (its dependencies must be installed);
+    ``processes``: its web processes."""
     data = tempfile.mkdtemp(prefix="koz-bench-")
     port = free_port()
     koz = Path(sys.executable).with_name("koz")
@@ -493,7 +494,14 @@ def start_service(appendfsync: str, source: str | None = None) -> tuple[subproce
     environment.pop("REDIS_URL", None)
     if source is not None:  # ahead of the installed (editable) package on the path, in every process it starts
         environment["PYTHONPATH"] = os.path.realpath(source)
-    process = subprocess.Popen([str(koz), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    process = subprocess.Popen(
+        [str(koz), "serve", "--port", str(port), "--processes", str(processes)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=environment,
+        # its workers start with ``python -m``, which looks in the current directory first
+        cwd=os.path.realpath(source) if source is not None else None,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:

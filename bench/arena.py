@@ -1,17 +1,26 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
-    python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10] [--source DIR]
+    python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
+                          [--processes 1] [--baseline DIR] [--rounds 1]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
    Koz's house players after ``--house-after`` seconds). Each seek's wait is the time from its
    ``POST /v1/arena/seeks`` to its ``match_started`` on the stream; every account must be matched,
-   with a p99 wait within ``--house-after`` + 1 s.
+   with a p99 wait within ``--house-after`` + 1 s. Where it goes: the ``POST``'s answer, then the
+   rest (the pass that pairs it, and the event's delivery), for the seeks paired with each other
+   and for those given to the house.
 2. ``bench/api.py``'s action latency at half load, as it measures it (``--clients`` clients
    playing the random computer, paced at half their peak rate): the figure to keep.
 3. ``--matches`` arena games of German Whist between bot accounts (paired by seeking), played at
    once over HTTP by one bot per seat with the seat token its stream handed over, at the same
    total action rate as (2): action p50/p99, and the p99's ratio to (2)'s.
+
+(2) and (3) also give the CPU milliseconds per action of each kind of process (the web
+processes, the worker, Redis, and this client): an arena action costs the web several requests
+(the action, the other bot's long-poll answered, this bot's next long-poll), the reference one.
+``--baseline DIR`` runs the same against a ``koz serve`` of another checkout (a git worktree),
+server after server, ``--rounds`` times, in one run: before and after side by side.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from gevent.pool import Group  # noqa: E402
 
-from api import Connection, action_client, ms, percentile, run_clients, start_service  # noqa: E402
+from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service  # noqa: E402
 
 RULESETS = ["german-whist", "sixty-six", "partnership-batak"]
 
@@ -74,22 +83,24 @@ def new_accounts(url: str, prefix: str, count: int) -> list[str]:
     return keys
 
 
-def seek_and_wait(url: str, key: str, body: dict, waits: list[float], started: list[dict]) -> None:
+def seek_and_wait(url: str, key: str, body: dict, waits: list[tuple[float, float]], started: list[dict]) -> None:
     stream = Stream(url, key)
     connection = Connection(url)
     begun = time.perf_counter()
     status, seek = connection.call("POST", "/v1/arena/seeks", body, key)
+    answered = time.perf_counter()
     assert status == 201, seek
     event = stream.next_event("match_started")
-    waits.append(time.perf_counter() - begun)
+    waits.append((time.perf_counter() - begun, answered - begun))
     started.append(event)
     connection.close()
     stream.close()
 
 
-def seek_at_once(url: str, keys: list[str], bodies: list[dict]) -> tuple[list[float], list[dict]]:
-    """Each account seeks at once (its body); (the waits until each heard match_started, those events)."""
-    waits: list[float] = []
+def seek_at_once(url: str, keys: list[str], bodies: list[dict]) -> tuple[list[tuple[float, float]], list[dict]]:
+    """Each account seeks at once (its body); (for each, its wait until it heard match_started and
+    the time its POST took; those events, in the same order)."""
+    waits: list[tuple[float, float]] = []
     started: list[dict] = []
     group = Group()
     for key, body in zip(keys, bodies):
@@ -98,9 +109,9 @@ def seek_at_once(url: str, keys: list[str], bodies: list[dict]) -> tuple[list[fl
     return waits, started
 
 
-def matching(url: str, count: int, house_after: float) -> tuple[list[float], list[dict]]:
+def matching(url: str, prefix: str, count: int, house_after: float) -> tuple[list[tuple[float, float]], list[dict]]:
     bodies = [{"ruleset": RULESETS[number * len(RULESETS) // count], "house_after_seconds": house_after} for number in range(count)]
-    return seek_at_once(url, new_accounts(url, "seeker", count), bodies)
+    return seek_at_once(url, new_accounts(url, prefix, count), bodies)
 
 
 class Reconnecting:
@@ -149,19 +160,65 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
     connection.close()
 
 
-def arena_matches(url: str, matches: int, seconds: float, total_rate: float) -> tuple[list[float], int]:
+def arena_matches(url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter) -> tuple[list[float], int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
-    actions per second in all; (the actions' latencies, the games started)."""
-    keys = new_accounts(url, "player", 2 * matches)
+    actions per second in all; (the actions' latencies, the games started, the CPU per action)."""
+    keys = new_accounts(url, prefix, 2 * matches)
     _, started = seek_at_once(url, keys, [{"ruleset": "german-whist"}] * len(keys))
     latencies: list[float] = []
     interval = len(started) / total_rate
+    before = meter.sample()
     until = time.perf_counter() + seconds
     group = Group()
     for event in started:
         group.spawn(play_seat, url, event, until, interval, latencies)
     group.join(raise_error=True)
-    return latencies, len({event["game"] for event in started})
+    return latencies, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
+
+
+def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
+    """The three measures against one server, printed under ``name``."""
+    print(f"{name}:", flush=True)
+    waits, started = matching(url, f"{prefix}seeker", args.accounts, args.house_after)
+    with_house = [any(player["kind"] == "house" for player in event["players"]) for event in started]
+    totals = [total for total, _ in waits]
+    p99 = percentile(totals, 0.99)
+    verdict = "ok" if len(started) == args.accounts and p99 <= args.house_after + 1 else "MISSED"
+    print(
+        f"  {args.accounts} accounts seeking at once (house_after_seconds {args.house_after:g}): {len(started)} matched "
+        f"({sum(with_house)} with the house), wait p50 {ms(percentile(totals, 0.5))}, p99 {ms(p99)}, max {ms(max(totals))} "
+        f"(target: all matched, p99 <= {ms(args.house_after + 1)}): {verdict}"
+    )
+    posts = [post for _, post in waits]
+    print(f"    of which the POST's answer: p50 {ms(percentile(posts, 0.5))}, p99 {ms(percentile(posts, 0.99))}", end="")
+    for label, house in (("paired with each other", False), ("with the house", True)):
+        rest = [total - post for (total, post), with_it in zip(waits, with_house) if with_it == house]
+        if rest:
+            print(f"; then to match_started, {label}: p50 {ms(percentile(rest, 0.5))}, max {ms(max(rest))}", end="")
+    print()
+
+    actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
+    run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
+    peak, _ = run_clients(actions, args.clients, args.seconds)
+    interval = args.clients / (peak / 2)
+    half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
+    before = meter.sample()
+    half_rate, reference = run_clients(half, args.clients, args.seconds)
+    reference_cpu = CpuMeter.per_request(before, meter.sample(), len(reference))
+    print(
+        f"  bench/api.py's POST action at half load ({half_rate:.0f}/s, {args.clients} clients): "
+        f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}; CPU ms per action: {reference_cpu}"
+    )
+
+    latencies, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate, meter)
+    rate = len(latencies) / args.seconds
+    ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
+    print(
+        f"  {games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
+        f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}; "
+        f"CPU ms per action: {cpu}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -171,49 +228,37 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100, help="arena games played at once (default 100)")
     parser.add_argument("--clients", type=int, default=8, help="bench/api.py's clients for the reference figure (default 8)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each load phase (default 10)")
-    parser.add_argument(
-        "--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions; run from it"
-    )
+    parser.add_argument("--processes", type=int, default=1, help="koz serve's web processes (default 1)")
+    parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
+    parser.add_argument("--baseline", metavar="DIR", help="also measure a koz serve of this checkout (e.g. a git worktree), server after server")
+    parser.add_argument("--rounds", type=int, default=1, help="with --baseline: how many times each server is measured (default 1)")
     args = parser.parse_args()
 
     # every bot's connections and stream come from this one address
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
-    process, url, data = start_service("always", args.source)
+    sources = {args.source or "this checkout": args.source}
+    if args.baseline:
+        sources[f"Koz at {args.baseline}"] = args.baseline
+    servers = {}
     try:
+        for name, source in sources.items():
+            servers[name] = start_service("always", source, args.processes)
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
-        waits, started = matching(url, args.accounts, args.house_after)
-        house = sum(any(player["kind"] == "house" for player in event["players"]) for event in started)
-        p99 = percentile(waits, 0.99)
-        verdict = "ok" if len(started) == args.accounts and p99 <= args.house_after + 1 else "MISSED"
-        print(
-            f"{args.accounts} accounts seeking at once (house_after_seconds {args.house_after:g}): {len(started)} matched "
-            f"({house} with the house), wait p50 {ms(percentile(waits, 0.5))}, p99 {ms(p99)}, max {ms(max(waits))} "
-            f"(target: all matched, p99 <= {ms(args.house_after + 1)}): {verdict}"
-        )
-
-        actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
-        run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
-        peak, _ = run_clients(actions, args.clients, args.seconds)
-        interval = args.clients / (peak / 2)
-        half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
-        half_rate, reference = run_clients(half, args.clients, args.seconds)
-        print(
-            f"bench/api.py's POST action at half load ({half_rate:.0f}/s, {args.clients} clients): "
-            f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}"
-        )
-
-        latencies, games = arena_matches(url, args.matches, args.seconds, half_rate)
-        rate = len(latencies) / args.seconds
-        ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
-        print(
-            f"{games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
-            f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}"
-        )
+        for round_ in range(args.rounds if args.baseline else 1):
+            for number, (name, (process, url, data)) in enumerate(servers.items()):
+                measure(
+                    f"{name} ({args.processes} web process{'es' if args.processes > 1 else ''})",
+                    url,
+                    CpuMeter(process.pid, data),
+                    f"r{round_}s{number}",
+                    args,
+                )
         print(f"load average after: {os.getloadavg()}", file=sys.stderr, flush=True)
     finally:
-        process.terminate()
-        process.wait()
-        shutil.rmtree(data, ignore_errors=True)
+        for process, _, data in servers.values():
+            process.terminate()
+            process.wait()
+            shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":

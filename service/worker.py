@@ -103,7 +103,19 @@ class Worker:
                     raise
                 except Exception:  # a pass that failed is made again by the next one: the moves go on
                     log.exception("worker %s: the arena's pass failed", self.name)
+                self._pass_when_house_due()
         return self._play()
+
+    def _pass_when_house_due(self) -> None:
+        """Make the next pass when a seek the last one left unpaired reaches its ``house_after``,
+        if that comes before the period ends: it meets the house then, not up to a period later."""
+        due = self.matchmaker.house_due
+        if due is None:
+            return
+        delay = due - self.matchmaker.arena.timer()
+        if delay < self._next_arena - time.monotonic():
+            self._next_arena = time.monotonic() + max(0.0, delay)
+            self.matchmaker.end_turn_at(due)
 
     def _play(self) -> int:
         """Make the moves of the games held; how many."""

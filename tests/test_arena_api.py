@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 
@@ -72,6 +73,20 @@ def forfeit(app, game_id: str) -> int:
     game.now = game.deadline() + 1
     assert koz.time_out(game)
     return seat
+
+
+def test_the_worker_pairs_a_seek_with_the_house_when_its_house_after_comes_not_a_period_later(arena_app, client, monkeypatch):
+    monkeypatch.setattr("service.worker.PASS_SECONDS", 30.0)  # a pass a period later would come far too late
+    worker = Worker(arena_app.extensions["koz"], "test", block_seconds=0.05)
+    key = account(client, "Lone")
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 0.3}, headers=bearer(key)).status_code == 201
+    worker.work()  # the pass that finds it alone
+    assert events(arena_app, key) == []
+    ends = time.monotonic() + 10
+    while not events(arena_app, key) and time.monotonic() < ends:
+        worker.work(block=True)
+    (started,) = events(arena_app, key)
+    assert started["type"] == "match_started" and [player["kind"] for player in started["players"]] == ["house"]
 
 
 def test_an_account_is_made_once_per_name_whatever_its_case_and_its_key_is_kept_hashed(arena_app, client, backend):

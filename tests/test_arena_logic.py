@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.arena.pairing import ABANDON_PENALTY_SECONDS, BASE_WINDOW, WIDEN_PER_SECOND, Seek, pair, window
+from service.arena.pairing import ABANDON_PENALTY_SECONDS, BASE_WINDOW, WIDEN_PER_SECOND, Seek, house_due, pair, window
 from service.arena.ratings import Rating, rate, replay
 
 HOUSE = {"random": 10.0, "basic": 25.0, "expert": 35.0}
@@ -59,6 +59,21 @@ def test_an_account_that_abandoned_is_matched_after_the_others():
     lone = seek("quitter", 25.0, at=0.0, abandoned=True, house_after=1.0)
     assert pair([lone], 2, now=1.0 + ABANDON_PENALTY_SECONDS - 0.1, house_ratings=HOUSE) == []
     assert len(pair([lone], 2, now=1.0 + ABANDON_PENALTY_SECONDS, house_ratings=HOUSE)) == 1
+
+
+def test_the_house_is_due_when_the_first_seek_left_unpaired_reaches_its_house_after():
+    seeks = [
+        seek("paired", 25.0, at=0.0, house_after=0.5),
+        seek("partner", 25.0, at=0.0),
+        seek("other-game", 25.0, at=1.0, group="other", house_after=2.0),
+        seek("quitter", 25.0, at=0.0, group="third", abandoned=True, house_after=1.0),
+        seek("never", 25.0, at=0.0, group="fourth"),
+    ]
+    pairings = pair(seeks, 2, now=0.2, house_ratings=HOUSE)
+    assert [member.account for pairing in pairings for member in pairing.seeks] == ["paired", "partner"]
+    assert house_due(seeks, pairings, now=0.2) == 3.0  # not the paired seek's 0.5
+    assert house_due(seeks, pairings, now=3.0) == 1.0 + ABANDON_PENALTY_SECONDS  # only what is still to come
+    assert house_due(seeks[-1:], [], now=0.0) is None
 
 
 def test_a_win_raises_the_winner_lowers_the_loser_and_narrows_both_uncertainties():

@@ -34,7 +34,7 @@ from ..store import Stored
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
 from .challenges import Challenges
-from .pairing import Pairing, Seek, pair
+from .pairing import Pairing, Seek, house_due, pair
 from .ratings import Rating, Seat
 
 log = logging.getLogger(__name__)
@@ -53,14 +53,26 @@ class Matchmaker:
         #: the seed of each new game (tests fix them; None: the server draws one)
         self.seed = seed
         self.random = shuffle or random.SystemRandom()
+        #: when (by the arena's timer) a seek the last pass left unpaired reaches its house_after
+        #: (None: none does): the next pass is due then, if that comes before PASS_SECONDS
+        self.house_due: float | None = None
+
+    @property
+    def _turn_key(self) -> str:
+        return f"{self.store.prefix}:arena:turn"
 
     def take_turn(self, worker: str, seconds: float) -> bool:
         """Whether ``worker`` makes the fleet's next pass (no other worker made one in ``seconds``)."""
-        return bool(self.store.redis.set(f"{self.store.prefix}:arena:turn", worker, nx=True, px=max(1, int(seconds * 1000))))
+        return bool(self.store.redis.set(self._turn_key, worker, nx=True, px=max(1, int(seconds * 1000))))
+
+    def end_turn_at(self, moment: float) -> None:
+        """Let the fleet's next pass come at ``moment`` (by the arena's timer), before the turn taken would end."""
+        self.store.redis.pexpire(self._turn_key, max(1, int((moment - self.arena.timer()) * 1000)))
 
     def run_pass(self) -> int:
         """Pair and settle every ruleset's arena once, and end the challenges past their time;
         how many matches were started or settled and challenges ended."""
+        self.house_due = None
         done = Challenges(self.arena).expire() + self.settle()
         for ruleset in registry.all_rulesets():
             done += self.settle_expired(ruleset)
@@ -102,6 +114,8 @@ class Matchmaker:
         house_ratings = dict(zip(house, (Rating.from_text(text).mu for text in self.store.ratings(ruleset.id, [a.id for a in house.values()]))))
         by_id = {seek["id"]: seek for seek in live}
         pairings = pair(seeks, ruleset.seat_count, now, house_ratings)
+        if house_ratings and (due := house_due(seeks, pairings, now)) is not None:
+            self.house_due = due if self.house_due is None else min(self.house_due, due)
         still_there = self.store.take_seek_groups(ruleset.id, [[seek.id for seek in pairing.seeks] for pairing in pairings])
         taken = [
             (pairing, [by_id[seek.id] for seek in pairing.seeks])

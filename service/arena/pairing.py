@@ -82,6 +82,18 @@ def pair(seeks: Sequence[Seek], seat_count: int, now: float, house_ratings: Mapp
     return pairings
 
 
+def house_due(seeks: Sequence[Seek], pairings: Sequence[Pairing], now: float) -> float | None:
+    """When the first of ``seeks`` left out of ``pairings`` reaches its ``house_after`` (after
+    ``now``; None: none will): the pass to pair it with the house is due then, not a period later."""
+    paired = {member.id for pairing in pairings for member in pairing.seeks}
+    due = [
+        seek.seeked_at + (ABANDON_PENALTY_SECONDS if seek.abandoned else 0.0) + seek.house_after
+        for seek in seeks
+        if seek.id not in paired and seek.house_after is not None
+    ]
+    return min((moment for moment in due if moment > now), default=None)
+
+
 def nearest_house(rating: float, house_ratings: Mapping[str, float], count: int) -> tuple[str, ...]:
     """``count`` house levels for a seek of ``rating``: the nearest level's, repeated (one
     account may fill several seats: it is the computer)."""
