@@ -20,7 +20,8 @@
 processes, the worker, Redis, and this client): an arena action costs the web several requests
 (the action, the other bot's long-poll answered, this bot's next long-poll), the reference one.
 ``--baseline DIR`` runs the same against a ``koz serve`` of another checkout (a git worktree),
-server after server, ``--rounds`` times, in one run: before and after side by side.
+server after server, ``--rounds`` times, in one run: before and after side by side (both warmed
+up by a few seeks first, and each round in the other order than the last).
 """
 
 from __future__ import annotations
@@ -260,9 +261,13 @@ def main() -> None:
     try:
         for name, source in sources.items():
             servers[name] = start_service("always", source, args.processes)
+        for number, (process, url, data) in enumerate(servers.values()):  # warmed up alike: the first requests of a process cost more
+            matching(url, f"warm{number}seeker", 12, 0.0)
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
         for round_ in range(args.rounds if args.baseline else 1):
-            for number, (name, (process, url, data)) in enumerate(servers.items()):
+            # each round in the other order: a server measured first, or after the other's bots stopped, is not always the same
+            order = list(enumerate(servers.items()))
+            for number, (name, (process, url, data)) in order[:: -1 if round_ % 2 else 1]:
                 measure(
                     f"{name} ({args.processes} web process{'es' if args.processes > 1 else ''})",
                     url,
