@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -206,7 +206,9 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
         rest = [total - post for (total, post), with_it in zip(waits, with_house) if with_it == house]
         if rest:
             print(f"; then to match_started, {label}: p50 {ms(percentile(rest, 0.5))}, max {ms(max(rest))}", end="")
-    print()
+    print(flush=True)
+    if args.only_seeks:
+        return
 
     actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
     run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
@@ -250,10 +252,14 @@ def main() -> None:
     parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
     parser.add_argument("--baseline", metavar="DIR", help="also measure a koz serve of this checkout (e.g. a git worktree), server after server")
     parser.add_argument("--rounds", type=int, default=1, help="with --baseline: how many times each server is measured (default 1)")
+    parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
 
     # every bot's connections and stream come from this one address
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
+    # the games (1) starts are never played: their clocks must not run out (and the worker forfeit
+    # them by the hundred) while a later phase, or the other server, is measured
+    os.environ["KOZ_ARENA_SECONDS_PER_ACTION"] = os.environ["KOZ_ARENA_BANK_SECONDS"] = "3600"
     sources = {args.source or "this checkout": args.source}
     if args.baseline:
         sources[f"Koz at {args.baseline}"] = args.baseline
