@@ -65,6 +65,9 @@ plays_of = DECK.selector(PLAYS)
 BIDS = {value: Bid(value) for value in range(MIN_BID, MAX_BID + 1)}
 PASS = Pass()
 TRUMPS = tuple(Trump(suit) for suit in Suit)
+# The seat whose card is next, by the trick's leader plus its cards played (seat_at, read on
+# every move as the generic ruleset's turns are).
+TURNS = tuple(seat_at(0, place, SEATS) for place in range(2 * SEATS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +265,7 @@ class BatakState(NamedTuple):
         """The seat whose card is to be played next, or None outside card play."""
         if self.trick is None or self.match.result is not None:
             return None
-        return self.trick.turn(SEATS)
+        return TURNS[self.trick.leader + len(self.trick.cards)]
 
     @property
     def trick_number(self) -> int:
@@ -282,6 +285,10 @@ def first_bidder(dealer: int) -> int:
 def chooser(turn: int, declarer: int) -> int:
     """The seat that chooses the card of ``turn``: the declarer in the dummy's turn."""
     return declarer if turn == partner_of(declarer) else turn
+
+
+# chooser by declarer and turn, read on every move
+CHOOSERS = tuple(tuple(chooser(turn, declarer) for turn in range(SEATS)) for declarer in range(SEATS))
 
 
 def trump_played(cards: int, trump: int) -> bool:
@@ -658,7 +665,7 @@ class PartnershipBatak(TrickTaking[BatakState]):
             return ()
         trick, declarer = state.trick, state.declarer
         if trick is not None and declarer is not None:
-            return (chooser(trick.turn(SEATS), declarer),)
+            return (CHOOSERS[declarer][TURNS[trick.leader + len(trick.cards)]],)
         if declarer is None:
             return (state.auction.to_bid,)
         return (declarer,)
@@ -666,8 +673,8 @@ class PartnershipBatak(TrickTaking[BatakState]):
     def legal_actions(self, state: BatakState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
         if trick is not None and state.match.result is None:  # card play: the common case, first
-            turn = trick.turn(SEATS)
-            if state.declarer is None or seat != chooser(turn, state.declarer):
+            turn = TURNS[trick.leader + len(trick.cards)]
+            if state.declarer is None or seat != CHOOSERS[state.declarer][turn]:
                 return ()
             return plays_of(self._legal_mask(state, turn))
         if seat not in self.to_act(state):

@@ -348,7 +348,7 @@ class GermanWhist(TrickTaking[GermanWhistState]):
     def legal_actions(self, state: GermanWhistState, seat: int) -> tuple[Play, ...]:
         trick = state.trick
         cards = trick.cards
-        if state.match.result is not None or seat != trick.turn(SEATS):
+        if (seat,) != self.to_act(state):  # the game over, or another seat's turn
             return ()
         return plays_of(legal_cards(state.hands[seat], cards[0] if cards else -1))
 

@@ -205,10 +205,6 @@ class Trick(NamedTuple):
     cards: tuple[int, ...] = ()
     winner: int | None = None
 
-    def turn(self, seat_count: int) -> int:
-        """The seat whose card is next (:func:`seat_at`)."""
-        return seat_at(self.leader, len(self.cards), seat_count)
-
     def to_json(self, seat_count: int, deck: Deck, doc: dict[str, Any] | None = None) -> dict[str, Any]:
         """``{"leader", "cards": [{"seat", "card"}], "winner"}``; added to ``doc`` when given (a
         trick event's heading, which comes first)."""

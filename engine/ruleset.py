@@ -493,7 +493,7 @@ class TrickTaking(Ruleset[D]):
         assert trick is not None
         seat_count = self.seat_count
         leader, cards = trick.leader, trick.cards + (card,)
-        turn = seat_at(leader, len(trick.cards), seat_count)
+        (turn,) = self._turns[leader + len(trick.cards)]
         held = list(state.hands)
         held[turn] &= ~(1 << card)
         hands = tuple(held)

@@ -710,20 +710,19 @@ class SixtySix(TrickTaking[SixtySixState]):
 
     def legal_actions(self, state: SixtySixState, seat: int) -> tuple[Action, ...]:
         trick = state.trick
-        if state.match.result is not None or seat != trick.turn(SEATS):
+        if (seat,) != self.to_act(state):  # the game over, or another seat's turn
             return ()
         if trick.cards:
             return plays_of(follower_cards(state.hands[seat], trick.cards[0], state.trump, state.talon_open))
-        hand, options = state.hands[seat], state.match.options
+        hand, rules = state.hands[seat], self.deal_rules(state)
         talon_open = bool(state.talon) and state.closing is None
         actions: tuple[Action, ...] = ()
         if talon_open:
-            may_exchange = DealRules.of(options, state.trump).may_exchange(True, hand, bool(state.won[seat]))
-            actions = (EXCHANGE, CLOSE) if may_exchange else (CLOSE,)
+            actions = (EXCHANGE, CLOSE) if rules.may_exchange(True, hand, bool(state.won[seat])) else (CLOSE,)
         if state.won[0] or state.won[1]:
             actions += (DECLARE,)  # the leader won the last trick
         pairs = marriage_cards(hand)
-        if pairs and DealRules.of(options, state.trump).marriage_time(talon_open):
+        if pairs and rules.marriage_time(talon_open):
             # the claim goes with the announcement, once a trick is won
             marriages = marriages_and_claims_of if state.won[seat] else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))

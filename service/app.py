@@ -97,9 +97,10 @@ def redis_client(
     node, and a repeated compare-and-set cannot apply twice."""
     if cluster:
         assert url is not None, "a cluster is named by the URL of one of its nodes"
-        # its retries back off from 50 ms to 0.5 s (redis-py's default: from 1 s to 10 s), so that a
-        # request during a failover answers 503 in well under a second, and one just after it finds
-        # the new primary at once
+        # three retries, each after the slots are read again (redis-py 7 makes them at once: it
+        # takes only their count from here); a version that backs off between them waits 50 ms to
+        # 0.5 s, not its default 1 to 10 s, so that a request just after a failover finds the new
+        # primary
         retry = Retry(ExponentialWithJitterBackoff(cap=CLUSTER_RETRY_CAP, base=CLUSTER_RETRY_BASE), CLUSTER_RETRIES)
         return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout, retry=retry)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}

