@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -20,7 +20,8 @@
 processes, the worker, Redis, and this client): an arena action costs the web several requests
 (the action, the other bot's long-poll answered, this bot's next long-poll), the reference one.
 ``--baseline DIR`` runs the same against a ``koz serve`` of another checkout (a git worktree),
-server after server, ``--rounds`` times, in one run: before and after side by side.
+server after server, ``--rounds`` times, in one run: before and after side by side (both warmed
+up by a few seeks first, and each round in the other order than the last).
 """
 
 from __future__ import annotations
@@ -121,21 +122,26 @@ class Reconnecting:
     def __init__(self, url: str) -> None:
         self.url = url
         self.connection = Connection(url)
+        #: whether the last call was sent again on a new connection
+        self.reconnected = False
 
     def call(self, method: str, path: str, body=None, token: str | None = None):
+        self.reconnected = False
         try:
             return self.connection.call(method, path, body, token)
         except (OSError, http.client.HTTPException):
             self.connection.close()
             self.connection = Connection(self.url)
+            self.reconnected = True
             return self.connection.call(method, path, body, token)
 
     def close(self) -> None:
         self.connection.close()
 
 
-def play_seat(url: str, event: dict, until: float, interval: float, latencies: list[float]) -> None:
-    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds."""
+def play_seat(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
+    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds
+    (each one's latency, and whether it was sent again on a new connection)."""
     connection = Reconnecting(url)
     game, token = event["game"], event["token"]
     rng = random.Random(event["token"])
@@ -152,6 +158,7 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
         started = time.perf_counter()
         status, answer = connection.call("POST", f"/v1/games/{game}/actions", rng.choice(view["legal_actions"]), token)
         latencies.append(time.perf_counter() - started)
+        reconnected.append(connection.reconnected)
         if status == 200:
             view = answer
         else:  # the other seat acted meanwhile (a stale view): read it again
@@ -160,20 +167,24 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
     connection.close()
 
 
-def arena_matches(url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter) -> tuple[list[float], int, str]:
+def arena_matches(
+    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter
+) -> tuple[list[float], list[bool], int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
-    actions per second in all; (the actions' latencies, the games started, the CPU per action)."""
+    actions per second in all; (the actions' latencies, whether each was sent again on a new
+    connection, the games started, the CPU per action)."""
     keys = new_accounts(url, prefix, 2 * matches)
     _, started = seek_at_once(url, keys, [{"ruleset": "german-whist"}] * len(keys))
     latencies: list[float] = []
+    reconnected: list[bool] = []
     interval = len(started) / total_rate
     before = meter.sample()
     until = time.perf_counter() + seconds
     group = Group()
     for event in started:
-        group.spawn(play_seat, url, event, until, interval, latencies)
+        group.spawn(play_seat, url, event, until, interval, latencies, reconnected)
     group.join(raise_error=True)
-    return latencies, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
+    return latencies, reconnected, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
 
 
 def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
@@ -195,7 +206,9 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
         rest = [total - post for (total, post), with_it in zip(waits, with_house) if with_it == house]
         if rest:
             print(f"; then to match_started, {label}: p50 {ms(percentile(rest, 0.5))}, max {ms(max(rest))}", end="")
-    print()
+    print(flush=True)
+    if args.only_seeks:
+        return
 
     actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
     run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
@@ -210,13 +223,20 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
         f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}; CPU ms per action: {reference_cpu}"
     )
 
-    latencies, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate, meter)
+    latencies, reconnected, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate, meter)
     rate = len(latencies) / args.seconds
     ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
     print(
         f"  {games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
         f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}; "
         f"CPU ms per action: {cpu}",
+        flush=True,
+    )
+    kept = [latency for latency, again in zip(latencies, reconnected) if not again]
+    print(
+        f"    {sum(reconnected)} of the {len(latencies)} actions were sent again on a new connection (the server had closed the "
+        f"bot's connection, idle past its keep-alive while the bot waited to act); the others: p50 {ms(percentile(kept, 0.5))}, "
+        f"p99 {ms(percentile(kept, 0.99))}",
         flush=True,
     )
 
@@ -232,10 +252,14 @@ def main() -> None:
     parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
     parser.add_argument("--baseline", metavar="DIR", help="also measure a koz serve of this checkout (e.g. a git worktree), server after server")
     parser.add_argument("--rounds", type=int, default=1, help="with --baseline: how many times each server is measured (default 1)")
+    parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
 
     # every bot's connections and stream come from this one address
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
+    # the games (1) starts are never played: their clocks must not run out (and the worker forfeit
+    # them by the hundred) while a later phase, or the other server, is measured
+    os.environ["KOZ_ARENA_SECONDS_PER_ACTION"] = os.environ["KOZ_ARENA_BANK_SECONDS"] = "3600"
     sources = {args.source or "this checkout": args.source}
     if args.baseline:
         sources[f"Koz at {args.baseline}"] = args.baseline
@@ -243,9 +267,13 @@ def main() -> None:
     try:
         for name, source in sources.items():
             servers[name] = start_service("always", source, args.processes)
+        for number, (process, url, data) in enumerate(servers.values()):  # warmed up alike: the first requests of a process cost more
+            matching(url, f"warm{number}seeker", 12, 0.0)
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
         for round_ in range(args.rounds if args.baseline else 1):
-            for number, (name, (process, url, data)) in enumerate(servers.items()):
+            # each round in the other order: a server measured first, or after the other's bots stopped, is not always the same
+            order = list(enumerate(servers.items()))
+            for number, (name, (process, url, data)) in order[:: -1 if round_ % 2 else 1]:
                 measure(
                     f"{name} ({args.processes} web process{'es' if args.processes > 1 else ''})",
                     url,

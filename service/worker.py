@@ -66,6 +66,7 @@ class Worker:
         self._next_sweep = 0.0
         self._sweeps = 0
         #: the arena's pairing and settling, a pass every PASS_SECONDS by one worker of the fleet
+        #: (sooner when a seek reaches its house_after)
         self.matchmaker = Matchmaker(Arena(games))
         self._next_arena = 0.0
         self._subscription: Any = None

@@ -79,7 +79,7 @@ def test_the_worker_pairs_a_seek_with_the_house_when_its_house_after_comes_not_a
     monkeypatch.setattr("service.worker.PASS_SECONDS", 30.0)  # a pass a period later would come far too late
     worker = Worker(arena_app.extensions["koz"], "test", block_seconds=0.05)
     key = account(client, "Lone")
-    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 0.3}, headers=bearer(key)).status_code == 201
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 1.0}, headers=bearer(key)).status_code == 201
     worker.work()  # the pass that finds it alone
     assert events(arena_app, key) == []
     ends = time.monotonic() + 10

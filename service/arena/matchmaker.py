@@ -1,7 +1,9 @@
 """The worker's part of the arena: pairing seeks into games, and settling the games that ended.
 
 One worker of the fleet at a time makes a pass (a ``SET NX`` turn with an expiry, as the due
-sweep takes its turn), every :data:`PASS_SECONDS`. It ends the challenges past their time
+sweep takes its turn), every :data:`PASS_SECONDS`, and sooner when a seek it left unpaired
+reaches its ``house_after`` (:attr:`Matchmaker.house_due`: the turn is shortened to that
+moment, so the seek meets the house then rather than up to a period later). It ends the challenges past their time
 (:mod:`.challenges`), then for each ruleset it:
 
 1. drops the seeks that expired (``seek_expired`` on the account's stream);
