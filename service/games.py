@@ -230,6 +230,7 @@ class Games:
                 given = derived_token(idempotency_key, "seat", game.id, str(seat), game.salt)
             return game.take_seat(seat, name, code, given)
 
+        self._apply_a_passed_deadline(game_id)
         game, new = self.repository.change(game_id, take)
         if not game.waiting:
             self.stopped_waiting(game)
@@ -262,7 +263,17 @@ class Games:
 
     def leave(self, game_id: str, token: str | None, level: str | None) -> Game:
         token = require_token(token)
+        self._apply_a_passed_deadline(game_id)
         return self.repository.change(game_id, lambda game: game.leave(game.authenticate(token), level))[0]
+
+    def _apply_a_passed_deadline(self, game_id: str) -> None:
+        """Before a seat changes hands, the timeout of a deadline that passed with no worker to
+        apply it comes first, as it does before a late action: a seat that let its forfeit
+        deadline pass cannot leave its match to a computer instead."""
+        game = self.repository.load(game_id)
+        deadline = game.deadline()
+        if deadline is not None and deadline <= game.now:
+            self.time_out(game)
 
     def lobby(self, ruleset_id: str | None, limit: int, before: float | None) -> tuple[list[Game], float | None]:
         """Public games with open seats, newest first: (a page, the cursor of the next page or None).

@@ -1,6 +1,7 @@
 """Rules of the table that hold with no worker to enforce them: a late action meets its own
-timeout, a seat that left does not act until it is taken back, and asking again for a rematch
-or a seat answers what the first ask got."""
+timeout (and so does a seat leaving or taken back after a deadline), a seat that left does not
+act until it is taken back, and asking again for a rematch or a seat answers what the first ask
+got."""
 
 from __future__ import annotations
 
@@ -95,6 +96,43 @@ def test_an_action_after_a_forfeit_deadline_forfeits_the_match(api, clock):
     view = api.view(game_id).body
     assert (view["status"], view["winners"]) == ("forfeited", [1 - seat])
     assert {"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": [1 - seat]} in events(api, game_id)
+
+
+def test_leaving_after_a_forfeit_deadline_forfeits_the_match_and_the_leave_is_refused(api, clock):
+    game_id, tokens, seat = two_humans(api, clock={"seconds_per_action": 30, "on_timeout": "forfeit"})
+    clock.now += 31
+    answer = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=tokens[seat])
+    assert (answer.status, answer.code) == (409, "game_over")
+    view = api.view(game_id).body
+    assert (view["status"], view["winners"]) == ("forfeited", [1 - seat])
+    assert not [event for event in events(api, game_id) if event["type"] == "left"]
+
+
+def test_the_other_seat_leaving_after_the_deadline_applies_the_timeout_then_leaves(api, clock):
+    game_id, tokens, seat = two_humans(api, clock={"seconds_per_action": 30})
+    clock.now += 31
+    answer = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=tokens[1 - seat])
+    assert answer.status == 200, answer.body
+    kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("timeout", "left")]
+    assert kinds == [("timeout", seat), ("left", 1 - seat)]
+
+
+def test_taking_a_seat_back_after_the_other_seats_deadline_applies_its_timeout_first(api, clock):
+    game_id, tokens, seat = two_humans(api, clock={"seconds_per_action": 30})
+    other = 1 - seat
+    assert api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=tokens[other]).status == 200
+    clock.now += 31
+    assert api.request("POST", f"/v1/games/{game_id}/seats/{other}", json_body={}, token=tokens[other]).status == 200
+    kinds = [(event["type"], event.get("seat")) for event in events(api, game_id) if event["type"] in ("left", "timeout", "rejoined")]
+    assert kinds == [("left", other), ("timeout", seat), ("rejoined", other)]
+
+
+def test_leaving_in_time_applies_no_timeout(api, clock):
+    game_id, tokens, seat = two_humans(api, clock={"seconds_per_action": 30, "on_timeout": "forfeit"})
+    clock.now += 29.9
+    answer = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=tokens[seat])
+    assert answer.status == 200, answer.body
+    assert not [event for event in events(api, game_id) if event["type"] == "timeout"]
 
 
 def test_an_action_in_time_is_applied(api, clock):

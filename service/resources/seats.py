@@ -110,7 +110,9 @@ def leave(body: dict[str, Any], game_id: str) -> BaseResponse:
     """Leave a game.
 
     A computer of `level` plays the caller's seat for the rest of the match (the history says
-    so); the seat's token can take it back with `POST /v1/games/{id}/seats/{seat}`.
+    so); the seat's token can take it back with `POST /v1/games/{id}/seats/{seat}`. A turn's
+    deadline that has passed is applied first, as a worker would: after a forfeit the leave
+    answers 409 `game_over`.
     """
     token = bearer_token()
     game = games().leave(game_id, token, body.get("level"))
