@@ -185,8 +185,9 @@ class LocalCluster:
         wait_until(lambda: self._serves(self.processes[index], self.clients[index]), 10, "a node did not start again")
 
     def logged(self, index: int, pattern: str, after: float) -> float | None:
-        """When (``time.time()``) node ``index`` first logged a line matching ``pattern`` after
-        ``after``, or None. Redis stamps its lines to the millisecond, in local time."""
+        """When (``time.time()``) node ``index`` first logged a line matching ``pattern`` at or
+        after ``after``, or None. Redis stamps its lines to the millisecond (cut, not rounded), in
+        local time: a line of the same millisecond as ``after`` counts."""
         try:
             with open(os.path.join(self._node_dir(self.ports[index]), "redis.log"), errors="replace") as log:
                 lines = log.readlines()
@@ -196,7 +197,7 @@ class LocalCluster:
             parsed = LOG_LINE.match(line)
             if parsed and re.search(pattern, parsed[2]):
                 stamped = datetime.strptime(parsed[1], "%d %b %Y %H:%M:%S.%f").timestamp()
-                if stamped > after:
+                if stamped >= after:
                     return stamped
         return None
 

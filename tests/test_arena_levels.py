@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.ratings import LEVELS, rated_rounds
+from bench.ratings import LEVELS, drawn_rounds, rated_rounds, told_apart
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
@@ -60,3 +60,11 @@ def test_a_match_past_its_deal_cap_ends_without_a_winner():
     players = [player("random", ruleset.id) for _ in range(ruleset.seat_count)]
     record = play_match(ruleset, {"target": 51}, "capped", players, timer=lambda: 0.0, max_deals=2)
     assert len(record.deal_results) == 2 and record.result.winners == ()
+
+
+def test_drawn_matches_tell_apart_levels_whose_stronger_always_wins_and_never_levels_that_are_even():
+    always = drawn_rounds((1.0, 1.0, 1.0), rounds=30, seed=1)
+    assert told_apart(always, "expert", "basic") and told_apart(always, "basic", "random")
+    assert all(rating.games == 30 for rating in always)
+    even = drawn_rounds((0.5, 0.5, 0.5), rounds=30, seed=1)
+    assert not told_apart(even, "expert", "basic") and not told_apart(even, "basic", "random")

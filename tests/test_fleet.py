@@ -7,7 +7,7 @@ package, on loopback).
   comes within 2 s, on one Redis and on a cluster.
 - A primary lost mid-play, on three primaries with two replicas each: the cluster fails over,
   every match finishes, every answered action is in the final histories once, and play on the
-  lost primary's games resumes, without the lost node, within 3 s of its slots taking writes again
+  lost primary's games resumes, without the lost node, within 4 s of its slots taking writes again
   (its replica elected and the other replica following it, as Redis logs them: ``WAIT 1`` holds).
 """
 
@@ -52,8 +52,8 @@ NODE_TIMEOUT_MS = 2000
 #: as the README recommends: a promoted replica still has one to acknowledge its writes (WAIT 1)
 REPLICAS_PER_PRIMARY = 2
 #: seconds from a lost primary's slots taking writes again to an action answered on them (measured
-#: 0.1-2.3 s on the shared 2-core development machine at a load of 3-9)
-KOZ_RESUME_SECONDS = 3.0
+#: 0.1-2.5 s on the shared 2-core development machine at a load of 3-9)
+KOZ_RESUME_SECONDS = 4.0
 
 
 class Fleet:
@@ -344,8 +344,8 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         # load of 3-9: by itself it can pass the issue's node timeout + 2 s, which this test
         # therefore cannot assert from the kill. Koz's part, from the slots taking writes to an
         # action answered on them (the web processes finding the new primary, a client's next
-        # try), took 0.1-2.3 s there: its tail is a web process that held its requests on the
-        # lost primary's games for up to 2 s after the failover
+        # try), took 0.1-2.5 s there: its tail is a web process that held its requests on the
+        # lost primary's games for up to 2.5 s after the failover
         assert koz_part < KOZ_RESUME_SECONDS
         # every answered action is in the final history, at its version, once; and none else of a person's
         for match in matches:
