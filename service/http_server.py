@@ -281,7 +281,7 @@ def address_of(addr: Any) -> str:
 class OneWriteResponse(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type information
     """gunicorn's response, which sends an answer's head and its body in one write when the body
     comes whole (every answer but a stream): gunicorn sends them apart, and the second send (a
-    system call, and on loopback the client's wake-up) was a tenth of a move's web CPU."""
+    system call, and on loopback a wake-up of the client) is spared on every request."""
 
     headers_sent: bool  # (gunicorn's, set by its __init__)
 
