@@ -180,7 +180,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     def problems(self, codes: Mapping[int, Iterable[str]]) -> Callable[[F], F]:
         """Document the problem responses of an endpoint: ``{404: ["unknown_game"], ...}``; each
-        status lists its codes as an enum, so a client can switch over them."""
+        status lists its codes as an enum, so a client can switch over them. The function is
+        given back as it came, with only its documentation added."""
 
         def decorator(function: F) -> F:
             documented = function._apidoc.setdefault("koz_problems", {}) if hasattr(function, "_apidoc") else {}
@@ -190,7 +191,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                 responses = function._apidoc.get("response", {}).get("responses", {}) if hasattr(function, "_apidoc") else {}
                 responses.pop(status, None)
                 listed = ", ".join(f"`{code}`" for code in status_codes)
-                function = self.alt_response(
+                documented_by = self.alt_response(
                     status,
                     schema={
                         "allOf": [
@@ -202,6 +203,9 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
                     headers={"Content-Language": CONTENT_LANGUAGE},
                 )(function)
+                # only the documentation is taken: alt_response's wrapper does nothing but call the
+                # function, and a dozen of them nested (one per status) were passed on every request
+                vars(function)["_apidoc"] = vars(documented_by)["_apidoc"]
                 vars(function)["_apidoc"].setdefault("koz_problems", {})[status] = status_codes
             return function
 

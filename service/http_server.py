@@ -26,6 +26,7 @@ import gevent.socket
 from gunicorn.arbiter import Arbiter
 from gunicorn.glogging import Logger
 from gunicorn.http.body import Body, LengthReader
+from gunicorn.http import wsgi
 from gunicorn.http.message import Request
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.datastructures import LanguageAccept
@@ -277,9 +278,39 @@ def address_of(addr: Any) -> str:
     return addr[0] if isinstance(addr, tuple) else str(addr)
 
 
+class OneWriteResponse(wsgi.Response):  # type: ignore[misc]  # gunicorn has no type information
+    """gunicorn's response, which sends an answer's head and its body in one write when the body
+    comes whole (every answer but a stream): gunicorn sends them apart, and the second send (a
+    system call, and on loopback a wake-up of the client) is spared on every request."""
+
+    headers_sent: bool  # (gunicorn's, set by its __init__)
+
+    def write(self, arg: bytes) -> None:
+        whole = (
+            not self.headers_sent
+            and isinstance(arg, bytes)
+            and arg
+            and not self.chunked
+            and getattr(self, "_omits_body", None) is False  # (gunicorn 27: a HEAD, 204 or 304 sends no body)
+            and (self.response_length is None or len(arg) <= self.response_length)
+        )
+        if not whole:
+            super().write(arg)
+            return
+        head = self.default_headers()
+        head.extend(f"{name}: {value}\r\n" for name, value in self.headers)
+        self.headers_sent = True
+        self.sent += len(arg)
+        self.sock.sendall(("".join(head) + "\r\n").encode("latin-1") + arg)
+
+
 class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):  # type: ignore[misc]  # gunicorn has no type information
     """gevent workers: a request is a greenlet, so a long-poll or an event stream waiting for a
     move holds no thread, and one process keeps thousands of them open."""
+
+    def init_process(self) -> None:
+        wsgi.Response = OneWriteResponse  # what gunicorn's HTTP/1 requests are answered with, in this process
+        super().init_process()
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         """SIGTERM: stop, and first answer the requests that wait for a move (a long-poll with

@@ -129,3 +129,23 @@ def test_a_change_that_loses_every_compare_and_set_answers_503_busy_as_the_hints
     assert "kept changing" in busy.body["detail"]
     monkeypatch.undo()
     assert api.request("GET", f"/v1/games/{game_id}", token=token).body["version"] == before
+
+
+def test_only_the_limited_routes_are_checked_and_each_once(fake_redis, monkeypatch):
+    # flask-limiter's own pass before every request had nothing to count here (no limit on the
+    # whole application): it cost every request CPU for nothing
+    from flask_limiter import Limiter
+
+    checked: list[str | None] = []
+    check = Limiter._check_request_limit
+
+    def counted(limiter, callable_name=None, in_middleware=True):
+        checked.append(callable_name)
+        check(limiter, callable_name=callable_name, in_middleware=in_middleware)
+
+    monkeypatch.setattr(Limiter, "_check_request_limit", counted)
+    api = limited_api(fake_redis, rate_limit_create="5/minute")
+    assert api.test_client.get("/healthz").status_code == 200
+    assert checked == []
+    assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 201
+    assert len(checked) == 1 and checked[0] is not None and checked[0].endswith("create_game")
