@@ -41,7 +41,7 @@ from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence, Typed
 from .actions import Action, Bid, Pass, Play, Trump
 from .cards import STANDARD, Suit, mask_of
 from .errors import Refusal, RefusalCode, RuleError
-from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at, seat_at
+from .rules import NEW_TRICKS, DealRecord, Event, Option, Trick, public, replace_at, seat_at, turns
 from .ruleset import ILLEGAL_ACTION, Match, TrickTaking
 from .shapes import COMMON_EVENTS, BaseView, CardCode, NamesObject, SuitCode, TrickView
 from .shuffle import shuffled_deck
@@ -65,9 +65,7 @@ plays_of = DECK.selector(PLAYS)
 BIDS = {value: Bid(value) for value in range(MIN_BID, MAX_BID + 1)}
 PASS = Pass()
 TRUMPS = tuple(Trump(suit) for suit in Suit)
-# The seat whose card is next, by the trick's leader plus its cards played (seat_at, read on
-# every move as the generic ruleset's turns are).
-TURNS = tuple(seat_at(0, place, SEATS) for place in range(2 * SEATS))
+TURNS = turns(SEATS)
 
 
 @dataclass(frozen=True, slots=True)

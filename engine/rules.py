@@ -197,6 +197,12 @@ def seat_at(leader: int, place: int, seat_count: int) -> int:
     return (leader + place) % seat_count
 
 
+def turns(seat_count: int) -> tuple[int, ...]:
+    """:func:`seat_at` for every leader and number of cards played, indexed by their sum: the seat
+    whose card is next, looked up on every move instead of worked out."""
+    return tuple(seat_at(0, place, seat_count) for place in range(2 * seat_count))
+
+
 class Trick(NamedTuple):
     """A trick: the seat that led it and its cards (numbers of the game's deck) in play order,
     with the winner once complete."""

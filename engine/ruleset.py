@@ -36,7 +36,7 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Mapping, NamedTup
 from .actions import MALFORMED_ACTION, Action, Play
 from .cards import Deck
 from .errors import Refusal, RefusalCode, RuleError
-from .rules import INVALID_OPTION, ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of
+from .rules import INVALID_OPTION, ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of, turns
 from .shuffle import first_dealer
 from .texts import DEFAULT_LANGUAGE, LANGUAGES
 
@@ -448,7 +448,7 @@ class TrickTaking(Ruleset[D]):
     def __init__(self) -> None:
         super().__init__()
         #: the seat to act, by the leader's seat plus the cards played (made once: asked twice a move)
-        self._turns = tuple((seat_at(0, turn, self.seat_count),) for turn in range(2 * self.seat_count))
+        self._turns = tuple((seat,) for seat in turns(self.seat_count))
 
     # --- deal ---------------------------------------------------------------------------------
 

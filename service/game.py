@@ -301,6 +301,12 @@ class Game:
             return None
         return float(self.turn["since"] + self.clock["seconds_per_action"] + self.turn["banks"][self.turn["seat"]])
 
+    @property
+    def deadline_passed(self) -> bool:
+        """Whether the seat to act let its deadline pass, its timeout not yet applied."""
+        deadline = self.deadline()
+        return deadline is not None and deadline <= self.now
+
     def start_turn(self) -> None:
         """Start the clock of a human seat that has just come to act (each action is a turn of
         its own); it does not run while a computer acts or the game waits."""

@@ -271,8 +271,7 @@ class Games:
         apply it comes first, as it does before a late action: a seat that let its forfeit
         deadline pass cannot leave its match to a computer instead."""
         game = self.repository.load(game_id)
-        deadline = game.deadline()
-        if deadline is not None and deadline <= game.now:
+        if game.deadline_passed:
             self.time_out(game)
 
     def lobby(self, ruleset_id: str | None, limit: int, before: float | None) -> tuple[list[Game], float | None]:
@@ -363,8 +362,7 @@ class Games:
                     params={"version": game.version},
                     current_version=game.version,
                 )
-            deadline = game.deadline()
-            if deadline is not None and deadline <= game.now:
+            if game.deadline_passed:
                 # the clock's turn came first: its timeout is applied, in one compare-and-set as
                 # a worker would; the late seat's action is refused, another seat's tried anew
                 late = game.turn["seat"] if game.turn else None
