@@ -5,6 +5,7 @@
     python bench/api.py --peer boardgameio [--rounds 3]  # against boardgame.io 0.50, alternating (bench/boardgameio.py)
     python bench/api.py --cluster [--level-games 2]  # one Redis beside a 3-primary Redis Cluster, in one run (bench/fleet.py)
     python bench/api.py --guards [--rounds 5]  # actions/s with the request deadline and the caps, and without, alternating
+    python bench/api.py --floor [--rounds 3]  # gunicorn+gevent, +Flask, Koz's /healthz and move, boardgame.io's move (bench/floor.py)
 
 Without ``--url`` it starts a default ``koz serve`` (one gevent web process and one worker, on the
 embedded Redis, ``appendfsync always`` unless ``--appendfsync`` says otherwise; rate limits off:
@@ -533,8 +534,15 @@ def main() -> None:
         default="always",
         help="the embedded Redis's appendfsync, or several separated by commas to compare them in one run (default: always)",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="instead: CPU per request of gunicorn+gevent alone, with Flask, Koz's /healthz and move, and boardgame.io's move (bench/floor.py)",
+    )
     parser.add_argument("--peer", choices=["boardgameio"], help="instead: Koz against boardgame.io, same load, alternating (bench/boardgameio.py)")
-    parser.add_argument("--rounds", type=int, default=3, help="with --peer, --waking or --guards: alternating rounds of --seconds each (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="with --peer, --floor, --waking or --guards: alternating rounds of --seconds each (default 3)"
+    )
     parser.add_argument(
         "--cluster", action="store_true", help="instead: the actions on one Redis and on a 3-primary Redis Cluster, in one run (bench/fleet.py)"
     )
@@ -565,6 +573,11 @@ def main() -> None:
         from boardgameio import compare
 
         compare(args.clients, args.seconds, args.rounds, args.baseline)
+        return
+    if args.floor:
+        from floor import compare as floor
+
+        floor(args.clients, args.seconds, args.rounds)
         return
     if args.waking:
         waking(args.waiters, args.watched_games, args.rounds, args.baseline)

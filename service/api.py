@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import flask_smorest
-from flask import Flask, Response, request
+from flask import Flask, Request, Response, request
 from flask_smorest.utils import prepare_response
+from marshmallow import missing
 from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
@@ -18,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 from engine import RuleError
 from engine.texts import LANGUAGES
 
-from .edge import MAX_REQUEST_ID_LENGTH
+from .edge import MAX_REQUEST_ID_LENGTH, parsed_body
 from .refusals import Refused
 from .errors import PROBLEM_CONTENT_TYPE, Problem, ProblemSchema
 from .redis_pool import StorageBusy
@@ -133,6 +134,11 @@ def nullable_enum_as_any_of(converter: Any, field: Any, ret: dict[str, Any], **k
 class ArgumentsParser(FlaskParser):
     # a body or query that does not fit its schema is a bad request, like any other malformed one
     DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req: Request) -> Any:
+        # the body as the edge parsed it to check it (service/edge.py), not parsed a second time
+        body = parsed_body()
+        return super()._raw_load_json(req) if body is missing else body
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest has no type information

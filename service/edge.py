@@ -9,14 +9,14 @@ refusal is a 4xx problem, raised before anything is read from or written to the 
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import unicodedata
 from typing import Any, Mapping
 
 from flask import Flask, Response, g, request
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, missing
+from webargs.core import parse_json
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .errors import Problem
@@ -86,10 +86,16 @@ def check_body() -> None:
         return
     check_json_text(data)
     try:
-        body = json.loads(data)
+        body = parse_json(data)  # as the route's parser reads it, which takes it from here
     except ValueError:
         return  # the route's parser answers malformed_json
     check_well_formed(body)
+    g.json_body = body
+
+
+def parsed_body() -> Any:
+    """The request's JSON body as :func:`check_body` parsed it, else ``missing`` (not parsed there)."""
+    return g.get("json_body", missing)
 
 
 def check_if_match(header: str | None) -> str | None:

@@ -23,7 +23,7 @@ from engine.players import player, standard_level
 from .refusals import Refused
 from .metrics import ACTIONS
 from .replay import action_event
-from .tokens import new_token, seat_of, token_hash
+from .tokens import authenticated_seat, new_token, seat_of, token_hash
 
 
 
@@ -194,13 +194,7 @@ class Game:
 
     def authenticate(self, token: str) -> int:
         """The seat of a bearer token; a token of no seat here is a 401."""
-        seat = seat_of(token, [seat.token_hash for seat in self.seats])
-        if seat is None:
-            raise Refused(
-                "invalid_token",
-                "invalid_token",
-            )
-        return seat
+        return authenticated_seat(token, [seat.token_hash for seat in self.seats])
 
     def acting_seat(self, token: str) -> int:
         """The seat of a bearer token that means to act (or ask for a hint): a 401 for a token of

@@ -41,6 +41,14 @@ def seat_of(token: str, hashes: Sequence[str | None]) -> int | None:
     return found
 
 
+def authenticated_seat(token: str, hashes: Sequence[str | None]) -> int:
+    """The seat of a bearer token among the seats' hashes; a token of no seat is a 401 ``invalid_token``."""
+    seat = seat_of(token, hashes)
+    if seat is None:
+        raise Refused("invalid_token", "invalid_token")
+    return seat
+
+
 def require_token(token: str | None) -> str:
     """The bearer token of a request that needs one; a 401 ``missing_token`` without."""
     if token is None:

@@ -5,16 +5,22 @@ announcements (:mod:`service.announcements`), never on a thread or a loop of rea
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from .announcements import Waiter
 from .encoding import json_bytes
 from .shared import Rendered, SharedRenders
+from .tokens import authenticated_seat
 
 if TYPE_CHECKING:
     from .game import Game
     from .repository import Repository
+
+#: games whose seats' token hashes a process keeps (the latest version of each)
+SEATINGS_KEPT = 4096
 
 
 def after_computers(repository: Repository, game: Game, replies: Waiter) -> Game:
@@ -55,7 +61,28 @@ class Waiting:
         #: what the requests woken by one announcement send alike: a long-poll's view (JSON) by
         #: (game, seat); a stream's messages (the text, whether it ends the stream) by (game, seat, after)
         self.views: SharedRenders[bytes] = SharedRenders()
-        self.stream_messages: SharedRenders[tuple[str, bool]] = SharedRenders()
+        self.stream_messages: SharedRenders[tuple[bytes, bool]] = SharedRenders()
+        #: the seats' token hashes of a game at a version, by game: what a long-poll asking again
+        #: after the version it was just shown needs to know whose it is before it waits, without
+        #: reading and building the whole game (a table's long-polls all ask again at once)
+        self._seatings: OrderedDict[str, tuple[int, tuple[str | None, ...]]] = OrderedDict()
+        self._seatings_lock = threading.Lock()  # held only for dictionary updates
+
+    def remember_seating(self, game: Game) -> None:
+        """Keep ``game``'s seats' token hashes at its version, for the long-polls that wait on it next."""
+        hashes = tuple(seat.token_hash for seat in game.seats)
+        with self._seatings_lock:
+            known = self._seatings.get(game.id)
+            if known is None or known[0] <= game.version:
+                self._seatings[game.id] = (game.version, hashes)
+                self._seatings.move_to_end(game.id)
+            while len(self._seatings) > SEATINGS_KEPT:
+                self._seatings.popitem(last=False)  # the least recently kept first
+
+    def _seating(self, game_id: str, version: int | None) -> tuple[str | None, ...] | None:
+        with self._seatings_lock:
+            known = self._seatings.get(game_id)
+        return known[1] if known is not None and version is not None and known[0] == version else None
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
@@ -78,7 +105,10 @@ class Waiting:
 
     def _render_view(self, game_id: str, seat: int | None, version: int) -> Rendered[bytes] | None:
         game = self.repository.load_announced(game_id, version)
-        return None if game is None else Rendered(game.version, json_bytes(game.view(seat)))
+        if game is None:
+            return None
+        self.remember_seating(game)  # the long-polls it answers ask again after this version
+        return Rendered(game.version, json_bytes(game.view(seat)))
 
     def _until_passed(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game | None, int | None, int | None]:
         """Wait until the game's version passes ``after`` or ``wait`` ends: (the game, the caller's
@@ -89,13 +119,22 @@ class Waiting:
             game = repository.load(game_id)
             return game, game.viewer(token), None
         with repository.announcements.waiting(game_id, after) as waiter:
-            game = repository.load(game_id)  # read after registering: no announcement is missed
-            seat = game.viewer(token)
-            if game.version > after:
-                return game, seat, None
-            # a waiting request holds no copy of the game: thousands wait at once, and each of the
-            # collector's full passes walks everything they hold, stalling them all meanwhile
-            del game
+            # read after registering: no announcement is missed. At the version the caller has,
+            # only whose token it is matters: the seats' hashes at that version, if known here
+            # (the version alone for a spectator), spare reading and building the whole game
+            stored_version = repository.store.version(game_id)
+            hashes = self._seating(game_id, stored_version) if token is not None else ()
+            if stored_version is None or stored_version > after or hashes is None:
+                game = repository.load(game_id)
+                self.remember_seating(game)
+                seat = game.viewer(token)
+                if game.version > after:
+                    return game, seat, None
+                # a waiting request holds no copy of the game: thousands wait at once, and each of the
+                # collector's full passes walks everything they hold, stalling them all meanwhile
+                del game
+            else:
+                seat = None if token is None else authenticated_seat(token, hashes)
             version = self.wait_for_version(game_id, after, min(wait, repository.settings.max_wait_seconds), waiter)
         if version is None or version <= after:
             return repository.load(game_id), seat, None

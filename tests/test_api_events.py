@@ -444,6 +444,45 @@ def test_a_waiting_long_poll_holds_no_copy_of_the_game(app, api):
     assert answer.body == api.view(game_id, tokens[1]).body
 
 
+def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_no_whole_game(app, api, monkeypatch):
+    """A table's long-polls all ask again at once after each move: the seats' token hashes at the
+    version shown, kept by the process, say whose each is; the store is asked only its version.
+    A token of no seat is still refused at once, and the next move still answers."""
+    game_id, tokens = two_humans(api)
+    koz = app.extensions["koz"]
+    client = FlaskClient(app.test_client())
+    answers: queue.Queue = queue.Queue()
+
+    def long_poll(after: int, token: str) -> None:
+        path = f"/v1/games/{game_id}?wait=300&after={after}"
+        threading.Thread(target=lambda: answers.put(client.request("GET", path, token=token)), daemon=True).start()
+
+    def until_waiting(count: int) -> None:
+        deadline = time.monotonic() + 60
+        while koz.announcements.waiting_count < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert koz.announcements.waiting_count == count
+
+    long_poll(0, tokens[1])
+    until_waiting(1)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert answers.get(timeout=60).body["version"] == 1
+    loads: list[str] = []
+    original = type(koz.repository.store).load
+    monkeypatch.setattr(type(koz.repository.store), "load", lambda store, loaded_id: loads.append(loaded_id) or original(store, loaded_id))
+    for token in tokens.values():
+        long_poll(1, token)
+    until_waiting(2)
+    refused = client.request("GET", f"/v1/games/{game_id}?wait=300&after=1", token="not-a-seat-token")
+    assert (refused.status, refused.code) == (401, "invalid_token")
+    assert loads == []
+    monkeypatch.setattr(type(koz.repository.store), "load", original)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    woken = sorted(json.dumps(answers.get(timeout=60).body, sort_keys=True) for _ in tokens)
+    assert woken == sorted(json.dumps(api.view(game_id, token).body, sort_keys=True) for token in tokens.values())
+    assert {json.loads(body)["version"] for body in woken} == {2}
+
+
 def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
     game_id, tokens = two_humans(api)
     answer = api.request("GET", f"/v1/games/{game_id}?wait=0.2&after=0", token=tokens[1])

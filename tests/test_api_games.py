@@ -269,6 +269,25 @@ def test_bad_long_poll_parameters_are_refused(api, query):
 # --- plumbing ----------------------------------------------------------------------------------
 
 
+def test_whether_a_hook_or_view_is_a_coroutine_is_asked_once_per_function(app, client, monkeypatch):
+    import flask.app
+
+    assert client.get("/healthz").status_code == 200
+    asked: list[object] = []
+    original = flask.app.iscoroutinefunction
+    monkeypatch.setattr(flask.app, "iscoroutinefunction", lambda func: asked.append(func) or original(func))
+    answer = client.get("/healthz")
+    assert (answer.status_code, answer.headers["Access-Control-Allow-Origin"]) == (200, "*")  # every hook still ran
+    assert "X-Request-ID" in answer.headers
+    assert asked == []
+
+    def once() -> str:
+        return "once"
+
+    assert app.ensure_sync(once) is once and asked == [once]
+    assert app.ensure_sync(once) is once and asked == [once]
+
+
 def test_cors_preflight_allows_token_authorized_writes_from_any_origin(client):
     response = client.options(
         "/v1/games/abc/actions",

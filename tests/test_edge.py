@@ -47,6 +47,21 @@ def test_an_action_nested_deeply_is_refused_as_too_deep(api, client):
     assert (status, problem["code"]) == (400, "json_too_deep")
 
 
+def test_a_body_is_parsed_once_by_the_edge_and_the_route_takes_it_from_there(api, client, monkeypatch):
+    import webargs.core
+
+    game_id, tokens = new_whist(api)
+    seat = api.view(game_id).body["to_act"][0]
+    legal = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    parsed_again: list[object] = []
+    parse = webargs.core.parse_json
+    monkeypatch.setattr(webargs.core, "parse_json", lambda data, **options: parsed_again.append(data) or parse(data, **options))
+    assert api.act(game_id, legal, tokens[seat]).status == 200
+    assert api.act(game_id, {"type": "play"}, tokens[1 - seat]).code == "malformed_action"  # the route's schema still judges it
+    assert post_raw(client, f"/v1/games/{game_id}/actions", b'{"type": ', Authorization=f"Bearer {tokens[1 - seat]}")[1]["code"] == "malformed_json"
+    assert parsed_again == [b'{"type": ']  # only the body the edge could not parse
+
+
 def test_a_seed_of_5000_digits_is_refused_as_a_number_too_large(client, fake_redis):
     body = b'{"ruleset": "german-whist", "seed": ' + b"9" * 5000 + b"}"
     status, problem = post_raw(client, "/v1/games", body)

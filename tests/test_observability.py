@@ -3,6 +3,7 @@ that each carry a request id and never a token or a card."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import logging
@@ -14,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from engine import registry
 from service import create_app
-from service.logs import LOGGING, RequestIdFilter
+from service.logs import LOGGING, JsonLines, RequestIdFilter
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
@@ -100,10 +101,9 @@ def log_lines():
     """Every log line written while the test runs, formatted as ``koz serve`` writes them."""
     buffer = io.StringIO()
     formatter_config = {key: value for key, value in LOGGING["formatters"]["json"].items() if key != "()"}
-    from pythonjsonlogger.json import JsonFormatter
-
+    assert LOGGING["formatters"]["json"]["()"] == "service.logs.JsonLines"
     handler = logging.StreamHandler(buffer)
-    handler.setFormatter(JsonFormatter(**formatter_config))
+    handler.setFormatter(JsonLines(**formatter_config))
     handler.addFilter(RequestIdFilter())
     root = logging.getLogger()
     level = root.level
@@ -114,6 +114,26 @@ def log_lines():
     finally:
         root.removeHandler(handler)
         root.setLevel(level)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"method": "POST", "route": "/v1/games/<game_id>/actions", "status": 200, "duration_ms": 4.5, "code": "illegal_action"},
+        {"name_": "Ça va, 東京 🂡", "none": None, "nested": {"list": [1, 2.5, True]}},
+        {"huge": 2**70, "lone": "\ud800"},  # what orjson refuses: the standard encoder writes them
+        {"when": datetime.datetime(2026, 12, 2, 6, 30, tzinfo=datetime.timezone.utc), "what": ValueError("no")},
+    ],
+)
+def test_a_log_line_holds_the_fields_and_values_python_json_logger_gives(extra):
+    from pythonjsonlogger.json import JsonFormatter
+
+    formatter_config = {key: value for key, value in LOGGING["formatters"]["json"].items() if key != "()"}
+    record = logging.LogRecord("koz.requests", logging.INFO, __file__, 1, "request %s", ("x",), None)
+    record.__dict__.update(extra, request_id="0" * 32)
+    line = JsonLines(**formatter_config).format(record)
+    assert "\n" not in line
+    assert json.loads(line) == json.loads(JsonFormatter(**formatter_config).format(record))
 
 
 def play_whole_match(api: FlaskClient, ruleset_id: str, seed: str, **options) -> list[str]:

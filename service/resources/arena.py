@@ -15,7 +15,6 @@ from flask import Response, current_app, request
 from marshmallow import Schema, fields, validate
 
 from ..api import Blueprint, header_parameter
-from ..encoding import json_text
 from ..errors import Problem
 from ..limits import client_address
 from ..per_address import PerAddress
@@ -24,7 +23,7 @@ from ..texts import FIELD_MESSAGES, FieldMessage
 from ..arena.accounts import Account
 from ..arena.arena import Arena, public_seek
 from .accounts import ACCOUNT_KINDS, RULESET_IDS, arena
-from .events import EXAMPLE_RULESET, HeldStream, counted
+from .events import EXAMPLE_RULESET, HEARTBEAT, RETRY, HeldStream, counted, message
 
 blp = Blueprint("arena", __name__, url_prefix="/v1/arena", description="Matchmaking, the account's events and the leaderboard")
 
@@ -276,16 +275,16 @@ def stream_arena_events() -> Response:
     return Response(stream, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[str]:
+def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[bytes]:
     settings = koz_arena.settings
     announcements = koz_arena.games.announcements
     ends = time.monotonic() + settings.stream_max_seconds
-    yield "retry: 2000\n\n"
+    yield RETRY
     with announcements.waiting(koz_arena.store.events_channel_id(account_id), after) as waiter:
         while True:
             # read after registering: no event falls between the read and the wait
             for number, event in koz_arena.events_after(account_id, after):
-                yield f"id: {number}\nevent: {event['type']}\ndata: {json_text(event)}\n\n"
+                yield message(event["type"], number, event)
                 after = number
             waiter.after = after
             remaining = ends - time.monotonic()
@@ -294,4 +293,4 @@ def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[str]:
             before = waiter.announced
             waiter.wait(min(settings.stream_heartbeat_seconds, remaining))
             if waiter.announced == before:
-                yield ": heartbeat\n\n"
+                yield HEARTBEAT

@@ -30,7 +30,7 @@ from engine.cards import EXAMPLE_CODES
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
 from ..edge import check_version_bound
-from ..encoding import json_text
+from ..encoding import json_bytes, json_text
 from ..errors import Problem
 from ..limits import client_address
 from ..metrics import WAITING
@@ -105,8 +105,13 @@ def last_event_id() -> int | None:
     return int(header)
 
 
-def message(kind: str, version: int, data: Any) -> str:
-    return f"id: {version}\nevent: {kind}\ndata: {json_text(data)}\n\n"
+def message(kind: str, version: int, data: Any) -> bytes:
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, kind.encode("ascii"), json_bytes(data))
+
+
+#: what a stream sends first, and while nothing happens (see STREAM_DESCRIPTION)
+RETRY = b"retry: 2000\n\n"
+HEARTBEAT = b": heartbeat\n\n"
 
 
 @blp.route("/<game_id>/events", operation_id="streamEvents")
@@ -165,11 +170,11 @@ class HeldStream:
     """A stream's body that gives its address's place back when the server closes it, whether or
     not a message of it was ever sent (a generator never started runs no ``finally``)."""
 
-    def __init__(self, stream: Generator[str, None, None], give_back: Callable[[], None]) -> None:
+    def __init__(self, stream: Generator[bytes, None, None], give_back: Callable[[], None]) -> None:
         self.stream = stream
         self.give_back: Callable[[], None] | None = give_back
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[bytes]:
         return self.stream
 
     def close(self) -> None:
@@ -181,19 +186,20 @@ class HeldStream:
                 self.give_back = None
 
 
-def counted(stream: Iterator[str]) -> Generator[str, None, None]:
+def counted(stream: Iterator[bytes]) -> Generator[bytes, None, None]:
     """The stream, counted among the waiting clients while it is open."""
     with WAITING.track_inprogress():
         yield from stream
 
 
-def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Iterator[str]:
+def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Iterator[bytes]:
     """The messages for ``seat`` from ``game`` on: the history after ``after`` (None: none), the
     view, then the same at each new version, until the match is over. The streams that one
-    announcement wakes share one rendering of each new version's messages per seat."""
+    announcement wakes share one rendering of each new version's messages per seat, encoded
+    once: each stream's part is writing the same bytes to its socket."""
     heartbeat = koz.settings.stream_heartbeat_seconds
     ends = time.monotonic() + koz.settings.stream_max_seconds  # bounded, as proxies like; resuming loses nothing
-    yield "retry: 2000\n\n"
+    yield RETRY
     # one registration for the whole stream: what is announced while a message is being sent is
     # kept for the next wait, and no wait after the first needs to read the store
     with koz.announcements.waiting(game.id, game.version) as waiter:
@@ -215,7 +221,7 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
                     break
                 if time.monotonic() >= ends or koz.announcements.closing:
                     return  # the client resumes with Last-Event-ID (from another process when this one stops)
-                yield ": heartbeat\n\n"
+                yield HEARTBEAT
             if version is None:  # the game expired
                 return
             rendering = partial(shared_messages, koz, game_id, seat, after, version)
@@ -225,23 +231,23 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
             shown = found
 
 
-def messages(koz: Games, game: Game, seat: int | None, after: int | None) -> Rendered[tuple[str, bool]]:
+def messages(koz: Games, game: Game, seat: int | None, after: int | None) -> Rendered[tuple[bytes, bool]]:
     """What a stream at ``after`` (None: none of the history) sends for ``game``: the history
     since, the view and, once the match is over, the reveal; (that text, whether it ends the stream)."""
-    text = "".join(history_messages(koz, game, seat, after)) if after is not None and after < game.version else ""
+    text = b"".join(history_messages(koz, game, seat, after)) if after is not None and after < game.version else b""
     text += message("view", game.version, game.view(seat))  # in the schema's shape: see view_response
     if game.over:
         text += message("reveal", game.version, {"version": game.version, "reveal": reveal(game)})
     return Rendered(game.version, (text, game.over))
 
 
-def shared_messages(koz: Games, game_id: str, seat: int | None, after: int, version: int) -> Rendered[tuple[str, bool]] | None:
+def shared_messages(koz: Games, game_id: str, seat: int | None, after: int, version: int) -> Rendered[tuple[bytes, bool]] | None:
     """:func:`messages` at the ``version`` announced (or later), for the streams it woke; None if the game is gone."""
     game = koz.repository.load_announced(game_id, version)
     return None if game is None else messages(koz, game, seat, after)
 
 
-def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[str]:
+def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[bytes]:
     by_version: dict[int, list[dict[str, Any]]] = {}
     for version, event in koz.repository.events(game, after, game.version):
         seen = event.for_viewer(seat, revealed=game.over)  # once over, everything is shown, as in the history
