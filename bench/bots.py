@@ -31,7 +31,9 @@ its player decides from its seat's view and events as in any Koz game, choosing 
 actions VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at
 once; a marriage leads the king); VU checks each of its moves. The first lead alternates. Printed:
 the deals Koz won with a 95% interval, game points per deal of each side, and each side's mean
-decision time (CPU and wall) and Koz's 95th percentile.
+decision time (CPU and wall) and Koz's 95th percentile. ``--records FILE`` keeps each deal's
+record (winner, game points, both sides' decision times) as JSON: two runs of the same
+``--seed`` play the same deals, so two versions of the expert can be compared deal by deal.
 """
 
 from __future__ import annotations
@@ -257,6 +259,8 @@ def peer_main(args: argparse.Namespace) -> None:
             records += part
             won = sum(record["winner"] == "koz" for record in records)
             print(f"{len(records)} deals: Koz won {share_text(won, len(records))}", file=sys.stderr, flush=True)
+            if args.records:
+                Path(args.records).write_text(json.dumps(records))
     won = [record for record in records if record["winner"] == "koz"]
     points = {side: sum(r["points"] for r in records if r["winner"] == side) / len(records) for side in ("koz", "rdeep")}
     koz_cpu = [s for r in records for s in r["koz_cpu"]]
@@ -292,6 +296,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
     parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
     parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
+    parser.add_argument("--records", help="--peer: write each deal's record to this JSON file")
     args = parser.parse_args()
     if args.peer:
         peer_main(args)

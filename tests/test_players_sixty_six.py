@@ -18,7 +18,7 @@ from engine import Action, Close, Declare, Exchange, Marriage, registry
 from engine.cards import Card
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.cards import members
-from engine.players.sixty_six import DealRules, deal_value, read, sample, utilities
+from engine.players.sixty_six import DealRules, consistent_deals, deal_value, every_deal, read, sample, utilities
 from engine.actions import play
 from engine.shuffle import SeededRandom
 from engine.sixty_six import DECK, SUITS, VARIANTS, Closing, SixtySixState
@@ -295,6 +295,16 @@ def test_expert_keeps_its_master_ten_to_win_the_last_trick_where_the_rules_of_th
     assert expert(state) in (play("QD"), play("JH"))
 
 
+def test_expert_leads_to_the_talons_last_trick_against_the_best_reply_not_the_basic_one():
+    # Schnapsen, trump diamonds, one card face down: five of the six unseen cards (AC AS QC JS QD
+    # KD) are the opponent's, who needs 13 more points. The basic reply throws a low card to the
+    # heart king, which the opponent's best reply trumps, to take the trick and draw the last card;
+    # the trump ace cannot be taken. The expert weighs each lead against the opponent's best reply.
+    won = ("", "TH JC TS TD QS AH KS QH")
+    state = whole(table("TC KC KH AD JH", "QC AC JS QD AS", "KD", trump_card="JD", trump="D", won=won, variant="schnapsen"))
+    assert expert(state) == play("AD")
+
+
 def test_expert_closes_a_hand_that_carries_the_deal():
     hands = ("AH TH KH AS TS 9C", "JS QS KS 9D JD QD")
     state = whole(table(*hands, "9H QH JC KC KD TD AD", trump_card="JH", won=("AC TC", "9S QC")))
@@ -393,3 +403,19 @@ def test_a_sample_of_the_hidden_cards_keeps_to_what_the_seat_knows():
     for _ in range(20):
         opponent = {CARDS[card].code for card in members(sample(knowledge, rng).hands[1])}
         assert len(opponent) == 3 and opponent <= {"QC", "KC", "TC", "JC", "AC", "9D"}
+
+
+def test_where_the_consistent_deals_are_few_the_expert_weighs_each_once():
+    # Schnapsen with one card face down: the opponent holds five of the six unseen cards, the
+    # sixth is the talon's, drawn before the face-up jack; six deals in all
+    won = ("", "TH JC TS TD QS AH KS QH")
+    state = whole(table("TC KC KH AD JH", "QC AC JS QD AS", "KD", trump_card="JD", trump="D", won=won, variant="schnapsen"))
+    knowledge = read(seat_info(state, 0))
+    deals = [(dealt.hands[1], dealt.talon) for dealt in every_deal(knowledge)]
+    assert consistent_deals(knowledge) == len(set(deals)) == len(deals) == 6
+    rng = SeededRandom("seed", "test")
+    assert {(dealt.hands[1], dealt.talon) for dealt in (sample(knowledge, rng) for _ in range(60))} == set(deals)
+    # with the talon closed, only the opponent's hand is placed: three of the six unseen cards
+    won = ("AD TD 9S JD JS QD QS KD 9H JH KH JC AC 9D", "")
+    closed = read(seat_info(whole(table("AH TH 9C", "QC KC TC", "KS TS AS", trump_card="QH", won=won, closing=(0, 0, 0))), 0))
+    assert consistent_deals(closed) == len({dealt.hands[1] for dealt in every_deal(closed)}) == 20

@@ -17,13 +17,16 @@ the opponent's hand and the talon, consistently with the knowledge. Once the tal
 exhausted (and from the start without a talon) each candidate is valued by an alpha-beta search
 of the rest of the deal; with an exhausted talon there is a single consistent sample, so the
 search is exact (without a talon, more than 8 tricks to play are searched a trick deeper at a
-time while the budget lasts). While the talon is open a candidate is played (a lead answered
-by the opponent's basic reply), then the sampled deal is searched if the trick emptied the
-talon, else played out by both sides following the basic rules; closing is valued by the
-search. Claiming at 66 and exchanging are never worse than not, so they need no search. Values
-are game points of the deal turned into the chance of winning the match, so that near the
-target a safe deal is worth more than a big one. ``work`` counts searched positions: a node of
-the alpha-beta search counts one, a trick of a played-out deal three (it takes about as long).
+time while the budget lasts). While the talon is open a candidate is played (a lead answered by
+the opponent's basic reply, or in the trick that empties the talon by its best reply), then the
+sampled deal is searched if the trick emptied the talon, else played out by both sides
+following the basic rules; closing is valued by the search. Where the deals consistent with the
+seat's knowledge are no more than the samples a decision may take (the last face-down card's
+place, an opponent's hand after a close late in the deal), each is weighed once instead.
+Claiming at 66 and exchanging are never worse than not, so they need no search. Values are game
+points of the deal turned into the chance of winning the match, so that near the target a safe
+deal is worth more than a big one. ``work`` counts searched positions: a node of the alpha-beta
+search counts one, a trick of a played-out deal three (it takes about as long).
 
 In search a card is a number of the engine's deck, ``6 * suit + strength`` (strength 0 to 5 for
 9 J Q K 10 A, so a higher card of a suit has a higher number), and a set of cards is a bitmask
@@ -37,7 +40,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable
+from itertools import combinations, permutations
+from math import comb, factorial
+from typing import Callable, Iterator
 
 from ..actions import Action, Marriage, Play
 from ..cards import Card, highest, lowest, mask_of, members
@@ -308,8 +313,34 @@ def sample(knowledge: Knowledge, rng: SeededRandom) -> Position:
     opponent = knowledge.opponent_known | mask_of(pool[:wanted])
     talon: tuple[int, ...] = ()
     if knowledge.talon_open:
+        talon = tuple(rng.shuffled(members(knowledge.unseen & ~opponent)))
+    return placed(knowledge, opponent, talon)
+
+
+def consistent_deals(knowledge: Knowledge) -> int:
+    """How many deals are consistent with the knowledge: the opponent's hands times the orders
+    of the face-down talon (while it is open)."""
+    pool = (knowledge.unseen & ~knowledge.barred).bit_count()
+    orders = factorial(knowledge.talon) if knowledge.talon_open else 1
+    return comb(pool, knowledge.opponent_size - knowledge.opponent_known.bit_count()) * orders
+
+
+def every_deal(knowledge: Knowledge) -> Iterator[Position]:
+    """Each deal consistent with the knowledge once (as :func:`sample` places them): where they
+    are few, weighing them all is exact and costs fewer searches than sampling them."""
+    wanted = knowledge.opponent_size - knowledge.opponent_known.bit_count()
+    for hidden in combinations(members(knowledge.unseen & ~knowledge.barred), wanted):
+        opponent = knowledge.opponent_known | mask_of(hidden)
+        orders = permutations(members(knowledge.unseen & ~opponent)) if knowledge.talon_open else [()]
+        for talon in orders:
+            yield placed(knowledge, opponent, talon)
+
+
+def placed(knowledge: Knowledge, opponent: int, talon: tuple[int, ...]) -> Position:
+    """The deal of the opponent's hand ``opponent`` and the face-down ``talon`` (in drawing order)."""
+    if knowledge.talon_open:
         assert knowledge.face_up is not None
-        talon = tuple(rng.shuffled(members(knowledge.unseen & ~opponent))) + (knowledge.face_up,)
+        talon += (knowledge.face_up,)
     hands = [0, 0]
     hands[knowledge.seat] = knowledge.hand
     hands[knowledge.opponent] = opponent if knowledge.lead is None else opponent | 1 << knowledge.lead
@@ -483,10 +514,11 @@ class Solver:
         # moves first cut the search most
         self.order = sorted(range(24), key=lambda card: (-(card % 6), card // 6 != rules.trump))
 
-    def value(self, position: Position, depth: int) -> float:
-        """The value of a position, its leader to lead, searching ``depth`` tricks deep."""
+    def value(self, position: Position, depth: int, alpha: float = -9.0, beta: float = 9.0) -> float:
+        """The value of a position, its leader to lead, searching ``depth`` tricks deep: exact
+        between ``alpha`` and ``beta``, else a bound beyond the one it passes."""
         (h0, h1), (w0, w1), (m0, m1), (t0, t1) = position.hands, position.won, position.marriage, position.tricks
-        return self.lead(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, -9.0, 9.0, depth)
+        return self.lead(h0, h1, w0, w1, m0, m1, t0, t1, position.leader, alpha, beta, depth)
 
     def value_of_lead(self, position: Position, card: int, married: bool, depth: int) -> float:
         """The value of a position once its leader leads ``card`` (announcing its marriage)."""
@@ -676,30 +708,65 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
     return found
 
 
-def finish(position: Position, work: list[int], expired: Callable[[], bool]) -> float:
+class Solvers:
+    """The searches of one sampled deal, one per closing (its positions' values depend on it):
+    the candidates' and the replies' searches share the positions they meet."""
+
+    def __init__(self, work: list[int], expired: Callable[[], bool]) -> None:
+        self.work = work
+        self.expired = expired
+        self.by_closing: dict[Closing | None, Solver] = {}
+
+    def of(self, position: Position) -> Solver:
+        solver = self.by_closing.get(position.closing)
+        if solver is None:
+            solver = self.by_closing[position.closing] = Solver(position.rules, position.closing, self.work, self.expired)
+        return solver
+
+
+def finish(position: Position, work: list[int], solvers: Solvers, alpha: float = -9.0, beta: float = 9.0) -> float:
     """The value for seat 0 of a deal after a trick: searched once the talon is closed or
-    exhausted, else played out by the basic rules."""
+    exhausted (exact within ``alpha`` and ``beta``, a bound beyond them), else played out by the
+    basic rules."""
     if position.talon_open:
         return play_out(position, work)
-    return Solver(position.rules, position.closing, work, expired).value(position, position.hands[position.leader].bit_count())
+    return solvers.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
 
 
-def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], expired: Callable[[], bool]) -> float:
+def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], solvers: Solvers) -> float:
     """The value for seat 0 of a candidate in a sampled deal whose talon is open."""
     seat, rules = knowledge.seat, knowledge.rules
     if candidate.card is None:  # closing
         position.close(seat)
-        return finish(position, work, expired)
+        return finish(position, work, solvers)
     card = candidate.card
     if knowledge.lead is not None:
         over = position.trick(knowledge.lead, card)
     else:
         if candidate.married and position.announce(card):
             return position.value(seat)
+        if knowledge.talon == 1:  # the trick empties the talon: each reply's deal can be searched to its end
+            return searched_reply_value(position, card, work, solvers)
         other = position.hands[1 - seat]
         reply = basic_reply(other, other, card, position.outstanding(1 - seat) & ~(1 << card), rules, True)
         over = position.trick(card, reply)
-    return position.value(None) if over else finish(position, work, expired)
+    return position.value(None) if over else finish(position, work, solvers)
+
+
+def searched_reply_value(position: Position, lead: int, work: list[int], solvers: Solvers) -> float:
+    """The value for seat 0 once the leader leads ``lead`` with the talon open, the opponent
+    answering with the reply worst for the leader (of the sampled deal, each valued by
+    :func:`finish`) instead of its basic one."""
+    leader = position.leader
+    best = 9.0 if leader == 0 else -9.0
+    for reply in members(position.hands[1 - leader]):
+        trial = position.copy()
+        if trial.trick(lead, reply):
+            value: float = trial.value(None)
+        else:  # only a reply better for the opponent than the best so far needs its exact value
+            value = finish(trial, work, solvers, -9.0, best) if leader == 0 else finish(trial, work, solvers, best, 9.0)
+        best = min(best, value) if leader == 0 else max(best, value)
+    return best
 
 
 def phase_two_value(position: Position, knowledge: Knowledge, candidate: Candidate, solver: Solver, depth: int) -> float:
@@ -716,15 +783,18 @@ def phase_two_value(position: Position, knowledge: Knowledge, candidate: Candida
 def weigh(
     knowledge: Knowledge, options: list[Candidate], rng: SeededRandom, depth: int, samples: int, work: list[int], expired: Callable[[], bool]
 ) -> list[float] | None:
-    """The match chances of the candidates summed over up to ``samples`` sampled deals, as many
-    as the work and the time allow; None if not one deal could be searched."""
+    """The match chances of the candidates summed over up to ``samples`` sampled deals, or over
+    every consistent deal where there are no more (in a random order: the work or the time may
+    end first), as many as the work and the time allow; None if not one deal could be searched."""
     seat, chances = knowledge.seat, utilities(knowledge)
     totals: list[float] | None = None
-    for _ in range(samples):
-        dealt = sample(knowledge, rng)
+    few = consistent_deals(knowledge) <= samples
+    deals = rng.shuffled(list(every_deal(knowledge))) if few else (sample(knowledge, rng) for _ in range(samples))
+    for dealt in deals:
         try:
             if knowledge.talon_open:
-                values = [phase_one_value(dealt.copy(), knowledge, option, work, expired) for option in options]
+                solvers = Solvers(work, expired)
+                values = [phase_one_value(dealt.copy(), knowledge, option, work, solvers) for option in options]
             else:
                 solver = Solver(knowledge.rules, knowledge.closing, work, expired)
                 values = [phase_two_value(dealt.copy(), knowledge, option, solver, depth) for option in options]
