@@ -9,7 +9,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from redis import Redis
-from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 from werkzeug.sansio.response import Response as BaseResponse
@@ -23,13 +23,14 @@ from .config import Settings
 from .embedded import EmbeddedRedis
 from .encoding import json_bytes, json_text
 from .errors import Problem
-from .metrics import InstrumentedRedis, InstrumentedRedisCluster
+from .metrics import InstrumentedRedis
 from .per_address import PerAddress
 from .redis_pool import QueueingConnectionPool
 from .resources import BLUEPRINTS
 from .resources.game_schemas import document_rulesets_apart, document_views
 from .resources.hints import HintsAtOnce
 from .resources.history import document_events
+from .slot_map import FailoverRedisCluster
 from .schemas import document_actions, document_levels, document_options, document_request_defaults
 from .store import GameStore
 from .games import Games
@@ -95,10 +96,10 @@ class FastJSONProvider(DefaultJSONProvider):
 
 #: seconds /readyz waits for Redis
 READINESS_TIMEOUT = 0.5
-#: a cluster client's retries (a slot moved, a node lost) and their backoff, in seconds
+#: a cluster client's retries of a command (a node lost or timing out), each after a fresh read
+#: of the slot map (redis-py 7 takes only their count from its Retry: the pause between them is
+#: the slot map's pace, :mod:`service.slot_map`)
 CLUSTER_RETRIES = 3
-CLUSTER_RETRY_BASE = 0.05
-CLUSTER_RETRY_CAP = 0.5
 #: Redis connections of one process at most; more requests in flight wait for one, in turn, as
 #: long as Redis answers, and past MAX_QUEUED waiting a new one is refused (503 busy)
 MAX_CONNECTIONS = 64
@@ -118,15 +119,12 @@ def redis_client(
 
     With ``cluster``, ``url`` names one node of a Redis Cluster; the other nodes are discovered
     from it. The cluster client keeps its own retries: they follow a slot that moved to another
-    node, and a repeated compare-and-set cannot apply twice."""
+    node, and a repeated compare-and-set cannot apply twice. A command refused by a lost primary
+    is held until its failover, for up to ``timeout`` (:mod:`service.slot_map`)."""
     if cluster:
         assert url is not None, "a cluster is named by the URL of one of its nodes"
-        # three retries, each after the slots are read again (redis-py 7 makes them at once: it
-        # takes only their count from here); a version that backs off between them waits 50 ms to
-        # 0.5 s, not its default 1 to 10 s, so that a request just after a failover finds the new
-        # primary
-        retry = Retry(ExponentialWithJitterBackoff(cap=CLUSTER_RETRY_CAP, base=CLUSTER_RETRY_BASE), CLUSTER_RETRIES)
-        return InstrumentedRedisCluster.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout, retry=retry)
+        retry = Retry(NoBackoff(), CLUSTER_RETRIES)
+        return FailoverRedisCluster.connect(url, timeout, socket_connect_timeout=connect_timeout, socket_timeout=timeout, retry=retry)
     options: dict[str, Any] = {"socket_connect_timeout": connect_timeout, "socket_timeout": timeout, "retry": Retry(NoBackoff(), 0)}
     pool = QueueingConnectionPool.from_url(
         url or f"unix://{unix_socket_path}", max_connections=MAX_CONNECTIONS, max_queued=MAX_QUEUED, timeout=timeout, **options

@@ -28,6 +28,7 @@ DECISION_SECONDS = Histogram(
 )
 WAITING = Gauge("koz_waiting_clients", "Clients held in a long-poll or an event stream now", multiprocess_mode="livesum")
 REDIS_ERRORS = Counter("koz_redis_errors", "Redis commands that failed, by error", ["error"])
+SLOT_MAP_READS = Counter("koz_redis_slot_map_reads", "Reads of a Redis Cluster's slot map after a command failed on a lost or moved node")
 REDIS_SECONDS = Histogram(
     "koz_redis_command_duration_seconds",
     "Time of one Redis command, by command",

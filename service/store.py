@@ -394,16 +394,25 @@ class GameStore(DueMoves):
 
     def _replicated_on_cluster(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """One script's write on the primary of its slot, on one connection with its ``WAIT``; a
-        slot that moved (a failover, a resharding) is looked up again: the refused write wrote nothing."""
-        for attempt in range(3):
-            node = self.redis.get_node_from_key(keys[0])
-            try:
-                return self._evalsha_all(self.redis.get_redis_connection(node), script, [(keys, args)], wait=True)[0]
-            except (MovedError, AskError, ConnectionError, TimeoutError):
-                self.redis.nodes_manager.initialize()  # the next request finds the slot's new primary
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+        slot that moved (a failover, a resharding) is looked up again: the refused write wrote
+        nothing. A write refused by a lost primary is held through the failover, as the cluster
+        client's own commands are (:class:`service.slot_map.FailoverRedisCluster`)."""
+
+        def write() -> Any:
+            for attempt in range(3):
+                node = self.redis.get_node_from_key(keys[0])
+                try:
+                    return self._evalsha_all(self.redis.get_redis_connection(node), script, [(keys, args)], wait=True)[0]
+                except (MovedError, AskError, ConnectionError, TimeoutError) as error:
+                    if isinstance(error, (ConnectionError, TimeoutError)):  # asked last when the map is read again, as redis-py does
+                        self.redis.nodes_manager.move_node_to_end_of_cached_nodes(node.name)
+                    self.redis.nodes_manager.initialize()  # the next try finds the slot's new primary
+                    if attempt == 2 or isinstance(error, TimeoutError):
+                        raise
+            raise AssertionError("unreachable")
+
+        held = getattr(self.redis, "held", None)
+        return held(write) if held is not None else write()
 
     def replace_legacy(self, game_id: str, version: int, setup: dict[str, Any], snapshot: dict[str, Any], log: bytes) -> bool:
         """Rewrite a legacy game in this format, if it is still at ``version``."""

@@ -1,0 +1,86 @@
+"""A cluster client's slot-map reads (:mod:`service.slot_map`): the commands that fail while a
+read is under way share the next one, in threads and in a gevent process alike, and a read keeps
+the pooled connections."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import gevent
+import gevent.thread
+
+from service.slot_map import SlotMapReads
+
+
+class Nodes:
+    """What a slot-map read uses of redis-py's nodes manager: its primaries, by name."""
+
+    primaries: list[SimpleNamespace] = []
+
+    def get_nodes_by_server_type(self, server_type: str) -> list[SimpleNamespace]:
+        assert server_type == "primary"
+        return self.primaries
+
+
+class SlowNodes(Nodes):
+    """A nodes manager whose read of the slot map lasts until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.reads: list[dict] = []
+        self.reading = threading.Event()
+        self.release = threading.Event()
+
+    def initialize(self, additional_startup_nodes_info=None, disconnect_startup_nodes_pools=True) -> None:
+        self.reads.append({"additional": additional_startup_nodes_info, "disconnect": disconnect_startup_nodes_pools})
+        self.reading.set()
+        assert self.release.wait(10)
+
+
+def test_the_commands_that_fail_during_a_read_share_the_next_one_and_no_read_drops_connections():
+    nodes = SlowNodes()
+    reads = SlotMapReads(nodes)  # type: ignore[arg-type]  # what it uses of a nodes manager
+    first = threading.Thread(target=reads)
+    first.start()
+    assert nodes.reading.wait(10)
+    # twenty commands fail while that read is under way: it may have begun before they failed
+    waiting = [threading.Thread(target=reads) for _ in range(20)]
+    for thread in waiting:
+        thread.start()
+    nodes.release.set()
+    for thread in [first, *waiting]:
+        thread.join(10)
+    assert len(nodes.reads) == 2
+    assert all(read["disconnect"] is False for read in nodes.reads)
+    reads([("127.0.0.1", 7001)])  # a failure after every read ended reads again, with what it was given
+    assert len(nodes.reads) == 3 and nodes.reads[-1]["additional"] == [("127.0.0.1", 7001)]
+
+
+class GreenNodes(Nodes):
+    """A nodes manager whose read of the slot map waits for Redis as a gevent request does."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def initialize(self, additional_startup_nodes_info=None, disconnect_startup_nodes_pools=True) -> None:
+        self.reads += 1
+        gevent.sleep(0.02)  # the other requests of the process run meanwhile
+
+
+def test_in_a_gevent_process_the_requests_wait_for_one_read_without_freezing_the_process(monkeypatch):
+    """A web process's requests are greenlets of one thread: a native lock would not keep them
+    apart (redis-py's own does not), or would freeze them all while one holds it. The lock is
+    ``threading.Lock`` as the process has it: gevent's once gevent patched it."""
+    monkeypatch.setattr("service.slot_map.threading", SimpleNamespace(Lock=gevent.thread.allocate_lock))
+    nodes = GreenNodes()
+    reads = SlotMapReads(nodes)  # type: ignore[arg-type]
+    gevent.joinall([gevent.spawn(reads) for _ in range(50)], timeout=10, raise_error=True)
+    assert nodes.reads == 2  # the first greenlet's read, and one for the 49 that waited for it
+
+
+def test_a_forked_process_takes_a_lock_of_its_own(monkeypatch):
+    reads = SlotMapReads(SlowNodes())  # type: ignore[arg-type]
+    parents = reads._lock()
+    assert reads._lock() is parents
+    monkeypatch.setattr("service.slot_map.os.getpid", lambda: -1)  # as in a web process forked from the master
+    assert reads._lock() is not parents
