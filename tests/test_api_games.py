@@ -288,6 +288,35 @@ def test_whether_a_hook_or_view_is_a_coroutine_is_asked_once_per_function(app, c
     assert app.ensure_sync(once) is once and asked == [once]
 
 
+CORS_REQUESTS = [
+    (method, path, headers)
+    for method, path in [("GET", "/healthz"), ("GET", "/v1/games/unknown"), ("GET", "/nowhere"), ("POST", "/v1/games"), ("DELETE", "/v1/games/x")]
+    for headers in [{}, {"Origin": "https://cards.example"}, {"Origin": "null", "Access-Control-Request-Private-Network": "true"}]
+] + [
+    ("OPTIONS", "/v1/games/x/actions", {"Origin": "o", "Access-Control-Request-Method": method, "Access-Control-Request-Headers": asked})
+    for method in ["POST", "PUT", ""]
+    for asked in ["Authorization, Content-Type", "X-Other", ""]
+] + [("OPTIONS", "/healthz", {}), ("OPTIONS", "/v1/games", {"Access-Control-Request-Private-Network": "true"})]
+
+
+def test_every_answer_carries_the_cors_headers_flask_cors_gives(monkeypatch):
+    """The headers set at once on simple requests' answers are flask-cors's, as are those it still
+    sets itself (preflights, private network access, errors): the same as an app where flask-cors
+    does it all."""
+    fast = create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client()
+    monkeypatch.setattr("service.app.answer_simple_requests_at_once", lambda app: None)
+    reference = create_app(make_settings(), redis=fakeredis.FakeRedis()).test_client()
+
+    def cors_headers(client, method: str, path: str, headers: dict[str, str]) -> list[tuple[str, str]]:
+        answer = client.open(path, method=method, headers=headers, data=b"{" if method == "POST" else None, content_type="application/json")
+        return sorted((name, value) for name, value in answer.headers.items() if name.startswith("Access-Control-") or name == "Vary")
+
+    for method, path, headers in CORS_REQUESTS:
+        found = cors_headers(fast, method, path, headers)
+        assert found == cors_headers(reference, method, path, headers), (method, path, headers)
+        assert method == "OPTIONS" or ("Access-Control-Allow-Origin", "*") in found
+
+
 def test_cors_preflight_allows_token_authorized_writes_from_any_origin(client):
     response = client.options(
         "/v1/games/abc/actions",

@@ -7,8 +7,10 @@ package, on loopback).
   comes within 2 s, on one Redis and on a cluster.
 - A primary lost mid-play, on three primaries with two replicas each: the cluster fails over,
   every match finishes, every answered action is in the final histories once, and play on the
-  lost primary's games resumes, without the lost node, within 4 s of its slots taking writes again
-  (its replica elected and the other replica following it, as Redis logs them: ``WAIT 1`` holds).
+  lost primary's games resumes, without the lost node, within 2.5 s of its slots taking writes
+  again (its replica elected and the other replica following it, as Redis logs them: ``WAIT 1``
+  holds). Whether it resumed within the issue's ``cluster-node-timeout`` + 2 s of the kill is
+  printed, not asserted: Redis's own part leaves too little of it on a loaded host (below).
 """
 
 from __future__ import annotations
@@ -48,12 +50,16 @@ DYING_WEB = Path(__file__).with_name("dying_web.py")
 #: matches of a person against a computer, and between two people, played through the failover
 MATCHES_AGAINST_COMPUTERS = int(os.environ.get("KOZ_FLEET_MATCHES", "20"))
 MATCHES_BETWEEN_PEOPLE = MATCHES_AGAINST_COMPUTERS
-NODE_TIMEOUT_MS = 2000
+#: as the README recommends where play must resume within the node timeout + 2 s (with 2 s, Redis's
+#: own part of the failover alone took 3.0-4.6 s)
+NODE_TIMEOUT_MS = 1000
 #: as the README recommends: a promoted replica still has one to acknowledge its writes (WAIT 1)
 REPLICAS_PER_PRIMARY = 2
-#: seconds from a lost primary's slots taking writes again to an action answered on them (measured
-#: 0.1-2.5 s on the shared 2-core development machine at a load of 3-9)
-KOZ_RESUME_SECONDS = 4.0
+#: seconds from a lost primary's slots taking writes again to an action answered on them, on the
+#: shared 2-core development machine at a load of 6-12: 0.09-0.84 s in 11 runs with this node
+#: timeout, 0.05-0.64 s in 6 with 0.5 s, 0.03-2.10 s in 4 with 2 s (a web process answering at once
+#: the requests it held through the failover is its tail)
+KOZ_RESUME_SECONDS = 2.5
 
 
 class Fleet:
@@ -333,19 +339,21 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         resumed = answered_since_the_loss()[0]
         redis_part = writable - killed_at
         koz_part = resumed - redis_part
+        bound = NODE_TIMEOUT_MS / 1000 + 2
         print(
             f"\n{len(matches)} matches at a load of {os.getloadavg()[0]:.1f}; after the kill: the primary marked as failing after "
             f"{failing - killed_at:.2f} s, its replica elected after {elected - killed_at:.2f} s, the other replica following it "
             f"(the slots writable) after {redis_part:.2f} s, play resumed on the lost primary's games after {resumed:.2f} s "
-            f"(Koz's part {koz_part:.2f} s); the lost node back as a replica after {rejoined:.2f} s"
+            f"(Koz's part {koz_part:.2f} s; the node timeout + 2 s, {bound:.2f} s, {'met' if resumed < bound else 'NOT met'}); "
+            f"the lost node back as a replica after {rejoined:.2f} s"
         )
-        # Redis's part, cluster-node-timeout (2 s) and then the failure's gossip and an election
-        # delayed 0.5-1 s at random, took 3.0-4.6 s on the shared 2-core development machine at a
-        # load of 3-9: by itself it can pass the issue's node timeout + 2 s, which this test
-        # therefore cannot assert from the kill. Koz's part, from the slots taking writes to an
-        # action answered on them (the web processes finding the new primary, a client's next
-        # try), took 0.1-2.5 s there: its tail is a web process that held its requests on the
-        # lost primary's games for up to 2.5 s after the failover
+        # Redis's part, cluster-node-timeout and up to half of it more (the lost node is pinged at
+        # least every half of it), the failure's gossip and an election delayed 0.5-1 s at random,
+        # took 2.10-2.57 s of the issue's 3 s in 11 runs on the shared 2-core development machine
+        # at a load of 6-12, leaving 0.43-0.90 s to Koz's part (the web processes finding the new
+        # primary and answering what they held, a client's next try), which took 0.09-0.84 s: the
+        # bound was met in 10 runs of 11 (once 3.08 s). An assertion that fails one run in ten is
+        # not made; Koz's part is asserted alone
         assert koz_part < KOZ_RESUME_SECONDS
         # every answered action is in the final history, at its version, once; and none else of a person's
         for match in matches:
