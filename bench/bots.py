@@ -29,7 +29,11 @@ the same seat information, passed to it as JSON, and its actions are read back t
 in the environment ``make bench`` builds, ``.venv-peer``), Koz mirrors it in its own engine, and
 its player decides from its seat's view and events as in any Koz game, choosing among the
 actions VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at
-once; a marriage leads the king); VU checks each of its moves. The first lead alternates. Printed:
+once; a marriage leads the king); VU checks each of its moves. A VU game is a single deal, won
+by whoever wins the deal: Koz's player is told so (both sides a game point short of the match's
+target, so that the deal decides the match); ``--first-deal`` plays each deal as the first of a
+match to 7 instead (the expert then weighs game points, as it does at 0-0: how the figures up to
+issue 28's note of 2026-12-02 were measured). The first lead alternates. Printed:
 the deals Koz won with a 95% interval, game points per deal of each side, and each side's mean
 decision time (CPU and wall) and Koz's 95th percentile. ``--records FILE`` keeps each deal's
 record (winner, game points, both sides' decision times) as JSON: two runs of the same
@@ -207,6 +211,8 @@ def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
             ruleset = MirroredDeal(0, deal["hands"], deal["talon"])
             options = ruleset.parse_options({"variant": "schnapsen"})
             match = Match.start(options, f"{args.seed}:{deal['number']}", 2)
+            if not args.first_deal:  # VU's game is this one deal: its winner wins, as Koz's player is told
+                match = match._replace(scores=(options["target"] - 1, options["target"] - 1))
             leader = 1 - match.dealer(2)
             ruleset = MirroredDeal(leader, deal["hands"], deal["talon"])
             koz = leader if deal["koz_leads"] else 1 - leader
@@ -268,7 +274,8 @@ def peer_main(args: argparse.Namespace) -> None:
     rdeep_cpu = [s for r in records for s in r["rdeep_cpu"]]
     rdeep_wall = [s for r in records for s in r["rdeep_wall"]]
     budget = f"work {args.work}" if args.work else f"{args.seconds or ExpertPlayer.think_seconds} s by the {args.clock} clock"
-    print(f"Koz expert ({budget}) against RdeepBot({args.samples}, {args.depth}), Schnapsen under VU's rules, seed {args.seed!r}")
+    each = "the first of a match to 7" if args.first_deal else "deciding the match"
+    print(f"Koz expert ({budget}) against RdeepBot({args.samples}, {args.depth}), Schnapsen under VU's rules, each deal {each}, seed {args.seed!r}")
     print(f"deals won by Koz: {share_text(len(won), len(records))}")
     print(f"game points per deal: Koz {points['koz']:.3f}, Rdeep {points['rdeep']:.3f}")
     print(
@@ -297,6 +304,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
     parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
     parser.add_argument("--records", help="--peer: write each deal's record to this JSON file")
+    parser.add_argument("--first-deal", action="store_true", help="--peer: each deal as the first of a match to 7, not one that decides")
     args = parser.parse_args()
     if args.peer:
         peer_main(args)
