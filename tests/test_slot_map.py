@@ -74,7 +74,11 @@ def test_in_a_gevent_process_the_requests_wait_for_one_read_without_freezing_the
     monkeypatch.setattr("service.slot_map.threading", SimpleNamespace(Lock=gevent.thread.allocate_lock))
     nodes = GreenNodes()
     reads = SlotMapReads(nodes)  # type: ignore[arg-type]
-    gevent.joinall([gevent.spawn(reads) for _ in range(50)], timeout=10, raise_error=True)
+    first = gevent.spawn(reads)
+    while not nodes.reads:  # its read under way (where gevent patched time, its pause yields first)
+        gevent.sleep(0.001)
+    # 49 requests fail while that read is under way: it may have begun before they failed
+    gevent.joinall([first, *(gevent.spawn(reads) for _ in range(49))], timeout=10, raise_error=True)
     assert nodes.reads == 2  # the first greenlet's read, and one for the 49 that waited for it
 
 
