@@ -88,8 +88,8 @@ async function main() {
   const until = started + Number(seconds) * 1000;
   await Promise.all(Array.from({ length: Number(clients) }, (_, number) => person(number, until, latencies)));
   const elapsed = (performance.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ moves: latencies.length, seconds: elapsed, latencies_ms: latencies }) + '\n');
-  process.exit(0);
+  // exit once the whole line is written: a pipe takes 64 KiB at once, and exiting at once cut the rest
+  process.stdout.write(JSON.stringify({ moves: latencies.length, seconds: elapsed, latencies_ms: latencies }) + '\n', () => process.exit(0));
 }
 
 main().catch((error) => {
