@@ -79,10 +79,10 @@ class Waiting:
             while len(self._seatings) > SEATINGS_KEPT:
                 self._seatings.popitem(last=False)  # the least recently kept first
 
-    def _seating(self, game_id: str, version: int | None) -> tuple[str | None, ...] | None:
+    def _seating(self, game_id: str, version: int) -> tuple[str | None, ...] | None:
         with self._seatings_lock:
             known = self._seatings.get(game_id)
-        return known[1] if known is not None and version is not None and known[0] == version else None
+        return known[1] if known is not None and known[0] == version else None
 
     def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game, int | None]:
         """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
@@ -121,10 +121,11 @@ class Waiting:
         with repository.announcements.waiting(game_id, after) as waiter:
             # read after registering: no announcement is missed. At the version the caller has,
             # only whose token it is matters: the seats' hashes at that version, if known here
-            # (the version alone for a spectator), spare reading and building the whole game
-            stored_version = repository.store.version(game_id)
-            hashes = self._seating(game_id, stored_version) if token is not None else ()
-            if stored_version is None or stored_version > after or hashes is None:
+            # (the version alone for a spectator), spare reading and building the whole game.
+            # Unknown there, the version alone would not do: the whole game is read at once
+            hashes = () if token is None else self._seating(game_id, after)
+            stored_version = None if hashes is None else repository.store.version(game_id)
+            if hashes is None or stored_version is None or stored_version > after:
                 game = repository.load(game_id)
                 self.remember_seating(game)
                 seat = game.viewer(token)

@@ -483,6 +483,33 @@ def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_no_whole_
     assert {json.loads(body)["version"] for body in woken} == {2}
 
 
+def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads_the_game_once(app, api, monkeypatch):
+    """After its own move a bot asks after a version no long-poll was shown here: the process
+    holds no seats' hashes at it, so the whole game is read at once, and the store is not first
+    asked its version (one round trip, as before the hashes were kept)."""
+    game_id, tokens = two_humans(api)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    koz = app.extensions["koz"]
+    store = type(koz.repository.store)
+    reads: list[str] = []
+    load, version = store.load, store.version
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    answers: queue.Queue = queue.Queue()
+    client = FlaskClient(app.test_client())
+    path = f"/v1/games/{game_id}?wait=300&after=1"
+    threading.Thread(target=lambda: answers.put(client.request("GET", path, token=tokens[0])), daemon=True).start()
+    deadline = time.monotonic() + 60
+    while koz.announcements.waiting_count < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert koz.announcements.waiting_count == 1
+    assert reads == ["game"]
+    monkeypatch.setattr(store, "load", load)
+    monkeypatch.setattr(store, "version", version)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert answers.get(timeout=60).body == api.view(game_id, tokens[0]).body
+
+
 def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
     game_id, tokens = two_humans(api)
     answer = api.request("GET", f"/v1/games/{game_id}?wait=0.2&after=0", token=tokens[1])
