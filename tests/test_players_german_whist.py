@@ -211,6 +211,15 @@ def test_expert_wins_the_trump_ace_when_it_can():
     assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
 
+def test_expert_where_the_deal_is_the_whole_match_plays_for_the_win_not_the_margin():
+    # a phase-1 lead of a random deal: with margins counting (a target of 5) the expert keeps AD
+    # and leads QD; where only the deal's winner counts it leads AD (both picks as at 200,000 work)
+    info = next(itertools.islice(decision_points({}, "g", every=2), 12, None))
+    assert info.options["target"] == 0 and info.view["face_up"]
+    assert expert(info, work=15000) == "AD"
+    assert expert(replace(info, options={**info.options, "target": 5}), work=15000) == "QD"
+
+
 @pytest.mark.parametrize("misere", [False, True])
 @pytest.mark.parametrize("trump", [None, "H"])
 def test_exact_search_agrees_with_plain_minimax_on_small_endings(misere, trump):

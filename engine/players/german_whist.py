@@ -16,7 +16,8 @@ ways to give a trick away. In phase 1 it samples the cards it cannot see, the op
 and the stock order, consistently with all it knows (its hand, the cards played, the face-up
 cards the opponent took, the voids the opponent showed since its last draws), plays every
 candidate card out in every sample with the rules of thumb for both seats, and keeps the card
-with the best total: the counted-trick margin, the deal's win or loss weighed in.
+with the best total: the counted-trick margin, the deal's win or loss weighed in (above any
+margin where the deal is the whole match, a target of 0: only its winner counts).
 
 Cards are the numbers of the engine's deck (suit * 13 + rank - 2, clubs first) and sets of
 cards are masks of them; the rules (legal cards, the trick's winner) are the engine's own
@@ -58,6 +59,8 @@ BELOW = DECK.below
 HONOUR = (1.0, 0.6, 0.35, 0.2, 0.1)
 #: how much a deal won or lost weighs against its trick margin in the expert's rollouts
 WIN_WEIGHT = 2
+#: the same where the deal is the whole match (a target of 0): a win outweighs any margin
+DECIDING_WIN_WEIGHT = 14
 
 
 # --- the rules of thumb ----------------------------------------------------------------------
@@ -225,6 +228,7 @@ class Knowledge:
     caps: tuple[int, ...]
     won: tuple[tuple[int, int], tuple[int, int]]  # (phase-1, phase-2) tricks: this seat's, then the opponent's
     aim: Aim
+    deciding: bool  # the deal is the whole match: only its winner counts
 
     @property
     def unseen(self) -> int:
@@ -280,6 +284,7 @@ def read_knowledge(info: SeatInfo) -> Knowledge:
         caps=tuple(caps),
         won=(seen.won[seat], seen.won[opponent]),
         aim=Aim.of(info.options),
+        deciding=info.options.get("target", 0) == 0,
     )
 
 
@@ -732,10 +737,10 @@ def play_out(
     return won, plays
 
 
-def outcome(won: list[list[int]], aim: Aim) -> float:
+def outcome(won: list[list[int]], aim: Aim, win_weight: float = WIN_WEIGHT) -> float:
     """How good a finished deal is for seat 0: the counted-trick margin (the engine's :meth:`Aim.margin`), and the win weighed in."""
     margin = aim.margin(counted_tricks(won, aim.count_all))
-    return margin + WIN_WEIGHT * ((margin > 0) - (margin < 0))
+    return margin + win_weight * ((margin > 0) - (margin < 0))
 
 
 def sample_card(knowledge: Knowledge, rng: SeededRandom, work: int, out_of_time: Callable[[], bool], first: int) -> int:
@@ -750,6 +755,7 @@ def sample_card(knowledge: Knowledge, rng: SeededRandom, work: int, out_of_time:
     hidden = knowledge.opponent_size - knowledge.opponent_known.bit_count()
     sampler = Sampler(pool, hidden, knowledge.caps)
     totals = [0.0] * len(choices)
+    win_weight = DECIDING_WIN_WEIGHT if knowledge.deciding else WIN_WEIGHT
     done = 0
     while done < work and not out_of_time():
         unknown, rest = sampler.draw(rng)
@@ -765,7 +771,7 @@ def sample_card(knowledge: Knowledge, rng: SeededRandom, work: int, out_of_time:
             for seat in range(2):
                 won[seat][0] += knowledge.won[seat][0]
                 won[seat][1] += knowledge.won[seat][1]
-            scores.append(outcome(won, knowledge.aim))
+            scores.append(outcome(won, knowledge.aim, win_weight))
             done += plays + 1
         totals = [total + score for total, score in zip(totals, scores)]
     return choices[max(range(len(choices)), key=lambda i: (totals[i], -i))]
