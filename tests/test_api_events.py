@@ -442,6 +442,11 @@ def until_waiting(koz, count: int) -> None:
     assert koz.announcements.waiting_count == count
 
 
+def another_process(app, backend):
+    """An app on the same store as ``app``: another web process of the same service."""
+    return create_app(make_settings(key_prefix=app.extensions["koz"].settings.key_prefix), redis=backend)
+
+
 def warmed_up(api) -> None:
     """A first game and move: fakeredis keeps the error of a script's first call (the script is
     loaded then), and with it the frames of that request, which the tests below must not count."""
@@ -522,11 +527,12 @@ def channel_game(koz, message) -> str | None:
     return koz.store.game_of_channel(channel.decode() if isinstance(channel, bytes) else channel)
 
 
-def test_a_long_poll_after_a_version_passed_since_answers_at_once_whether_heard_yet_or_on_its_way(app, api, monkeypatch):
+def test_a_long_poll_after_a_version_passed_since_answers_at_once_whether_heard_yet_or_on_its_way(app, api, backend, monkeypatch):
     """The game may move on between the view a client was shown and its next long-poll. Heard
-    already, the long-poll answers the new version at once. Still on its way to the process (the
-    subscription's last word is then the version the client has, and the store is not asked),
-    its announcement wakes the long-poll when it arrives. Neither waits out the long-poll's time."""
+    already, the long-poll answers the new version at once. Made in another process and still on
+    its way to this one (the subscription's last word is then the version the client has, and the
+    store is not asked), its announcement wakes the long-poll when it arrives. Neither waits out
+    the long-poll's time."""
     koz = app.extensions["koz"]
     subscription_up(koz)
     game_id, tokens = two_humans(api)
@@ -551,7 +557,9 @@ def test_a_long_poll_after_a_version_passed_since_answers_at_once_whether_heard_
         announce(message)
 
     monkeypatch.setattr(koz.announcements, "_announce", delayed)
-    play(api, game_id, tokens, random.Random(9), count=1)
+    elsewhere = another_process(app, backend)
+    play(FlaskClient(elsewhere.test_client()), game_id, tokens, random.Random(9), count=1)
+    elsewhere.extensions["koz"].announcements.stop()
     assert held.wait(30), "version 3 was never announced"
     reads: list[str] = []
     store = type(koz.repository.store)
@@ -643,12 +651,14 @@ def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks
     assert (answer.status, answer.body["version"]) == (200, 2)
 
 
-def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads_the_game_once(app, api, monkeypatch):
-    """After its own move a bot asks after a version no long-poll was shown here: the process
+def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads_the_game_once(app, api, backend, monkeypatch):
+    """A client asks after a version made in another process and never shown here: this process
     holds no seats' hashes at it, so the whole game is read at once, and the store is not first
     asked its version (one round trip, as before the hashes were kept)."""
     game_id, tokens = two_humans(api)
-    play(api, game_id, tokens, random.Random(9), count=1)
+    elsewhere = another_process(app, backend)
+    play(FlaskClient(elsewhere.test_client()), game_id, tokens, random.Random(9), count=1)
+    elsewhere.extensions["koz"].announcements.stop()
     koz = app.extensions["koz"]
     store = type(koz.repository.store)
     reads: list[str] = []
@@ -668,6 +678,28 @@ def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads
     monkeypatch.setattr(store, "version", version)
     play(api, game_id, tokens, random.Random(9), count=1)
     assert answers.get(timeout=60).body == api.view(game_id, tokens[0]).body
+
+
+def test_a_long_poll_after_the_version_its_own_action_was_answered_with_reads_no_whole_game(app, api, monkeypatch):
+    """After its move a client (a bot) asks after the version its action's answer showed: the
+    process that committed it keeps the seats' hashes at that version, and the whole game is not
+    read again to know whose token it is. The other seat's move still answers it."""
+    game_id, tokens = two_humans(api)
+    seat = api.view(game_id).body["to_act"][0]
+    answered = api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).body
+    koz = app.extensions["koz"]
+    store = type(koz.repository.store)
+    reads: list[str] = []
+    load = store.load
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    answers = long_poll_in_background(FlaskClient(app.test_client()), game_id, answered["version"], tokens[seat])
+    until_waiting(koz, 1)
+    assert reads == []
+    monkeypatch.undo()
+    play(api, game_id, tokens, random.Random(9), count=1)
+    answer = answers.get(timeout=60)
+    assert (answer.status, answer.body) == (200, api.view(game_id, tokens[seat]).body)
+    assert answer.body["version"] == answered["version"] + 1
 
 
 def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
