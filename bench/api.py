@@ -612,24 +612,38 @@ def main() -> None:
 def waking(count: int, games: int, rounds: int, baseline: str | None) -> None:
     """Each round, for each server in turn: ``count`` waiters on ``games`` games (half long-polls,
     half streams, each game's on one seat), one action per game (50 ms apart), and the delay from
-    sending it to each waiter's receipt; p50/p99 over all rounds."""
+    sending it to each waiter's receipt; p50/p99 over all rounds; and the CPU the server spent
+    meanwhile (the actions, the waiters' wake-ups and the long-polls asking again) per waiter woken."""
     servers = {"Koz": start_service("always")}
     if baseline:
         servers[f"Koz at {baseline}"] = start_service("always", baseline)
     delays: dict[str, list[float]] = {name: [] for name in servers}
     missed = {name: 0 for name in servers}
+    #: CPU seconds of the web process and of the whole server (web, worker, Redis) while delivering
+    cpu = {name: {"web": 0.0, "server": 0.0} for name in servers}
     load_before = os.getloadavg()[0]
     try:
         for number in range(rounds):
-            for name, (_, url, _) in servers.items():
+            for name, (process, url, data) in servers.items():
                 waiters = Waiters(url, count, games, on_seat=True)
                 waiters.wait_until_ready(count)
+                meter = CpuMeter(process.pid, data)
+                before = meter.sample()
                 found, lost = waiters.deliver(spacing=0.05)
+                after = meter.sample()
                 waiters.close(block=True)
                 gevent.sleep(2.0)  # the server ends the closed connections before the next server's turn
                 delays[name] += found
                 missed[name] += lost
-                print(f"  round {number + 1}, {name}: p99 {ms(percentile(found, 0.99))}, {lost} missed", file=sys.stderr, flush=True)
+                spent = {kind: after[kind] - before[kind] for kind in ("web", "worker", "redis")}
+                cpu[name]["web"] += spent["web"]
+                cpu[name]["server"] += sum(spent.values())
+                print(
+                    f"  round {number + 1}, {name}: p99 {ms(percentile(found, 0.99))}, {lost} missed, "
+                    f"web CPU {1000 * spent['web'] / max(1, len(found)):.2f} ms per waiter woken",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         for process, _, data in servers.values():
             process.terminate()
@@ -642,7 +656,8 @@ def waking(count: int, games: int, rounds: int, baseline: str | None) -> None:
     for name, found in delays.items():
         print(
             f"{name:<40} p50 {ms(percentile(found, 0.5))}, p99 {ms(percentile(found, 0.99))}, max {ms(max(found) if found else float('nan'))}, "
-            f"{missed[name]} missed (target p99 <= 100 ms)"
+            f"{missed[name]} missed (target p99 <= 100 ms); CPU per waiter woken: web {1000 * cpu[name]['web'] / max(1, len(found)):.2f} ms, "
+            f"server {1000 * cpu[name]['server'] / max(1, len(found)):.2f} ms"
         )
 
 

@@ -4,7 +4,7 @@ partners in Batak); printed: each account's rating and uncertainty, and whether 
 levels is told apart (every gap wider than the two uncertainties). tests/test_arena_levels.py
 runs it small.
 
-    python bench/ratings.py --ruleset german-whist --rounds 60 --work 4000 --options '{"target": 20}'
+    python bench/ratings.py --ruleset german-whist --rounds 60 --work 4000 --options '{"target": 20}' --trace
     python bench/ratings.py --shares 0.85,0.95,0.99 --rounds 40 --seeds 100
 
 ``--shares`` plays no game: each two-seat match's winner is drawn from the given shares of
@@ -41,11 +41,22 @@ MAX_DEALS = 30
 
 #: a match's outcome for each seat ("win", "loss", "draw"), from the seated accounts and the match's name
 Outcomes = Callable[[list[int], str], list[str]]
+#: called after each round with its number (from 1) and the ratings then
+RoundDone = Callable[[int, list[Rating]], None]
 
 
-def rated_rounds(ruleset_id: str, options: dict[str, Any], rounds: int, seed: int, expert_work: int) -> list[Rating]:
+def rated_rounds(
+    ruleset_id: str,
+    options: dict[str, Any],
+    rounds: int,
+    seed: int,
+    expert_work: int,
+    round_done: RoundDone | None = None,
+    played_matches: list[tuple[list[str], list[str]]] | None = None,
+) -> list[Rating]:
     """Each account's rating after ``rounds`` rounds of matches played on the engine (:func:`seated_rounds`).
-    A match past :data:`MAX_DEALS` deals ends drawn, as the service's cap ends one abandoned, without winners."""
+    A match past :data:`MAX_DEALS` deals ends drawn, as the service's cap ends one abandoned, without winners.
+    ``played_matches``, if given, gets each match's seated levels and outcomes."""
     ruleset = registry.get(ruleset_id)
     budgets = {"expert": Budget(work=expert_work)}
 
@@ -53,12 +64,17 @@ def rated_rounds(ruleset_id: str, options: dict[str, Any], rounds: int, seed: in
         players = [player(LEVELS[account], ruleset.id) for account in seats]
         record = play_match(ruleset, options, name, players, timer=lambda: 0.0, budgets=budgets, max_deals=MAX_DEALS)
         winners = set(record.result.winners)
-        return ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
+        outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
+        if played_matches is not None:
+            played_matches.append(([LEVELS[account] for account in seats], outcomes))
+        return outcomes
 
-    return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, played)
+    return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, played, round_done)
 
 
-def seated_rounds(seat_count: int, sides: list[list[int]], rounds: int, seed: int, outcomes: Outcomes) -> list[Rating]:
+def seated_rounds(
+    seat_count: int, sides: list[list[int]], rounds: int, seed: int, outcomes: Outcomes, round_done: RoundDone | None = None
+) -> list[Rating]:
     """Each account's rating after ``rounds`` rounds: each round the six accounts are seated in a
     drawn order, a table of ``seat_count`` seats at a time (in Batak one table of four: two sit
     the round out, and partners are the drawn order's seats 0 and 2, 1 and 3), and each table's
@@ -73,6 +89,8 @@ def seated_rounds(seat_count: int, sides: list[list[int]], rounds: int, seed: in
             rated = rate([ratings[account] for account in seats], sides, outcomes(seats, f"levels-{round_}-{table}"))
             for account, rating in zip(seats, rated):
                 ratings[account] = rating
+        if round_done is not None:
+            round_done(round_ + 1, ratings)
     return ratings
 
 
@@ -111,6 +129,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--shares", help="play no game: the stronger level's shares of matches won, expert-basic,basic-random,expert-random")
     parser.add_argument("--seeds", type=int, default=100, help="with --shares: seatings drawn")
+    parser.add_argument("--trace", action="store_true", help="print after each round whether each pair of levels is told apart")
     arguments = parser.parse_args()
     if arguments.shares:
         given = [float(share) for share in arguments.shares.split(",")]
@@ -125,7 +144,24 @@ def main() -> None:
         print(f"  both orderings in {both} of {arguments.seeds}")
         return
     started = time.process_time()
-    ratings = rated_rounds(arguments.ruleset, json.loads(arguments.options), arguments.rounds, arguments.seed, arguments.work)
+
+    def traced(round_: int, ratings: list[Rating]) -> None:
+        print(
+            f"  round {round_:3d}, {time.process_time() - started:6.1f} s: expert > basic {told_apart(ratings, 'expert', 'basic')}, "
+            f"basic > random {told_apart(ratings, 'basic', 'random')}",
+            flush=True,
+        )
+
+    played: list[tuple[list[str], list[str]]] = []
+    ratings = rated_rounds(
+        arguments.ruleset,
+        json.loads(arguments.options),
+        arguments.rounds,
+        arguments.seed,
+        arguments.work,
+        traced if arguments.trace else None,
+        played,
+    )
     print(
         f"{arguments.ruleset} {arguments.options} rounds {arguments.rounds} expert work {arguments.work} seed {arguments.seed}: "
         f"{time.process_time() - started:.1f} s of CPU"
@@ -133,6 +169,11 @@ def main() -> None:
     for level, rating in zip(LEVELS, ratings):
         print(f"  {level:7s} {rating.mu:6.2f} +- {rating.sigma:5.2f}  ({rating.games} matches)")
     print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
+    for strong, weak in (("expert", "basic"), ("basic", "random"), ("expert", "random")):
+        # a two-seat match between the two levels; Batak's drawn partnerships mix levels, so none is counted there
+        met = [dict(zip(levels, outcomes))[strong] for levels, outcomes in played if sorted(levels) == sorted([strong, weak])]
+        if met:
+            print(f"  {strong} beat {weak} in {met.count('win')} of {len(met)} matches")
 
 
 if __name__ == "__main__":

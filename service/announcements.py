@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -22,6 +23,9 @@ from redis.exceptions import RedisError
 from .store import GameStore
 
 log = logging.getLogger(__name__)
+
+#: games whose latest announced version a process keeps (the most recently announced)
+HEARD_KEPT = 16384
 
 
 def parse_announcement(data: bytes) -> tuple[int, tuple[int, bytes] | None]:
@@ -88,6 +92,11 @@ class Announcements:
         # held only for dictionary updates, never across I/O: safe between greenlets too
         self._lock = threading.Lock()
         self._listening_in: int | None = None  # the process whose listener runs (none survives a fork)
+        #: the subscription that is up (confirmed), with its process, and what it heard since: the
+        #: latest version announced of each game, and when (by :attr:`clock`)
+        self._subscription: tuple[int, Any] | None = None
+        self._heard: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self.clock = time.monotonic
         self._stopped = False
         #: the process is stopping: no request waits any more (see :meth:`close`)
         self.closing = False
@@ -116,6 +125,17 @@ class Announcements:
                     if not waiters:
                         del self._waiters[game_id]
 
+    def heard(self, game_id: str) -> tuple[int, float] | None:
+        """The latest version of ``game_id`` announced since the subscription last came up here,
+        and how many seconds ago; None if it is not up or heard nothing of the game. Asked by a
+        registered waiter, it is the stored version but for a commit whose announcement is still
+        on its way (it wakes the waiter), a subscription lost and not yet renewed (the renewal
+        wakes the waiter), or the game's expiry since (never announced: the caller weighs the age)."""
+        with self._lock:
+            up = self._subscription is not None and self._subscription[0] == os.getpid()
+            known = self._heard.get(game_id) if up else None
+        return None if known is None else (known[0], self.clock() - known[1])
+
     @property
     def waiting_count(self) -> int:
         with self._lock:
@@ -140,7 +160,9 @@ class Announcements:
                 while not self._stopped:
                     message = pubsub.get_message(timeout=2.0)  # within the client's socket timeout
                     if message is not None and message["type"] == "psubscribe":
-                        # (re)subscribed: whatever was announced before, the waiters re-read
+                        # (re)subscribed: whatever was announced before, the waiters re-read;
+                        # what was heard before may have been passed by what was missed since
+                        self._hearing(pubsub)
                         self._wake_all()
                     elif message is not None:
                         self._announce(message)
@@ -153,10 +175,26 @@ class Announcements:
                 log.warning("announcements: subscription lost (%s); subscribing again", type(error).__name__)
                 time.sleep(self.retry_seconds)
             finally:
+                self._not_hearing(pubsub)  # announcements may be missed from now on
                 try:
                     pubsub.close()
                 except (RedisError, OSError):
                     pass
+
+    def _hearing(self, pubsub: Any) -> None:
+        """``pubsub``'s subscription came up (again): what was heard before may have been passed
+        by what was missed since, and is forgotten."""
+        with self._lock:
+            self._subscription = (os.getpid(), pubsub)
+            self._heard.clear()
+
+    def _not_hearing(self, pubsub: Any) -> None:
+        """``pubsub``'s subscription ends: what it heard is no longer kept up to date (a listener
+        started since, with a subscription of its own, keeps its own)."""
+        with self._lock:
+            if self._subscription is not None and self._subscription[1] is pubsub:
+                self._subscription = None
+                self._heard.clear()
 
     def _no_waiters_left(self) -> bool:
         """True (and the listener marked as gone) when nobody waits, under the lock that a new
@@ -176,7 +214,13 @@ class Announcements:
             version, change = parse_announcement(message["data"])
         except (TypeError, ValueError):
             return
+        heard_at = self.clock()
         with self._lock:
+            # heard and the waiters taken together: a waiter registered since finds it heard
+            self._heard[game_id] = (version, heard_at)
+            self._heard.move_to_end(game_id)
+            if len(self._heard) > HEARD_KEPT:
+                self._heard.popitem(last=False)
             waiters = [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < version]
         for waiter in waiters:
             waiter._wake(version, change)

@@ -378,6 +378,8 @@ class Games:
             answer = (seat, idempotency_key, {"fingerprint": fingerprint, "view": view}) if idempotency_key else None
             commit, after = self.repository.commit_and_follow(game, start, answer)
             if commit.written:
+                # the seat's next long-poll asks after the version answered here: it need not read the whole game
+                self.waiting.remember_seating(after)
                 if replied:
                     return after.view(seat), False
                 assert view is not None  # computed above whenever no computer replies

@@ -67,6 +67,10 @@ class Waiting:
         #: reading and building the whole game (a table's long-polls all ask again at once)
         self._seatings: OrderedDict[str, tuple[int, tuple[str | None, ...]]] = OrderedDict()
         self._seatings_lock = threading.Lock()  # held only for dictionary updates
+        #: how long the subscription's word on a game's version is taken for the store's: a game
+        #: expires unannounced, no sooner than the shortest time to live after its last commit
+        settings = repository.settings
+        self.heard_trusted_seconds = min(settings.game_ttl_seconds, settings.finished_game_ttl_seconds, settings.waiting_game_ttl_seconds) / 2
 
     def remember_seating(self, game: Game) -> None:
         """Keep ``game``'s seats' token hashes at its version, for the long-polls that wait on it next."""
@@ -121,10 +125,14 @@ class Waiting:
         with repository.announcements.waiting(game_id, after) as waiter:
             # read after registering: no announcement is missed. At the version the caller has,
             # only whose token it is matters: the seats' hashes at that version, if known here
-            # (the version alone for a spectator), spare reading and building the whole game.
-            # Unknown there, the version alone would not do: the whole game is read at once
+            # (none for a spectator), spare reading and building the whole game, and the store
+            # is asked only its version; not even that when the process's subscription last heard
+            # of the game at that version (a table's long-polls asking again after each move).
+            # Seats unknown there, the version alone would not do: the whole game is read at once
             hashes = () if token is None else self._seating(game_id, after)
-            stored_version = None if hashes is None else repository.store.version(game_id)
+            stored_version = None if hashes is None else self._heard_version(game_id)
+            if hashes is not None and stored_version != after:
+                stored_version = repository.store.version(game_id)
             if hashes is None or stored_version is None or stored_version > after:
                 game = repository.load(game_id)
                 self.remember_seating(game)
@@ -140,6 +148,14 @@ class Waiting:
         if version is None or version <= after:
             return repository.load(game_id), seat, None
         return None, seat, version
+
+    def _heard_version(self, game_id: str) -> int | None:
+        """The game's version as the process's subscription last heard it, if it is up and heard
+        it lately enough to rule out an expiry since; else None. Taken for the store's by a
+        registered waiter: a commit whose announcement is on its way, or a subscription renewed
+        since (announcements lost), wakes the waiter, which then reads what it must."""
+        heard = self.repository.announcements.heard(game_id)
+        return heard[0] if heard is not None and heard[1] < self.heard_trusted_seconds else None
 
     def wait_for_version(self, game_id: str, after: int, timeout: float, waiter: Waiter | None = None) -> int | None:
         """The game's version once it passes ``after``, or when ``timeout`` seconds have passed

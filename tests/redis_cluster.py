@@ -78,6 +78,8 @@ class LocalCluster:
     ports: list[int] = field(default_factory=list)
     processes: list[subprocess.Popen] = field(default_factory=list)
     clients: list[Redis] = field(default_factory=list)
+    #: nodes stopped by :meth:`freeze`: they take connections and answer nothing
+    frozen: set[int] = field(default_factory=set)
 
     @property
     def bounds(self) -> list[int]:
@@ -179,8 +181,18 @@ class LocalCluster:
         self.processes[index].send_signal(signal.SIGKILL)
         self.processes[index].wait(10)
 
+    def freeze(self, index: int) -> None:
+        """Stop a node without closing its connections (SIGSTOP), as a machine cut off the
+        network is lost: its port takes connections and answers nothing."""
+        self.processes[index].send_signal(signal.SIGSTOP)
+        self.frozen.add(index)
+
     def restart(self, index: int) -> None:
         """Start a killed node again on its port, with its cluster configuration (its data is gone)."""
+        if index in self.frozen:
+            self.frozen.discard(index)
+            self.processes[index].send_signal(signal.SIGKILL)
+            self.processes[index].wait(10)
         self.processes[index] = self._launch(self.ports[index])
         wait_until(lambda: self._serves(self.processes[index], self.clients[index]), 10, "a node did not start again")
 
@@ -204,7 +216,7 @@ class LocalCluster:
     def primary_of_slot(self, slot: int) -> int:
         """The index of the node that serves ``slot`` now."""
         for index, client in enumerate(self.clients):
-            if self.processes[index].poll() is not None:
+            if self.processes[index].poll() is not None or index in self.frozen:
                 continue
             try:
                 for start, end, primary, *_ in client.execute_command("CLUSTER", "SLOTS"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from engine import Action, registry
 from service import create_app, texts
@@ -408,6 +409,50 @@ def until_no_copy_of(game_id: str, seconds: float = 60) -> list[Game]:
     return copies_of(game_id)
 
 
+def subscription_up(koz, channel: str = "warm-up") -> None:
+    """Until the process's subscription is up and hears: a test's announcements are then heard."""
+    with koz.announcements.waiting(channel, 0) as heard:
+        deadline = time.monotonic() + 10
+        while heard.newer_than(0) == 0 and time.monotonic() < deadline:
+            # published again until heard: one sent before the subscription came up is lost
+            koz.store.redis.publish(koz.store.channel(channel), "1 0 ")
+            heard.wait(0.2)  # (a renewal may wake it first)
+        assert heard.newer_than(0) == 1, "the subscription did not come up"
+
+
+def until_heard(koz, game_id: str, version: int) -> None:
+    deadline = time.monotonic() + 30
+    while (koz.announcements.heard(game_id) or (None,))[0] != version:
+        assert time.monotonic() < deadline, f"version {version} was never heard"
+        time.sleep(0.01)
+
+
+def long_poll_in_background(client, game_id: str, after: int, token: str | None = None) -> queue.Queue:
+    """A long-poll of the longest wait the app allows, on a thread; its answer goes to the queue returned."""
+    answers: queue.Queue = queue.Queue()
+    path = f"/v1/games/{game_id}?wait=300&after={after}"
+    threading.Thread(target=lambda: answers.put(client.request("GET", path, token=token)), daemon=True).start()
+    return answers
+
+
+def until_waiting(koz, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while koz.announcements.waiting_count < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert koz.announcements.waiting_count == count
+
+
+def moved_elsewhere(koz, game_id: str) -> int:
+    """A legal move committed as another web process would make it: this process hears its
+    announcement and keeps nothing else of it. The new version."""
+    game = koz.repository.load(game_id)
+    seat = game.view(None)["to_act"][0]
+    start = game.version
+    game.act(seat, Action.from_json(game.view(seat)["legal_actions"][0]))
+    assert koz.repository.commit(game, start).written
+    return game.version
+
+
 def warmed_up(api) -> None:
     """A first game and move: fakeredis keeps the error of a script's first call (the script is
     loaded then), and with it the frames of that request, which the tests below must not count."""
@@ -444,12 +489,14 @@ def test_a_waiting_long_poll_holds_no_copy_of_the_game(app, api):
     assert answer.body == api.view(game_id, tokens[1]).body
 
 
-def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_no_whole_game(app, api, monkeypatch):
+def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_nothing_of_the_store(app, api, monkeypatch):
     """A table's long-polls all ask again at once after each move: the seats' token hashes at the
-    version shown, kept by the process, say whose each is; the store is asked only its version.
+    version shown, kept by the process, say whose each is, and the process's subscription, which
+    heard that version last, that the game is still there: the store is not asked even its version.
     A token of no seat is still refused at once, and the next move still answers."""
     game_id, tokens = two_humans(api)
     koz = app.extensions["koz"]
+    subscription_up(koz)
     client = FlaskClient(app.test_client())
     answers: queue.Queue = queue.Queue()
 
@@ -457,39 +504,164 @@ def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_no_whole_
         path = f"/v1/games/{game_id}?wait=300&after={after}"
         threading.Thread(target=lambda: answers.put(client.request("GET", path, token=token)), daemon=True).start()
 
-    def until_waiting(count: int) -> None:
-        deadline = time.monotonic() + 60
-        while koz.announcements.waiting_count < count and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert koz.announcements.waiting_count == count
-
     long_poll(0, tokens[1])
-    until_waiting(1)
+    until_waiting(koz, 1)
     play(api, game_id, tokens, random.Random(9), count=1)
     assert answers.get(timeout=60).body["version"] == 1
-    loads: list[str] = []
-    original = type(koz.repository.store).load
-    monkeypatch.setattr(type(koz.repository.store), "load", lambda store, loaded_id: loads.append(loaded_id) or original(store, loaded_id))
+    until_heard(koz, game_id, 1)
+    reads: list[str] = []
+    store = type(koz.repository.store)
+    load, version = store.load, store.version
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
     for token in tokens.values():
         long_poll(1, token)
-    until_waiting(2)
+    until_waiting(koz, 2)
     refused = client.request("GET", f"/v1/games/{game_id}?wait=300&after=1", token="not-a-seat-token")
     assert (refused.status, refused.code) == (401, "invalid_token")
-    assert loads == []
-    monkeypatch.setattr(type(koz.repository.store), "load", original)
+    assert reads == []
+    monkeypatch.setattr(store, "load", load)
+    monkeypatch.setattr(store, "version", version)
     play(api, game_id, tokens, random.Random(9), count=1)
     woken = sorted(json.dumps(answers.get(timeout=60).body, sort_keys=True) for _ in tokens)
     assert woken == sorted(json.dumps(api.view(game_id, token).body, sort_keys=True) for token in tokens.values())
     assert {json.loads(body)["version"] for body in woken} == {2}
 
 
+def channel_game(koz, message) -> str | None:
+    channel = message["channel"]
+    return koz.store.game_of_channel(channel.decode() if isinstance(channel, bytes) else channel)
+
+
+def test_a_long_poll_after_a_version_passed_since_answers_at_once_whether_heard_yet_or_on_its_way(app, api, monkeypatch):
+    """The game may move on between the view a client was shown and its next long-poll. Heard
+    already, the long-poll answers the new version at once. Made in another process and still on
+    its way to this one (the subscription's last word is then the version the client has, and the
+    store is not asked), its announcement wakes the long-poll when it arrives. Neither waits out
+    the long-poll's time."""
+    koz = app.extensions["koz"]
+    subscription_up(koz)
+    game_id, tokens = two_humans(api)
+    client = FlaskClient(app.test_client())
+    first = long_poll_in_background(client, game_id, 0, tokens[1])
+    until_waiting(koz, 1)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert first.get(timeout=60).body["version"] == 1  # the process holds the seats' hashes at 1
+    play(api, game_id, tokens, random.Random(9), count=1)
+    until_heard(koz, game_id, 2)
+    heard = long_poll_in_background(client, game_id, 1, tokens[1]).get(timeout=20)  # its 300 s wait would fail it
+    assert (heard.status, heard.body) == (200, api.view(game_id, tokens[1]).body)
+    assert heard.body["version"] == 2
+
+    held, release = threading.Event(), threading.Event()
+    announce = koz.announcements._announce
+
+    def delayed(message) -> None:
+        if channel_game(koz, message) == game_id and message["data"].startswith(b"3 "):
+            held.set()
+            release.wait(60)
+        announce(message)
+
+    monkeypatch.setattr(koz.announcements, "_announce", delayed)
+    assert moved_elsewhere(koz, game_id) == 3
+    assert held.wait(30), "version 3 was never announced"
+    reads: list[str] = []
+    store = type(koz.repository.store)
+    load, version = store.load, store.version
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    on_its_way = long_poll_in_background(client, game_id, 2, tokens[1])
+    until_waiting(koz, 1)
+    assert reads == []  # the subscription's word, version 2, was taken: only the announcement can wake it
+    release.set()
+    answer = on_its_way.get(timeout=20)
+    monkeypatch.undo()
+    assert (answer.status, answer.body) == (200, api.view(game_id, tokens[1]).body)
+    assert answer.body["version"] == 3
+
+
+def test_a_long_poll_on_a_game_withdrawn_or_expired_since_answers_at_once_that_it_is_gone(app, api, monkeypatch):
+    """Long-polls after the version they were shown, on a game gone since: withdrawn (announced),
+    or expired (never announced: the subscription's word is taken only for as long as the game
+    cannot have expired since it was heard). Each answers 404 at once, not after its wait."""
+    koz = app.extensions["koz"]
+    subscription_up(koz)
+    created = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"open": True}]).body
+    invitation, version = created["id"], created["version"]
+    until_heard(koz, invitation, version)
+    assert api.request("DELETE", f"/v1/games/{invitation}", token=created["tokens"][0]["token"]).status == 204
+    until_heard(koz, invitation, version + 1)
+    client = FlaskClient(app.test_client())
+    withdrawn = long_poll_in_background(client, invitation, version).get(timeout=20)  # its 300 s wait would fail it
+    assert (withdrawn.status, withdrawn.code) == (404, "unknown_game")
+
+    game_id, tokens = two_humans(api)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    until_heard(koz, game_id, 1)
+    for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
+        koz.store.redis.delete(key)  # as its expiry would, unannounced
+    # as long after the last move was heard as a game may live without a move (the app's shortest time to live, halved)
+    real_clock = koz.announcements.clock
+    monkeypatch.setattr(koz.announcements, "clock", lambda: real_clock() + koz.waiting.heard_trusted_seconds)
+    expired = long_poll_in_background(client, game_id, 1).get(timeout=20)
+    assert (expired.status, expired.code) == (404, "unknown_game")
+
+
+class BreakablePubSub:
+    """The process's subscription, which a test can lose (as a Redis failover or restart does) and
+    keep from coming up again until it says so."""
+
+    def __init__(self, pubsub, lose: threading.Event, down: threading.Event, restore: threading.Event) -> None:
+        self.pubsub, self.lose, self.down, self.restore = pubsub, lose, down, restore
+
+    def psubscribe(self, *patterns) -> None:
+        if self.lose.is_set():  # the subscription lost: it comes up again when the test says
+            self.down.set()
+            assert self.restore.wait(60)
+            self.lose.clear()
+        self.pubsub.psubscribe(*patterns)
+
+    def get_message(self, timeout: float):
+        if self.lose.is_set():
+            raise RedisConnectionError("lost, as in a failover")
+        return self.pubsub.get_message(timeout=timeout)
+
+    def close(self) -> None:
+        self.pubsub.close()
+
+
+def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks_the_store(app, api, monkeypatch):
+    """What the subscription heard before it was lost is forgotten: a move made while it was down
+    was never announced here, and a long-poll after the version heard before must find it in the
+    store at once, not wait out its time."""
+    koz = app.extensions["koz"]
+    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
+    redis = koz.store.redis
+    subscribe = redis.pubsub
+    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
+    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    with koz.announcements.waiting("keeps-it-up", 0):  # a waiter all along: the listener subscribes again
+        subscription_up(koz)
+        game_id, tokens = two_humans(api)
+        play(api, game_id, tokens, random.Random(9), count=1)
+        until_heard(koz, game_id, 1)
+        lose.set()
+        redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
+        assert down.wait(30), "the subscription was not lost"
+        play(api, game_id, tokens, random.Random(9), count=1)  # version 2, announced to nobody here
+        restore.set()
+        subscription_up(koz, "warm-up-again")
+        answer = long_poll_in_background(FlaskClient(app.test_client()), game_id, 1).get(timeout=20)  # its 300 s wait would fail it
+    assert (answer.status, answer.body["version"]) == (200, 2)
+
+
 def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads_the_game_once(app, api, monkeypatch):
-    """After its own move a bot asks after a version no long-poll was shown here: the process
+    """A client asks after a version made in another process and never shown here: this process
     holds no seats' hashes at it, so the whole game is read at once, and the store is not first
     asked its version (one round trip, as before the hashes were kept)."""
     game_id, tokens = two_humans(api)
-    play(api, game_id, tokens, random.Random(9), count=1)
     koz = app.extensions["koz"]
+    moved_elsewhere(koz, game_id)
     store = type(koz.repository.store)
     reads: list[str] = []
     load, version = store.load, store.version
@@ -508,6 +680,28 @@ def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads
     monkeypatch.setattr(store, "version", version)
     play(api, game_id, tokens, random.Random(9), count=1)
     assert answers.get(timeout=60).body == api.view(game_id, tokens[0]).body
+
+
+def test_a_long_poll_after_the_version_its_own_action_was_answered_with_reads_no_whole_game(app, api, monkeypatch):
+    """After its move a client (a bot) asks after the version its action's answer showed: the
+    process that committed it keeps the seats' hashes at that version, and the whole game is not
+    read again to know whose token it is. The other seat's move still answers it."""
+    game_id, tokens = two_humans(api)
+    seat = api.view(game_id).body["to_act"][0]
+    answered = api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).body
+    koz = app.extensions["koz"]
+    store = type(koz.repository.store)
+    reads: list[str] = []
+    load = store.load
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    answers = long_poll_in_background(FlaskClient(app.test_client()), game_id, answered["version"], tokens[seat])
+    until_waiting(koz, 1)
+    assert reads == []
+    monkeypatch.undo()
+    play(api, game_id, tokens, random.Random(9), count=1)
+    answer = answers.get(timeout=60)
+    assert (answer.status, answer.body) == (200, api.view(game_id, tokens[seat]).body)
+    assert answer.body["version"] == answered["version"] + 1
 
 
 def test_a_long_poll_that_waited_in_vain_answers_the_game_as_it_is(app, api):
@@ -613,13 +807,7 @@ def test_a_wait_that_ends_with_nothing_announced_reads_nothing_unless_the_subscr
     game_id, _ = two_humans(api)
     koz = app.extensions["koz"]
     # the subscription is up and heard: a renewal still on its way would wake the wait below
-    with koz.announcements.waiting("warm-up", 0) as heard:
-        deadline = time.monotonic() + 10
-        while heard.newer_than(0) == 0 and time.monotonic() < deadline:
-            # published again until heard: one sent before the subscription came up is lost
-            koz.store.redis.publish(koz.store.channel("warm-up"), "1 0 ")
-            heard.wait(0.2)  # (a renewal may wake it first)
-        assert heard.newer_than(0) == 1, "the subscription did not come up"
+    subscription_up(koz)
     reads: list[str] = []
     original = koz.store.version
     monkeypatch.setattr(koz.store, "version", lambda game: reads.append(game) or original(game))

@@ -51,8 +51,13 @@ DYING_WEB = Path(__file__).with_name("dying_web.py")
 MATCHES_AGAINST_COMPUTERS = int(os.environ.get("KOZ_FLEET_MATCHES", "20"))
 MATCHES_BETWEEN_PEOPLE = MATCHES_AGAINST_COMPUTERS
 #: as the README recommends where play must resume within the node timeout + 2 s (with 2 s, Redis's
-#: own part of the failover alone took 3.0-4.6 s)
-NODE_TIMEOUT_MS = 1000
+#: own part of the failover alone took 3.0-4.6 s); bench/failover.py tries others
+NODE_TIMEOUT_MS = int(os.environ.get("KOZ_FLEET_NODE_TIMEOUT_MS", "1000"))
+#: the primary is stopped (SIGSTOP: its port takes connections and answers nothing, as a machine
+#: cut off the network) instead of killed (its connections refused at once); for bench/failover.py
+FREEZE = os.environ.get("KOZ_FLEET_FREEZE") == "1"
+#: where the failover test appends its timeline as a JSON line, for bench/failover.py
+TIMELINE = os.environ.get("KOZ_FLEET_TIMELINE")
 #: as the README recommends: a promoted replica still has one to acknowledge its writes (WAIT 1)
 REPLICAS_PER_PRIMARY = 2
 #: seconds from a lost primary's slots taking writes again to an action answered on them, on the
@@ -306,7 +311,7 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         for match in matches:
             match.start()
         wait_until(lambda: sum(len(match.answered) for match in matches) >= 5 * len(matches), 120, "the matches did not get going")
-        cluster.kill(victim)
+        (cluster.freeze if FREEZE else cluster.kill)(victim)
         killed, killed_at = time.monotonic(), time.time()
 
         def answered_since_the_loss() -> list[float]:
@@ -340,6 +345,10 @@ def test_matches_over_http_finish_through_the_failover_of_a_primary_with_no_answ
         redis_part = writable - killed_at
         koz_part = resumed - redis_part
         bound = NODE_TIMEOUT_MS / 1000 + 2
+        if TIMELINE:
+            steps = {"frozen": FREEZE, "failing": failing - killed_at, "elected": elected - killed_at, "writable": redis_part, "resumed": resumed}
+            with open(TIMELINE, "a") as timeline:
+                timeline.write(json.dumps({"node_timeout": NODE_TIMEOUT_MS / 1000, "load": os.getloadavg()[0], **steps}) + "\n")
         print(
             f"\n{len(matches)} matches at a load of {os.getloadavg()[0]:.1f}; after the kill: the primary marked as failing after "
             f"{failing - killed_at:.2f} s, its replica elected after {elected - killed_at:.2f} s, the other replica following it "

@@ -136,6 +136,17 @@ def test_a_log_line_holds_the_fields_and_values_python_json_logger_gives(extra):
     assert json.loads(line) == json.loads(JsonFormatter(**formatter_config).format(record))
 
 
+def test_a_log_lines_time_is_the_standard_formatters_across_seconds_and_milliseconds():
+    formatter_config = {key: value for key, value in LOGGING["formatters"]["json"].items() if key != "()"}
+    lines, standard = JsonLines(**formatter_config), logging.Formatter()
+    start = 1796200000.0  # 2026-12-02, whatever the local time zone
+    for created in [start, start + 0.0004, start + 0.9996, start + 1, start + 1.5, start, start + 86399.999, start + 86400.25, start + 3.001]:
+        record = logging.LogRecord("koz.requests", logging.INFO, __file__, 1, "request", (), None)
+        record.created, record.msecs = created, int((created - int(created)) * 1000) + 0.0
+        assert lines.formatTime(record) == standard.formatTime(record)
+        assert json.loads(lines.format(record))["time"] == standard.formatTime(record)
+
+
 def play_whole_match(api: FlaskClient, ruleset_id: str, seed: str, **options) -> list[str]:
     """A match between humans with random legal actions, and some refused ones on the way
     (illegal cards, wrong tokens, hints, stale versions). Returns the tokens it used."""
