@@ -1,6 +1,8 @@
 """A Redis Cluster client through the loss of a primary: its slot map read again at a steady
 pace, once for every command that failed meanwhile, and a command on the lost primary's slots
-held until the failover (within the Redis timeout) rather than failed at once.
+held until the failover (within the Redis timeout) rather than failed at once; a node a command
+timed out on (a machine cut off the network answers nothing) sent no other until the map names
+another primary, and asked last for the map.
 
 redis-py's cluster client (7.4) reads the slot map again (``CLUSTER SLOTS``) after every command
 that failed on a lost or moved node, and drops the pooled connections of the node it read the map
@@ -21,7 +23,7 @@ import time
 from typing import Any, Callable, TypeVar, cast
 
 from redis.cluster import NodesManager, RedisCluster
-from redis.exceptions import ClusterDownError, ConnectionError, MaxConnectionsError, SlotNotCoveredError
+from redis.exceptions import ClusterDownError, ConnectionError, MaxConnectionsError, SlotNotCoveredError, TimeoutError
 
 from .metrics import SLOT_MAP_READS, InstrumentedRedisCluster
 
@@ -48,6 +50,8 @@ class SlotMapReads:
         self._last_began = -pace_seconds
         self._lock_of: tuple[int, Any] | None = None
         self.primaries = self._primaries()
+        #: nodes a command timed out on: when, and the primaries of the map then
+        self._silent: dict[str, tuple[float, tuple[str, ...]]] = {}
 
     @classmethod
     def install(cls, client: RedisCluster) -> "SlotMapReads":
@@ -75,11 +79,34 @@ class SlotMapReads:
             self.begun += 1
             self._last_began = time.monotonic()
             SLOT_MAP_READS.inc()
+            for name in list(self._silent):
+                # asked last: a map read waits out the whole timeout on a node that answers nothing
+                self._nodes.move_node_to_end_of_cached_nodes(name)
             try:
                 self._read(additional_startup_nodes_info, disconnect_startup_nodes_pools=False)
             finally:
                 self.ended = self.begun
                 self.primaries = self._primaries()
+
+    def went_silent(self, name: str) -> None:
+        """A command sent to node ``name`` timed out: it may be a machine cut off the network, whose
+        port takes commands and answers none until its replica takes over."""
+        self._silent[name] = (time.monotonic(), self.primaries)
+
+    def wait_while_silent(self, name: str, silent_seconds: float) -> bool:
+        """Before a command goes to node ``name``: if a command timed out on it less than
+        ``silent_seconds`` ago and the map has not changed since, wait (reading the map at the
+        pace) until it changes or that time is over. True if the map changed: the command is to
+        be sent where the new map says, not to ``name``."""
+        silent = self._silent.get(name)
+        if silent is None:
+            return False
+        since, primaries = silent
+        if time.monotonic() - since >= silent_seconds or self.primaries != primaries:
+            del self._silent[name]
+            return False
+        self.wait_for_change(primaries, since + silent_seconds)
+        return self.primaries != primaries
 
     def wait_for_change(self, primaries: tuple[str, ...], deadline: float) -> None:
         """Until the map's primaries are no longer ``primaries`` (or ``deadline``): one read at a
@@ -132,3 +159,18 @@ class FailoverRedisCluster(InstrumentedRedisCluster):
         if "target_nodes" in options:
             return super().execute_command(*args, **options)
         return self.held(lambda: super(FailoverRedisCluster, self).execute_command(*args, **options))
+
+    def _execute_command(self, target_node: Any, *args: Any, **options: Any) -> Any:
+        """One try of a command on ``target_node``, as redis-py makes up to its retries. A node a
+        command just timed out on is not sent another until the map names a new primary or
+        ``failover_seconds`` have passed: a command to a stopped machine waits out the whole
+        timeout, and the map read after the first one, just before the election, still names it."""
+        slot_map = self.slot_map
+        if slot_map is not None and slot_map.wait_while_silent(target_node.name, self.failover_seconds):
+            raise ConnectionError(f"{target_node.name} stopped answering, and the slot map has changed since")  # tried again where the map says
+        try:
+            return super()._execute_command(target_node, *args, **options)  # type: ignore[no-untyped-call]  # redis-py's is untyped
+        except TimeoutError:
+            if slot_map is not None:
+                slot_map.went_silent(target_node.name)
+            raise

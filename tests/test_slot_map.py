@@ -1,6 +1,7 @@
 """A cluster client's slot-map reads (:mod:`service.slot_map`): the commands that fail while a
 read is under way share the next one, in threads and in a gevent process alike, and a read keeps
-the pooled connections."""
+the pooled connections; a node a command timed out on gets no other until the map changes or
+the client's failover time has passed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ class Nodes:
     """What a slot-map read uses of redis-py's nodes manager: its primaries, by name."""
 
     primaries: list[SimpleNamespace] = []
+    #: the nodes moved to the end of the ones a read asks, in order
+    asked_last: list[str] = []
+
+    def move_node_to_end_of_cached_nodes(self, name: str) -> None:
+        self.asked_last = [*self.asked_last, name]
 
     def get_nodes_by_server_type(self, server_type: str) -> list[SimpleNamespace]:
         assert server_type == "primary"
@@ -88,3 +94,43 @@ def test_a_forked_process_takes_a_lock_of_its_own(monkeypatch):
     assert reads._lock() is parents
     monkeypatch.setattr("service.slot_map.os.getpid", lambda: -1)  # as in a web process forked from the master
     assert reads._lock() is not parents
+
+
+class FailingOverNodes(Nodes):
+    """A nodes manager whose map names a new primary for the lost one's slots from its
+    ``failover_after``-th read on."""
+
+    def __init__(self, failover_after: int) -> None:
+        self.reads = 0
+        self.failover_after = failover_after
+        self.primaries = [SimpleNamespace(name=name) for name in ("a:1", "b:2", "lost:3")]
+
+    def initialize(self, additional_startup_nodes_info=None, disconnect_startup_nodes_pools=True) -> None:
+        self.reads += 1
+        if self.reads >= self.failover_after:
+            self.primaries = [SimpleNamespace(name=name) for name in ("a:1", "b:2", "replica:4")]
+
+
+def test_a_node_a_command_timed_out_on_gets_none_until_the_map_names_another_primary():
+    nodes = FailingOverNodes(failover_after=3)
+    reads = SlotMapReads(nodes, pace_seconds=0.01)  # type: ignore[arg-type]
+    assert reads.wait_while_silent("lost:3", 5.0) is False  # nothing timed out on it: sent at once
+    reads.went_silent("lost:3")
+    assert reads.wait_while_silent("a:1", 5.0) is False  # the other nodes are not held back
+    assert nodes.reads == 0
+    # the next command for the lost node waits for the map that names its replica, and is then
+    # to be sent where that map says
+    assert reads.wait_while_silent("lost:3", 5.0) is True
+    assert nodes.asked_last[:3] == ["lost:3"] * 3  # each of those reads asked it last
+    assert nodes.reads == 3 and reads.primaries == ("a:1", "b:2", "replica:4")
+    assert reads.wait_while_silent("lost:3", 5.0) is False  # forgotten once the map moved on
+
+
+def test_a_node_that_timed_out_and_was_not_replaced_gets_commands_again_after_the_failover_time():
+    nodes = FailingOverNodes(failover_after=10**9)  # a node slow for a moment: no failover
+    reads = SlotMapReads(nodes, pace_seconds=0.01)  # type: ignore[arg-type]
+    reads.went_silent("lost:3")
+    assert reads.wait_while_silent("lost:3", 0.1) is False
+    waited = nodes.reads
+    assert waited >= 2  # it read the map meanwhile, and the time is over
+    assert reads.wait_while_silent("lost:3", 0.1) is False and nodes.reads == waited  # now sent at once
