@@ -103,7 +103,7 @@ class SlotMapReads:
             return False
         since, primaries = silent
         if time.monotonic() - since >= silent_seconds or self.primaries != primaries:
-            del self._silent[name]
+            self._silent.pop(name, None)  # (a worker's threads may both find it over)
             return False
         self.wait_for_change(primaries, since + silent_seconds)
         return self.primaries != primaries
