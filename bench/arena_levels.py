@@ -16,14 +16,18 @@ A bot left alone meets Koz's house players after ``--house-after`` seconds (coun
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
+from typing import IO
 
 from api import Connection, CpuMeter, start_service
 from ratings import LEVELS, told_apart
@@ -42,12 +46,28 @@ def account_page(url: str, name: str) -> dict:
     return page
 
 
+STARTED = re.compile(r"match (\S+) started: seat \d+ against (\[.*\])")
+
+
+def pairings(logs: list[IO[str]], names: list[str]) -> Counter[str]:
+    """How many matches met each pair of levels (or the house), from the bots' logs of the matches they started."""
+    seated: dict[str, set[str]] = {}
+    for log, name in zip(logs, names):
+        log.seek(0)
+        for line in log:
+            started = STARTED.search(json.loads(line).get("message", "")) if line.startswith("{") else None
+            if started:  # the bot's own name, and its opponents (a partner included)
+                seated.setdefault(started[1], set()).update([name, *ast.literal_eval(started[2])])
+    levels = {name: level for name, level in zip(names, LEVELS)}
+    return Counter(" - ".join(sorted(levels.get(name, "house") for name in players)) for players in seated.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="german-whist")
     parser.add_argument("--options", default="{}", help="the matches' options, as JSON")
     parser.add_argument("--matches", type=int, default=60, help="rated matches each bot plays")
-    parser.add_argument("--house-after", type=float, default=60.0, help="a bot left alone this long meets Koz's house players")
+    parser.add_argument("--house-after", type=float, default=10.0, help="a bot left alone this long meets Koz's house players")
     arguments = parser.parse_args()
     json.loads(arguments.options)  # refused here rather than by six bots
     process, url, data = start_service("everysec")
@@ -78,6 +98,7 @@ def main() -> None:
                 raise SystemExit(f"{name}'s bot stopped with {bot.returncode}: {log.read()[-2000:]}")
         server_after = meter.sample()
         pages = [account_page(url, name) for name in names]
+        met = pairings(logs, names)
     finally:
         for bot in bots:
             bot.kill()
@@ -98,6 +119,7 @@ def main() -> None:
         recent = len(page["recent_games"])
         standing = f"{rating['rating']:6.2f} +- {rating['uncertainty']:5.2f}"
         print(f"  {name:9s} {standing}  ({rating['games']} rated matches; the house in {house} of the last {recent})")
+    print("  matches by the levels they met: " + ", ".join(f"{pair} {count}" for pair, count in sorted(met.items())))
     print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
 
 
