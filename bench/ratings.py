@@ -227,8 +227,14 @@ def fitted_strengths(played: list[Played], sides: list[list[int]]) -> tuple[tupl
 
 def told_apart(ratings: list[Rating], strong: str, weak: str) -> bool:
     """Whether every account of level ``strong`` is above every one of ``weak`` by more than the two uncertainties."""
-    return all(
-        high.mu - low.mu > high.sigma + low.sigma
+    return apart_by(ratings, strong, weak) > 0
+
+
+def apart_by(ratings: list[Rating], strong: str, weak: str) -> float:
+    """By how much the closest accounts of level ``strong`` and ``weak`` are further apart than their two
+    uncertainties (below 0: not told apart)."""
+    return min(
+        high.mu - low.mu - high.sigma - low.sigma
         for high, high_level in zip(ratings, LEVELS)
         for low, low_level in zip(ratings, LEVELS)
         if high_level == strong and low_level == weak
@@ -273,8 +279,9 @@ def main() -> None:
 
     def traced(round_: int, ratings: list[Rating]) -> None:
         print(
-            f"  round {round_:3d}, {sum(seconds for _, _, seconds in played):6.1f} s: expert > basic {told_apart(ratings, 'expert', 'basic')}, "
-            f"basic > random {told_apart(ratings, 'basic', 'random')}",
+            f"  round {round_:3d}, {sum(seconds for _, _, seconds in played):6.1f} s: "
+            f"expert > basic {told_apart(ratings, 'expert', 'basic')} ({apart_by(ratings, 'expert', 'basic'):+.2f}), "
+            f"basic > random {told_apart(ratings, 'basic', 'random')} ({apart_by(ratings, 'basic', 'random'):+.2f})",
             flush=True,
         )
 
