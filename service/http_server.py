@@ -36,7 +36,7 @@ from werkzeug.http import parse_accept_header
 from .config import Settings
 from .errors import PROBLEM_CONTENT_TYPE, Problem
 from .lifetime import end_with_parent
-from .logs import LOGGING
+from .logs import LOGGING, skip_unwritten_lookups
 from .per_address import PerAddress
 from .texts import choose_language
 
@@ -333,6 +333,7 @@ class KozGeventWorker(WholeRequests, ProblemErrors, GeventWorker):  # type: igno
     def init_process(self) -> None:
         wsgi.Response = OneWriteResponse  # what gunicorn's HTTP/1 requests are answered with, in this process
         wsgi.util.http_date = DatePerSecond()
+        skip_unwritten_lookups()
         super().init_process()
 
     def handle_exit(self, sig: int, frame: Any) -> None:

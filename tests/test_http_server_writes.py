@@ -86,11 +86,17 @@ def test_the_date_header_formatted_once_a_second_is_gunicorns_at_every_moment():
     assert date(start + 7.5) == gunicorns(start + 7.5)  # a moment asked for, not the clock's
 
 
-def test_a_worker_answers_with_the_date_formatted_once_a_second(monkeypatch):
+def test_a_web_process_answers_in_one_write_with_the_date_formatted_once_a_second_and_logs_without_lookups(monkeypatch):
+    import logging
+
     from service.http_server import DatePerSecond, KozGeventWorker
+
+    for switch in ("_srcfile", "logThreads", "logProcesses", "logMultiprocessing"):
+        monkeypatch.setattr(logging, switch, getattr(logging, switch))
 
     monkeypatch.setattr(wsgi, "Response", wsgi.Response)
     monkeypatch.setattr(wsgi.util, "http_date", wsgi.util.http_date)
     monkeypatch.setattr(KozGeventWorker.__mro__[1], "init_process", lambda worker: None)  # (WholeRequests: no server started)
     KozGeventWorker.init_process(object.__new__(KozGeventWorker))
     assert wsgi.Response is OneWriteResponse and isinstance(wsgi.util.http_date, DatePerSecond)
+    assert logging._srcfile is None and not (logging.logThreads or logging.logProcesses or logging.logMultiprocessing)
