@@ -229,11 +229,24 @@ def stop_with_parent(parent: int, stop: threading.Event) -> None:
             stop.set()
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """An option's value given as a JSON object (the server judges its fields)."""
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("a JSON object is needed, e.g. '{\"target\": 20}'")
+    return value
+
+
 def play_seat(args: argparse.Namespace) -> None:
     if args.arena is not None:
         if args.key is None or args.game_id is not None:
             sys.exit("koz bot --arena RULESET takes --key KEY, and no game or token")
-        sys.exit(arena_bot.run(args.url, args.key, args.arena, args.level, args.house_after, args.matches, rated=not args.unrated))
+        sys.exit(
+            arena_bot.run(args.url, args.key, args.arena, args.level, args.house_after, args.matches, rated=not args.unrated, options=args.options)
+        )
     if args.game_id is None or args.token is None:
         sys.exit("koz bot takes a game and its seat's token (or --arena RULESET --key KEY)")
     sys.exit(bot.run(args.url, args.game_id, args.token, args.level))
@@ -312,6 +325,9 @@ def main(argv: list[str] | None = None) -> None:
     bot_parser.add_argument("--house-after", type=float, help="with --arena: play Koz's house players after waiting this many seconds")
     bot_parser.add_argument("--unrated", action="store_true", help="with --arena: seek unrated matches")
     bot_parser.add_argument("--matches", type=int, help="with --arena: stop after this many matches (default: never)")
+    bot_parser.add_argument(
+        "--options", type=json_object, default={}, help='with --arena: the match options to seek, as a JSON object, e.g. \'{"target": 20}\''
+    )
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv

@@ -96,3 +96,33 @@ def test_bots_play_rated_matches_each_recorded_once_as_the_histories_say(served,
         account = next(seat["account"] for result in results for seat in result["seats"] if seat["name"] == page["name"])
         assert page["ratings"][0]["rating"] == pytest.approx(replayed[(ruleset_id, account)].mu)
         assert page["ratings"][0]["uncertainty"] == pytest.approx(replayed[(ruleset_id, account)].sigma)
+
+
+def test_koz_bot_seeks_the_match_options_it_is_given_and_plays_that_match(served):
+    app, url = served
+    key = call(f"{url}/v1/accounts", "POST", {"name": "misere-seeker"})["key"]
+    options = {"misere": True, "target": 0}
+    bot = subprocess.run(
+        [str(KOZ), "bot", url, "--arena", "german-whist", f"--key={key}", "--level", "random", "--matches", "1", "--house-after", "0"]
+        + ["--options", json.dumps(options)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bot.returncode == 0, bot.stderr
+    (result,) = [result for result in app.extensions["koz_arena"].store.results("german-whist") if "misere-seeker" in str(result["seats"])]
+    assert call(f"{url}/v1/games/{result['game']}")["options"] == registry.get("german-whist").parse_options(options)
+
+
+@pytest.mark.parametrize(
+    ("options", "exit_code", "said"),
+    [("[1]", 2, "a JSON object is needed"), ("{target: 1}", 2, "not JSON"), ('{"target": -3}', 1, "invalid_option")],
+)
+def test_koz_bot_refuses_options_that_are_not_an_object_and_stops_with_the_servers_refusal_of_bad_ones(served, options, exit_code, said):
+    _app, url = served
+    key = call(f"{url}/v1/accounts", "POST", {"name": f"bad-options-{exit_code}-{len(options)}"})["key"]
+    bot = subprocess.run(
+        [str(KOZ), "bot", url, "--arena", "german-whist", f"--key={key}", "--options", options], capture_output=True, text=True, timeout=60
+    )
+    assert bot.returncode == exit_code
+    assert said in bot.stderr

@@ -109,10 +109,19 @@ class ArenaBot:
                     number, data = None, None
 
 
-def run(url: str, key: str, ruleset: str, level: str | None, house_after: float | None, matches: int | None, rated: bool = True) -> int:
+def run(
+    url: str,
+    key: str,
+    ruleset: str,
+    level: str | None,
+    house_after: float | None,
+    matches: int | None,
+    rated: bool = True,
+    options: dict[str, Any] | None = None,
+) -> int:
     """``koz bot --arena``: 0 when stopped after its matches, 1 when refused."""
     try:
-        ArenaBot(url, key, ruleset, level, house_after=house_after, matches=matches, rated=rated).run()
+        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated).run()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1

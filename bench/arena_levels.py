@@ -1,0 +1,105 @@
+"""Koz's levels ordered by the arena over HTTP: six ``koz bot --arena`` processes (two each of
+random, basic and expert) seek rated matches of one ruleset on one ``koz serve`` (as
+``bench/api.py`` starts it), are paired by its matchmaker, play, and seek again, each until it
+has played ``--matches``; then the accounts' pages give each one's rating and uncertainty, and
+whether each pair of levels is told apart (every gap wider than the two uncertainties).
+
+    python bench/arena_levels.py --ruleset german-whist --options '{"target": 20}' --matches 60
+
+``bench/ratings.py`` plays the same six levels on the engine with a drawn seating each round,
+which makes the run reproducible (and the suite's ordering test). Here the service pairs them
+as it pairs anyone, by rating closeness, widening with the time waited, and the expert thinks by
+the clock, so that one run is not repeated exactly by the next; it shows what a bot author sees.
+A bot left alone meets Koz's house players after ``--house-after`` seconds (counted apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from api import Connection, CpuMeter, start_service
+from ratings import LEVELS, told_apart
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from service.arena.ratings import Rating  # noqa: E402
+
+KOZ = Path(sys.executable).with_name("koz")
+
+
+def account_page(url: str, name: str) -> dict:
+    connection = Connection(url)
+    status, page = connection.call("GET", f"/v1/accounts/{name}")
+    connection.close()
+    assert status == 200, page
+    return page
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ruleset", default="german-whist")
+    parser.add_argument("--options", default="{}", help="the matches' options, as JSON")
+    parser.add_argument("--matches", type=int, default=60, help="rated matches each bot plays")
+    parser.add_argument("--house-after", type=float, default=60.0, help="a bot left alone this long meets Koz's house players")
+    arguments = parser.parse_args()
+    json.loads(arguments.options)  # refused here rather than by six bots
+    process, url, data = start_service("everysec")
+    meter = CpuMeter(process.pid, data)
+    names = [f"{level}-{number}" for number, level in enumerate(LEVELS)]
+    connection = Connection(url)
+    keys = []
+    for name in names:
+        status, made = connection.call("POST", "/v1/accounts", {"name": name, "kind": "bot"})
+        assert status == 201, made
+        keys.append(made["key"])
+    connection.close()
+    logs = [tempfile.TemporaryFile("w+") for _ in names]  # a pipe nobody reads would stop a talkative bot
+    started, server_before = time.monotonic(), meter.sample()
+    bots = [
+        subprocess.Popen(
+            [str(KOZ), "bot", url, "--arena", arguments.ruleset, f"--key={key}", "--level", level]
+            + ["--matches", str(arguments.matches), "--house-after", str(arguments.house_after), "--options", arguments.options],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+        for key, level, log in zip(keys, LEVELS, logs)
+    ]
+    try:
+        for bot, name, log in zip(bots, names, logs):
+            if bot.wait() != 0:
+                log.seek(0)
+                raise SystemExit(f"{name}'s bot stopped with {bot.returncode}: {log.read()[-2000:]}")
+        server_after = meter.sample()
+        pages = [account_page(url, name) for name in names]
+    finally:
+        for bot in bots:
+            bot.kill()
+        process.terminate()
+        process.wait(60)
+        shutil.rmtree(data, ignore_errors=True)
+    bots_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu = sum(server_after[kind] - server_before[kind] for kind in ("web", "worker", "redis"))
+    print(
+        f"{arguments.ruleset} {arguments.options}, {arguments.matches} matches a bot over HTTP: {time.monotonic() - started:.0f} s, "
+        f"CPU {bots_cpu.ru_utime + bots_cpu.ru_stime:.0f} s in the bots, {server_cpu:.0f} s in the server"
+    )
+    ratings = []
+    for name, page in zip(names, pages):
+        (rating,) = [entry for entry in page["ratings"] if entry["ruleset"] == arguments.ruleset]
+        ratings.append(Rating(mu=rating["rating"], sigma=rating["uncertainty"], games=rating["games"]))
+        house = sum(1 for game in page["recent_games"] if any(opponent not in names for opponent in game["opponents"]))
+        recent = len(page["recent_games"])
+        standing = f"{rating['rating']:6.2f} +- {rating['uncertainty']:5.2f}"
+        print(f"  {name:9s} {standing}  ({rating['games']} rated matches; the house in {house} of the last {recent})")
+    print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
+
+
+if __name__ == "__main__":
+    main()
