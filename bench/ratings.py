@@ -17,7 +17,9 @@ many rated matches the arena needs to order levels of a given strength, whatever
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import random
 import sys
 import time
@@ -45,6 +47,28 @@ Outcomes = Callable[[list[int], str], list[str]]
 RoundDone = Callable[[int, list[Rating]], None]
 
 
+#: one played match: its seated levels, each seat's outcome, and the CPU seconds it took to play
+Played = tuple[list[str], list[str], float]
+
+
+def played_match(ruleset_id: str, options: dict[str, Any], expert_work: int, levels: list[str], name: str) -> Played:
+    """One match on the engine between players of ``levels`` (a seat each), the expert at
+    ``expert_work`` units a decision. A match past :data:`MAX_DEALS` deals ends drawn, as the
+    service's cap ends one abandoned, without winners."""
+    started = time.process_time()
+    ruleset = registry.get(ruleset_id)
+    players = [player(level, ruleset.id) for level in levels]
+    budgets = {"expert": Budget(work=expert_work)}
+    record = play_match(ruleset, options, name, players, timer=lambda: 0.0, budgets=budgets, max_deals=MAX_DEALS)
+    winners = set(record.result.winners)
+    outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(levels))]
+    return levels, outcomes, time.process_time() - started
+
+
+def _played_match(arguments: tuple[str, dict[str, Any], int, list[str], str]) -> Played:
+    return played_match(*arguments)
+
+
 def rated_rounds(
     ruleset_id: str,
     options: dict[str, Any],
@@ -52,41 +76,60 @@ def rated_rounds(
     seed: int,
     expert_work: int,
     round_done: RoundDone | None = None,
-    played_matches: list[tuple[list[str], list[str]]] | None = None,
+    played_matches: list[Played] | None = None,
+    jobs: int = 1,
 ) -> list[Rating]:
     """Each account's rating after ``rounds`` rounds of matches played on the engine (:func:`seated_rounds`).
-    A match past :data:`MAX_DEALS` deals ends drawn, as the service's cap ends one abandoned, without winners.
-    ``played_matches``, if given, gets each match's seated levels and outcomes."""
+    ``played_matches``, if given, gets each match as it is rated. With ``jobs`` above 1 the
+    matches are played in that many processes: the seating does not depend on the outcomes and a
+    match's play only on its seats and name, so they are rated in the same order, to the same ratings."""
     ruleset = registry.get(ruleset_id)
-    budgets = {"expert": Budget(work=expert_work)}
+    tables = [
+        (ruleset.id, options, expert_work, [LEVELS[account] for account in seats], name)
+        for round_tables in seatings(ruleset.seat_count, rounds, seed)
+        for seats, name in round_tables
+    ]
+    with contextlib.ExitStack() as stack:
+        if jobs > 1:
+            pool = stack.enter_context(multiprocessing.Pool(jobs))
+            results = pool.imap(_played_match, tables)  # in order, as each one ends
+        else:
+            results = map(_played_match, tables)
 
-    def played(seats: list[int], name: str) -> list[str]:
-        players = [player(LEVELS[account], ruleset.id) for account in seats]
-        record = play_match(ruleset, options, name, players, timer=lambda: 0.0, budgets=budgets, max_deals=MAX_DEALS)
-        winners = set(record.result.winners)
-        outcomes = ["win" if seat in winners else "loss" if winners else "draw" for seat in range(len(seats))]
-        if played_matches is not None:
-            played_matches.append(([LEVELS[account] for account in seats], outcomes))
-        return outcomes
+        def next_played(seats: list[int], name: str) -> list[str]:
+            levels, outcomes, seconds = next(results)
+            assert levels == [LEVELS[account] for account in seats]
+            if played_matches is not None:
+                played_matches.append((levels, outcomes, seconds))
+            return outcomes
 
-    return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, played, round_done)
+        return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, next_played, round_done)
+
+
+def seatings(seat_count: int, rounds: int, seed: int) -> list[list[tuple[list[int], str]]]:
+    """Each round's tables, each a match's seated accounts and name: each round the six accounts
+    are seated in a drawn order, a table of ``seat_count`` seats at a time (in Batak one table of
+    four: two sit the round out, and partners are the drawn order's seats 0 and 2, 1 and 3)."""
+    draw = random.Random(seed)
+    drawn = []
+    for round_ in range(rounds):
+        order = list(range(len(LEVELS)))
+        draw.shuffle(order)
+        drawn.append(
+            [(order[table : table + seat_count], f"levels-{round_}-{table}") for table in range(0, len(LEVELS) - seat_count + 1, seat_count)]
+        )
+    return drawn
 
 
 def seated_rounds(
     seat_count: int, sides: list[list[int]], rounds: int, seed: int, outcomes: Outcomes, round_done: RoundDone | None = None
 ) -> list[Rating]:
-    """Each account's rating after ``rounds`` rounds: each round the six accounts are seated in a
-    drawn order, a table of ``seat_count`` seats at a time (in Batak one table of four: two sit
-    the round out, and partners are the drawn order's seats 0 and 2, 1 and 3), and each table's
-    ``outcomes`` are rated as the arena rates them."""
+    """Each account's rating after ``rounds`` rounds seated by :func:`seatings`, each table's
+    ``outcomes`` rated as the arena rates them."""
     ratings = [Rating() for _ in LEVELS]
-    draw = random.Random(seed)
-    for round_ in range(rounds):
-        order = list(range(len(LEVELS)))
-        draw.shuffle(order)
-        for table in range(0, len(LEVELS) - seat_count + 1, seat_count):
-            seats = order[table : table + seat_count]
-            rated = rate([ratings[account] for account in seats], sides, outcomes(seats, f"levels-{round_}-{table}"))
+    for round_, tables in enumerate(seatings(seat_count, rounds, seed)):
+        for seats, name in tables:
+            rated = rate([ratings[account] for account in seats], sides, outcomes(seats, name))
             for account, rating in zip(seats, rated):
                 ratings[account] = rating
         if round_done is not None:
@@ -129,6 +172,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--shares", help="play no game: the stronger level's shares of matches won, expert-basic,basic-random,expert-random")
     parser.add_argument("--seeds", type=int, default=100, help="with --shares: seatings drawn")
+    parser.add_argument("--jobs", type=int, default=1, help="matches played at once, each in its own process (the same ratings)")
     parser.add_argument("--trace", action="store_true", help="print after each round whether each pair of levels is told apart")
     arguments = parser.parse_args()
     if arguments.shares:
@@ -143,37 +187,62 @@ def main() -> None:
         both = sum(told_apart(ratings, "expert", "basic") and told_apart(ratings, "basic", "random") for ratings in seatings)
         print(f"  both orderings in {both} of {arguments.seeds}")
         return
-    started = time.process_time()
+    played: list[Played] = []
+    started = time.monotonic()
 
     def traced(round_: int, ratings: list[Rating]) -> None:
         print(
-            f"  round {round_:3d}, {time.process_time() - started:6.1f} s: expert > basic {told_apart(ratings, 'expert', 'basic')}, "
+            f"  round {round_:3d}, {sum(seconds for _, _, seconds in played):6.1f} s: expert > basic {told_apart(ratings, 'expert', 'basic')}, "
             f"basic > random {told_apart(ratings, 'basic', 'random')}",
             flush=True,
         )
 
-    played: list[tuple[list[str], list[str]]] = []
+    ruleset = registry.get(arguments.ruleset)
     ratings = rated_rounds(
-        arguments.ruleset,
+        ruleset.id,
         json.loads(arguments.options),
         arguments.rounds,
         arguments.seed,
         arguments.work,
         traced if arguments.trace else None,
         played,
+        arguments.jobs,
     )
     print(
         f"{arguments.ruleset} {arguments.options} rounds {arguments.rounds} expert work {arguments.work} seed {arguments.seed}: "
-        f"{time.process_time() - started:.1f} s of CPU"
+        f"{sum(seconds for _, _, seconds in played):.1f} s of CPU in matches ({time.monotonic() - started:.0f} s of wall time, {arguments.jobs} jobs)"
     )
     for level, rating in zip(LEVELS, ratings):
         print(f"  {level:7s} {rating.mu:6.2f} +- {rating.sigma:5.2f}  ({rating.games} matches)")
     print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
-    for strong, weak in (("expert", "basic"), ("basic", "random"), ("expert", "random")):
-        # a two-seat match between the two levels; Batak's drawn partnerships mix levels, so none is counted there
-        met = [dict(zip(levels, outcomes))[strong] for levels, outcomes in played if sorted(levels) == sorted([strong, weak])]
-        if met:
-            print(f"  {strong} beat {weak} in {met.count('win')} of {len(met)} matches")
+    met = met_sides(played, ruleset.sides())
+    for (first, second), (wins, losses, draws, seconds) in sorted(met.items(), key=lambda item: (strength_order(item[0]), item[0])):
+        cost = f"{seconds / (wins + losses + draws):.2f} s of CPU a match"
+        if first == second:
+            print(f"  {first} against {second}: {wins + losses + draws} matches, {draws} drawn ({cost})")
+        else:
+            print(f"  {first} against {second}: won {wins}, lost {losses}, drawn {draws} ({cost})")
+
+
+def met_sides(played: list[Played], sides: list[list[int]]) -> dict[tuple[str, str], tuple[int, int, int, float]]:
+    """How often each side met each other, by its levels (``"basic+expert"`` in Batak): the
+    stronger-looking side's wins, losses and draws, and the CPU those matches took."""
+    met: dict[tuple[str, str], tuple[int, int, int, float]] = {}
+    for levels, outcomes, seconds in played:
+        (first, first_outcome), (second, second_outcome) = sorted(
+            (("+".join(sorted(levels[seat] for seat in side)), outcomes[side[0]]) for side in sides),
+            key=lambda named: (strength_order((named[0],)), named[0]),
+        )
+        wins, losses, draws, spent = met.get((first, second), (0, 0, 0, 0.0))
+        won, lost, drawn = first_outcome == "win", second_outcome == "win", first_outcome == "draw"
+        met[(first, second)] = (wins + won, losses + lost, draws + drawn, spent + seconds)
+    return met
+
+
+def strength_order(names: tuple[str, ...]) -> tuple[int, ...]:
+    """Sorts sides strongest first: by each side's levels (expert 0, basic 1, random 2) summed."""
+    rank = {"expert": 0, "basic": 1, "random": 2}
+    return tuple(sum(rank[level] for level in name.split("+")) for name in names)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.ratings import LEVELS, drawn_rounds, rated_rounds, told_apart
+from bench.ratings import LEVELS, drawn_rounds, met_sides, rated_rounds, told_apart
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
@@ -66,3 +66,24 @@ def test_drawn_matches_tell_apart_levels_whose_stronger_always_wins_and_never_le
     assert all(rating.games == 30 for rating in always)
     even = drawn_rounds((0.5, 0.5, 0.5), rounds=30, seed=1)
     assert not told_apart(even, "expert", "basic") and not told_apart(even, "basic", "random")
+
+
+def test_matches_played_in_several_processes_are_rated_to_the_same_ratings_in_the_same_order():
+    alone: list = []
+    in_two: list = []
+    ratings = rated_rounds("sixty-six", {"target": 5}, rounds=3, seed=26, expert_work=30, played_matches=alone)
+    assert rated_rounds("sixty-six", {"target": 5}, rounds=3, seed=26, expert_work=30, played_matches=in_two, jobs=2) == ratings
+    assert [(levels, outcomes) for levels, outcomes, _ in in_two] == [(levels, outcomes) for levels, outcomes, _ in alone]
+    assert len(alone) == 9
+
+
+def test_sides_met_are_tallied_by_their_levels_strongest_first():
+    played = [
+        (["basic", "expert", "random", "basic"], ["loss", "win", "loss", "win"], 1.0),
+        (["expert", "basic", "basic", "random"], ["loss", "win", "loss", "win"], 2.0),
+        (["basic", "basic", "expert", "expert"], ["draw", "draw", "draw", "draw"], 0.5),
+    ]
+    assert met_sides(played, [[0, 2], [1, 3]]) == {
+        ("basic+expert", "basic+random"): (1, 1, 0, 3.0),
+        ("basic+expert", "basic+expert"): (0, 0, 1, 0.5),
+    }
