@@ -117,6 +117,25 @@ def rated_rounds(
         return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, next_played, round_done)
 
 
+def sides_matches(
+    ruleset_id: str, options: dict[str, Any], expert_work: int, sides_levels: list[str], matches: int, seed: int, jobs: int
+) -> list[Played]:
+    """``matches`` matches between two sides of the given levels (``"expert+random"``: a side's
+    levels, seated in its seats in order), the sides' seats swapped every other match."""
+    sides = registry.get(ruleset_id).sides()
+    tables = []
+    for match in range(matches):
+        levels = [""] * sum(len(side) for side in sides)
+        for side, side_levels in zip(sides, sides_levels[::-1] if match % 2 else sides_levels):
+            for seat, level in zip(side, side_levels.split("+"), strict=True):
+                levels[seat] = level
+        tables.append((ruleset_id, options, expert_work, levels, f"sides-{seed}-{match}"))
+    if jobs == 1:
+        return [_played_match(table) for table in tables]
+    with multiprocessing.Pool(jobs) as pool:
+        return pool.map(_played_match, tables)
+
+
 def seatings(seat_count: int, rounds: int, seed: int) -> list[list[tuple[list[int], str]]]:
     """Each round's tables, each a match's seated accounts and name: each round the six accounts
     are seated in a drawn order, a table of ``seat_count`` seats at a time (in Batak one table of
@@ -256,8 +275,24 @@ def main() -> None:
     )
     parser.add_argument("--seeds", type=int, default=100, help="with --shares or --strengths: seatings drawn")
     parser.add_argument("--jobs", type=int, default=1, help="matches played at once, each in its own process (the same ratings)")
+    parser.add_argument(
+        "--sides",
+        help="rate nothing: play --matches between two sides of the given levels, e.g. expert+expert,basic+basic, seats swapped every other match",
+    )
+    parser.add_argument("--matches", type=int, default=20, help="with --sides: matches played")
     parser.add_argument("--trace", action="store_true", help="print after each round whether each pair of levels is told apart")
     arguments = parser.parse_args()
+    if arguments.sides:
+        ruleset = registry.get(arguments.ruleset)
+        sides_played = sides_matches(
+            ruleset.id, json.loads(arguments.options), arguments.work, arguments.sides.split(","), arguments.matches, arguments.seed, arguments.jobs
+        )
+        for (first, second), (wins, losses, draws, seconds) in met_sides(sides_played, ruleset.sides()).items():
+            print(
+                f"{ruleset.id} {arguments.options} expert work {arguments.work} seed {arguments.seed}: {first} against {second}: "
+                f"won {wins}, lost {losses}, drawn {draws} ({seconds / (wins + losses + draws):.2f} s of CPU a match)"
+            )
+        return
     if arguments.strengths:
         basic, expert = (float(strength) for strength in arguments.strengths.split(","))
         seated = registry.get(arguments.ruleset)

@@ -20,7 +20,7 @@ import random
 
 import pytest
 
-from bench.ratings import LEVELS, drawn_rounds, fitted_strengths, met_sides, rated_rounds, strength_rounds, told_apart
+from bench.ratings import LEVELS, drawn_rounds, fitted_strengths, met_sides, rated_rounds, sides_matches, strength_rounds, told_apart
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
@@ -112,3 +112,9 @@ def test_drawn_partnerships_tell_apart_levels_far_apart_and_never_levels_that_ar
     assert sum(rating.games for rating in far) == 120 * 4
     even = strength_rounds((0.0, 0.0), 4, sides, rounds=60, seed=1)
     assert not told_apart(even, "expert", "basic") and not told_apart(even, "basic", "random")
+
+
+def test_sides_of_given_levels_swap_seats_every_other_match():
+    played = sides_matches("partnership-batak", {"target": 21}, 30, ["basic+basic", "random+random"], matches=2, seed=1, jobs=1)
+    assert [levels for levels, _, _ in played] == [["basic", "random", "basic", "random"], ["random", "basic", "random", "basic"]]
+    assert met_sides(played, registry.get("partnership-batak").sides())[("basic+basic", "random+random")][:3] == (2, 0, 0)
