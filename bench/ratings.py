@@ -4,14 +4,24 @@ partners in Batak); printed: each account's rating and uncertainty, and whether 
 levels is told apart (every gap wider than the two uncertainties). tests/test_arena_levels.py
 runs it small.
 
-    python bench/ratings.py --ruleset german-whist --rounds 60 --work 4000 --options '{"target": 20}' --trace
+    python bench/ratings.py --ruleset german-whist --rounds 60 --work 4000 --options '{"target": 20}' --trace [--jobs 2]
     python bench/ratings.py --shares 0.85,0.95,0.99 --rounds 40 --seeds 100
+    python bench/ratings.py --ruleset partnership-batak --strengths 2.0,3.1 --rounds 250 --seeds 100
+
+A played run is deterministic for its seed and the expert's counted budget: the same ratings on
+any machine, and with ``--jobs`` (matches played in processes, rated in order). Its seatings for
+fewer rounds are the first rounds of a longer run's, so ``--trace`` says what every shorter run
+would end with. It also prints how often each side beat each other, by the levels seated (in
+Batak, partnerships of mixed levels), and the strengths that best explain the winners (a side
+winning with the logistic of its levels' summed strengths less the other's).
 
 ``--shares`` plays no game: each two-seat match's winner is drawn from the given shares of
 matches the stronger level wins (expert over basic, basic over random, expert over random; even
 between accounts of one level), as ``bench/bots.py`` measures them, over ``--seeds`` seatings;
 printed: how often the ratings tell each pair of levels apart after ``--rounds``. It says how
 many rated matches the arena needs to order levels of a given strength, whatever they cost.
+``--strengths`` does the same from strengths as a played run fits them, seated as ``--ruleset``
+seats: in Batak, four of the six at one table a round, partners drawn.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import multiprocessing
 import random
 import sys
@@ -153,10 +164,77 @@ def drawn_rounds(shares: tuple[float, float, float], rounds: int, seed: int) -> 
     return seated_rounds(2, [[0], [1]], rounds, seed, drawn)
 
 
+def strength_rounds(strengths: tuple[float, float], seat_count: int, sides: list[list[int]], rounds: int, seed: int) -> list[Rating]:
+    """:func:`seated_rounds` whose winner is drawn: a side wins with the logistic of its levels'
+    summed strengths less the other side's, ``strengths`` being basic's and expert's (random's is
+    0), as :func:`fitted_strengths` finds them. With partners, a side of mixed levels is as strong
+    as its levels together."""
+    strength = {"random": 0.0, "basic": strengths[0], "expert": strengths[1]}
+    draw = random.Random(f"strengths-{seed}")
+
+    def drawn(seats: list[int], _name: str) -> list[str]:
+        first, second = (sum(strength[LEVELS[seats[seat]]] for seat in side) for side in sides)
+        first_won = draw.random() < 1 / (1 + math.exp(second - first))
+        outcomes = [""] * seat_count
+        for index, side in enumerate(sides):
+            for seat in side:
+                outcomes[seat] = "win" if first_won == (index == 0) else "loss"
+        return outcomes
+
+    return seated_rounds(seat_count, sides, rounds, seed, drawn)
+
+
+#: the spread of the prior on a strength in :func:`fitted_strengths`: it keeps a strength finite
+#: where a level never lost (basic against random) and barely moves one that did
+PRIOR_SPREAD = 3.0
+
+
+def fitted_strengths(played: list[Played], sides: list[list[int]]) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """Basic's and expert's strengths (random's is 0) that best explain the played matches' winners,
+    a side winning with the logistic of its levels' summed strengths less the other's (a logistic
+    regression, drawn matches left out, with a normal prior of spread :data:`PRIOR_SPREAD`); with
+    each strength's standard error, and that of expert's less basic's."""
+    rows = []
+    for levels, outcomes, _ in played:
+        if outcomes[sides[0][0]] == "draw":
+            continue
+        first, second = ([levels[seat] for seat in side] for side in sides)
+        features = (first.count("basic") - second.count("basic"), first.count("expert") - second.count("expert"))
+        rows.append((features, outcomes[sides[0][0]] == "win"))
+    basic = expert = 0.0
+    for _ in range(50):  # Newton's method: the log-likelihood is concave
+        gradient = [-basic / PRIOR_SPREAD**2, -expert / PRIOR_SPREAD**2]
+        curvature = [[1 / PRIOR_SPREAD**2, 0.0], [0.0, 1 / PRIOR_SPREAD**2]]  # minus the Hessian
+        for (x_basic, x_expert), won in rows:
+            chance = 1 / (1 + math.exp(-(basic * x_basic + expert * x_expert)))
+            gradient[0] += (won - chance) * x_basic
+            gradient[1] += (won - chance) * x_expert
+            weight = chance * (1 - chance)
+            curvature[0][0] += weight * x_basic * x_basic
+            curvature[0][1] += weight * x_basic * x_expert
+            curvature[1][1] += weight * x_expert * x_expert
+        curvature[1][0] = curvature[0][1]
+        determinant = curvature[0][0] * curvature[1][1] - curvature[0][1] ** 2
+        covariance = [
+            [curvature[1][1] / determinant, -curvature[0][1] / determinant],
+            [-curvature[1][0] / determinant, curvature[0][0] / determinant],
+        ]
+        basic += covariance[0][0] * gradient[0] + covariance[0][1] * gradient[1]
+        expert += covariance[1][0] * gradient[0] + covariance[1][1] * gradient[1]
+    gap_error = math.sqrt(covariance[0][0] + covariance[1][1] - 2 * covariance[0][1])
+    return (basic, expert), (math.sqrt(covariance[0][0]), math.sqrt(covariance[1][1])), gap_error
+
+
 def told_apart(ratings: list[Rating], strong: str, weak: str) -> bool:
     """Whether every account of level ``strong`` is above every one of ``weak`` by more than the two uncertainties."""
-    return all(
-        high.mu - low.mu > high.sigma + low.sigma
+    return apart_by(ratings, strong, weak) > 0
+
+
+def apart_by(ratings: list[Rating], strong: str, weak: str) -> float:
+    """By how much the closest accounts of level ``strong`` and ``weak`` are further apart than their two
+    uncertainties (below 0: not told apart)."""
+    return min(
+        high.mu - low.mu - high.sigma - low.sigma
         for high, high_level in zip(ratings, LEVELS)
         for low, low_level in zip(ratings, LEVELS)
         if high_level == strong and low_level == weak
@@ -171,29 +249,39 @@ def main() -> None:
     parser.add_argument("--work", type=int, default=30, help="each expert decision's counted budget")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--shares", help="play no game: the stronger level's shares of matches won, expert-basic,basic-random,expert-random")
-    parser.add_argument("--seeds", type=int, default=100, help="with --shares: seatings drawn")
+    parser.add_argument(
+        "--strengths",
+        help="play no game: basic's and expert's strengths (random's 0) as a played run fits them; a side wins with the logistic of its summed "
+        "strengths less the other's, seated as --ruleset seats",
+    )
+    parser.add_argument("--seeds", type=int, default=100, help="with --shares or --strengths: seatings drawn")
     parser.add_argument("--jobs", type=int, default=1, help="matches played at once, each in its own process (the same ratings)")
     parser.add_argument("--trace", action="store_true", help="print after each round whether each pair of levels is told apart")
     arguments = parser.parse_args()
+    if arguments.strengths:
+        basic, expert = (float(strength) for strength in arguments.strengths.split(","))
+        seated = registry.get(arguments.ruleset)
+        seatings_rated = [
+            strength_rounds((basic, expert), seated.seat_count, seated.sides(), arguments.rounds, seed) for seed in range(arguments.seeds)
+        ]
+        print_told_apart(f"{seated.id}, strengths {arguments.strengths}, {arguments.rounds} rounds", seatings_rated, arguments.seeds)
+        return
     if arguments.shares:
         given = [float(share) for share in arguments.shares.split(",")]
         if len(given) != 3:
             parser.error("--shares takes three shares: expert-basic,basic-random,expert-random")
         shares = (given[0], given[1], given[2])
-        seatings = [drawn_rounds(shares, arguments.rounds, seed) for seed in range(arguments.seeds)]
-        for strong, weak in (("expert", "basic"), ("basic", "random")):
-            apart = sum(told_apart(ratings, strong, weak) for ratings in seatings)
-            print(f"shares {arguments.shares}, {arguments.rounds} rounds: {strong} > {weak} told apart in {apart} of {arguments.seeds} seatings")
-        both = sum(told_apart(ratings, "expert", "basic") and told_apart(ratings, "basic", "random") for ratings in seatings)
-        print(f"  both orderings in {both} of {arguments.seeds}")
+        seatings_rated = [drawn_rounds(shares, arguments.rounds, seed) for seed in range(arguments.seeds)]
+        print_told_apart(f"shares {arguments.shares}, {arguments.rounds} rounds", seatings_rated, arguments.seeds)
         return
     played: list[Played] = []
     started = time.monotonic()
 
     def traced(round_: int, ratings: list[Rating]) -> None:
         print(
-            f"  round {round_:3d}, {sum(seconds for _, _, seconds in played):6.1f} s: expert > basic {told_apart(ratings, 'expert', 'basic')}, "
-            f"basic > random {told_apart(ratings, 'basic', 'random')}",
+            f"  round {round_:3d}, {sum(seconds for _, _, seconds in played):6.1f} s: "
+            f"expert > basic {told_apart(ratings, 'expert', 'basic')} ({apart_by(ratings, 'expert', 'basic'):+.2f}), "
+            f"basic > random {told_apart(ratings, 'basic', 'random')} ({apart_by(ratings, 'basic', 'random'):+.2f})",
             flush=True,
         )
 
@@ -222,6 +310,19 @@ def main() -> None:
             print(f"  {first} against {second}: {wins + losses + draws} matches, {draws} drawn ({cost})")
         else:
             print(f"  {first} against {second}: won {wins}, lost {losses}, drawn {draws} ({cost})")
+    (basic, expert), (basic_error, expert_error), gap_error = fitted_strengths(played, ruleset.sides())
+    print(
+        f"  strengths fitted to the winners (random 0): basic {basic:.2f} +- {basic_error:.2f}, expert {expert:.2f} +- {expert_error:.2f}, "
+        f"expert less basic {expert - basic:.2f} +- {gap_error:.2f} (drawn: --strengths {basic:.2f},{expert:.2f})"
+    )
+
+
+def print_told_apart(what: str, seatings_rated: list[list[Rating]], seeds: int) -> None:
+    for strong, weak in (("expert", "basic"), ("basic", "random")):
+        apart = sum(told_apart(ratings, strong, weak) for ratings in seatings_rated)
+        print(f"{what}: {strong} > {weak} told apart in {apart} of {seeds} seatings")
+    both = sum(told_apart(ratings, "expert", "basic") and told_apart(ratings, "basic", "random") for ratings in seatings_rated)
+    print(f"  both orderings in {both} of {seeds}")
 
 
 def met_sides(played: list[Played], sides: list[list[int]]) -> dict[tuple[str, str], tuple[int, int, int, float]]:

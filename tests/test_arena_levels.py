@@ -15,9 +15,12 @@ tests/test_arena_bots.py shows the same rating code run by bots over HTTP."""
 
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
-from bench.ratings import LEVELS, drawn_rounds, met_sides, rated_rounds, told_apart
+from bench.ratings import LEVELS, drawn_rounds, fitted_strengths, met_sides, rated_rounds, strength_rounds, told_apart
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
@@ -87,3 +90,25 @@ def test_sides_met_are_tallied_by_their_levels_strongest_first():
         ("basic+expert", "basic+random"): (1, 1, 0, 3.0),
         ("basic+expert", "basic+expert"): (0, 0, 1, 0.5),
     }
+
+
+def test_strengths_fitted_to_the_winners_of_mixed_sides_come_back_within_their_errors():
+    strength = {"random": 0.0, "basic": 1.0, "expert": 1.5}
+    draw = random.Random(5)
+    played = []
+    for _ in range(3000):
+        levels = [draw.choice(list(strength)) for _ in range(4)]
+        first_won = draw.random() < 1 / (1 + math.exp(strength[levels[1]] + strength[levels[3]] - strength[levels[0]] - strength[levels[2]]))
+        played.append((levels, ["win", "loss", "win", "loss"] if first_won else ["loss", "win", "loss", "win"], 0.0))
+    (basic, expert), (basic_error, expert_error), gap_error = fitted_strengths(played, [[0, 2], [1, 3]])
+    assert abs(basic - 1.0) < 3 * basic_error and abs(expert - 1.5) < 3 * expert_error and abs(expert - basic - 0.5) < 3 * gap_error
+    assert 0 < gap_error < 0.2
+
+
+def test_drawn_partnerships_tell_apart_levels_far_apart_and_never_levels_that_are_even():
+    sides = registry.get("partnership-batak").sides()
+    far = strength_rounds((6.0, 12.0), 4, sides, rounds=120, seed=1)
+    assert told_apart(far, "expert", "basic") and told_apart(far, "basic", "random")
+    assert sum(rating.games for rating in far) == 120 * 4
+    even = strength_rounds((0.0, 0.0), 4, sides, rounds=60, seed=1)
+    assert not told_apart(even, "expert", "basic") and not told_apart(even, "basic", "random")
