@@ -34,12 +34,15 @@ host up to its speed; the README's "How much a match tells" says more):
   expert beat basic in 54 of 67 (81%, 2.96 s a match). To 7 (4.15 s a match, 78%): first after
   39 rounds (235 s). At 8,000 units (1.42 s a match, 77%): only after round 44 of 50.
   ``--shares 0.81,0.99,0.99``: 25 of 100 seatings ordered after 30 rounds, 53 after 60, 71
-  after 90.
+  after 90. Seed 27 (``--seed 27 --rounds 60``, 281 s): ordered only after rounds 54-60, the
+  expert beating basic in 35 of 51; at both seeds' 75%, ``--shares 0.75,0.99,0.99``: 7 of 100
+  after 30 rounds, 21 after 60, 39 after 90.
 - Eşli Batak, ``--ruleset partnership-batak --options '{"target": 21}' --work 8000 --rounds 250
   --trace --jobs 2``: 637 s, basic above random from round 16, the expert never above basic
   (35.6 +- 2.9 and 36.9 +- 3.1 against 33.5 +- 2.9 and 34.9 +- 3.1). A side with a random
   partner beat one without in 1 of 167 matches; ``--sides expert+expert,basic+basic``: 20 of 20
-  (18 of 20 at 16,000 units), ``--sides expert+random,basic+random``: 7 won, 4 lost, 9 drawn of 20.
+  (18 of 20 at 16,000 units), ``--sides expert+random,basic+random``: 7 won, 4 lost, 9 drawn of 20
+  (8, 4 and 8 at 16,000 units).
   ``--strengths 4.16,5.00`` (as fitted): 39 of 100 seatings ordered after 500 rounds (21 min of
   CPU), 57 after 1,000.
 """

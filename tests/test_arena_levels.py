@@ -1,17 +1,17 @@
 """The arena's ratings tell Koz's levels apart: two accounts of each level play rated matches
 (fixed seeds, a counted budget for the expert: reproducible), rated as the arena rates them.
 
-German Whist, matches to 20 (about three deals), the expert at 4,000 units of work a decision:
-after 60 rounds the leaderboard is ordered expert > basic > random, each gap wider than the two
-uncertainties (about 125 s of CPU, the dearest test here: the cheapest configuration measured
-that does it). In Sixty-Six and Eşli Batak (partners drawn at random) only the random accounts
-are shown below the others (the expert at 30 units): Sixty-Six's ordering costs more than the
-suite's time and is shown by bench/ratings.py alone, Batak's by no affordable run. Sixty-Six's cheapest found, matches to 5 with the expert at 16,000
-units, seed 26, orders the three after 30 rounds at 132 s of CPU (a seating where the expert beat
-basic in 23 of 25; at its 81% over 90 rounds, 25 of 100 seatings would be ordered by then). In
-Batak a side with a random partner nearly always loses, and the experts meet the basic players
-as pairs at one table in 45: after 250 rounds at 8,000 units (637 s) the expert is still not told
-from basic. The figures: the README, "How much a match tells".
+German Whist, matches to 20 (about three deals), the expert at 4,000 units of work a decision: after
+60 rounds the leaderboard is ordered expert > basic > random, each gap wider than the two
+uncertainties (about 125 s of CPU, the dearest test here: the cheapest configuration measured that
+does it). In Sixty-Six and Eşli Batak (partners drawn at random) only the random accounts are shown
+below the others (the expert at 30 units): Sixty-Six's ordering costs more than the suite's time and
+is shown by bench/ratings.py alone, Batak's by no affordable run. Sixty-Six's cheapest found,
+matches to 5 with the expert at 16,000 units, seed 26, orders the three after 30 rounds at 132 s of
+CPU (a seating where the expert beat basic in 23 of 25; at its 75% over seeds 26 and 27, 7 of 100
+seatings would be ordered by then). In Batak a side with a random partner nearly always loses, and
+the experts meet the basic players as pairs at one table in 45: after 250 rounds at 8,000 units (637
+s) the expert is still not told from basic. The figures: the README, "How much a match tells".
 
 Played on the engine rather than over HTTP, where a match costs seconds:
 tests/test_arena_bots.py shows the same rating code run by bots over HTTP."""
