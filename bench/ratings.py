@@ -22,6 +22,26 @@ printed: how often the ratings tell each pair of levels apart after ``--rounds``
 many rated matches the arena needs to order levels of a given strength, whatever they cost.
 ``--strengths`` does the same from strengths as a played run fits them, seated as ``--ruleset``
 seats: in Batak, four of the six at one table a round, partners drawn.
+Figures (seed 26, the players of 73f01b0; CPU is the matches' process time, the same on any
+host up to its speed; the README's "How much a match tells" says more):
+
+- German Whist, ``--options '{"target": 20}' --work 4000 --rounds 60``: ordered, about 125 s
+  (tests/test_arena_levels.py runs it).
+- Sixty-Six, ``--ruleset sixty-six --options '{"target": 5}' --work 16000 --rounds 30 --trace
+  --jobs 2``: ordered, 132 s: random 5.0 +- 5.4 and 7.2 +- 5.1, basic 25.5 +- 4.8 and 27.3 +-
+  4.8, expert 42.8 +- 5.0 and 41.3 +- 5.0 (the expert 4.2 clear of basic, basic 8.4 of random).
+  First ordered after 23 rounds (94 s); to 90 rounds (398 s) on and off, not after 82-90; the
+  expert beat basic in 54 of 67 (81%, 2.96 s a match). To 7 (4.15 s a match, 78%): first after
+  39 rounds (235 s). At 8,000 units (1.42 s a match, 77%): only after round 44 of 50.
+  ``--shares 0.81,0.99,0.99``: 25 of 100 seatings ordered after 30 rounds, 53 after 60, 71
+  after 90.
+- Eşli Batak, ``--ruleset partnership-batak --options '{"target": 21}' --work 8000 --rounds 250
+  --trace --jobs 2``: 637 s, basic above random from round 16, the expert never above basic
+  (35.6 +- 2.9 and 36.9 +- 3.1 against 33.5 +- 2.9 and 34.9 +- 3.1). A side with a random
+  partner beat one without in 1 of 167 matches; ``--sides expert+expert,basic+basic``: 20 of 20
+  (18 of 20 at 16,000 units), ``--sides expert+random,basic+random``: 7 won, 4 lost, 9 drawn of 20.
+  ``--strengths 4.16,5.00`` (as fitted): 39 of 100 seatings ordered after 500 rounds (21 min of
+  CPU), 57 after 1,000.
 """
 
 from __future__ import annotations
@@ -115,6 +135,25 @@ def rated_rounds(
             return outcomes
 
         return seated_rounds(ruleset.seat_count, ruleset.sides(), rounds, seed, next_played, round_done)
+
+
+def sides_matches(
+    ruleset_id: str, options: dict[str, Any], expert_work: int, sides_levels: list[str], matches: int, seed: int, jobs: int
+) -> list[Played]:
+    """``matches`` matches between two sides of the given levels (``"expert+random"``: a side's
+    levels, seated in its seats in order), the sides' seats swapped every other match."""
+    sides = registry.get(ruleset_id).sides()
+    tables = []
+    for match in range(matches):
+        levels = [""] * sum(len(side) for side in sides)
+        for side, side_levels in zip(sides, sides_levels[::-1] if match % 2 else sides_levels):
+            for seat, level in zip(side, side_levels.split("+"), strict=True):
+                levels[seat] = level
+        tables.append((ruleset_id, options, expert_work, levels, f"sides-{seed}-{match}"))
+    if jobs == 1:
+        return [_played_match(table) for table in tables]
+    with multiprocessing.Pool(jobs) as pool:
+        return pool.map(_played_match, tables)
 
 
 def seatings(seat_count: int, rounds: int, seed: int) -> list[list[tuple[list[int], str]]]:
@@ -256,8 +295,24 @@ def main() -> None:
     )
     parser.add_argument("--seeds", type=int, default=100, help="with --shares or --strengths: seatings drawn")
     parser.add_argument("--jobs", type=int, default=1, help="matches played at once, each in its own process (the same ratings)")
+    parser.add_argument(
+        "--sides",
+        help="rate nothing: play --matches between two sides of the given levels, e.g. expert+expert,basic+basic, seats swapped every other match",
+    )
+    parser.add_argument("--matches", type=int, default=20, help="with --sides: matches played")
     parser.add_argument("--trace", action="store_true", help="print after each round whether each pair of levels is told apart")
     arguments = parser.parse_args()
+    if arguments.sides:
+        ruleset = registry.get(arguments.ruleset)
+        sides_played = sides_matches(
+            ruleset.id, json.loads(arguments.options), arguments.work, arguments.sides.split(","), arguments.matches, arguments.seed, arguments.jobs
+        )
+        for (first, second), (wins, losses, draws, seconds) in met_sides(sides_played, ruleset.sides()).items():
+            print(
+                f"{ruleset.id} {arguments.options} expert work {arguments.work} seed {arguments.seed}: {first} against {second}: "
+                f"won {wins}, lost {losses}, drawn {draws} ({seconds / (wins + losses + draws):.2f} s of CPU a match)"
+            )
+        return
     if arguments.strengths:
         basic, expert = (float(strength) for strength in arguments.strengths.split(","))
         seated = registry.get(arguments.ruleset)
