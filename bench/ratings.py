@@ -42,7 +42,7 @@ host up to its speed; the README's "How much a match tells" says more):
   (35.6 +- 2.9 and 36.9 +- 3.1 against 33.5 +- 2.9 and 34.9 +- 3.1). A side with a random
   partner beat one without in 1 of 167 matches; ``--sides expert+expert,basic+basic``: 20 of 20
   (18 of 20 at 16,000 units), ``--sides expert+random,basic+random``: 7 won, 4 lost, 9 drawn of 20
-  (8, 4 and 8 at 16,000 units).
+  (8, 4 and 8 at 16,000 units; 2, 2 and 16 in matches to 51, where expert pairs still won 20 of 20).
   ``--strengths 4.16,5.00`` (as fitted): 39 of 100 seatings ordered after 500 rounds (21 min of
   CPU), 57 after 1,000.
 """
