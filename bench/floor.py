@@ -5,6 +5,8 @@ Servers, side by side for the whole run, each given ``--seconds`` of load in tur
 
 - gunicorn with its gevent worker, serving a bare WSGI application (``bench/floor_apps.py:bare``,
   a fixed JSON body): the server alone;
+- the same with gunicorn's ``gevent_pywsgi`` worker (gevent's own HTTP server, ``gevent.pywsgi``,
+  under gunicorn's master): what another server of gevent's model costs;
 - the same with a Flask application of one trivial JSON route (``floor_apps:flask_app``);
 - ``koz serve`` as shipped: ``GET /healthz`` (Koz's whole request path, no store), and a human's
   move against a ``random`` computer (the load of ``--peer boardgameio``);
@@ -40,13 +42,14 @@ class Server(Protocol):
 
 
 class GunicornServer:
-    """gunicorn with one gevent worker serving ``application`` (a ``floor_apps`` attribute)."""
+    """gunicorn with one gevent worker (``worker``: gunicorn's worker class) serving ``application``
+    (a ``floor_apps`` attribute)."""
 
-    def __init__(self, application: str) -> None:
+    def __init__(self, application: str, worker: str = "gevent") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        command = [str(gunicorn), "-k", "gevent", "-w", "1", "--worker-connections", "10000", "-b", f"127.0.0.1:{self.port}"]
+        command = [str(gunicorn), "-k", worker, "-w", "1", "--worker-connections", "10000", "-b", f"127.0.0.1:{self.port}"]
         command.append(f"floor_apps:{application}")
         self.process = subprocess.Popen(command, cwd=BENCH, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(300):
@@ -97,6 +100,7 @@ class KozHealthz(KozServer):
 def compare(clients: int, seconds: float, rounds: int) -> None:
     starts: dict[str, Callable[[], Server]] = {
         "gunicorn + gevent, bare WSGI: GET": lambda: GunicornServer("bare"),
+        "gunicorn + gevent.pywsgi, bare WSGI: GET": lambda: GunicornServer("bare", "gevent_pywsgi"),
         "gunicorn + gevent + Flask, one JSON route: GET": lambda: GunicornServer("flask_app"),
         "koz serve: GET /healthz": KozHealthz,
         "koz serve: a human move (vs random)": KozServer,

@@ -7,7 +7,7 @@ not (its ``verify_<kind>`` method), so its legal actions and its refusals come f
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from .cards import Card, Suit
@@ -22,7 +22,7 @@ class Action:
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"type": self.type}
-        for spec in fields(self):
+        for spec in _specs(type(self))[0]:
             value = getattr(self, spec.name)
             if value is None or value is False and spec.default is False:
                 continue  # an optional flag left out reads as false
@@ -38,8 +38,7 @@ class Action:
         kind = KINDS.get(given_type) if isinstance(given_type, str) else None
         if kind is None:
             raise MALFORMED_ACTION("unknown_type", type=repr(doc.get("type")), types=list(KINDS))
-        wanted = {spec.name for spec in fields(kind)}
-        required = {spec.name for spec in fields(kind) if spec.default is MISSING}
+        _, wanted, required = _specs(kind)
         given = set(doc) - {"type"}
         if not required <= given:
             raise MALFORMED_ACTION("missing_fields", type=kind.type, missing=sorted(required - given))
@@ -132,6 +131,21 @@ class Declare(Action):
     game points (in Schnapsen 3 if the claimant's opponent had won no trick)."""
 
     type: ClassVar[str] = "declare"
+
+
+_Specs = tuple[tuple[Field[Any], ...], frozenset[str], frozenset[str]]
+_SPECS: dict[type, _Specs] = {}
+
+
+def _specs(kind: type[Action]) -> _Specs:
+    """A kind's fields, the names of all of them and of the required ones, looked up once per
+    kind: dataclasses' ``fields`` builds its tuple anew on each call, and every action read or
+    written asked for it."""
+    found = _SPECS.get(kind)
+    if found is None:
+        specs = fields(kind)
+        found = _SPECS[kind] = (specs, frozenset(spec.name for spec in specs), frozenset(spec.name for spec in specs if spec.default is MISSING))
+    return found
 
 
 #: every kind of action, by its type

@@ -55,13 +55,16 @@ LIMITED = {
 
 class RouteLimiter(Limiter):
     """flask-limiter with only the limits of routes (:data:`LIMITED`), each checked by its route's
-    decorator as the route is called. flask-limiter also checks every request before it is
-    routed, for limits on the whole application or by default, which Koz has none of: that pass
-    found nothing to count, on every request, at a few per cent of a request's CPU."""
+    decorator as the route is called. flask-limiter also hooks every request: before it is routed
+    (limits on the whole application or by default), after (its own headers, deductions made
+    only for some answers) and at its end (its per-request state), none of which Koz has. Those
+    hooks found nothing to do, on every request, long-polls and moves alike, at a few per cent of
+    a request's CPU; they are not installed (flask-limiter installs them once per application,
+    and takes this one as done)."""
 
-    def _check_request_limit(self, callable_name: str | None = None, in_middleware: bool = True) -> None:
-        if not in_middleware:
-            super()._check_request_limit(callable_name=callable_name, in_middleware=in_middleware)
+    def init_app(self, app: Flask) -> None:
+        app.extensions.setdefault("limiter", set()).add(self)
+        super().init_app(app)
 
 
 def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limiter | None:
@@ -79,14 +82,18 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
         key_prefix=f"{settings.key_prefix}:limits",
         headers_enabled=False,  # the IETF headers are written below
     )
+    limited = set()
     for endpoint, (setting, key_func) in LIMITED.items():
         if getattr(settings, setting):
             parse(getattr(settings, setting))  # a malformed limit fails at start, not per request
             limit = limiter.limit(getattr(settings, setting), key_func=key_func)
             app.view_functions[endpoint] = cast(Any, limit(app.view_functions[endpoint]))
+            limited.add(endpoint)
 
     @app.after_request
     def rate_limit_headers(response: Response) -> Response:
+        if request.endpoint not in limited:  # (a route without a limit has none to tell)
+            return response
         current = limiter.current_limit
         if current is not None:
             window = current.limit.get_expiry()

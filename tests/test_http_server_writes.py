@@ -67,3 +67,36 @@ def test_an_answer_whose_body_comes_whole_leaves_in_one_write_where_gunicorn_mak
     assert len(answer(wsgi.Response, "POST", "200 OK", headers, [VIEW])) == 2
     (write,) = answer(OneWriteResponse, "POST", "200 OK", headers, [VIEW])
     assert write.startswith(b"HTTP/1.1 200 OK\r\n") and write.endswith(b"\r\n\r\n" + VIEW)
+
+
+def test_the_date_header_formatted_once_a_second_is_gunicorns_at_every_moment():
+    from email.utils import formatdate
+
+    from service.http_server import DatePerSecond
+
+    def gunicorns(moment: float) -> str:  # gunicorn's util.http_date (patched out in this file)
+        return formatdate(moment, localtime=False, usegmt=True)
+
+    now = [0.0]
+    date = DatePerSecond(clock=lambda: now[0])
+    start = 1796200000.0  # 2026-12-02
+    for moment in [start, start + 0.0004, start + 0.9999, start + 1, start + 1.5, start, start + 86399.999, start + 86400.25, start + 3.001]:
+        now[0] = moment
+        assert date() == gunicorns(moment)
+    assert date(start + 7.5) == gunicorns(start + 7.5)  # a moment asked for, not the clock's
+
+
+def test_a_web_process_answers_in_one_write_with_the_date_formatted_once_a_second_and_logs_without_lookups(monkeypatch):
+    import logging
+
+    from service.http_server import DatePerSecond, KozGeventWorker
+
+    for switch in ("_srcfile", "logThreads", "logProcesses", "logMultiprocessing"):
+        monkeypatch.setattr(logging, switch, getattr(logging, switch))
+
+    monkeypatch.setattr(wsgi, "Response", wsgi.Response)
+    monkeypatch.setattr(wsgi.util, "http_date", wsgi.util.http_date)
+    monkeypatch.setattr(KozGeventWorker.__mro__[1], "init_process", lambda worker: None)  # (WholeRequests: no server started)
+    KozGeventWorker.init_process(object.__new__(KozGeventWorker))
+    assert wsgi.Response is OneWriteResponse and isinstance(wsgi.util.http_date, DatePerSecond)
+    assert logging._srcfile is None and not (logging.logThreads or logging.logProcesses or logging.logMultiprocessing)

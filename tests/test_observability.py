@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from engine import registry
 from service import create_app
-from service.logs import LOGGING, JsonLines, RequestIdFilter
+from service.logs import LOGGING, JsonLines, RequestIdFilter, skip_unwritten_lookups
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
@@ -145,6 +145,29 @@ def test_a_log_lines_time_is_the_standard_formatters_across_seconds_and_millisec
         record.created, record.msecs = created, int((created - int(created)) * 1000) + 0.0
         assert lines.formatTime(record) == standard.formatTime(record)
         assert json.loads(lines.format(record))["time"] == standard.formatTime(record)
+
+
+def test_a_request_line_holds_the_same_fields_without_logging_s_lookups_of_caller_thread_and_process(monkeypatch):
+    """koz serve turns off what logging looks up for each line and the lines never write: a line
+    logged after it is the line logged before it."""
+    formatter_config = {key: value for key, value in LOGGING["formatters"]["json"].items() if key != "()"}
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(JsonLines(**formatter_config))
+    logger = logging.getLogger("koz.tests.lookups")
+    monkeypatch.setattr(logger, "handlers", [handler])
+    monkeypatch.setattr(logger, "propagate", False)
+    monkeypatch.setattr(logger, "level", logging.INFO)
+    for switch in ("_srcfile", "logThreads", "logProcesses", "logMultiprocessing"):
+        monkeypatch.setattr(logging, switch, getattr(logging, switch))
+    fields = {"method": "GET", "route": "/v1/games/<game_id>", "path": "/v1/games/g", "status": 200, "duration_ms": 1.5}
+    logger.info("request", extra=fields)
+    skip_unwritten_lookups()
+    logger.info("request", extra=fields)
+    before, after = (json.loads(line) for line in buffer.getvalue().splitlines())
+    assert before.pop("time") and after.pop("time")
+    assert after == before == {"level": "INFO", "logger": "koz.tests.lookups", "message": "request", **fields}
+    assert logging._srcfile is None and not (logging.logThreads or logging.logProcesses or logging.logMultiprocessing)
 
 
 def play_whole_match(api: FlaskClient, ruleset_id: str, seed: str, **options) -> list[str]:

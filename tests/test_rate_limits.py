@@ -5,6 +5,8 @@ Retry-After and the IETF RateLimit headers."""
 from __future__ import annotations
 
 import pytest
+from flask import request
+from flask_limiter import Limiter
 from redis import Redis
 
 from service import create_app
@@ -68,6 +70,21 @@ def test_two_processes_sharing_a_redis_share_the_count(redis_server_url):
 def test_no_limits_means_no_ratelimit_headers(client):
     answer = client.post("/v1/games", json={"ruleset": "german-whist"})
     assert answer.status_code == 201 and "RateLimit-Limit" not in answer.headers
+
+
+def test_a_route_without_a_limit_runs_none_of_the_limiters_code(fake_redis, monkeypatch):
+    """flask-limiter's hooks on every request are not installed (they cost a few per cent of a
+    long-poll's CPU, to find nothing): a limited route still counts and tells, the others do not
+    even look at the limiter's state."""
+    looked = []
+    state = Limiter.context
+    monkeypatch.setattr(Limiter, "context", property(lambda limiter: looked.append(request.endpoint) or state.fget(limiter)))
+    api = limited_api(fake_redis, rate_limit_create="3/minute", rate_limit_actions="3/minute", rate_limit_hints="3/minute")
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}])
+    assert created.headers["RateLimit-Remaining"] == "2" and "games.create_game" in looked
+    looked.clear()
+    assert api.view(created.body["id"]).status == 200 and api.request("GET", "/healthz").status == 200
+    assert looked == []
 
 
 @pytest.mark.parametrize("limit", ["lots", "5 per fortnight"])

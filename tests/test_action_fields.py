@@ -1,0 +1,50 @@
+"""An action's fields, looked up once per kind: each kind reads and writes its own fields, and a
+malformed action is refused naming the fields of the kind it claims to be."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import RuleError
+from engine.actions import KINDS, Action
+
+EXAMPLES = [
+    {"type": "play", "card": "QS"},
+    {"type": "bid", "value": 7},
+    {"type": "pass"},
+    {"type": "trump", "suit": "H"},
+    {"type": "exchange"},
+    {"type": "close"},
+    {"type": "marriage", "card": "KH"},
+    {"type": "marriage", "card": "QC", "declare": True},
+    {"type": "declare"},
+]
+
+
+def test_every_kind_is_read_and_written_with_its_own_fields():
+    assert {example["type"] for example in EXAMPLES} == set(KINDS)
+    for _ in range(2):  # the second time from what was looked up the first
+        for example in EXAMPLES:
+            action = Action.from_json(example)
+            assert type(action) is KINDS[example["type"]] and action.to_json() == example
+
+
+@pytest.mark.parametrize(
+    "doc, case, wanted",
+    [
+        ({"type": "play", "card": "QS", "suit": "H"}, "unknown_fields", ["card"]),
+        ({"type": "marriage", "card": "KH", "value": 3}, "unknown_fields", ["card", "declare"]),
+        ({"type": "pass", "card": "QS"}, "no_fields", None),
+        ({"type": "trump"}, "missing_fields", None),
+    ],
+)
+def test_a_malformed_action_is_refused_naming_its_kinds_fields(doc, case, wanted):
+    Action.from_json({"type": "trump", "suit": "S"})  # another kind looked up first
+    with pytest.raises(RuleError) as refused:
+        Action.from_json(doc)
+    assert refused.value.code == "malformed_action"
+    params = refused.value.params
+    if wanted is not None:
+        assert params["wanted"] == wanted
+    if case == "missing_fields":
+        assert params["missing"] == ["suit"]
