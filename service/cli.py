@@ -236,7 +236,7 @@ def json_object(text: str) -> dict[str, Any]:
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"not JSON: {error}") from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("a JSON object is needed, e.g. '{\"target\": 20}'")
+        raise argparse.ArgumentTypeError("a JSON object is needed, as a game's options are")
     return value
 
 
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     bot_parser.add_argument("--unrated", action="store_true", help="with --arena: seek unrated matches")
     bot_parser.add_argument("--matches", type=int, help="with --arena: stop after this many matches (default: never)")
     bot_parser.add_argument(
-        "--options", type=json_object, default={}, help='with --arena: the match options to seek, as a JSON object, e.g. \'{"target": 20}\''
+        "--options", type=json_object, default={}, help="with --arena: the match options to seek, as a JSON object (those of POST /v1/games)"
     )
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)
