@@ -96,8 +96,8 @@ class Worker:
         if time.monotonic() >= self._next_sweep:
             self._held += self.sweep()
         if time.monotonic() >= self._next_arena:
-            self._next_arena = time.monotonic() + PASS_SECONDS
             if self.matchmaker.take_turn(self.name, PASS_SECONDS):
+                self._next_arena = time.monotonic() + PASS_SECONDS
                 try:
                     self.matchmaker.run_pass()
                 except RedisError:
@@ -105,6 +105,10 @@ class Worker:
                 except Exception:  # a pass that failed is made again by the next one: the moves go on
                     log.exception("worker %s: the arena's pass failed", self.name)
                 self._pass_when_house_due()
+            else:
+                # another's turn: try again when it ends, which a pass for a seek's house_after may
+                # have brought forward (by this worker too, its key's expiry a hair after this moment)
+                self._next_arena = time.monotonic() + self.matchmaker.turn_left(PASS_SECONDS)
         return self._play()
 
     def _pass_when_house_due(self) -> None:

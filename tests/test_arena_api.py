@@ -336,3 +336,18 @@ def test_a_pass_reads_only_the_arena_games_whose_end_was_committed(arena_app, cl
 
 def died(*_):
     raise RuntimeError("the worker died here")
+
+
+def test_a_worker_that_finds_the_turn_taken_makes_the_pass_when_that_turn_ends_not_a_period_later(arena_app, client, monkeypatch):
+    monkeypatch.setattr("service.worker.PASS_SECONDS", 30.0)  # a pass a period later would come far too late
+    worker = Worker(arena_app.extensions["koz"], "test", block_seconds=0.05)
+    key = account(client, "Lone")
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 0}, headers=bearer(key)).status_code == 201
+    assert Matchmaker(arena_app.extensions["koz_arena"]).take_turn("another worker", 0.3)
+    started_at = time.monotonic()
+    worker.work()  # the other's turn: no pass
+    assert events(arena_app, key) == []
+    while not events(arena_app, key) and time.monotonic() < started_at + 10:
+        worker.work(block=True)
+    (started,) = events(arena_app, key)
+    assert started["type"] == "match_started" and time.monotonic() - started_at < 5

@@ -67,6 +67,11 @@ class Matchmaker:
         """Whether ``worker`` makes the fleet's next pass (no other worker made one in ``seconds``)."""
         return bool(self.store.redis.set(self._turn_key, worker, nx=True, px=max(1, int(seconds * 1000))))
 
+    def turn_left(self, seconds: float) -> float:
+        """How long until the turn another worker took ends (at most ``seconds``; 0 if it has)."""
+        left = self.store.redis.pttl(self._turn_key)
+        return seconds if left == -1 else min(seconds, max(0, left) / 1000)
+
     def end_turn_at(self, moment: float) -> None:
         """Let the fleet's next pass come at ``moment`` (by the arena's timer), before the turn taken would end."""
         self.store.redis.pexpire(self._turn_key, max(1, int((moment - self.arena.timer()) * 1000)))
