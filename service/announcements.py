@@ -6,6 +6,10 @@ to the pattern of every game's channel, and wakes the requests waiting on that g
 or an event stream waits on an in-process event and holds no thread and no Redis connection of
 its own. Under ``koz serve`` (gevent) the listener and the waiting requests are greenlets; under
 a threaded server or the tests, threads.
+
+What the subscription hears also vouches for the games this process committed last: a copy of
+each is kept, and taken for the store's by the process's next change of the game while nothing
+else of it was heard (:meth:`Announcements.last_committed`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from redis.exceptions import RedisError
@@ -26,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: games whose latest announced version a process keeps (the most recently announced)
 HEARD_KEPT = 16384
+#: games a process keeps as it last committed them (the most recently committed)
+COMMITTED_KEPT = 4096
 
 
 def parse_announcement(data: bytes) -> tuple[int, tuple[int, bytes] | None]:
@@ -80,6 +87,20 @@ class Waiter:
         self._event.set()
 
 
+@dataclass(eq=False)
+class Committed:
+    """A game as this process commits it: the version written over and the new one, the setup
+    (JSON) and the snapshot (packed) as stored. Trusted once the commit is ``written`` and its
+    own announcement ``heard``: until then a commit of another process may have come first."""
+
+    over: int
+    version: int
+    setup: bytes
+    snapshot: bytes
+    written: bool = False
+    heard: bool = False
+
+
 class Announcements:
     """The process's subscription to every game's channel, and the requests waiting on it."""
 
@@ -96,6 +117,8 @@ class Announcements:
         #: latest version announced of each game, and when (by :attr:`clock`)
         self._subscription: tuple[int, Any] | None = None
         self._heard: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        #: the games this process committed last, while the subscription hears nothing else of them
+        self._committed: OrderedDict[str, Committed] = OrderedDict()
         self.clock = time.monotonic
         self._stopped = False
         #: the process is stopping: no request waits any more (see :meth:`close`)
@@ -135,6 +158,39 @@ class Announcements:
             up = self._subscription is not None and self._subscription[0] == os.getpid()
             known = self._heard.get(game_id) if up else None
         return None if known is None else (known[0], self.clock() - known[1])
+
+    def expect_commit(self, game_id: str, committed: Committed) -> None:
+        """Keep what this process is about to commit of ``game_id``, for its next change here
+        (made before the commit: its announcement may be heard before the commit's answer). Trusted
+        once it is :meth:`settled` as written and the subscription hears its announcement;
+        forgotten when the subscription hears any other of the game first or since (another
+        process's move, the game withdrawn, a new game under its id) or is lost."""
+        with self._lock:
+            if self._subscription is None or self._subscription[0] != os.getpid():
+                return  # nothing heard here could confirm it, or tell that it was passed
+            self._committed[game_id] = committed
+            self._committed.move_to_end(game_id)
+            if len(self._committed) > COMMITTED_KEPT:
+                self._committed.popitem(last=False)
+
+    def settled(self, game_id: str, committed: Committed, written: bool) -> None:
+        """The commit expected by :meth:`expect_commit` was ``written``, or not (then another
+        process's commit of the same versions may have been heard as its announcement)."""
+        with self._lock:
+            if self._committed.get(game_id) is committed:
+                if written:
+                    committed.written = True
+                else:
+                    del self._committed[game_id]
+
+    def last_committed(self, game_id: str) -> Committed | None:
+        """The game as this process last committed it, if the subscription heard that commit's
+        announcement and nothing of the game since: the store's, but for a commit whose
+        announcement is still on its way (a compare-and-set over it fails)."""
+        with self._lock:
+            up = self._subscription is not None and self._subscription[0] == os.getpid()
+            committed = self._committed.get(game_id) if up else None
+        return committed if committed is not None and committed.written and committed.heard else None
 
     @property
     def waiting_count(self) -> int:
@@ -187,6 +243,7 @@ class Announcements:
         with self._lock:
             self._subscription = (os.getpid(), pubsub)
             self._heard.clear()
+            self._committed.clear()
 
     def _not_hearing(self, pubsub: Any) -> None:
         """``pubsub``'s subscription ends: what it heard is no longer kept up to date (a listener
@@ -195,6 +252,7 @@ class Announcements:
             if self._subscription is not None and self._subscription[1] is pubsub:
                 self._subscription = None
                 self._heard.clear()
+                self._committed.clear()
 
     def _no_waiters_left(self) -> bool:
         """True (and the listener marked as gone) when nobody waits, under the lock that a new
@@ -221,6 +279,12 @@ class Announcements:
             self._heard.move_to_end(game_id)
             if len(self._heard) > HEARD_KEPT:
                 self._heard.popitem(last=False)
+            committed = self._committed.get(game_id)
+            if committed is not None:
+                if not committed.heard and change is not None and (change[0], version) == (committed.over, committed.version):
+                    committed.heard = True
+                else:  # passed by a commit not made here, or not this game any more
+                    del self._committed[game_id]
             waiters = [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < version]
         for waiter in waiters:
             waiter._wake(version, change)

@@ -18,7 +18,7 @@ import secrets
 import time
 from typing import Any, Callable, Mapping
 
-from engine import Action, registry
+from engine import Action, RuleError, registry
 from engine.players import player, standard_level
 from engine.ruleset import Ruleset
 from engine.shuffle import first_dealer
@@ -346,22 +346,33 @@ class Games:
         idempotency key had already applied it.
         """
         token = require_token(token)
+        copy_allowed = True
         for _ in range(MAX_ATTEMPTS):
-            game = self.repository.load(game_id)
-            seat = game.acting_seat(token)
-            action = Action.from_json(action_json)
-            fingerprint = _fingerprint(seat, action.to_json())
-            if idempotency_key is not None:
-                earlier = self.store.idempotent_answer(game_id, seat, idempotency_key)
-                if earlier is not None:
-                    return self._replay(earlier, fingerprint), True
-            if if_match is not None and not version_matches(if_match, game.version):
-                raise Refused(
-                    "stale_version",
-                    "stale_version",
-                    params={"version": game.version},
-                    current_version=game.version,
-                )
+            if copy_allowed:
+                game, copy = self.repository.load_to_change(game_id)
+            else:
+                game, copy = self.repository.load(game_id), False
+            # any attempt after this one reads the store: the copy was passed, or refused
+            copy_allowed = False
+            try:
+                seat = game.acting_seat(token)
+                action = Action.from_json(action_json)
+                fingerprint = _fingerprint(seat, action.to_json())
+                if idempotency_key is not None:
+                    earlier = self.store.idempotent_answer(game_id, seat, idempotency_key)
+                    if earlier is not None:
+                        return self._replay(earlier, fingerprint), True
+                if if_match is not None and not version_matches(if_match, game.version):
+                    raise Refused(
+                        "stale_version",
+                        "stale_version",
+                        params={"version": game.version},
+                        current_version=game.version,
+                    )
+            except Refused:
+                if copy:  # a refusal is the store's word: the copy may be behind it
+                    continue
+                raise
             if game.deadline_passed:
                 # the clock's turn came first: its timeout is applied, in one compare-and-set as
                 # a worker would; the late seat's action is refused, another seat's tried anew
@@ -370,7 +381,12 @@ class Games:
                     raise Refused("deadline_passed", "deadline_passed", params={"seat": seat})
                 continue
             start = game.version
-            game.act(seat, action)
+            try:
+                game.act(seat, action)
+            except (Refused, RuleError):
+                if copy:
+                    continue
+                raise
             self.computers.reply_in_request(game)
             replied = game.computer_to_act() is not None
             # the committed view: the answer when no computer replies, and a retry's answer

@@ -17,16 +17,17 @@ from collections import OrderedDict
 from dataclasses import asdict
 from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
 
+import orjson
 from redis.exceptions import ResponseError
 
 from engine import Action, Event, RuleError, Ruleset, registry
 
-from .announcements import Announcements
+from .announcements import Announcements, Committed
 from .config import Settings
 from .refusals import Refused
 from .game import DealBase, Game, SeatRecord, check_presentable
 from .replay import ReplayCache
-from .store import Commit, GameStore, Legacy, Prepared, Stored
+from .store import Commit, GameStore, Legacy, Prepared, Stored, unpack
 from .waiting import after_computers
 
 T = TypeVar("T")
@@ -241,6 +242,18 @@ class Repository:
                 return game
         raise Refused("storage_unavailable", "read_failed")
 
+    def load_to_change(self, game_id: str) -> tuple[Game, bool]:
+        """The game to change, and whether it is this process's copy rather than the store's: as
+        this process last committed it, while its subscription heard nothing else of the game
+        (a table's next move mostly comes to the process that answered the last one), else as
+        stored. The copy may have been passed by a commit whose announcement is on its way: a
+        change of it fails the compare-and-set, and a refusal of it must be asked of the store."""
+        committed = self.announcements.last_committed(game_id)
+        if committed is None:
+            return self.load(game_id), False
+        stored = Stored(committed.version, orjson.loads(committed.setup), unpack(committed.snapshot))
+        return self.from_stored(game_id, stored), True
+
     def ttl(self, game: Game) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
         if game.over:
@@ -253,7 +266,14 @@ class Repository:
         """Store what changed in ``game`` since ``expected_version`` (None: it is a new game) in
         one compare-and-set: the new actions' log entries and the snapshot, and the job of a
         computer move when a computer is to act."""
-        commit = self.store.commit(self.prepare(game, expected_version, idempotency))
+        write = self.prepare(game, expected_version, idempotency)
+        if expected_version is None:
+            commit = self.store.commit(write)
+        else:
+            committed = Committed(expected_version, game.version, orjson.dumps(setup_of(game)), write.snapshot)
+            self.announcements.expect_commit(game.id, committed)
+            commit = self.store.commit(write)
+            self.announcements.settled(game.id, committed, commit.written)
         deadline = game.deadline()
         if commit.written and deadline is not None:
             # beside the compare-and-set, not in it (another slot on a cluster): a deadline the

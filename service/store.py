@@ -173,6 +173,12 @@ class Prepared:
     keys: list[str]
     args: list[Any]
 
+    @property
+    def snapshot(self) -> bytes:
+        """The snapshot written, packed as stored."""
+        packed: bytes = self.args[3]
+        return packed
+
 
 @dataclass(frozen=True)
 class Commit:

@@ -74,7 +74,9 @@ def follows_the_replies(api, ruleset_id, monkeypatch):
             break
         reads.clear()
         answer = api.act(game_id, rng.choice(view["legal_actions"]), token).body
-        assert reads == [game_id]  # before the action; the replies were followed, not read
+        # before the action at most (not even that when the process's copy of the last reply, made by
+        # its worker thread, was heard since); the replies were followed, not read
+        assert reads in ([], [game_id])
         assert answer == api.view(game_id, token).body
     assert view["deal"] > 1 or view["status"] == "finished"
 
