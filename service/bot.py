@@ -96,13 +96,16 @@ def _retry_after(headers: Mapping[str, str], backoff: float) -> float:
 
 
 class Bot:
-    """One seat of one game, played by a computer player of ``level``."""
+    """One seat of one game, played by a computer player of ``level``, each decision thinking by
+    the clock, as the server's computers do, or by a count of ``work`` (the same view and seed give
+    the same decision however busy the machine is)."""
 
-    def __init__(self, http: KozHttp, game_id: str, level: str | None = None) -> None:
+    def __init__(self, http: KozHttp, game_id: str, level: str | None = None, work: int | None = None) -> None:
         self.http = http
         self.game = f"/v1/games/{urllib.parse.quote(game_id, safe='')}"
         self.game_id = game_id
         self.level = level
+        self.work = work
         self.events: list[dict[str, Any]] = []  # the history this seat saw, in order
         self.history_after = -1
 
@@ -125,7 +128,7 @@ class Bot:
     def decide(self, view: dict[str, Any]) -> Action:
         level = self.level or standard_level(view["ruleset"])
         info = SeatInfo(view["ruleset"], view["seat"], view["options"], view, self.deal_events())
-        budget = Budget(timer=time.perf_counter)
+        budget = Budget(timer=time.perf_counter) if self.work is None else Budget(work=self.work)
         return player(level, view["ruleset"]).choose(info, f"{self.game_id}:{view['version']}:{view['seat']}", budget)
 
     def deal_events(self) -> tuple[dict[str, Any], ...]:
@@ -160,10 +163,10 @@ class Bot:
         return body
 
 
-def run(url: str, game_id: str, token: str, level: str | None) -> int:
+def run(url: str, game_id: str, token: str, level: str | None, work: int | None = None) -> int:
     """``koz bot``: play the seat to the end of the match; 0 when it ended, 1 when refused."""
     try:
-        Bot(KozHttp(url, token), game_id, level).play()
+        Bot(KozHttp(url, token), game_id, level, work).play()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1

@@ -240,16 +240,36 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def play_seat(args: argparse.Namespace) -> None:
     if args.arena is not None:
         if args.key is None or args.game_id is not None:
             sys.exit("koz bot --arena RULESET takes --key KEY, and no game or token")
         sys.exit(
-            arena_bot.run(args.url, args.key, args.arena, args.level, args.house_after, args.matches, rated=not args.unrated, options=args.options)
+            arena_bot.run(
+                args.url,
+                args.key,
+                args.arena,
+                args.level,
+                args.house_after,
+                args.matches,
+                rated=not args.unrated,
+                options=args.options,
+                work=args.work,
+            )
         )
     if args.game_id is None or args.token is None:
         sys.exit("koz bot takes a game and its seat's token (or --arena RULESET --key KEY)")
-    sys.exit(bot.run(args.url, args.game_id, args.token, args.level))
+    sys.exit(bot.run(args.url, args.game_id, args.token, args.level, args.work))
 
 
 def write_openapi(args: argparse.Namespace) -> None:
@@ -327,6 +347,11 @@ def main(argv: list[str] | None = None) -> None:
     bot_parser.add_argument("--matches", type=int, help="with --arena: stop after this many matches (default: never)")
     bot_parser.add_argument(
         "--options", type=json_object, default={}, help="with --arena: the match options to seek, as a JSON object (those of POST /v1/games)"
+    )
+    bot_parser.add_argument(
+        "--work",
+        type=positive_int,
+        help="think by a count of this much work a decision rather than by the clock: a decision repeats, however busy the machine",
     )
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)

@@ -9,6 +9,11 @@ import urllib.request
 import pytest
 
 from engine import registry
+from engine.actions import Action
+from service import bot as service_bot
+from service.arena import bot as arena_bot
+from service.bot import Answer
+from service.cli import main as koz
 from tests.test_serve import KOZ, Service
 
 
@@ -56,3 +61,37 @@ def test_koz_bot_stops_with_the_refusal_when_its_token_is_wrong(service):
     bot = subprocess.run([str(KOZ), "bot", service.url, created["id"], "not-a-token"], capture_output=True, text=True, timeout=60)
     assert bot.returncode == 1
     assert "invalid_token" in bot.stderr or "401" in bot.stderr
+
+
+class HistoryOnly:
+    """The one call a decision makes: the seat's history, empty here (the player below reads none)."""
+
+    def request(self, method, path, body=None, headers=None):
+        return Answer(200, {"events": [], "next_after": None, "version": 0}, {})
+
+
+@pytest.mark.parametrize(("work", "counted"), [(300, True), (None, False)])
+def test_koz_bot_thinks_by_a_count_when_given_work_and_by_the_clock_otherwise(monkeypatch, work, counted):
+    budgets = []
+
+    class Recording:
+        def choose(self, info, key, budget):
+            budgets.append(budget)
+            return Action.from_json({"type": "pass"})
+
+    monkeypatch.setattr(service_bot, "player", lambda level, ruleset: Recording())
+    view = {"ruleset": "sixty-six", "seat": 0, "options": {}, "version": 3, "legal_actions": [{"type": "pass"}]}
+    service_bot.Bot(HistoryOnly(), "g1", "expert", work).decide(view)
+    (budget,) = budgets
+    assert (budget.work, budget.has_timer) == ((300, False) if counted else (None, True))
+
+
+def test_koz_bot_hands_its_work_to_the_arena_bot_and_refuses_work_below_one(monkeypatch, capsys):
+    handed = {}
+    monkeypatch.setattr(arena_bot, "run", lambda *args, **kwargs: handed.update(kwargs) or 0)
+    with pytest.raises(SystemExit) as stopped:
+        koz(["bot", "http://127.0.0.1:1", "--arena", "sixty-six", "--key", "k", "--work", "300"])
+    assert stopped.value.code == 0 and handed["work"] == 300
+    with pytest.raises(SystemExit) as refused:
+        koz(["bot", "http://127.0.0.1:1", "--arena", "sixty-six", "--key", "k", "--work", "0"])
+    assert refused.value.code == 2 and "must be at least 1" in capsys.readouterr().err

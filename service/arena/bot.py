@@ -36,6 +36,7 @@ class ArenaBot:
         rated: bool = True,
         house_after: float | None = None,
         matches: int | None = None,
+        work: int | None = None,
     ) -> None:
         self.http = KozHttp(url, key)
         self.url = url.rstrip("/")
@@ -44,6 +45,7 @@ class ArenaBot:
         if house_after is not None:
             self.seek_body["house_after_seconds"] = house_after
         self.level = level
+        self.work = work
         self.matches = matches
         self.finished = 0
         self.last_event = 0
@@ -86,7 +88,7 @@ class ArenaBot:
 
     def play(self, game_id: str, token: str) -> None:
         try:
-            Bot(KozHttp(self.url, token), game_id, self.level).play()
+            Bot(KozHttp(self.url, token), game_id, self.level, self.work).play()
         except Unrecoverable as error:
             log.error("game %s stopped: %s", game_id, error)
 
@@ -118,10 +120,11 @@ def run(
     matches: int | None,
     rated: bool = True,
     options: dict[str, Any] | None = None,
+    work: int | None = None,
 ) -> int:
     """``koz bot --arena``: 0 when stopped after its matches, 1 when refused."""
     try:
-        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated).run()
+        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work).run()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1
