@@ -57,6 +57,7 @@ import multiprocessing
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,6 +67,8 @@ from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
 from engine.players.base import Budget
+from service.arena.matchmaker import PASS_SECONDS
+from service.arena.pairing import Seek, pair
 from service.arena.ratings import Rating, rate
 
 LEVELS = ["random", "random", "basic", "basic", "expert", "expert"]
@@ -211,8 +214,12 @@ def strength_rounds(strengths: tuple[float, float], seat_count: int, sides: list
     summed strengths less the other side's, ``strengths`` being basic's and expert's (random's is
     0), as :func:`fitted_strengths` finds them. With partners, a side of mixed levels is as strong
     as its levels together."""
+    return seated_rounds(seat_count, sides, rounds, seed, strength_outcomes(strengths, seat_count, sides, random.Random(f"strengths-{seed}")))
+
+
+def strength_outcomes(strengths: tuple[float, float], seat_count: int, sides: list[list[int]], draw: random.Random) -> Outcomes:
+    """Outcomes drawn as :func:`strength_rounds` draws them."""
     strength = {"random": 0.0, "basic": strengths[0], "expert": strengths[1]}
-    draw = random.Random(f"strengths-{seed}")
 
     def drawn(seats: list[int], _name: str) -> list[str]:
         first, second = (sum(strength[LEVELS[seats[seat]]] for seat in side) for side in sides)
@@ -223,7 +230,43 @@ def strength_rounds(strengths: tuple[float, float], seat_count: int, sides: list
                 outcomes[seat] = "win" if first_won == (index == 0) else "loss"
         return outcomes
 
-    return seated_rounds(seat_count, sides, rounds, seed, drawn)
+    return drawn
+
+
+def matchmade(
+    strengths: tuple[float, float], seat_count: int, sides: list[list[int]], matches: int, seed: int, match_seconds: float
+) -> tuple[list[Rating], Counter[str]]:
+    """Each account's rating once it played ``matches`` matches (as ``bench/arena_levels.py``'s
+    bots stop), seated as the service's matchmaker seats seeks (:func:`service.arena.pairing.pair`,
+    a pass every :data:`PASS_SECONDS`: by rating closeness, the window widening with the wait; no
+    house), seats and so partners drawn, winners drawn as :func:`strength_rounds` draws them; each
+    match lasting ``match_seconds``, from half to one and a half times, drawn. With how many matches
+    met each set of levels. It ends when too few are left seeking to fill a table."""
+    draw = random.Random(f"matchmaker-{seed}")
+    outcomes = strength_outcomes(strengths, seat_count, sides, draw)
+    ratings = [Rating() for _ in LEVELS]
+    seeking = {account: 0.0 for account in range(len(LEVELS))}
+    playing: list[tuple[float, list[int]]] = []
+    met: Counter[str] = Counter()
+    now = 0.0
+    while playing or len(seeking) >= seat_count:
+        for table in [table for table in playing if table[0] <= now]:
+            playing.remove(table)
+            seats = table[1]
+            for account, rating in zip(seats, rate([ratings[account] for account in seats], sides, outcomes(seats, ""))):
+                ratings[account] = rating
+                if rating.games < matches:
+                    seeking[account] = now
+        seeks = [Seek(str(account), str(account), "", ratings[account].mu, since) for account, since in seeking.items()]
+        for pairing in pair(seeks, seat_count, now, {}):
+            seats = [int(seek.account) for seek in pairing.seeks]
+            draw.shuffle(seats)
+            for account in seats:
+                del seeking[account]
+            playing.append((now + match_seconds * draw.uniform(0.5, 1.5), seats))
+            met[" - ".join(sorted(LEVELS[account] for account in seats))] += 1
+        now += PASS_SECONDS
+    return ratings, met
 
 
 #: the spread of the prior on a strength in :func:`fitted_strengths`: it keeps a strength finite
@@ -297,6 +340,13 @@ def main() -> None:
         "strengths less the other's, seated as --ruleset seats",
     )
     parser.add_argument("--seeds", type=int, default=100, help="with --shares or --strengths: seatings drawn")
+    parser.add_argument(
+        "--matchmaker",
+        type=float,
+        metavar="SECONDS",
+        help="with --strengths: seat as the service's matchmaker pairs seeks (by rating closeness, no house), a match lasting about SECONDS; "
+        "--rounds is then each account's matches",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="matches played at once, each in its own process (the same ratings)")
     parser.add_argument(
         "--sides",
@@ -319,6 +369,17 @@ def main() -> None:
     if arguments.strengths:
         basic, expert = (float(strength) for strength in arguments.strengths.split(","))
         seated = registry.get(arguments.ruleset)
+        if arguments.matchmaker:
+            made = [
+                matchmade((basic, expert), seated.seat_count, seated.sides(), arguments.rounds, seed, arguments.matchmaker)
+                for seed in range(arguments.seeds)
+            ]
+            what = f"{seated.id}, strengths {arguments.strengths}, paired by the matchmaker, {arguments.rounds} matches each"
+            print_told_apart(what, [ratings for ratings, _ in made], arguments.seeds)
+            met = sum((tables for _, tables in made), Counter())
+            each = ", ".join(f"{levels} {count / arguments.seeds:.1f}" for levels, count in sorted(met.items()))
+            print(f"  matches by the levels they met, a run: {each}")
+            return
         seatings_rated = [
             strength_rounds((basic, expert), seated.seat_count, seated.sides(), arguments.rounds, seed) for seed in range(arguments.seeds)
         ]

@@ -23,7 +23,17 @@ import random
 
 import pytest
 
-from bench.ratings import LEVELS, drawn_rounds, fitted_strengths, met_sides, rated_rounds, sides_matches, strength_rounds, told_apart
+from bench.ratings import (
+    LEVELS,
+    drawn_rounds,
+    fitted_strengths,
+    matchmade,
+    met_sides,
+    rated_rounds,
+    sides_matches,
+    strength_rounds,
+    told_apart,
+)
 from engine import registry
 from engine.players import player
 from engine.players.arena import play_match
@@ -121,3 +131,12 @@ def test_sides_of_given_levels_swap_seats_every_other_match():
     played = sides_matches("partnership-batak", {"target": 21}, 30, ["basic+basic", "random+random"], matches=2, seed=1, jobs=1)
     assert [levels for levels, _, _ in played] == [["basic", "random", "basic", "random"], ["random", "basic", "random", "basic"]]
     assert met_sides(played, registry.get("partnership-batak").sides())[("basic+basic", "random+random")][:3] == (2, 0, 0)
+
+
+def test_paired_by_the_matchmaker_levels_far_apart_mostly_meet_themselves_and_are_told_apart_and_even_ones_never():
+    far, met = matchmade((6.0, 12.0), 2, [[0], [1]], matches=60, seed=1, match_seconds=30)
+    assert told_apart(far, "expert", "basic") and told_apart(far, "basic", "random")
+    assert all(rating.games == 60 for rating in far)
+    assert sum(count for levels, count in met.items() if len(set(levels.split(" - "))) == 1) > 0.7 * sum(met.values())
+    even, _ = matchmade((0.0, 0.0), 2, [[0], [1]], matches=60, seed=1, match_seconds=30)
+    assert not told_apart(even, "expert", "basic") and not told_apart(even, "basic", "random")
