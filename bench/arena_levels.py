@@ -4,13 +4,17 @@ random, basic and expert) seek rated matches of one ruleset on one ``koz serve``
 has played ``--matches``; then the accounts' pages give each one's rating and uncertainty, and
 whether each pair of levels is told apart (every gap wider than the two uncertainties).
 
-    python bench/arena_levels.py --ruleset german-whist --options '{"target": 20}' --matches 60
+    python bench/arena_levels.py --ruleset german-whist --options '{"target": 20}' --matches 120
+    python bench/arena_levels.py --ruleset sixty-six --options '{"target": 5}' --matches 120 --work 16000 --trace 60
 
 ``bench/ratings.py`` plays the same six levels on the engine with a drawn seating each round,
 which makes the run reproducible (and the suite's ordering test). Here the service pairs them
 as it pairs anyone, by rating closeness, widening with the time waited, and the expert thinks by
 the clock, so that one run is not repeated exactly by the next; it shows what a bot author sees.
 A bot left alone meets Koz's house players after ``--house-after`` seconds (counted apart).
+``--work N`` has the bots think by a count rather than by the clock (``koz bot --work``), so
+that the expert is as strong on a loaded host as on a quiet one; ``--trace S`` prints the
+standing every S seconds while they play, so one run says when the levels were first told apart.
 """
 
 from __future__ import annotations
@@ -30,12 +34,18 @@ from pathlib import Path
 from typing import IO
 
 from api import Connection, CpuMeter, start_service
-from ratings import LEVELS, told_apart
+from ratings import LEVELS, apart_by, told_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from service.arena.ratings import Rating  # noqa: E402
 
 KOZ = Path(sys.executable).with_name("koz")
+
+
+def rating_in(page: dict, ruleset: str) -> Rating:
+    """An account's rating in ``ruleset`` from its public page (the initial one before its first match)."""
+    found = [entry for entry in page["ratings"] if entry["ruleset"] == ruleset]
+    return Rating(mu=found[0]["rating"], sigma=found[0]["uncertainty"], games=found[0]["games"]) if found else Rating()
 
 
 def account_page(url: str, name: str) -> dict:
@@ -68,6 +78,8 @@ def main() -> None:
     parser.add_argument("--options", default="{}", help="the matches' options, as JSON")
     parser.add_argument("--matches", type=int, default=60, help="rated matches each bot plays")
     parser.add_argument("--house-after", type=float, default=10.0, help="a bot left alone this long meets Koz's house players")
+    parser.add_argument("--work", type=int, help="each decision's counted work (koz bot --work); default: the bots think by the clock")
+    parser.add_argument("--trace", type=float, help="print the standing every this many seconds while the bots play")
     arguments = parser.parse_args()
     json.loads(arguments.options)  # refused here rather than by six bots
     process, url, data = start_service("everysec")
@@ -85,13 +97,24 @@ def main() -> None:
     bots = [
         subprocess.Popen(
             [str(KOZ), "bot", url, "--arena", arguments.ruleset, f"--key={key}", "--level", level]
-            + ["--matches", str(arguments.matches), "--house-after", str(arguments.house_after), "--options", arguments.options],
+            + ["--matches", str(arguments.matches), "--house-after", str(arguments.house_after), "--options", arguments.options]
+            + ([] if arguments.work is None else ["--work", str(arguments.work)]),
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
         for key, level, log in zip(keys, LEVELS, logs)
     ]
     try:
+        while arguments.trace and any(bot.poll() is None for bot in bots):
+            time.sleep(arguments.trace)
+            ratings = [rating_in(account_page(url, name), arguments.ruleset) for name in names]
+            standing = " ".join(f"{rating.mu:.1f}+-{rating.sigma:.1f}/{rating.games}" for rating in ratings)
+            print(
+                f"  {time.monotonic() - started:5.0f} s, {standing}: "
+                f"expert > basic {told_apart(ratings, 'expert', 'basic')} ({apart_by(ratings, 'expert', 'basic'):+.2f}), "
+                f"basic > random {told_apart(ratings, 'basic', 'random')} ({apart_by(ratings, 'basic', 'random'):+.2f})",
+                flush=True,
+            )
         for bot, name, log in zip(bots, names, logs):
             if bot.wait() != 0:
                 log.seek(0)
@@ -111,14 +134,11 @@ def main() -> None:
         f"{arguments.ruleset} {arguments.options}, {arguments.matches} matches a bot over HTTP: {time.monotonic() - started:.0f} s, "
         f"CPU {bots_cpu.ru_utime + bots_cpu.ru_stime:.0f} s in the bots, {server_cpu:.0f} s in the server"
     )
-    ratings = []
-    for name, page in zip(names, pages):
-        (rating,) = [entry for entry in page["ratings"] if entry["ruleset"] == arguments.ruleset]
-        ratings.append(Rating(mu=rating["rating"], sigma=rating["uncertainty"], games=rating["games"]))
+    ratings = [rating_in(page, arguments.ruleset) for page in pages]
+    for name, page, rating in zip(names, pages, ratings):
         house = sum(1 for game in page["recent_games"] if any(opponent not in names for opponent in game["opponents"]))
         recent = len(page["recent_games"])
-        standing = f"{rating['rating']:6.2f} +- {rating['uncertainty']:5.2f}"
-        print(f"  {name:9s} {standing}  ({rating['games']} rated matches; the house in {house} of the last {recent})")
+        print(f"  {name:9s} {rating.mu:6.2f} +- {rating.sigma:5.2f}  ({rating.games} rated matches; the house in {house} of the last {recent})")
     print("  matches by the levels they met: " + ", ".join(f"{pair} {count}" for pair, count in sorted(met.items())))
     print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
 
