@@ -21,7 +21,10 @@ between accounts of one level), as ``bench/bots.py`` measures them, over ``--see
 printed: how often the ratings tell each pair of levels apart after ``--rounds``. It says how
 many rated matches the arena needs to order levels of a given strength, whatever they cost.
 ``--strengths`` does the same from strengths as a played run fits them, seated as ``--ruleset``
-seats: in Batak, four of the six at one table a round, partners drawn.
+seats: in Batak, four of the six at one table a round, partners drawn. With ``--matchmaker
+SECONDS`` they are seated instead as the service's matchmaker pairs seeks (its own ``pair``: by
+rating closeness, the window widening with the wait; no house), each match lasting about SECONDS,
+and ``--rounds`` is each account's matches: what ``bench/arena_levels.py`` needs over HTTP.
 Figures (seed 26, the players of 73f01b0; CPU is the matches' process time, the same on any
 host up to its speed; the README's "How much a match tells" says more):
 
@@ -45,6 +48,10 @@ host up to its speed; the README's "How much a match tells" says more):
   (8, 4 and 8 at 16,000 units; 2, 2 and 16 in matches to 51, where expert pairs still won 20 of 20).
   ``--strengths 4.16,5.00`` (as fitted): 39 of 100 seatings ordered after 500 rounds (21 min of
   CPU), 57 after 1,000.
+- Paired by the matchmaker (``--matchmaker``, seeds 0-99): Sixty-Six at 81% (``--strengths
+  4.6,6.05 --matchmaker 30``), both orderings in 74 of 100 after 60 matches each, 97 after 90;
+  at 75% (``4.6,5.7``), 51 and 85. Eşli Batak (``--strengths 4.16,5.00 --matchmaker 45``): 10
+  after 60, 37 after 90, 39 after 120, 58 after 180.
 """
 
 from __future__ import annotations
