@@ -31,10 +31,16 @@ def make_dry_run(target: str, tmp_path: Path) -> list[str]:
 
 
 def pip_installs(commands: list[str]) -> list[list[str]]:
-    """What each ``pip install`` among ``commands`` installs, but pip itself."""
-    arguments = [command.split() for command in commands]
-    installs = [words[words.index("install") + 1 :] for words in arguments if words[1:4] == ["-m", "pip", "install"]]
-    return [words for words in installs if words != ["--quiet", "--upgrade", "pip"]]
+    """What each ``pip install`` or ``uv pip install`` among ``commands`` installs into the
+    environment (the environment named by ``--python`` left out), but the installer uv itself."""
+    installs = []
+    for words in (command.split() for command in commands):
+        if words and words[1:4] == ["-m", "pip", "install"] or (Path(words[0]).name == "uv" and words[1:3] == ["pip", "install"]):
+            installed = words[words.index("install") + 1 :]
+            if "--python" in installed:
+                del installed[installed.index("--python") : installed.index("--python") + 2]
+            installs.append(installed)
+    return [words for words in installs if words != ["--quiet", "uv"]]
 
 
 def test_make_run_installs_what_serving_needs_and_make_test_adds_the_test_tools(tmp_path):
