@@ -35,7 +35,7 @@ def pip_installs(commands: list[str]) -> list[list[str]]:
     environment (the environment named by ``--python`` left out), but the installer uv itself."""
     installs = []
     for words in (command.split() for command in commands):
-        if words and words[1:4] == ["-m", "pip", "install"] or (Path(words[0]).name == "uv" and words[1:3] == ["pip", "install"]):
+        if words and (words[1:4] == ["-m", "pip", "install"] or (Path(words[0]).name == "uv" and words[1:3] == ["pip", "install"])):
             installed = words[words.index("install") + 1 :]
             if "--python" in installed:
                 del installed[installed.index("--python") : installed.index("--python") + 2]
