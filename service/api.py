@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar, cast
 
 import flask_smorest
+from apispec import APISpec
 from flask import Flask, Request, Response, request
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, missing
@@ -44,10 +46,42 @@ HTTP_ERROR_CODES = {
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: a step of writing the API document, given the document written so far
+DocumentStep = Callable[[APISpec], None]
+
+
 class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type information
-    """The Api: every error, ours or the framework's, leaves as problem+json."""
+    """The Api: every error, ours or the framework's, leaves as problem+json.
+
+    The document is written when it is first read (``/openapi.json``, ``koz openapi``), not when
+    the app is made: writing it is about two thirds of making an app, which a process that only
+    serves games never needs. Its steps run in the order they were given, so the document is the
+    same as if each were written at once."""
 
     ERROR_SCHEMA = ProblemSchema
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._unwritten: list[DocumentStep] = []
+        self._writing = threading.RLock()  # a step reading the document sees it as written so far
+        self._spec: APISpec | None = None
+        super().__init__(*args, **kwargs)
+
+    @property
+    def spec(self) -> APISpec:
+        spec = cast(APISpec, self._spec)  # None only before init_app, as in flask-smorest
+        with self._writing:
+            steps, self._unwritten = self._unwritten, []
+            for step in steps:
+                step(spec)
+        return spec
+
+    @spec.setter
+    def spec(self, spec: APISpec | None) -> None:
+        self._spec = spec
+
+    def document(self, *steps: DocumentStep) -> None:
+        """Write ``steps`` into the document when it is first read, after those given before."""
+        self._unwritten += steps
 
     def _init_spec(self, **options: Any) -> None:
         super()._init_spec(**options)
@@ -97,8 +131,17 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
         return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
 
     def register_blueprint(self, blp: flask_smorest.Blueprint, *, parameters: list[dict[str, Any]] | None = None, **options: Any) -> None:
-        super().register_blueprint(blp, parameters=parameters, **options)
-        _add_examples(self.spec._paths, EXAMPLES)
+        """flask-smorest's registration (0.47), its documentation written when the document is read."""
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+
+        def document_blueprint(spec: APISpec) -> None:
+            blp.register_views_in_doc(self, self._app, spec, name=name, parameters=parameters)
+            spec.tag({"name": name, "description": blp.description})
+            _add_examples(spec._paths, EXAMPLES)
+
+        self.document(document_blueprint)
 
     def _register_pagination_header(self) -> None:
         """Koz pages the history by version, not with flask-smorest's pagination: no unused schema."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from apispec import APISpec
 from flask import Flask, Response, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
@@ -166,6 +167,18 @@ def game_store(redis: Redis | RedisCluster, settings: Settings) -> GameStore:
     )
 
 
+def document_security_schemes(spec: APISpec) -> None:
+    """How requests authenticate: a game's seat token, an arena account's key."""
+    spec.components.security_scheme(
+        "seatToken",
+        {"type": "http", "scheme": "bearer", "description": "A seat token, as returned once when the game was created"},
+    )
+    spec.components.security_scheme(
+        "accountKey",
+        {"type": "http", "scheme": "bearer", "description": "An account's key, as returned once when the account was made (`POST /v1/accounts`)"},
+    )
+
+
 def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | None = None, embedded: EmbeddedRedis | None = None) -> Flask:
     """A Koz app. Without ``redis``, it connects to ``settings.redis_url``; without that, to the
     ``embedded`` redis-server, or to one it starts, which the caller stops with
@@ -205,23 +218,10 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
     app.extensions["koz_arena"] = Arena(app.extensions["koz"])
 
     api = Api(app)
-    document_levels(api.spec)
-    api.spec.components.security_scheme(
-        "seatToken",
-        {"type": "http", "scheme": "bearer", "description": "A seat token, as returned once when the game was created"},
-    )
-    api.spec.components.security_scheme(
-        "accountKey",
-        {"type": "http", "scheme": "bearer", "description": "An account's key, as returned once when the account was made (`POST /v1/accounts`)"},
-    )
+    api.document(document_levels, document_security_schemes)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    document_actions(api.spec)
-    document_options(api.spec)
-    document_views(api.spec)
-    document_events(api.spec)
-    document_rulesets_apart(api.spec)
-    document_request_defaults(api.spec)
+    api.document(document_actions, document_options, document_views, document_events, document_rulesets_apart, document_request_defaults)
     limits.install(app, settings, redis)
 
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "Koz API"}))

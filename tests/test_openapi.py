@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from pathlib import Path
 
 import jsonschema_rs
@@ -23,6 +24,20 @@ def test_committed_document_is_current():
 
 def test_served_document_equals_the_committed_one(client):
     assert client.get("/openapi.json").get_json() == json.loads(COMMITTED.read_text())
+
+
+def test_the_document_is_written_whole_when_first_read_after_serving_and_by_readers_at_once(app):
+    """The app writes its document when it is first read, not when it is made: a game served
+    before that, and two readers at once, change nothing in it."""
+    created = app.test_client().post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "A"}, {"name": "B"}]})
+    assert created.status_code == 201
+    read: list = []
+    readers = [threading.Thread(target=lambda: read.append(app.test_client().get("/openapi.json").get_json())) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(60)
+    assert read == [json.loads(COMMITTED.read_text())] * 2
 
 
 def test_document_is_openapi_3_1_and_every_object_is_typed():
