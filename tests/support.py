@@ -22,7 +22,7 @@ def card_codes_in(document: Any) -> set[str]:
         if isinstance(item, str):
             if item in CARD_CODES:
                 found.add(item)
-        elif isinstance(item, Mapping):
+        elif isinstance(item, dict) or isinstance(item, Mapping):  # dict first: typing's Mapping check is slow
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
