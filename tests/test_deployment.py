@@ -73,7 +73,8 @@ def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_co
     port = free_port()
     argv = [str(Path(sys.executable).with_name("gunicorn")), *argv[1:]]
     argv[argv.index("--bind") + 1] = f"127.0.0.1:{port}"
-    environment = {**os.environ, "REDIS_URL": redis_server_url, "KOZ_KEY_PREFIX": "deployment-test"}
+    # no computer move made in a request: the worker must make it
+    environment = {**os.environ, "REDIS_URL": redis_server_url, "KOZ_KEY_PREFIX": "deployment-test", "KOZ_REPLIES_IN_REQUEST": "0"}
     server = subprocess.Popen(argv, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     worker = subprocess.Popen([str(Path(sys.executable).with_name("koz")), "worker"], cwd=ROOT, env=environment)
     try:
@@ -90,9 +91,10 @@ def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_co
         for seed in range(20):  # a seed where the computer leads: the worker makes its move
             created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed=f"deploy-{seed}")
             assert created.status == 201
-            if created.body["version"] == 1:
+            if created.body["version"] == 1 or api.view(created.body["id"]).body["to_act"] == [1]:
                 break
-        assert api.view(created.body["id"]).body["to_act"] == [0]
+        # the worker is up and played: SIGTERM now finds it at work
+        assert api.view_when(created.body["id"], lambda view: view["version"] == 1)["to_act"] == [0]
         api.close()
     finally:
         server.terminate()
