@@ -265,6 +265,7 @@ def play_seat(args: argparse.Namespace) -> None:
                 rated=not args.unrated,
                 options=args.options,
                 work=args.work,
+                partner=args.partner,
             )
         )
     if args.game_id is None or args.token is None:
@@ -348,6 +349,7 @@ def main(argv: list[str] | None = None) -> None:
     bot_parser.add_argument(
         "--options", type=json_object, default={}, help="with --arena: the match options to seek, as a JSON object (those of POST /v1/games)"
     )
+    bot_parser.add_argument("--partner", metavar="NAME", help="with --arena: sit beside this account (which seeks beside this one) as one side")
     bot_parser.add_argument(
         "--work",
         type=positive_int,

@@ -37,6 +37,8 @@ STATUS_OF: dict[str, int] = {
     "invalid_seats": 400,
     "challenge_self": 400,
     "house_account": 400,
+    "partner_self": 400,
+    "no_partnerships": 400,
     "invalid_token": 401,
     "invalid_key": 401,
     "missing_key": 401,

@@ -27,6 +27,7 @@ def capture_arena(keep: Callable[..., Any], client, too_large: bytes) -> None:
     keep("createSeek", client.post("/v1/arena/seeks", json=seek, headers=bearer(key)))
     keep("createSeek", client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {"colour": "red"}}, headers=bearer(key)))
     keep("createSeek", client.post("/v1/arena/seeks", json=seek))
+    keep("createSeek", client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak", "partner": "nobody"}, headers=bearer(key)))
     keep("createSeek", client.post("/v1/arena/seeks", data=too_large, headers={**bearer(key), "Content-Type": "application/json"}))
     keep("listSeeks", client.get("/v1/arena/seeks", headers=bearer(key)))
     keep("listSeeks", client.get("/v1/arena/seeks", headers=bearer("not-a-key")))

@@ -262,6 +262,60 @@ def test_four_seeks_of_esli_batak_start_one_match_partners_drawn_each_account_wi
     assert partners[0] != partners[1]
 
 
+def test_two_accounts_that_seek_beside_each_other_sit_on_one_side_of_esli_batak(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = {name: account(client, name) for name in ("Tuna", "Umay", "Veli", "Yaren")}
+    beside = {"Tuna": "umay", "Umay": "TUNA"}  # (a name in any case)
+    for name, key in keys.items():
+        body = {"ruleset": "partnership-batak", **({"partner": beside[name]} if name in beside else {})}
+        made = client.post("/v1/arena/seeks", json=body, headers=bearer(key))
+        assert made.status_code == 201 and made.get_json()["partner"] == {"Tuna": "Umay", "Umay": "Tuna"}.get(name)
+    for draw in range(4):  # whatever the draw (four matches: the cap of games at once)
+        if draw:
+            for name, key in keys.items():
+                client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak", "partner": beside.get(name)}, headers=bearer(key))
+        assert Matchmaker(arena, shuffle=random.Random(draw)).run_pass() == 1
+        seat_of = {name: events(arena_app, key)[-1]["seat"] for name, key in keys.items()}
+        sides = client.get(f"/v1/games/{events(arena_app, keys['Tuna'])[-1]['game']}").get_json()["sides"]
+        partnerships = [{seat_of["Tuna"], seat_of["Umay"]}, {seat_of["Veli"], seat_of["Yaren"]}]
+        assert sorted(map(sorted, partnerships)) == sorted(map(sorted, sides))
+
+
+def test_a_seek_beside_a_partner_waits_for_that_partner_and_is_another_seek_than_one_without(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = {name: account(client, name) for name in ("Zehra", "Ali", "Bora", "Cem", "Dila")}
+    beside = client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak", "partner": "Ali"}, headers=bearer(keys["Zehra"]))
+    again = client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak", "partner": "ali"}, headers=bearer(keys["Zehra"]))
+    alone = client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak"}, headers=bearer(keys["Zehra"]))
+    assert (beside.status_code, again.status_code, alone.status_code) == (201, 200, 201)
+    assert beside.get_json() == again.get_json() and alone.get_json()["id"] != beside.get_json()["id"] and alone.get_json()["partner"] is None
+    client.delete(f"/v1/arena/seeks/{alone.get_json()['id']}", headers=bearer(keys["Zehra"]))
+    for name in ("Ali", "Bora", "Cem", "Dila"):  # Ali seeks, but not beside Zehra
+        client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak"}, headers=bearer(keys[name]))
+    assert Matchmaker(arena).run_pass() == 1
+    assert events(arena_app, keys["Zehra"]) == [] and events(arena_app, keys["Ali"])[-1]["type"] == "match_started"
+    assert [seek["partner"] for seek in client.get("/v1/arena/seeks", headers=bearer(keys["Zehra"])).get_json()["seeks"]] == ["Ali"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "turkish"),
+    [
+        ({"ruleset": "german-whist", "partner": "Ece"}, 400, "no_partnerships", "eşli oynanmaz"),
+        ({"ruleset": "partnership-batak", "partner": "Nil"}, 400, "partner_self", "kendi eşi"),
+        ({"ruleset": "partnership-batak", "partner": "koz-expert"}, 400, "house_account", "Koz'un kendi"),
+        ({"ruleset": "partnership-batak", "partner": "Nobody"}, 404, "unknown_account", "hesap yok"),
+        ({"ruleset": "partnership-batak", "partner": ""}, 400, "invalid_request", ""),
+        ({"ruleset": "partnership-batak", "partner": 7}, 400, "invalid_request", ""),
+    ],
+)
+def test_a_seek_beside_no_one_it_can_sit_beside_is_refused_and_queues_nothing(client, body, status, code, turkish):
+    key = account(client, "Nil")
+    account(client, "Ece")
+    refused = client.post("/v1/arena/seeks", json=body, headers={**bearer(key), "Accept-Language": "tr"})
+    assert refused.status_code == status and refused.get_json()["code"] == code and turkish in refused.get_json()["detail"]
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
 def stored_values(redis, prefix: str) -> list[bytes]:
     """Every value kept under ``prefix``, whatever its key's type."""
     values: list[bytes] = []

@@ -114,6 +114,28 @@ def test_koz_bot_seeks_the_match_options_it_is_given_and_plays_that_match(served
     assert call(f"{url}/v1/games/{result['game']}")["options"] == registry.get("german-whist").parse_options(options)
 
 
+def test_two_koz_bots_that_seek_beside_each_other_play_esli_batak_as_one_side(served):
+    app, url = served
+    names = ["left-friend", "right-friend"]
+    keys = [call(f"{url}/v1/accounts", "POST", {"name": name})["key"] for name in names]
+    bots = [
+        subprocess.Popen(
+            [str(KOZ), "bot", url, "--arena", "partnership-batak", f"--key={key}", "--level", "basic", "--matches", "1"]
+            + ["--house-after", "0", "--options", '{"target": 21}', f"--partner={partner}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for key, partner in zip(keys, reversed(names))
+    ]
+    for bot in bots:
+        assert bot.wait(timeout=600) == 0, bot.stderr.read() if bot.stderr else ""
+    (result,) = app.extensions["koz_arena"].store.results("partnership-batak")
+    seat_of = {seat["name"]: seat["seat"] for seat in result["seats"]}
+    assert {seat_of[name] for name in names} in [set(side) for side in registry.get("partnership-batak").sides()]
+    assert len({seat["outcome"] for seat in result["seats"] if seat["name"] in names}) == 1
+
+
 @pytest.mark.parametrize(
     ("options", "exit_code", "said"),
     [("[1]", 2, "a JSON object is needed"), ("{target: 1}", 2, "not JSON"), ('{"target": -3}', 1, "invalid_option")],

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from service.arena.pairing import ABANDON_PENALTY_SECONDS, BASE_WINDOW, WIDEN_PER_SECOND, Seek, house_due, pair, window
+from service.arena.pairing import ABANDON_PENALTY_SECONDS, BASE_WINDOW, WIDEN_PER_SECOND, Seek, house_due, pair, seat, window
 from service.arena.ratings import Rating, rate, replay
 
 HOUSE = {"random": 10.0, "basic": 25.0, "expert": 35.0}
@@ -74,6 +76,61 @@ def test_the_house_is_due_when_the_first_seek_left_unpaired_reaches_its_house_af
     assert house_due(seeks, pairings, now=0.2) == 3.0  # not the paired seek's 0.5
     assert house_due(seeks, pairings, now=3.0) == 1.0 + ABANDON_PENALTY_SECONDS  # only what is still to come
     assert house_due(seeks[-1:], [], now=0.0) is None
+
+
+BATAK_SIDES = [[0, 2], [1, 3]]
+
+
+def test_two_accounts_that_name_each_other_as_partners_are_paired_together_with_two_others():
+    seeks = [seek("a", 25.0, partner="b"), seek("b", 25.0, partner="a"), seek("c", 25.0), seek("d", 25.0)]
+    (pairing,) = pair(seeks, 4, now=0.0, house_ratings=HOUSE)
+    assert sorted(member.account for member in pairing.seeks) == ["a", "b", "c", "d"] and pairing.house == ()
+
+
+def test_a_seek_whose_partner_does_not_seek_beside_it_waits_and_never_meets_the_house_alone():
+    seeks = [seek("a", 25.0, partner="b", house_after=0.0), seek("b", 25.0), seek("c", 25.0), seek("d", 25.0), seek("e", 25.0)]
+    pairings = pair(seeks, 4, now=100.0, house_ratings=HOUSE)
+    assert [sorted(member.account for member in pairing.seeks) for pairing in pairings] == [["b", "c", "d", "e"]]
+    assert pair([seek("a", 25.0, partner="b", house_after=0.0)], 4, now=100.0, house_ratings=HOUSE) == []
+    assert house_due([seek("a", 25.0, partner="b", house_after=1.0)], [], now=0.0) is None
+
+
+def test_partners_count_as_waiting_from_the_later_of_them_and_meet_the_house_as_one_side():
+    partners = [seek("a", 24.0, at=0.0, partner="b", house_after=2.0), seek("b", 26.0, at=1.0, partner="a", house_after=1.0)]
+    assert pair(partners, 4, now=2.9, house_ratings=HOUSE) == []
+    assert house_due(partners, [], now=0.0) == 3.0  # b came at 1.0, and the longer house_after is a's 2.0
+    (pairing,) = pair(partners, 4, now=3.0, house_ratings=HOUSE)
+    assert {member.account for member in pairing.seeks} == {"a", "b"} and pairing.house == ("basic", "basic")  # their mean: 25
+
+
+def test_partners_are_as_near_to_others_as_their_mean_rating():
+    partners = [seek("a", 20.0, partner="b"), seek("b", 30.0, partner="a")]
+    near, far = [seek("c", 25.0), seek("d", 25.0)], [seek("c", 20.0), seek("d", 20.0)]
+    assert len(pair(partners + near, 4, now=0.0, house_ratings={})) == 1
+    assert pair(partners + far, 4, now=0.0, house_ratings={}) == []  # 5 from their mean: outside the window at once
+
+
+def test_a_partnership_sits_on_one_side_and_the_others_are_drawn_on_the_other():
+    sides_seen = set()
+    for draw in range(40):
+        seated = seat([["A", "B"], ["C"], ["D"]], BATAK_SIDES, random.Random(draw))
+        side_of_a = next(side for side in BATAK_SIDES if seated.index("A") in side)
+        assert {seated[index] for index in side_of_a} == {"A", "B"} and sorted(seated) == ["A", "B", "C", "D"]
+        sides_seen.add((tuple(side_of_a), seated.index("A"), seated.index("C")))
+    assert len(sides_seen) == 8  # either side, either seat of it, and either seat left for C
+
+
+def test_two_partnerships_sit_on_the_two_sides():
+    for draw in range(10):
+        seated = seat([["A", "B"], ["C", "D"]], BATAK_SIDES, random.Random(draw))
+        assert {frozenset(seated[index] for index in side) for side in BATAK_SIDES} == {frozenset("AB"), frozenset("CD")}
+
+
+def test_players_without_partners_are_seated_as_one_shuffle_draws_them():
+    for draw in range(5):
+        expected = ["A", "B", "C", "D"]
+        random.Random(draw).shuffle(expected)
+        assert seat([["A"], ["B"], ["C"], ["D"]], BATAK_SIDES, random.Random(draw)) == expected
 
 
 def test_a_win_raises_the_winner_lowers_the_loser_and_narrows_both_uncertainties():

@@ -13,7 +13,7 @@ from engine import registry
 from ..games import Games
 from ..refusals import Refused
 from ..tokens import derived_token
-from .accounts import Account, Accounts
+from .accounts import Account, Accounts, is_house_name
 from .ratings import ESTABLISHED_GAMES, Ratings
 from .store import ArenaStore
 from .texts import DETAILS
@@ -26,15 +26,16 @@ EVENTS_TTL_SECONDS = 7 * 24 * 3600
 PAGE_RESULTS = 10
 
 
-def seek_id(ruleset: str, account: str, options: Mapping[str, Any], rated: bool) -> str:
-    """One seek per account, ruleset, options and rated-ness: seeking twice is the same seek."""
+def seek_id(ruleset: str, account: str, options: Mapping[str, Any], rated: bool, partner: str | None = None) -> str:
+    """One seek per account, ruleset, options, rated-ness and partner: seeking twice is the same seek."""
     group = hashlib.sha256(json.dumps([options, rated], sort_keys=True).encode()).hexdigest()[:16]
-    return f"{ruleset}:{account}:{group}"
+    return f"{ruleset}:{account}:{group}" + (f":{partner}" if partner is not None else "")
 
 
 def public_seek(seek: Mapping[str, Any]) -> dict[str, Any]:
     """A seek as its account is shown it."""
-    return {key: seek[key] for key in ("id", "ruleset", "options", "rated", "house_after_seconds", "seeked_at", "expires_at")}
+    shown = {key: seek[key] for key in ("id", "ruleset", "options", "rated", "house_after_seconds", "seeked_at", "expires_at")}
+    return {**shown, "partner": seek.get("partner_name")}
 
 
 def group_of(seek: Mapping[str, Any]) -> str:
@@ -78,13 +79,22 @@ class Arena:
     # --- seeks ----------------------------------------------------------------------------------
 
     def seek(
-        self, account: Account, ruleset_id: str, options: Mapping[str, Any] | None, rated: bool, house_after: float | None
+        self,
+        account: Account,
+        ruleset_id: str,
+        options: Mapping[str, Any] | None,
+        rated: bool,
+        house_after: float | None,
+        partner_name: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
-        """Put the account in the queue of that ruleset, options and rated-ness; (the seek, new)."""
+        """Put the account in the queue of that ruleset, options and rated-ness, beside the
+        account named ``partner_name`` if given (paired once that one seeks the same beside it);
+        (the seek, new)."""
         ruleset = registry.get(ruleset_id)
         parsed = ruleset.parse_options(options)
+        partner = self.partner(account, ruleset_id, partner_name) if partner_name is not None else None
         now = self.timer()
-        identifier = seek_id(ruleset.id, account.id, parsed, rated)
+        identifier = seek_id(ruleset.id, account.id, parsed, rated, partner.id if partner else None)
         expires = now + self.settings.arena_seek_seconds
         cap = self.settings.arena_games_at_once
         if not self.store.engage(account.id, identifier, expires, now, cap):
@@ -97,6 +107,8 @@ class Arena:
             "options": parsed,
             "rated": rated,
             "house_after_seconds": house_after,
+            "partner": partner.id if partner else None,
+            "partner_name": partner.name if partner else None,
             "seeked_at": now,
             "expires_at": expires,
         }
@@ -104,6 +116,17 @@ class Arena:
         if not new:
             seek = next((queued for queued in self.store.seeks(ruleset.id) if queued["id"] == identifier), seek)
         return seek, new
+
+    def partner(self, account: Account, ruleset_id: str, name: str) -> Account:
+        """The account a seek names as its partner: another person's or bot's, in a ruleset of partnerships."""
+        if all(len(side) == 1 for side in registry.get(ruleset_id).sides()):
+            raise Refused("no_partnerships", DETAILS["no_partnerships"], params={"ruleset": ruleset_id})
+        if is_house_name(name):
+            raise Refused("house_account", DETAILS["house_account"], params={"name": name})
+        partner = self.accounts.find(name)
+        if partner.id == account.id:
+            raise Refused("partner_self", DETAILS["partner_self"])
+        return partner
 
     def own_seeks(self, account: Account) -> list[dict[str, Any]]:
         return [seek for ruleset in registry.all_rulesets() for seek in self.store.seeks(ruleset.id) if seek["account"] == account.id]

@@ -37,6 +37,7 @@ class ArenaBot:
         house_after: float | None = None,
         matches: int | None = None,
         work: int | None = None,
+        partner: str | None = None,
     ) -> None:
         self.http = KozHttp(url, key)
         self.url = url.rstrip("/")
@@ -44,6 +45,8 @@ class ArenaBot:
         self.seek_body: dict[str, Any] = {"ruleset": ruleset, "options": options or {}, "rated": rated}
         if house_after is not None:
             self.seek_body["house_after_seconds"] = house_after
+        if partner is not None:
+            self.seek_body["partner"] = partner
         self.level = level
         self.work = work
         self.matches = matches
@@ -121,10 +124,11 @@ def run(
     rated: bool = True,
     options: dict[str, Any] | None = None,
     work: int | None = None,
+    partner: str | None = None,
 ) -> int:
     """``koz bot --arena``: 0 when stopped after its matches, 1 when refused."""
     try:
-        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work).run()
+        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work, partner=partner).run()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1

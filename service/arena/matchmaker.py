@@ -36,7 +36,7 @@ from ..store import Stored
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
 from .challenges import Challenges
-from .pairing import Pairing, Seek, house_due, pair
+from .pairing import Pairing, Seek, house_due, pair, seat
 from .ratings import Rating, Seat
 
 log = logging.getLogger(__name__)
@@ -114,6 +114,7 @@ class Matchmaker:
                 seek["seeked_at"],
                 seek["house_after_seconds"],
                 bool((account := accounts[seek["account"]]) and account.abandoned),
+                seek.get("partner"),
             )
             for seek in live
         ]
@@ -158,10 +159,13 @@ class Matchmaker:
             return []
         tables: list[list[tuple[Account, str | None]]] = []
         for pairing, seeks in pairings:
-            players: list[tuple[Account, str | None]] = [(accounts[seek["account"]], None) for seek in seeks]
-            players += [(house[level], level) for level in pairing.house]
-            self.random.shuffle(players)  # seats, and so partners, drawn at random
-            tables.append(players)
+            seated: dict[str, list[tuple[Account, str | None]]] = {seek["account"]: [(accounts[seek["account"]], None)] for seek in seeks}
+            for seek in seeks:  # (a pairing holds both partners of a partnership, or neither)
+                if seek.get("partner") in seated and seek["account"] in seated and seek["account"] < seek["partner"]:
+                    seated[seek["account"]] += seated.pop(seek["partner"])
+            units = list(seated.values())
+            units += [[(house[level], level)] for level in pairing.house]
+            tables.append(seat(units, ruleset.sides(), self.random))  # partners as they sought, the rest drawn
         clock = {
             "seconds_per_action": self.arena.settings.arena_seconds_per_action,
             "bank": self.arena.settings.arena_bank_seconds,

@@ -12,8 +12,11 @@ come :data:`ABANDON_PENALTY_SECONDS` later: it is matched less until it plays a 
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
 
 #: the rating distance a seek accepts at once, and how much wider it gets per second waited
 BASE_WINDOW = 3.0
@@ -32,6 +35,8 @@ class Seek:
     seeked_at: float
     house_after: float | None = None
     abandoned: bool = False
+    #: the account it seeks to sit beside (a partnership's other seat); None: a partner drawn
+    partner: str | None = None
 
     def waited(self, now: float) -> float:
         """How long it counts as having waited."""
@@ -49,36 +54,88 @@ def window(waited: float) -> float:
     return BASE_WINDOW + WIDEN_PER_SECOND * max(0.0, waited)
 
 
+@dataclass(frozen=True)
+class Unit:
+    """The seeks that sit together: one alone, or two partners who each named the other."""
+
+    seeks: tuple[Seek, ...]
+
+    @property
+    def group(self) -> str:
+        return self.seeks[0].group
+
+    @property
+    def accounts(self) -> set[str]:
+        return {seek.account for seek in self.seeks}
+
+    @property
+    def rating(self) -> float:
+        return sum(seek.rating for seek in self.seeks) / len(self.seeks)
+
+    @property
+    def house_after(self) -> float | None:
+        """The house only once both partners would meet it: the longer wait, or never if either would."""
+        waits = [seek.house_after for seek in self.seeks]
+        return None if None in waits else max(wait for wait in waits if wait is not None)
+
+    def waited(self, now: float) -> float:
+        return min(seek.waited(now) for seek in self.seeks)
+
+    def house_at(self) -> float | None:
+        """When it reaches its house_after (None: never)."""
+        house_after = self.house_after
+        if house_after is None:
+            return None
+        return max(seek.seeked_at + (ABANDON_PENALTY_SECONDS if seek.abandoned else 0.0) for seek in self.seeks) + house_after
+
+
+def units(seeks: Sequence[Seek]) -> list[Unit]:
+    """The seeks as they would sit: a seek with no partner alone, two that name each other (in one
+    group) together; a seek whose partner is not seeking the same with it waits, in no unit."""
+    by_pair = {(seek.account, seek.group, seek.partner): seek for seek in seeks}
+    found: list[Unit] = []
+    for seek in seeks:
+        if seek.partner is None:
+            found.append(Unit((seek,)))
+        elif (mate := by_pair.get((seek.partner, seek.group, seek.account))) is not None and seek.id < mate.id:
+            found.append(Unit((seek, mate)))
+    return found
+
+
 def pair(seeks: Sequence[Seek], seat_count: int, now: float, house_ratings: Mapping[str, float]) -> list[Pairing]:
     """The pairings to make now among ``seeks``: ``seat_count`` seats each, seeks first, then
     house levels (by ``house_ratings``: level -> rating) for a seek that waited past its
-    ``house_after``. A seek is in one pairing at most, and an account once per pairing."""
+    ``house_after``. A seek is in one pairing at most, and an account once per pairing; partners
+    are in the same pairing or none."""
     pairings: list[Pairing] = []
     paired: set[str] = set()
-    order = sorted(seeks, key=lambda seek: (-seek.waited(now), seek.id))
-    for seek in order:
-        if seek.id in paired:
+    order = sorted(units(seeks), key=lambda unit: (-unit.waited(now), unit.seeks[0].id))
+    for unit in order:
+        if unit.seeks[0].id in paired:
             continue
-        reach = window(seek.waited(now))
-        accounts = {seek.account}
-        candidates = []
-        for other in sorted(order, key=lambda other: (abs(other.rating - seek.rating), -other.waited(now), other.id)):
-            if other.id in paired or other.group != seek.group or other.account in accounts:
+        reach = window(unit.waited(now))
+        accounts = set(unit.accounts)
+        chosen = [unit]
+        seats = len(unit.seeks)
+        for other in sorted(order, key=lambda other: (abs(other.rating - unit.rating), -other.waited(now), other.seeks[0].id)):
+            if seats == seat_count:
+                break
+            if other.seeks[0].id in paired or other.group != unit.group or accounts & other.accounts:
                 continue
-            if abs(other.rating - seek.rating) > reach:
+            if abs(other.rating - unit.rating) > reach:
                 break
-            candidates.append(other)
-            accounts.add(other.account)
-            if len(candidates) == seat_count - 1:
-                break
-        chosen = (seek, *candidates)
+            if seats + len(other.seeks) <= seat_count:
+                chosen.append(other)
+                accounts |= other.accounts
+                seats += len(other.seeks)
         house: tuple[str, ...] = ()
-        if len(chosen) < seat_count:
-            if seek.house_after is None or seek.waited(now) < seek.house_after or not house_ratings:
+        if seats < seat_count:
+            if unit.house_after is None or unit.waited(now) < unit.house_after or not house_ratings:
                 continue
-            house = nearest_house(seek.rating, house_ratings, seat_count - len(chosen))
-        pairings.append(Pairing(chosen, house))
-        paired.update(member.id for member in chosen)
+            house = nearest_house(unit.rating, house_ratings, seat_count - seats)
+        members = tuple(seek for member in chosen for seek in member.seeks)
+        pairings.append(Pairing(members, house))
+        paired.update(seek.id for seek in members)
     return pairings
 
 
@@ -86,12 +143,31 @@ def house_due(seeks: Sequence[Seek], pairings: Sequence[Pairing], now: float) ->
     """When the first of ``seeks`` left out of ``pairings`` reaches its ``house_after`` (after
     ``now``; None: none will): the pass to pair it with the house is due then, not a period later."""
     paired = {member.id for pairing in pairings for member in pairing.seeks}
-    due = [
-        seek.seeked_at + (ABANDON_PENALTY_SECONDS if seek.abandoned else 0.0) + seek.house_after
-        for seek in seeks
-        if seek.id not in paired and seek.house_after is not None
-    ]
-    return min((moment for moment in due if moment > now), default=None)
+    due = [unit.house_at() for unit in units(seeks) if unit.seeks[0].id not in paired]
+    return min((moment for moment in due if moment is not None and moment > now), default=None)
+
+
+def seat(players: list[list[T]], sides: list[list[int]], shuffle: random.Random) -> list[T]:
+    """The players in seat order, drawn at random, where ``players`` are the pairing's units (a
+    partnership as one list): each partnership on a side of its own, the others anywhere left."""
+    if all(len(unit) == 1 for unit in players):
+        alone = [unit[0] for unit in players]
+        shuffle.shuffle(alone)
+        return alone
+    partnerships = [list(unit) for unit in players if len(unit) > 1]
+    others = [unit[0] for unit in players if len(unit) == 1]
+    free_sides = [list(side) for side in sides]
+    shuffle.shuffle(partnerships)
+    shuffle.shuffle(free_sides)
+    shuffle.shuffle(others)
+    seated: dict[int, T] = {}
+    for partnership in partnerships:
+        side = next(side for side in free_sides if len(side) == len(partnership))
+        free_sides.remove(side)
+        shuffle.shuffle(partnership)
+        seated.update(zip(side, partnership))
+    seated.update(zip(sorted(seat for side in free_sides for seat in side), others))
+    return [seated[index] for index in range(len(seated))]
 
 
 def nearest_house(rating: float, house_ratings: Mapping[str, float], count: int) -> tuple[str, ...]:

@@ -58,6 +58,15 @@ class SeekCreateSchema(RequestSchema):
             "description": "After this long without a pairing, play Koz's house players of the nearest rating; absent: never (the seek expires)"
         },
     )
+    partner = fields.String(
+        allow_none=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            "description": "In a ruleset of partnerships (`sides` in the catalog), the account to sit beside: the seek is paired "
+            "once that account seeks the same beside this one, and the two play as one side; absent: a partner drawn at random",
+            "example": "Ayla",
+        },
+    )
 
 
 class SeekSchema(Schema):
@@ -68,6 +77,7 @@ class SeekSchema(Schema):
     house_after_seconds = fields.Float(required=True, allow_none=True)
     seeked_at = fields.Float(required=True, metadata={"description": "When it joined the queue (seconds of the Unix epoch)"})
     expires_at = fields.Float(required=True, metadata={"description": "When it leaves the queue unpaired (`seek_expired` on the stream)"})
+    partner = fields.String(required=True, allow_none=True, metadata={"description": "The account it sits beside; null: a partner drawn"})
 
 
 class SeeksSchema(Schema):
@@ -84,8 +94,12 @@ SEEK_PROBLEMS = {
         "unknown_ruleset",
         "unknown_option",
         "invalid_option",
+        "no_partnerships",
+        "partner_self",
+        "house_account",
     ],
     401: ["missing_key", "invalid_key"],
+    404: ["unknown_account"],
     409: ["too_many_arena_games"],
     413: ["payload_too_large"],
     429: ["rate_limited"],
@@ -104,12 +118,13 @@ def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
     Puts the account in the queue of the ruleset, its options and rated-ness. Seeks are paired
     by rating closeness, the accepted distance widening with the time waited; past
-    `house_after_seconds` a seek plays Koz's house players of the nearest rating. When a match
+    `house_after_seconds` a seek plays Koz's house players of the nearest rating. Two accounts
+    that each name the other as `partner` sit on one side; others' partners are drawn. When a match
     starts, the account's event stream says so (`match_started`) with its game, seat and seat
     token. Seeking again for the same thing is the same seek (200); a new one answers 201. An
     account plays and seeks at most `KOZ_ARENA_GAMES_AT_ONCE` arena games at once.
     """
-    seek, new = arena().seek(account(), body["ruleset"], body.get("options"), body["rated"], body.get("house_after_seconds"))
+    seek, new = arena().seek(account(), body["ruleset"], body.get("options"), body["rated"], body.get("house_after_seconds"), body.get("partner"))
     return public_seek(seek), 201 if new else 200
 
 
