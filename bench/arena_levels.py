@@ -6,6 +6,7 @@ whether each pair of levels is told apart (every gap wider than the two uncertai
 
     python bench/arena_levels.py --ruleset german-whist --options '{"target": 20}' --matches 120
     python bench/arena_levels.py --ruleset sixty-six --options '{"target": 5}' --matches 120 --work 16000 --trace 60
+    python bench/arena_levels.py --ruleset partnership-batak --options '{"target": 21}' --matches 30 --work 8000 --partners
 
 ``bench/ratings.py`` plays the same six levels on the engine with a drawn seating each round,
 which makes the run reproducible (and the suite's ordering test). Here the service pairs them
@@ -15,6 +16,9 @@ A bot left alone meets Koz's house players after ``--house-after`` seconds (coun
 ``--work N`` has the bots think by a count rather than by the clock (``koz bot --work``), so
 that the expert is as strong on a loaded host as on a quiet one; ``--trace S`` prints the
 standing every S seconds while they play, so one run says when the levels were first told apart.
+``--partners`` (Eşli Batak) seats the two bots of a level as one side, as two friends who seek
+beside each other are seated; without it every partner is drawn, and the random partner decides
+most matches.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import json
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -72,6 +77,18 @@ def pairings(logs: list[IO[str]], names: list[str]) -> Counter[str]:
     return Counter(" - ".join(sorted(levels.get(name, "house") for name in players)) for players in seated.values())
 
 
+def partners_of(names: list[str]) -> list[str]:
+    """Each bot's partner with ``--partners``: the other bot of its level."""
+    return [next(other for other, its_level in zip(names, LEVELS) if its_level == level and other != name) for name, level in zip(names, LEVELS)]
+
+
+def stop_on_signals() -> None:
+    """SIGINT or SIGTERM stop the run through its cleanup (the bots, the server and its data
+    directory), even when it was started in the background, where SIGINT comes ignored."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="german-whist")
@@ -80,9 +97,22 @@ def main() -> None:
     parser.add_argument("--house-after", type=float, default=10.0, help="a bot left alone this long meets Koz's house players")
     parser.add_argument("--work", type=int, help="each decision's counted work (koz bot --work); default: the bots think by the clock")
     parser.add_argument("--trace", type=float, help="print the standing every this many seconds while the bots play")
+    parser.add_argument(
+        "--partners", action="store_true", help="in a ruleset of partnerships, the two bots of each level seek beside each other (koz bot --partner)"
+    )
     arguments = parser.parse_args()
     json.loads(arguments.options)  # refused here rather than by six bots
+    stop_on_signals()
     process, url, data = start_service("everysec")
+    try:
+        play(arguments, process, url, data)
+    finally:
+        process.terminate()
+        process.wait(60)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def play(arguments: argparse.Namespace, process: subprocess.Popen, url: str, data: str) -> None:
     meter = CpuMeter(process.pid, data)
     names = [f"{level}-{number}" for number, level in enumerate(LEVELS)]
     connection = Connection(url)
@@ -98,11 +128,12 @@ def main() -> None:
         subprocess.Popen(
             [str(KOZ), "bot", url, "--arena", arguments.ruleset, f"--key={key}", "--level", level]
             + ["--matches", str(arguments.matches), "--house-after", str(arguments.house_after), "--options", arguments.options]
-            + ([] if arguments.work is None else ["--work", str(arguments.work)]),
+            + ([] if arguments.work is None else ["--work", str(arguments.work)])
+            + ([f"--partner={partner}"] if partner else []),
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
-        for key, level, log in zip(keys, LEVELS, logs)
+        for key, level, log, partner in zip(keys, LEVELS, logs, partners_of(names) if arguments.partners else [None] * len(names))
     ]
     try:
         while arguments.trace and any(bot.poll() is None for bot in bots):
@@ -125,9 +156,6 @@ def main() -> None:
     finally:
         for bot in bots:
             bot.kill()
-        process.terminate()
-        process.wait(60)
-        shutil.rmtree(data, ignore_errors=True)
     bots_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     server_cpu = sum(server_after[kind] - server_before[kind] for kind in ("web", "worker", "redis"))
     print(

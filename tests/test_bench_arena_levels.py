@@ -1,0 +1,66 @@
+"""``bench/arena_levels.py`` runs for many minutes with six bots and a ``koz serve`` of its own;
+stopped part-way, from a terminal (SIGINT to its process group) or by a supervisor (SIGTERM to it
+alone, as ``kill`` sends it), it takes down everything it started and the data folder it made."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_serve import alive
+from tests.test_serve_lifetime import children, wait_until
+
+pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "arena_levels.py"
+
+
+def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
+    """The run's descendants, and the embedded redis-server (detached from them), whose
+    socket is in ``folder``."""
+    redis = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(folder) in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    redis.append(int(entry.name))
+            except OSError:
+                continue
+    return sorted({*children(run.pid), *redis} - {run.pid})
+
+
+@pytest.mark.parametrize(
+    ("stop", "status"),
+    [
+        (lambda run: run.send_signal(signal.SIGTERM), 128 + signal.SIGTERM),
+        (lambda run: os.killpg(run.pid, signal.SIGINT), -signal.SIGINT),  # Python's own exit on KeyboardInterrupt
+    ],
+    ids=["sigterm-to-the-bench", "sigint-to-its-group"],
+)
+def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folder(tmp_path, stop, status):
+    run = subprocess.Popen(
+        [sys.executable, str(BENCH), "--matches", "50", "--trace", "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # SIGINT's traceback
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        start_new_session=True,  # SIGINT is not ignored in it, as in a background job
+    )
+    try:
+        assert run.stdout is not None
+        assert " s, " in run.stdout.readline()  # the first standing: the six bots are seeking
+        started = started_by(run, tmp_path)
+        assert len(started) >= 8, started  # six bots, koz serve and its redis-server at least
+        stop(run)
+        assert run.wait(60) == status
+        wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
+        assert not list(tmp_path.glob("koz-bench-*"))
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
