@@ -300,8 +300,8 @@ def test_a_seek_beside_a_partner_waits_for_that_partner_and_is_another_seek_than
 @pytest.mark.parametrize(
     ("body", "status", "code", "turkish"),
     [
-        ({"ruleset": "german-whist", "partner": "Ece"}, 400, "no_partnerships", "eşli oynanmaz"),
-        ({"ruleset": "partnership-batak", "partner": "Nil"}, 400, "partner_self", "kendi eşi"),
+        ({"ruleset": "german-whist", "partner": "Ece"}, 400, "no_partnerships", "ortaklı oynanmaz"),
+        ({"ruleset": "partnership-batak", "partner": "Nil"}, 400, "partner_self", "kendi ortağı"),
         ({"ruleset": "partnership-batak", "partner": "koz-expert"}, 400, "house_account", "Koz'un kendi"),
         ({"ruleset": "partnership-batak", "partner": "Nobody"}, 404, "unknown_account", "hesap yok"),
         ({"ruleset": "partnership-batak", "partner": ""}, 400, "invalid_request", ""),

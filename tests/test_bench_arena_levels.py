@@ -5,9 +5,11 @@ alone, as ``kill`` sends it), it takes down everything it started and the data f
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,15 @@ def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
     return sorted({*children(run.pid), *redis} - {run.pid})
 
 
+@pytest.fixture
+def short_folder():
+    """A temporary folder of a short path: the embedded redis-server's socket goes below it, and
+    a Unix socket's path has at most 107 bytes (pytest's own folders under xdist are longer)."""
+    folder = Path(tempfile.mkdtemp(prefix="koz-stop-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize(
     ("stop", "status"),
     [
@@ -42,24 +53,26 @@ def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
     ],
     ids=["sigterm-to-the-bench", "sigint-to-its-group"],
 )
-def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folder(tmp_path, stop, status):
+def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folder(short_folder, stop, status):
+    errors = short_folder / "stderr"
     run = subprocess.Popen(
         [sys.executable, str(BENCH), "--matches", "50", "--trace", "0.5"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,  # SIGINT's traceback
+        stderr=errors.open("w"),
         text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
+        env={**os.environ, "TMPDIR": str(short_folder)},
         start_new_session=True,  # SIGINT is not ignored in it, as in a background job
     )
     try:
         assert run.stdout is not None
-        assert " s, " in run.stdout.readline()  # the first standing: the six bots are seeking
-        started = started_by(run, tmp_path)
+        first = run.stdout.readline()
+        assert " s, " in first, errors.read_text()  # the first standing: the six bots are seeking
+        started = started_by(run, short_folder)
         assert len(started) >= 8, started  # six bots, koz serve and its redis-server at least
         stop(run)
         assert run.wait(60) == status
         wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
-        assert not list(tmp_path.glob("koz-bench-*"))
+        assert not list(short_folder.glob("koz-bench-*"))
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)

@@ -160,7 +160,7 @@ class Matchmaker:
         tables: list[list[tuple[Account, str | None]]] = []
         for pairing, seeks in pairings:
             seated: dict[str, list[tuple[Account, str | None]]] = {seek["account"]: [(accounts[seek["account"]], None)] for seek in seeks}
-            for seek in seeks:  # (a pairing holds both partners of a partnership, or neither)
+            for seek in seeks:  # (a pairing holds both partners of a side, or neither)
                 if seek.get("partner") in seated and seek["account"] in seated and seek["account"] < seek["partner"]:
                     seated[seek["account"]] += seated.pop(seek["partner"])
             units = list(seated.values())

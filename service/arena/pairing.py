@@ -35,7 +35,7 @@ class Seek:
     seeked_at: float
     house_after: float | None = None
     abandoned: bool = False
-    #: the account it seeks to sit beside (a partnership's other seat); None: a partner drawn
+    #: the account it seeks to sit beside (the other seat of its side); None: a partner drawn
     partner: str | None = None
 
     def waited(self, now: float) -> float:
@@ -149,23 +149,23 @@ def house_due(seeks: Sequence[Seek], pairings: Sequence[Pairing], now: float) ->
 
 def seat(players: list[list[T]], sides: list[list[int]], shuffle: random.Random) -> list[T]:
     """The players in seat order, drawn at random, where ``players`` are the pairing's units (a
-    partnership as one list): each partnership on a side of its own, the others anywhere left."""
+    side of partners as one list): each such side on a side of the table, the others anywhere left."""
     if all(len(unit) == 1 for unit in players):
         alone = [unit[0] for unit in players]
         shuffle.shuffle(alone)
         return alone
-    partnerships = [list(unit) for unit in players if len(unit) > 1]
+    teams = [list(unit) for unit in players if len(unit) > 1]
     others = [unit[0] for unit in players if len(unit) == 1]
     free_sides = [list(side) for side in sides]
-    shuffle.shuffle(partnerships)
+    shuffle.shuffle(teams)
     shuffle.shuffle(free_sides)
     shuffle.shuffle(others)
     seated: dict[int, T] = {}
-    for partnership in partnerships:
-        side = next(side for side in free_sides if len(side) == len(partnership))
+    for team in teams:
+        side = next(side for side in free_sides if len(side) == len(team))
         free_sides.remove(side)
-        shuffle.shuffle(partnership)
-        seated.update(zip(side, partnership))
+        shuffle.shuffle(team)
+        seated.update(zip(side, team))
     seated.update(zip(sorted(seat for side in free_sides for seat in side), others))
     return [seated[index] for index in range(len(seated))]
 

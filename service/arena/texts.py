@@ -20,10 +20,10 @@ DETAILS: Mapping[str, Text] = {
     },
     "unknown_challenge": {"en": "there is no challenge {challenge} for this account", "tr": "bu hesap için {challenge} diye bir meydan okuma yok"},
     "challenge_self": {"en": "an account cannot challenge itself", "tr": "bir hesap kendine meydan okuyamaz"},
-    "partner_self": {"en": "an account cannot be its own partner", "tr": "bir hesap kendi eşi olamaz"},
+    "partner_self": {"en": "an account cannot be its own partner", "tr": "bir hesap kendi ortağı olamaz"},
     "no_partnerships": {
         "en": "{ruleset} is not played in partnerships: seek without a partner",
-        "tr": "{ruleset} eşli oynanmaz: eş belirtmeden eşleşme arayın",
+        "tr": "{ruleset} ortaklı oynanmaz: ortak belirtmeden eşleşme arayın",
     },
     "house_account": {
         "en": "{name} is one of Koz's own players: it is met by seeking with house_after_seconds",
