@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -14,7 +14,13 @@
    playing the random computer, paced at half their peak rate): the figure to keep.
 3. ``--matches`` arena games of German Whist between bot accounts (paired by seeking), played at
    once over HTTP by one bot per seat with the seat token its stream handed over, at the same
-   total action rate as (2): action p50/p99, and the p99's ratio to (2)'s.
+   total action rate as (2): action p50/p99, and the p99's ratio to (2)'s. ``--arena-share F``
+   plays them at F times that rate instead: at the share where the web process spends as much
+   CPU a second as in (2), it shows whether the arena's latency is the reference's at the same
+   load on the server, or worse.
+
+(2) and (3) also say how late this process's own event loop woke a sleeping greenlet (p50, p99):
+the part of a measured latency that the 200 bots' own process added, rather than the server.
 
 (2) and (3) also give the CPU milliseconds per action of each kind of process (the web
 processes, the worker, Redis, and this client): an arena action costs the web several requests
@@ -167,8 +173,17 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
     connection.close()
 
 
+def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
+    """How late this process's own event loop wakes a greenlet that slept ``period``, until
+    ``until``: the part of a latency measured here that the bots' own process added."""
+    while time.perf_counter() < until:
+        asked = time.perf_counter()
+        gevent.sleep(period)
+        lags.append(time.perf_counter() - asked - period)
+
+
 def arena_matches(
-    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter
+    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float]
 ) -> tuple[list[float], list[bool], int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
     actions per second in all; (the actions' latencies, whether each was sent again on a new
@@ -181,6 +196,7 @@ def arena_matches(
     before = meter.sample()
     until = time.perf_counter() + seconds
     group = Group()
+    group.spawn(loop_lags, until, lags)
     for event in started:
         group.spawn(play_seat, url, event, until, interval, latencies, reconnected)
     group.join(raise_error=True)
@@ -216,20 +232,25 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
     interval = args.clients / (peak / 2)
     half = lambda number, until, latencies: action_client(url, until, number, latencies, interval)  # noqa: E731
     before = meter.sample()
+    reference_lags: list[float] = []
+    monitor = gevent.spawn(loop_lags, time.perf_counter() + args.seconds, reference_lags)
     half_rate, reference = run_clients(half, args.clients, args.seconds)
+    monitor.join()
     reference_cpu = CpuMeter.per_request(before, meter.sample(), len(reference))
     print(
         f"  bench/api.py's POST action at half load ({half_rate:.0f}/s, {args.clients} clients): "
-        f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}; CPU ms per action: {reference_cpu}"
+        f"p50 {ms(percentile(reference, 0.5))}, p99 {ms(percentile(reference, 0.99))}; CPU ms per action: {reference_cpu}; "
+        f"this process's event loop late p50 {ms(percentile(reference_lags, 0.5))}, p99 {ms(percentile(reference_lags, 0.99))}"
     )
 
-    latencies, reconnected, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate, meter)
+    lags: list[float] = []
+    latencies, reconnected, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags)
     rate = len(latencies) / args.seconds
     ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
     print(
         f"  {games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
         f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}; "
-        f"CPU ms per action: {cpu}",
+        f"CPU ms per action: {cpu}; this process's event loop late p50 {ms(percentile(lags, 0.5))}, p99 {ms(percentile(lags, 0.99))}",
         flush=True,
     )
     kept = [latency for latency, again in zip(latencies, reconnected) if not again]
@@ -252,6 +273,12 @@ def main() -> None:
     parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
     parser.add_argument("--baseline", metavar="DIR", help="also measure a koz serve of this checkout (e.g. a git worktree), server after server")
     parser.add_argument("--rounds", type=int, default=1, help="with --baseline: how many times each server is measured (default 1)")
+    parser.add_argument(
+        "--arena-share",
+        type=float,
+        default=1.0,
+        help="the arena games' total action rate as a share of the reference's (default 1: the same rate, as the target asks)",
+    )
     parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
 
