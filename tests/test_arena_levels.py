@@ -11,7 +11,9 @@ matches to 5 with the expert at 16,000 units, seed 26, orders the three after 30
 CPU (a seating where the expert beat basic in 23 of 25; at its 75% over seeds 26 and 27, 7 of 100
 seatings would be ordered by then). In Batak a side with a random partner nearly always loses, and
 the experts meet the basic players as pairs at one table in 45: after 250 rounds at 8,000 units (637
-s) the expert is still not told from basic. The figures: the README, "How much a match tells".
+s) the expert is still not told from basic. The figures: the README, "How much a match tells". With
+the two accounts of each level seeking as partners, the ordering is shown over HTTP instead
+(bench/arena_levels.py --partners: the README, "Sixty-Six and Eşli Batak over HTTP").
 
 Played on the engine rather than over HTTP, where a match costs seconds:
 tests/test_arena_bots.py shows the same rating code run by bots over HTTP."""
