@@ -135,11 +135,16 @@ def share_metrics(args: argparse.Namespace) -> None:
     directory of its own (per port) and starts again with it set."""
     if args.processes <= 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return
-    directory = Path(tempfile.gettempdir()) / f"koz-metrics-{args.port}"
+    directory = own_metrics_folder(args)
     shutil.rmtree(directory, ignore_errors=True)  # counts of an earlier run must not add up with these
     directory.mkdir(parents=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
     os.execv(sys.executable, [sys.executable, "-m", "service.cli", *args.argv])
+
+
+def own_metrics_folder(args: argparse.Namespace) -> Path:
+    """The folder ``koz serve`` makes for its web processes' metrics (removed when it stops)."""
+    return Path(tempfile.gettempdir()) / f"koz-metrics-{args.port}"
 
 
 def forget_process(_server: Any, worker: Any) -> None:
@@ -194,6 +199,8 @@ def serve(args: argparse.Namespace) -> None:
             workers.stop()
             if embedded is not None:
                 embedded.stop()
+            if os.environ.get("PROMETHEUS_MULTIPROC_DIR") == str(own_metrics_folder(args)):  # not one an operator named
+                shutil.rmtree(own_metrics_folder(args), ignore_errors=True)
 
 
 def work(args: argparse.Namespace) -> None:

@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.request
@@ -56,6 +57,15 @@ def wait_until(condition, seconds: float, message: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, message
         time.sleep(0.05)
+
+
+def test_a_stopped_koz_serve_of_several_web_processes_removes_the_folder_their_metrics_shared(tmp_path):
+    with Service(tmp_path / "koz-data", "--processes", "2") as service:
+        shared = Path(tempfile.gettempdir()) / f"koz-metrics-{service.port}"
+        assert "koz_http_request_duration_seconds" in urllib.request.urlopen(f"{service.url}/metrics", timeout=30).read().decode()
+        assert list(shared.glob("*.db"))  # the web processes count there
+        assert service.stop() == 0
+    assert not shared.exists()
 
 
 def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_cleanly_on_its_data(tmp_path):
