@@ -43,9 +43,11 @@ record (winner, game points, both sides' decision times) as JSON: two runs of th
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import json
 import math
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,6 +110,7 @@ class Baseline(Player):
     def __init__(self, directory: str) -> None:
         # the other checkout's engine under another package name (its imports are relative)
         home = Path(tempfile.mkdtemp(prefix="koz-baseline-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)  # its modules may be imported until then
         (home / "baseline_engine").symlink_to(Path(directory).resolve() / "engine")
         sys.path.insert(0, str(home))
         self.players = importlib.import_module("baseline_engine.players")

@@ -19,8 +19,10 @@ ratio: a change's cost, both sides under the same machine load.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +80,7 @@ def baseline_registry(directory: str) -> Any:
     """The registry of another checkout's engine, imported under another package name (its
     imports are relative), as ``bench/bots.py --baseline`` does."""
     home = Path(tempfile.mkdtemp(prefix="koz-baseline-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)  # its modules may be imported until then
     (home / "baseline_engine").symlink_to(Path(directory).resolve() / "engine")
     sys.path.insert(0, str(home))
     return importlib.import_module("baseline_engine").registry
