@@ -27,12 +27,15 @@ def take_account(table: Table, name: str) -> str:
     return json.loads(table.page.evaluate("localStorage.getItem('koz:account')"))["key"]
 
 
-def seek(table: Table, ruleset: str, house_after: str, options: dict[str, str] | None = None) -> None:
-    """Seek a rated match of the ruleset, choosing its shown options (``code``: the value selected)."""
+def seek(table: Table, ruleset: str, house_after: str, options: dict[str, str] | None = None, partner: str | None = None) -> None:
+    """Seek a rated match of the ruleset, choosing its shown options (``code``: the value selected)
+    and naming a partner."""
     form = table.page.locator("form.seek")
     form.locator("[name=ruleset]").select_option(ruleset)
     for code, value in (options or {}).items():
         form.locator(f"[name={code}]").select_option(value)
+    if partner is not None:
+        form.locator("[name=partner]").fill(partner)
     form.locator("[name=house_after]").select_option(house_after)
     form.get_by_role("button", name="MAÇ ARA").click()
 
@@ -136,3 +139,27 @@ def test_an_account_the_service_no_longer_knows_is_forgotten_and_another_offered
     assert axe_violations(table) == []
     table.expected_errors += ["404", "401"]  # the account's page and its seeks refused (the browser logs each)
     table.close()
+
+
+def test_two_people_who_name_each_other_as_partners_sit_on_one_side_of_the_table(browser, service, api):  # noqa: F811
+    ceren = Table(browser, service)
+    deniz = Table(browser, service)
+    try:
+        ceren_key = take_account(ceren, "Ceren")
+        take_account(deniz, "Deniz")
+        assert ceren.page.locator("form.seek [name=partner]").is_hidden()  # German Whist, chosen first, has no partners
+        seek(ceren, "partnership-batak", "10", partner="Deniz")
+        ceren.page.get_by_text("(ortağın Deniz)").wait_for()
+        (waiting,) = api.request("GET", "/v1/arena/seeks", token=ceren_key).body["seeks"]
+        assert waiting["ruleset"] == "partnership-batak" and waiting["partner"] == "Deniz"
+        seek(deniz, "partnership-batak", "10", partner="Ceren")
+        for table in (ceren, deniz):  # no one else seeks: Koz's players fill the other side
+            table.page.locator(".game").wait_for(timeout=60_000)
+        assert ceren.game_id == deniz.game_id
+        started = api.view(ceren.game_id).body
+        seats = {api.view(ceren.game_id, token=table.token).body["seat"]: name for table, name in ((ceren, "Ceren"), (deniz, "Deniz"))}
+        assert sorted(seats) in [side for side in started["sides"]], (seats, started["sides"])
+        assert sorted(started["seats"][seat]["name"] for seat in seats) == ["Ceren", "Deniz"]
+    finally:
+        ceren.close()
+        deniz.close()

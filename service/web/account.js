@@ -80,18 +80,30 @@ function recentTable(page) {
       h("td", {}, h("a", { href: `#/${entry.ruleset}/${entry.game}` }, text("openGame")))))));
 }
 
+/** Whether a ruleset is played by sides of several seats, where a partner may be named. */
+function partnered(entry) {
+  return entry.sides.some((side) => side.length > 1);
+}
+
 /** The seek form and the seeks waiting: a rated match of a ruleset with its main options (the
- * others their defaults: seeks pair only with the same options), Koz's players after a while. */
+ * others their defaults: seeks pair only with the same options), Koz's players after a while,
+ * and in a game of partners, the account to sit beside (one that names this one back). */
 function seekSection(mine, seeks, refresh, say) {
   const problem = h("div");
   const chosen = () => ruleset(form.elements.ruleset.value);
   const options = h("div", { class: "seek-options" }, optionsFields(catalog.current.rulesets[0], "seek", {}).main);
+  const partner = h("label", { class: "field", hidden: !partnered(catalog.current.rulesets[0]) }, h("span", {}, text("partner")),
+    h("input", { name: "partner", maxlength: 40, autocomplete: "off" }));
   const form = h("form", { class: "setup card-panel seek", "aria-labelledby": "seek-title" },
     h("h2", { id: "seek-title" }, text("seekTitle")),
     h("label", { class: "field" }, h("span", {}, text("game")),
-      h("select", { name: "ruleset", onchange: () => options.replaceChildren(...optionsFields(chosen(), "seek", {}).main) },
+      h("select", { name: "ruleset", onchange: () => {
+        options.replaceChildren(...optionsFields(chosen(), "seek", {}).main);
+        partner.hidden = !partnered(chosen());
+      } },
         catalog.current.rulesets.map((entry) => h("option", { value: entry.id }, named(entry.names))))),
     options,
+    partner,
     h("label", { class: "field" }, h("span", {}, text("houseAfter")),
       h("select", { name: "house_after" }, HOUSE_AFTER.map((value) => h("option", { value, selected: value === "30" },
         value ? text("seconds", value) : text("never"))))),
@@ -101,6 +113,7 @@ function seekSection(mine, seeks, refresh, say) {
     event.preventDefault();
     const body = { ruleset: form.elements.ruleset.value, options: readOptions(form, chosen()), rated: true };
     if (form.elements.house_after.value) body.house_after_seconds = Number(form.elements.house_after.value);
+    if (partnered(chosen()) && form.elements.partner.value.trim()) body.partner = form.elements.partner.value.trim();
     try {
       await api("POST", "/v1/arena/seeks", { token: mine.key, body });
       await refresh();
@@ -111,7 +124,7 @@ function seekSection(mine, seeks, refresh, say) {
     }
   });
   const waiting = seeks.length ? h("ul", { class: "seeks" }, seeks.map((seek) => h("li", { dataset: { seek: seek.id } },
-    text("seeking", named(ruleset(seek.ruleset).names)), " ",
+    text("seeking", named(ruleset(seek.ruleset).names)), seek.partner ? ` ${text("besides", seek.partner)}` : "", " ",
     h("button", { type: "button", class: "tool", onclick: async () => {
       await api("DELETE", `/v1/arena/seeks/${encodeURIComponent(seek.id)}`, { token: mine.key });
       await refresh();

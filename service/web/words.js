@@ -66,6 +66,7 @@ const TEXTS = {
     seekTitle: "Puanlı maç ara", houseAfter: "Kimse gelmezse Koz'un oyuncusuyla oyna", never: "hiç", seekButton: "MAÇ ARA",
     seeking: (game) => `${game} için rakip aranıyor…`, stopSeeking: "Aramayı bırak", seekStopped: "Arama bırakıldı.",
     seekExpired: "Arama süresi doldu: eşleşme olmadı.", matchStarted: (game, names) => `${game} maçın başladı: ${names}`,
+    partner: "Ortağın (boş bırakırsan kurayla; o da seni yazmalı)", besides: (name) => `(ortağın ${name})`,
     lastMatch: "Son maç",
   },
   en: {
@@ -129,6 +130,7 @@ const TEXTS = {
     seekTitle: "Seek a rated match", houseAfter: "If no one comes, play Koz's player after", never: "never", seekButton: "SEEK A MATCH",
     seeking: (game) => `Seeking an opponent for ${game}…`, stopSeeking: "Stop seeking", seekStopped: "Seeking stopped.",
     seekExpired: "The seek ran out of time: no pairing.", matchStarted: (game, names) => `Your ${game} match started: ${names}`,
+    partner: "Your partner (empty: drawn; they must name you too)", besides: (name) => `(beside ${name})`,
     lastMatch: "Last match",
   },
 };
