@@ -84,9 +84,17 @@ def partners_of(names: list[str]) -> list[str]:
 
 def stop_on_signals() -> None:
     """SIGINT or SIGTERM stop the run through its cleanup (the bots, the server and its data
-    directory), even when it was started in the background, where SIGINT comes ignored."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
+    directory), even when it was started in the background, where SIGINT comes ignored. Once
+    stopping, it ignores them: a second one (``timeout`` sends its signal to the run and to its
+    process group, a second Ctrl-C) would break the cleanup off half-way."""
+
+    def stop(number: int, _frame: object) -> None:
+        for each in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(each, signal.SIG_IGN)
+        sys.exit(128 + number)
+
+    for each in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(each, stop)
 
 
 def main() -> None:

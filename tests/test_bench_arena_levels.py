@@ -1,6 +1,7 @@
 """``bench/arena_levels.py`` runs for many minutes with six bots and a ``koz serve`` of its own;
 stopped part-way, from a terminal (SIGINT to its process group) or by a supervisor (SIGTERM to it
-alone, as ``kill`` sends it), it takes down everything it started and the data folder it made."""
+alone, as ``kill`` sends it, or twice, as ``timeout`` does), it takes down everything it started
+and the data folder it made."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,14 @@ def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
     return sorted({*children(run.pid), *redis} - {run.pid})
 
 
+def stop_twice(run: subprocess.Popen) -> None:
+    """SIGTERM, and again while the run stops its bots and server: as ``timeout`` signals a
+    command, once to it and once to its process group."""
+    run.send_signal(signal.SIGTERM)
+    time.sleep(0.3)
+    run.send_signal(signal.SIGTERM)
+
+
 @pytest.fixture
 def short_folder():
     """A temporary folder of a short path: the embedded redis-server's socket goes below it, and
@@ -49,9 +59,10 @@ def short_folder():
     ("stop", "status"),
     [
         (lambda run: run.send_signal(signal.SIGTERM), 128 + signal.SIGTERM),
-        (lambda run: os.killpg(run.pid, signal.SIGINT), -signal.SIGINT),  # Python's own exit on KeyboardInterrupt
+        (lambda run: os.killpg(run.pid, signal.SIGINT), 128 + signal.SIGINT),
+        (stop_twice, 128 + signal.SIGTERM),
     ],
-    ids=["sigterm-to-the-bench", "sigint-to-its-group"],
+    ids=["sigterm-to-the-bench", "sigint-to-its-group", "sigterm-again-while-it-stops"],
 )
 def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folder(short_folder, stop, status):
     errors = short_folder / "stderr"
