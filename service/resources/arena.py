@@ -63,7 +63,7 @@ class SeekCreateSchema(RequestSchema):
         validate=validate.Length(min=1, max=200),
         metadata={
             "description": "In a ruleset of partnerships (`sides` in the catalog), the account to sit beside: the seek is paired "
-            "once that account seeks the same beside this one, and the two play as one side; null: a partner drawn at random",
+            "once that account seeks the same beside this one, and the two play as one side; absent or null: a partner drawn at random",
             "example": None,  # what a client that fills every field from the schema sends, valid in every ruleset
         },
     )
