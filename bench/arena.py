@@ -49,7 +49,7 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from gevent.pool import Group  # noqa: E402
 
-from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service  # noqa: E402
+from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service, stop_on_signals  # noqa: E402
 
 RULESETS = ["german-whist", "sixty-six", "partnership-batak"]
 
@@ -281,6 +281,7 @@ def main() -> None:
     )
     parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
+    stop_on_signals()
 
     # every bot's connections and stream come from this one address
     os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))

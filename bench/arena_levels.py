@@ -29,7 +29,6 @@ import json
 import re
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO
 
-from api import Connection, CpuMeter, start_service
+from api import Connection, CpuMeter, start_service, stop_on_signals
 from ratings import LEVELS, apart_by, told_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -80,21 +79,6 @@ def pairings(logs: list[IO[str]], names: list[str]) -> Counter[str]:
 def partners_of(names: list[str]) -> list[str]:
     """Each bot's partner with ``--partners``: the other bot of its level."""
     return [next(other for other, its_level in zip(names, LEVELS) if its_level == level and other != name) for name, level in zip(names, LEVELS)]
-
-
-def stop_on_signals() -> None:
-    """SIGINT or SIGTERM stop the run through its cleanup (the bots, the server and its data
-    directory), even when it was started in the background, where SIGINT comes ignored. Once
-    stopping, it ignores them: a second one (``timeout`` sends its signal to the run and to its
-    process group, a second Ctrl-C) would break the cleanup off half-way."""
-
-    def stop(number: int, _frame: object) -> None:
-        for each in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(each, signal.SIG_IGN)
-        sys.exit(128 + number)
-
-    for each in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(each, stop)
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """``bench/arena_levels.py`` runs for many minutes with six bots and a ``koz serve`` of its own;
 stopped part-way, from a terminal (SIGINT to its process group) or by a supervisor (SIGTERM to it
 alone, as ``kill`` sends it, or twice, as ``timeout`` does), it takes down everything it started
-and the data folder it made."""
+and the data folder it made. So does ``bench/arena.py``, which runs a crowd of bots the same way."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tests.test_serve_lifetime import children, wait_until
 pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "arena_levels.py"
+ARENA_BENCH = BENCH.with_name("arena.py")
 
 
 def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
@@ -82,6 +83,32 @@ def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folde
         assert len(started) >= 8, started  # six bots, koz serve and its redis-server at least
         stop(run)
         assert run.wait(60) == status
+        wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
+        assert not list(short_folder.glob("koz-bench-*"))
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+
+
+def test_the_arena_crowd_bench_stopped_while_it_measures_leaves_no_process_and_no_data_folder(short_folder):
+    errors = short_folder / "stderr"
+    run = subprocess.Popen(
+        [sys.executable, str(ARENA_BENCH), "--accounts", "20", "--matches", "10", "--seconds", "30"],
+        stdout=subprocess.PIPE,
+        stderr=errors.open("w"),
+        text=True,
+        env={**os.environ, "TMPDIR": str(short_folder)},
+        start_new_session=True,
+    )
+    try:
+        assert run.stdout is not None
+        first = run.stdout.readline()
+        assert first.startswith("this checkout"), errors.read_text()  # warmed up: the seeks are measured
+        started = started_by(run, short_folder)
+        assert len(started) >= 2, started  # koz serve and its redis-server at least
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(60) == 128 + signal.SIGTERM
         wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
         assert not list(short_folder.glob("koz-bench-*"))
     finally:
