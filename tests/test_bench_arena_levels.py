@@ -56,6 +56,34 @@ def short_folder():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def assert_stopped_cleanly(folder: Path, arguments: list[str], running, at_least: int, stop, status: int) -> None:
+    """Runs the bench with ``arguments`` until its first line of output shows it ``running``
+    (with ``at_least`` processes started), stops it with ``stop``: it ends with ``status``, and
+    nothing it started is left, process or data folder."""
+    errors = folder / "stderr"
+    run = subprocess.Popen(
+        [sys.executable, *arguments],
+        stdout=subprocess.PIPE,
+        stderr=errors.open("w"),
+        text=True,
+        env={**os.environ, "TMPDIR": str(folder)},
+        start_new_session=True,  # SIGINT is not ignored in it, as in a background job
+    )
+    try:
+        assert run.stdout is not None
+        assert running(run.stdout.readline()), errors.read_text()
+        started = started_by(run, folder)
+        assert len(started) >= at_least, started
+        stop(run)
+        assert run.wait(60) == status
+        wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
+        assert not list(folder.glob("koz-bench-*"))
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+
+
 @pytest.mark.parametrize(
     ("stop", "status"),
     [
@@ -66,52 +94,13 @@ def short_folder():
     ids=["sigterm-to-the-bench", "sigint-to-its-group", "sigterm-again-while-it-stops"],
 )
 def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folder(short_folder, stop, status):
-    errors = short_folder / "stderr"
-    run = subprocess.Popen(
-        [sys.executable, str(BENCH), "--matches", "50", "--trace", "0.5"],
-        stdout=subprocess.PIPE,
-        stderr=errors.open("w"),
-        text=True,
-        env={**os.environ, "TMPDIR": str(short_folder)},
-        start_new_session=True,  # SIGINT is not ignored in it, as in a background job
-    )
-    try:
-        assert run.stdout is not None
-        first = run.stdout.readline()
-        assert " s, " in first, errors.read_text()  # the first standing: the six bots are seeking
-        started = started_by(run, short_folder)
-        assert len(started) >= 8, started  # six bots, koz serve and its redis-server at least
-        stop(run)
-        assert run.wait(60) == status
-        wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
-        assert not list(short_folder.glob("koz-bench-*"))
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.wait()
+    # the first standing: the six bots are seeking (they, koz serve and its redis-server at least)
+    arguments = [str(BENCH), "--matches", "50", "--trace", "0.5"]
+    assert_stopped_cleanly(short_folder, arguments, lambda line: " s, " in line, 8, stop, status)
 
 
 def test_the_arena_crowd_bench_stopped_while_it_measures_leaves_no_process_and_no_data_folder(short_folder):
-    errors = short_folder / "stderr"
-    run = subprocess.Popen(
-        [sys.executable, str(ARENA_BENCH), "--accounts", "20", "--matches", "10", "--seconds", "30"],
-        stdout=subprocess.PIPE,
-        stderr=errors.open("w"),
-        text=True,
-        env={**os.environ, "TMPDIR": str(short_folder)},
-        start_new_session=True,
-    )
-    try:
-        assert run.stdout is not None
-        first = run.stdout.readline()
-        assert first.startswith("this checkout"), errors.read_text()  # warmed up: the seeks are measured
-        started = started_by(run, short_folder)
-        assert len(started) >= 2, started  # koz serve and its redis-server at least
-        run.send_signal(signal.SIGTERM)
-        assert run.wait(60) == 128 + signal.SIGTERM
-        wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
-        assert not list(short_folder.glob("koz-bench-*"))
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.wait()
+    # warmed up: the seeks are measured (koz serve and its redis-server at least)
+    arguments = [str(ARENA_BENCH), "--accounts", "20", "--matches", "10", "--seconds", "30"]
+    sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
+    assert_stopped_cleanly(short_folder, arguments, lambda line: line.startswith("this checkout"), 2, sigterm, 128 + signal.SIGTERM)
