@@ -159,11 +159,9 @@ class Matchmaker:
             return []
         tables: list[list[tuple[Account, str | None]]] = []
         for pairing, seeks in pairings:
-            seated: dict[str, list[tuple[Account, str | None]]] = {seek["account"]: [(accounts[seek["account"]], None)] for seek in seeks}
-            for seek in seeks:  # (a pairing holds both partners of a side, or neither)
-                if seek.get("partner") in seated and seek["account"] in seated and seek["account"] < seek["partner"]:
-                    seated[seek["account"]] += seated.pop(seek["partner"])
-            units = list(seated.values())
+            partnered = {account for side in pairing.partners for account in side}
+            units: list[list[tuple[Account, str | None]]] = [[(accounts[account], None) for account in side] for side in pairing.partners]
+            units += [[(accounts[seek["account"]], None)] for seek in seeks if seek["account"] not in partnered]
             units += [[(house[level], level)] for level in pairing.house]
             tables.append(seat(units, ruleset.sides(), self.random))  # partners as they sought, the rest drawn
         clock = {

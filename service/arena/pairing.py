@@ -48,6 +48,8 @@ class Pairing:
     seeks: tuple[Seek, ...]
     #: the house levels that fill the other seats
     house: tuple[str, ...] = field(default_factory=tuple)
+    #: the accounts of each side of partners among the seeks (two that named each other)
+    partners: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
 
 
 def window(waited: float) -> float:
@@ -134,7 +136,8 @@ def pair(seeks: Sequence[Seek], seat_count: int, now: float, house_ratings: Mapp
                 continue
             house = nearest_house(unit.rating, house_ratings, seat_count - seats)
         members = tuple(seek for member in chosen for seek in member.seeks)
-        pairings.append(Pairing(members, house))
+        partners = tuple(tuple(seek.account for seek in member.seeks) for member in chosen if len(member.seeks) > 1)
+        pairings.append(Pairing(members, house, partners))
         paired.update(seek.id for seek in members)
     return pairings
 
@@ -150,19 +153,12 @@ def house_due(seeks: Sequence[Seek], pairings: Sequence[Pairing], now: float) ->
 def seat(players: list[list[T]], sides: list[list[int]], shuffle: random.Random) -> list[T]:
     """The players in seat order, drawn at random, where ``players`` are the pairing's units (a
     side of partners as one list): each such side on a side of the table, the others anywhere left."""
-    if all(len(unit) == 1 for unit in players):
-        alone = [unit[0] for unit in players]
-        shuffle.shuffle(alone)
-        return alone
-    teams = [list(unit) for unit in players if len(unit) > 1]
     others = [unit[0] for unit in players if len(unit) == 1]
+    shuffle.shuffle(others)  # first: without partners, this is the one draw of every seat
     free_sides = [list(side) for side in sides]
-    shuffle.shuffle(teams)
-    shuffle.shuffle(free_sides)
-    shuffle.shuffle(others)
     seated: dict[int, T] = {}
-    for team in teams:
-        side = next(side for side in free_sides if len(side) == len(team))
+    for team in (list(unit) for unit in players if len(unit) > 1):
+        side = shuffle.choice([side for side in free_sides if len(side) == len(team)])
         free_sides.remove(side)
         shuffle.shuffle(team)
         seated.update(zip(side, team))
