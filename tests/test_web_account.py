@@ -148,8 +148,12 @@ def test_two_people_who_name_each_other_as_partners_sit_on_one_side_of_the_table
         ceren_key = take_account(ceren, "Ceren")
         take_account(deniz, "Deniz")
         assert ceren.page.locator("form.seek [name=partner]").is_hidden()  # German Whist, chosen first, has no partners
+        ceren.page.locator("form.seek [name=ruleset]").select_option("partnership-batak")
+        assert ceren.page.locator("form.seek [name=partner]").is_visible()
+        ceren.screenshot("account-seek-with-a-partner-field")
         seek(ceren, "partnership-batak", "10", partner="Deniz")
         ceren.page.get_by_text("(ortağın Deniz)").wait_for()
+        ceren.screenshot("account-seeking-with-a-partner")
         (waiting,) = api.request("GET", "/v1/arena/seeks", token=ceren_key).body["seeks"]
         assert waiting["ruleset"] == "partnership-batak" and waiting["partner"] == "Deniz"
         seek(deniz, "partnership-batak", "10", partner="Ceren")

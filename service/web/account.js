@@ -8,7 +8,7 @@
 import { Refusal, api, followArena } from "./api.js";
 import { catalog, h, ruleset, show } from "./dom.js";
 import { kept, optionsFields, readOptions } from "./lobby.js";
-import { problemLine } from "./table.js";
+import { partnered, problemLine } from "./table.js";
 import { language, named, text } from "./words.js";
 
 /** What the house may wait for: seconds before Koz's own players are met instead, or never (""). */
@@ -78,11 +78,6 @@ function recentTable(page) {
       h("td", {}, text("outcomes")[entry.outcome]),
       h("td", {}, entry.rated ? decimal(entry.rating_change, true) : text("unrated")),
       h("td", {}, h("a", { href: `#/${entry.ruleset}/${entry.game}` }, text("openGame")))))));
-}
-
-/** Whether a ruleset is played by sides of several seats, where a partner may be named. */
-function partnered(entry) {
-  return entry.sides.some((side) => side.length > 1);
 }
 
 /** The seek form and the seeks waiting: a rated match of a ruleset with its main options (the

@@ -21,8 +21,8 @@ function sides(view) {
   return view.sides;
 }
 
-/** Sides of more than one seat: the scores are kept per side. */
-function partnered(view) {
+/** Sides of more than one seat (of a view, or a catalog entry): the scores are kept per side. */
+export function partnered(view) {
   return sides(view).some((side) => side.length > 1);
 }
 
