@@ -36,6 +36,9 @@ from .games import Games
 from .verify import load_history, verify
 from .worker import BLOCK_SECONDS, Worker
 
+#: the start of the name of the folder where a ``koz serve``'s web processes count their metrics
+METRICS_PREFIX = "koz-metrics-"
+
 log = logging.getLogger("koz")
 
 DEFAULT_OPENAPI_PATH = Path("openapi") / "openapi.json"
@@ -131,20 +134,39 @@ def use_redis_url(args: argparse.Namespace) -> None:
 def share_metrics(args: argparse.Namespace) -> None:
     """Several web processes count into one directory (prometheus_client's multiprocess mode),
     so that ``/metrics`` from any of them tells the whole server's story. prometheus_client
-    reads ``PROMETHEUS_MULTIPROC_DIR`` when it is imported: without it, ``koz serve`` empties a
-    directory of its own (per port) and starts again with it set."""
+    reads ``PROMETHEUS_MULTIPROC_DIR`` when it is imported: without it, ``koz serve`` makes a
+    directory of its own and starts again (the same process) with it set."""
     if args.processes <= 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return
-    directory = own_metrics_folder(args)
-    shutil.rmtree(directory, ignore_errors=True)  # counts of an earlier run must not add up with these
-    directory.mkdir(parents=True)
+    directory = own_metrics_folder()
+    directory.mkdir()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
     os.execv(sys.executable, [sys.executable, "-m", "service.cli", *args.argv])
 
 
-def own_metrics_folder(args: argparse.Namespace) -> Path:
-    """The folder ``koz serve`` makes for its web processes' metrics (removed when it stops)."""
-    return Path(tempfile.gettempdir()) / f"koz-metrics-{args.port}"
+def own_metrics_folder() -> Path:
+    """The folder ``koz serve`` makes for its web processes' metrics, named by its process
+    (which keeps its id when it starts again with the folder set); removed when it stops."""
+    return Path(tempfile.gettempdir()) / f"{METRICS_PREFIX}{os.getpid()}"
+
+
+def remove_metrics_of_killed_services() -> None:
+    """Remove the metrics folders of services that are gone: a service killed with SIGKILL
+    could not remove its own."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{METRICS_PREFIX}*"):
+        owner = folder.name.removeprefix(METRICS_PREFIX)
+        if owner.isdigit() and not process_alive(int(owner)) and folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def forget_process(_server: Any, worker: Any) -> None:
@@ -165,6 +187,7 @@ def said_ready(process: subprocess.Popen[bytes], ready_read: int) -> bool:
 
 def serve(args: argparse.Namespace) -> None:
     use_redis_url(args)
+    remove_metrics_of_killed_services()
     share_metrics(args)
     settings = Settings.from_env()
     service = os.getpid()
@@ -199,8 +222,8 @@ def serve(args: argparse.Namespace) -> None:
             workers.stop()
             if embedded is not None:
                 embedded.stop()
-            if os.environ.get("PROMETHEUS_MULTIPROC_DIR") == str(own_metrics_folder(args)):  # not one an operator named
-                shutil.rmtree(own_metrics_folder(args), ignore_errors=True)
+            if os.environ.get("PROMETHEUS_MULTIPROC_DIR") == str(own_metrics_folder()):  # not one an operator named
+                shutil.rmtree(own_metrics_folder(), ignore_errors=True)
 
 
 def work(args: argparse.Namespace) -> None:

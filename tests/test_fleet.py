@@ -455,7 +455,7 @@ def test_koz_serve_with_several_processes_counts_them_all_in_one_metrics(redis_s
         wait_until(lambda: process.poll() is None and request_status(url, "/readyz") == 200, 60, "koz serve did not start")
         for _ in range(40):  # a connection each: both processes answer some
             assert request(url, "GET", "/v1/rulesets")[0] == 200
-        directory = Path(tempfile.gettempdir()) / f"koz-metrics-{port}"
+        directory = Path(tempfile.gettempdir()) / f"koz-metrics-{process.pid}"
         writers = {path.stem.rsplit("_", 1)[-1] for path in directory.glob("*.db")}
         assert len(writers) >= 2, writers  # the web processes (and the master) write there
         for _ in range(6):

@@ -61,14 +61,14 @@ def wait_until(condition, seconds: float, message: str) -> None:
 
 def test_a_stopped_koz_serve_of_several_web_processes_removes_the_folder_their_metrics_shared(tmp_path):
     with Service(tmp_path / "koz-data", "--processes", "2") as service:
-        shared = Path(tempfile.gettempdir()) / f"koz-metrics-{service.port}"
+        shared = Path(tempfile.gettempdir()) / f"koz-metrics-{service.process.pid}"
         assert "koz_http_request_duration_seconds" in urllib.request.urlopen(f"{service.url}/metrics", timeout=30).read().decode()
         assert list(shared.glob("*.db"))  # the web processes count there
         assert service.stop() == 0
     assert not shared.exists()
 
 
-def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_cleanly_on_its_data(tmp_path):
+def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_cleanly_and_removes_what_it_left(tmp_path):
     data_dir = tmp_path / "koz-data"
     with Service(data_dir, "--processes", "2", "--workers", "2") as service:
         api = SocketClient(service.url)
@@ -81,9 +81,10 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
         # its children (the web processes, the workers), theirs, and the Redis it says it started
         started = sorted({*children(service.process.pid), service.redis_pid})
         killed_folder = service.redis_socket.parent  # the temporary folder that start made
+        killed_metrics = Path(tempfile.gettempdir()) / f"koz-metrics-{service.process.pid}"  # its web processes' counts
         try:
             assert sorted(map(kind_of, started)) == ["redis-server", "web", "web", "worker", "worker"], list(map(command_of, started))
-            assert killed_folder.is_dir()
+            assert killed_folder.is_dir() and killed_metrics.is_dir()
             service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
             service.process.wait(10)
             killed_at = time.monotonic()
@@ -98,6 +99,7 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
     with Service(data_dir) as again:  # the same folder: it starts cleanly, on the same data
         assert "left running" not in again.log.read_text()
         assert not killed_folder.exists(), "the killed service's temporary folder was left"
+        assert not killed_metrics.exists(), "the killed service's metrics folder was left"
         api = SocketClient(again.url)
         assert api.view(created["id"]).body["version"] == played["version"]
         # its Redis is its own: restarted on the same data when it dies
