@@ -585,6 +585,7 @@ def main() -> None:
     if args.attack_only:
         attack_for(args.url, args.slow_bodies, args.attacker, args.seconds)
         return
+    stop_on_signals()
     if args.peer:
         from boardgameio import compare
 

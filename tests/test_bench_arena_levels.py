@@ -1,7 +1,8 @@
 """``bench/arena_levels.py`` runs for many minutes with six bots and a ``koz serve`` of its own;
 stopped part-way, from a terminal (SIGINT to its process group) or by a supervisor (SIGTERM to it
 alone, as ``kill`` sends it, or twice, as ``timeout`` does), it takes down everything it started
-and the data folder it made. So does ``bench/arena.py``, which runs a crowd of bots the same way."""
+and the data folder it made. So do ``bench/arena.py``, which runs a crowd of bots the same way, and ``bench/api.py``, whose
+load runs against servers of its own."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "arena_levels.py"
 ARENA_BENCH = BENCH.with_name("arena.py")
+API_BENCH = BENCH.with_name("api.py")
 
 
 def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
@@ -56,22 +58,25 @@ def short_folder():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def assert_stopped_cleanly(folder: Path, arguments: list[str], running, at_least: int, stop, status: int) -> None:
-    """Runs the bench with ``arguments`` until its first line of output shows it ``running``
-    (with ``at_least`` processes started), stops it with ``stop``: it ends with ``status``, and
-    nothing it started is left, process or data folder."""
-    errors = folder / "stderr"
+def assert_stopped_cleanly(
+    folder: Path, arguments: list[str], running, at_least: int, stop, status: int, progress_on_stderr: bool = False
+) -> None:
+    """Runs the bench with ``arguments`` until its first line of output (of progress, with
+    ``progress_on_stderr``) shows it ``running`` (with ``at_least`` processes started), stops it
+    with ``stop``: it ends with ``status``, and nothing it started is left, process or data folder."""
+    rest = folder / "rest-of-output"
     run = subprocess.Popen(
         [sys.executable, *arguments],
-        stdout=subprocess.PIPE,
-        stderr=errors.open("w"),
+        stdout=rest.open("w") if progress_on_stderr else subprocess.PIPE,
+        stderr=subprocess.PIPE if progress_on_stderr else rest.open("w"),
         text=True,
         env={**os.environ, "TMPDIR": str(folder)},
         start_new_session=True,  # SIGINT is not ignored in it, as in a background job
     )
     try:
-        assert run.stdout is not None
-        assert running(run.stdout.readline()), errors.read_text()
+        watched = run.stderr if progress_on_stderr else run.stdout
+        assert watched is not None
+        assert running(watched.readline()), rest.read_text()
         started = started_by(run, folder)
         assert len(started) >= at_least, started
         stop(run)
@@ -104,3 +109,11 @@ def test_the_arena_crowd_bench_stopped_while_it_measures_leaves_no_process_and_n
     arguments = [str(ARENA_BENCH), "--accounts", "20", "--matches", "10", "--seconds", "30"]
     sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
     assert_stopped_cleanly(short_folder, arguments, lambda line: line.startswith("this checkout"), 2, sigterm, 128 + signal.SIGTERM)
+
+
+def test_the_load_bench_stopped_while_it_measures_leaves_no_process_and_no_data_folder(short_folder):
+    # the first figure is out: the actions are measured next (koz serve and its redis-server at least)
+    arguments = [str(API_BENCH), "--seconds", "2"]
+    sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
+    started = lambda line: line.startswith("  GET /healthz")  # noqa: E731
+    assert_stopped_cleanly(short_folder, arguments, started, 2, sigterm, 128 + signal.SIGTERM, progress_on_stderr=True)
