@@ -27,9 +27,11 @@ def take_account(table: Table, name: str) -> str:
     return json.loads(table.page.evaluate("localStorage.getItem('koz:account')"))["key"]
 
 
-def seek(table: Table, ruleset: str, house_after: str, options: dict[str, str] | None = None, partner: str | None = None) -> None:
+def seek(
+    table: Table, ruleset: str, house_after: str, options: dict[str, str] | None = None, partner: str | None = None, button: str = "MAÇ ARA"
+) -> None:
     """Seek a rated match of the ruleset, choosing its shown options (``code``: the value selected)
-    and naming a partner."""
+    and naming a partner; ``button``: the seek button's name in the page's language."""
     form = table.page.locator("form.seek")
     form.locator("[name=ruleset]").select_option(ruleset)
     for code, value in (options or {}).items():
@@ -37,7 +39,7 @@ def seek(table: Table, ruleset: str, house_after: str, options: dict[str, str] |
     if partner is not None:
         form.locator("[name=partner]").fill(partner)
     form.locator("[name=house_after]").select_option(house_after)
-    form.get_by_role("button", name="MAÇ ARA").click()
+    form.get_by_role("button", name=button).click()
 
 
 def decimal(number: float, signed: bool = False) -> str:
@@ -143,7 +145,7 @@ def test_an_account_the_service_no_longer_knows_is_forgotten_and_another_offered
 
 def test_two_people_who_name_each_other_as_partners_sit_on_one_side_of_the_table(browser, service, api):  # noqa: F811
     ceren = Table(browser, service)
-    deniz = Table(browser, service)
+    deniz = Table(browser, service, viewport={"width": 390, "height": 844})  # on a phone, in English
     try:
         ceren_key = take_account(ceren, "Ceren")
         take_account(deniz, "Deniz")
@@ -156,7 +158,12 @@ def test_two_people_who_name_each_other_as_partners_sit_on_one_side_of_the_table
         ceren.screenshot("account-seeking-with-a-partner")
         (waiting,) = api.request("GET", "/v1/arena/seeks", token=ceren_key).body["seeks"]
         assert waiting["ruleset"] == "partnership-batak" and waiting["partner"] == "Deniz"
-        seek(deniz, "partnership-batak", "10", partner="Ceren")
+        deniz.page.get_by_role("button", name="English").click()
+        deniz.page.get_by_role("button", name="SEEK A MATCH").wait_for()
+        deniz.page.locator("form.seek [name=ruleset]").select_option("partnership-batak")
+        deniz.page.get_by_label("Your partner (empty: drawn; they must name you too)").wait_for()
+        deniz.screenshot("account-seek-with-a-partner-field-phone-english")
+        seek(deniz, "partnership-batak", "10", partner="Ceren", button="SEEK A MATCH")
         for table in (ceren, deniz):  # no one else seeks: Koz's players fill the other side
             table.page.locator(".game").wait_for(timeout=60_000)
         assert ceren.game_id == deniz.game_id
