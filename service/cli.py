@@ -139,6 +139,7 @@ def share_metrics(args: argparse.Namespace) -> None:
     if args.processes <= 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return
     directory = own_metrics_folder()
+    shutil.rmtree(directory, ignore_errors=True)  # a killed service's of the same process id: its counts must not add up with these
     directory.mkdir()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
     os.execv(sys.executable, [sys.executable, "-m", "service.cli", *args.argv])
