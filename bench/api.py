@@ -58,7 +58,6 @@ import os  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -70,6 +69,7 @@ from urllib.parse import urlsplit  # noqa: E402
 import gevent  # noqa: E402
 import gevent.event  # noqa: E402
 from gevent.pool import Group  # noqa: E402
+from stopping import stop_on_signals  # noqa: E402
 
 
 def free_port() -> int:
@@ -477,21 +477,6 @@ def raise_open_file_limit() -> int:
     if soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def stop_on_signals() -> None:
-    """SIGINT or SIGTERM stop the run through its cleanup (its clients, the servers it started and
-    their data folders), even when it was started in the background, where SIGINT comes ignored. Once
-    stopping, it ignores them: a second one (``timeout`` sends its signal to the run and to its
-    process group, a second Ctrl-C) would break the cleanup off half-way."""
-
-    def stop(number: int, _frame: object) -> None:
-        for each in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(each, signal.SIG_IGN)
-        sys.exit(128 + number)
-
-    for each in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(each, stop)
 
 
 def start_service(appendfsync: str, source: str | None = None, processes: int = 1) -> tuple[subprocess.Popen, str, str]:

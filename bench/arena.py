@@ -49,7 +49,8 @@ from pathlib import Path  # noqa: E402
 import gevent  # noqa: E402
 from gevent.pool import Group  # noqa: E402
 
-from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service, stop_on_signals  # noqa: E402
+from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service  # noqa: E402
+from stopping import stop_on_signals  # noqa: E402
 
 RULESETS = ["german-whist", "sixty-six", "partnership-batak"]
 

@@ -37,7 +37,8 @@ from collections import Counter
 from pathlib import Path
 from typing import IO
 
-from api import Connection, CpuMeter, start_service, stop_on_signals
+from api import Connection, CpuMeter, start_service
+from stopping import stop_on_signals
 from ratings import LEVELS, apart_by, told_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

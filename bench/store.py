@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from stopping import stop_on_signals
+
 HERE = Path(__file__).resolve().parent
 # this folder holds engine.py, a benchmark: it must not hide the engine package of the checkout measured
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]
@@ -177,18 +179,19 @@ def measure(url: str, seed: str) -> dict:
 
 
 def run_in(tree: Path, url: str, seed: str) -> dict:
-    """Measure the checkout at ``tree`` in a process of its own."""
+    """Measure the checkout at ``tree`` in a process of its own (killed if this one is stopped)."""
     environment = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--measure", url, "--seed", seed],
-        env=environment,
-        cwd=tree,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"measuring {tree} failed:\n{done.stderr}")
-    return json.loads(done.stdout)
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure", url, "--seed", seed]
+    with subprocess.Popen(command, env=environment, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as measuring:
+        print(f"measuring {tree} (process {measuring.pid})", file=sys.stderr, flush=True)
+        try:
+            output, errors = measuring.communicate()
+        except BaseException:
+            measuring.kill()
+            raise
+    if measuring.returncode != 0:
+        raise RuntimeError(f"measuring {tree} failed:\n{errors}")
+    return json.loads(output)
 
 
 ROWS = [
@@ -211,6 +214,7 @@ def main() -> None:
     if args.measure:
         print(json.dumps(measure(args.measure, args.seed)))
         return
+    stop_on_signals()
     directory = tempfile.mkdtemp(prefix="koz-bench-store-")
     server, url = start_redis(directory)
     try:

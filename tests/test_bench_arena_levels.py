@@ -1,8 +1,9 @@
 """``bench/arena_levels.py`` runs for many minutes with six bots and a ``koz serve`` of its own;
 stopped part-way, from a terminal (SIGINT to its process group) or by a supervisor (SIGTERM to it
 alone, as ``kill`` sends it, or twice, as ``timeout`` does), it takes down everything it started
-and the data folder it made. So do ``bench/arena.py``, which runs a crowd of bots the same way, and ``bench/api.py``, whose
-load runs against servers of its own."""
+and the data folder it made. So do ``bench/arena.py``, which runs a crowd of bots the same way, ``bench/api.py``, whose
+load runs against servers of its own, and ``bench/store.py``, which measures a checkout in a process
+of its own against a redis-server it started."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "arena_levels.py"
 ARENA_BENCH = BENCH.with_name("arena.py")
 API_BENCH = BENCH.with_name("api.py")
+STORE_BENCH = BENCH.with_name("store.py")
 
 
 def started_by(run: subprocess.Popen, folder: Path) -> list[int]:
@@ -117,3 +119,10 @@ def test_the_load_bench_stopped_while_it_measures_leaves_no_process_and_no_data_
     sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
     started = lambda line: line.startswith("  GET /healthz")  # noqa: E731
     assert_stopped_cleanly(short_folder, arguments, started, 2, sigterm, 128 + signal.SIGTERM, progress_on_stderr=True)
+
+
+def test_the_store_bench_stopped_while_it_measures_leaves_no_process_and_no_data_folder(short_folder):
+    # a checkout is being measured (its process and the redis-server)
+    sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
+    started = lambda line: line.startswith("measuring ")  # noqa: E731
+    assert_stopped_cleanly(short_folder, [str(STORE_BENCH)], started, 2, sigterm, 128 + signal.SIGTERM, progress_on_stderr=True)
