@@ -9,20 +9,34 @@ from __future__ import annotations
 
 import itertools
 import random
+from random import Random
 import time
 from dataclasses import replace
+from typing import Sequence
 
 import pytest
 
 from engine import Action, Close, Declare, Exchange, Marriage, registry
-from engine.cards import Card
+from engine.cards import Card, Suit, cards
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.cards import members
-from engine.players.sixty_six import DealRules, consistent_deals, deal_value, every_deal, read, sample, utilities
+from engine.players.sixty_six import (
+    DealRules,
+    Position,
+    Solvers,
+    consistent_deals,
+    deal_value,
+    every_deal,
+    finish,
+    play_out,
+    read,
+    sample,
+    utilities,
+)
 from engine.actions import play
 from engine.shuffle import SeededRandom
 from engine.sixty_six import DECK, SUITS, VARIANTS, Closing, SixtySixState
-from sixty_six_tables import table
+from sixty_six_tables import numbers, table
 
 GAME = registry.get("sixty-six")
 CARDS = DECK.cards
@@ -346,6 +360,75 @@ def test_after_a_marriage_without_the_claim_both_levels_reply_with_a_card():
     info = seat_info(state, 1)
     for level in (BasicPlayer(), ExpertPlayer()):
         assert level.choose(info, "seed", SMALL) in info.legal_actions()
+
+
+# --- expert: the deals it plays out ------------------------------------------------------------
+
+
+class Recorded(Position):
+    """A sampled deal that keeps the tricks played on it, as (lead, reply) codes."""
+
+    def trick(self, lead: int, reply: int) -> bool:
+        self.played.append((DECK.code(lead), DECK.code(reply)))
+        return super().trick(lead, reply)
+
+
+def open_deal(talon: str) -> Recorded:
+    """Schnapsen, trump hearts, seat 0 to lead with the talon open: ``talon`` face down, the
+    heart jack face up under it."""
+    rules = DealRules(trump=SUITS.index(Suit.HEARTS), schnapsen=True)
+    hands = [DECK.mask(cards("AS QC JC KD JD")), DECK.mask(cards("TS AC TC QD AD"))]
+    deal = Recorded(rules, hands, (*numbers(talon), DECK.number[Card.parse("JH")]), None, [0, 0], [0, 0], [0, 0], 0)
+    deal.played = []
+    return deal
+
+
+def copied(deal: Recorded) -> Recorded:
+    twin = Recorded(deal.rules, deal.hands[:], deal.talon, deal.closing, deal.won[:], deal.marriage[:], deal.tricks[:], deal.leader)
+    twin.played = []
+    return twin
+
+
+class NeverAtRandom(Random):
+    def randrange(self, *bounds: int) -> int:  # type: ignore[override]
+        return 1
+
+
+class AlwaysTheHighestCard(Random):
+    def randrange(self, *bounds: int) -> int:  # type: ignore[override]
+        return 0
+
+    def choice(self, seq: Sequence[int]) -> int:  # type: ignore[override]
+        return max(seq)
+
+
+def test_a_deal_played_out_without_random_moves_follows_the_rules_of_thumb():
+    deal, by_the_rules = open_deal("KS QS AH"), open_deal("KS QS AH")
+    assert play_out(deal, [10**6], NeverAtRandom()) == play_out(by_the_rules, [10**6])
+    assert deal.played == by_the_rules.played and len(deal.played) == 7
+
+
+def test_a_random_move_while_the_talon_is_open_is_the_card_drawn_and_the_rules_of_thumb_play_on_once_it_is_empty():
+    # one card face down: the first trick empties the talon, both its cards drawn at random
+    # (the highest numbers: the spade ace and ten); the rest follows the rules of thumb
+    deal = open_deal("KS")
+    play_out(deal, [10**6], AlwaysTheHighestCard())
+    assert deal.played[0] == ("AS", "TS")
+    after_the_first_trick = copied(open_deal("KS"))
+    after_the_first_trick.trick(DECK.number[Card.parse("AS")], DECK.number[Card.parse("TS")])
+    after_the_first_trick.played = []
+    play_out(after_the_first_trick, [10**6])
+    assert deal.played[1:] == after_the_first_trick.played
+
+
+def test_every_candidate_of_a_sample_meets_the_same_random_moves():
+    solvers = Solvers([10**6], lambda: False, seed=7)
+    first, second = open_deal("KS QS AH"), open_deal("KS QS AH")
+    assert finish(first, [10**6], solvers) == finish(second, [10**6], solvers)
+    assert first.played == second.played
+    by_the_rules = open_deal("KS QS AH")
+    play_out(by_the_rules, [10**6])
+    assert first.played != by_the_rules.played  # the seed draws random moves
 
 
 # --- both levels: legal, deterministic, within budget --------------------------------------------

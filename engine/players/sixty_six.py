@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, permutations
 from math import comb, factorial
+from random import Random
 from typing import Callable, Iterator
 
 from ..actions import Action, Marriage, Play
@@ -455,10 +456,15 @@ def basic_closes(hand: int, marriable: int, outstanding: int, rules: DealRules, 
 
 #: A trick played out by the rules of thumb takes about as long as three nodes of the search.
 TRICK_WORK = 3
+#: While the talon is open, one move in this many of a played-out deal is a random card: a
+#: played-out deal that follows the rules of thumb alone meets only the opponent who plays
+#: by them (measured against VU's RdeepBot in issue 28's note).
+RANDOM_MOVE_IN = 2
 
 
-def play_out(position: Position, work: list[int]) -> int:
-    """Finish a deal with both sides playing the basic rules; the game points for seat 0.
+def play_out(position: Position, work: list[int], chance: Random | None = None) -> int:
+    """Finish a deal with both sides playing the basic rules, but for the moves ``chance``
+    makes random while the talon is open (none without it); the game points for seat 0.
 
     ``work`` is a one-element counter, decreased per trick by what a trick costs.
     """
@@ -474,12 +480,20 @@ def play_out(position: Position, work: list[int]) -> int:
             position.close(seat)
             marriable = position.marriable(seat)
         talon_open = position.talon_open
-        lead, married = basic_lead(hand, marriable, outstanding, rules, talon_open)
+        chance_now = chance if talon_open else None
+        if chance_now is not None and chance_now.randrange(RANDOM_MOVE_IN) == 0:
+            lead = chance_now.choice(members(hand))
+            married = bool(marriable >> lead & 1)  # announcing is never worse
+        else:
+            lead, married = basic_lead(hand, marriable, outstanding, rules, talon_open)
         if married and position.announce(lead):
             return position.value(seat)
         other = position.hands[1 - seat]
         legal = follower_cards(other, lead, rules.trump, talon_open)
-        reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), rules, talon_open)
+        if chance_now is not None and chance_now.randrange(RANDOM_MOVE_IN) == 0:
+            reply = chance_now.choice(members(legal))
+        else:
+            reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), rules, talon_open)
         work[0] -= TRICK_WORK
         if position.trick(lead, reply):
             return position.value(None)
@@ -710,12 +724,19 @@ def candidates(knowledge: Knowledge, legal: list[Action]) -> list[Candidate]:
 
 class Solvers:
     """The searches of one sampled deal, one per closing (its positions' values depend on it):
-    the candidates' and the replies' searches share the positions they meet."""
+    the candidates' and the replies' searches share the positions they meet. Its deals played
+    out meet the same random moves (drawn from ``seed``), so that candidates differ by their
+    own merit."""
 
-    def __init__(self, work: list[int], expired: Callable[[], bool]) -> None:
+    def __init__(self, work: list[int], expired: Callable[[], bool], seed: int) -> None:
         self.work = work
         self.expired = expired
+        self.seed = seed
         self.by_closing: dict[Closing | None, Solver] = {}
+
+    def chance(self) -> Random:
+        """The random moves of a deal played out, the same for every deal this sample plays out."""
+        return Random(self.seed)
 
     def of(self, position: Position) -> Solver:
         solver = self.by_closing.get(position.closing)
@@ -729,7 +750,7 @@ def finish(position: Position, work: list[int], solvers: Solvers, alpha: float =
     exhausted (exact within ``alpha`` and ``beta``, a bound beyond them), else played out by the
     basic rules."""
     if position.talon_open:
-        return play_out(position, work)
+        return play_out(position, work, solvers.chance())
     return solvers.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
 
 
@@ -793,7 +814,7 @@ def weigh(
     for dealt in deals:
         try:
             if knowledge.talon_open:
-                solvers = Solvers(work, expired)
+                solvers = Solvers(work, expired, rng.below(1 << 32))
                 values = [phase_one_value(dealt.copy(), knowledge, option, work, solvers) for option in options]
             else:
                 solver = Solver(knowledge.rules, knowledge.closing, work, expired)
