@@ -37,7 +37,10 @@ issue 28's note of 2026-12-02 were measured). The first lead alternates. Printed
 the deals Koz won with a 95% interval, game points per deal of each side, and each side's mean
 decision time (CPU and wall) and Koz's 95th percentile. ``--records FILE`` keeps each deal's
 record (winner, game points, both sides' decision times) as JSON: two runs of the same
-``--seed`` play the same deals, so two versions of the expert can be compared deal by deal.
+``--seed`` play the same deals, so two versions of the expert can be compared deal by deal:
+``--compare BEFORE AFTER [BEFORE AFTER ...]`` prints the change in deals won between two
+versions' records (after minus before) with its 95% interval, from the deals both played, which
+is narrower than comparing the two shares (each deal's luck is the same for both).
 """
 
 from __future__ import annotations
@@ -243,10 +246,40 @@ def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
             logs.record(events)
         else:
             end = message["end"]
-            records.append({**end, "koz_cpu": cpu, "koz_wall": wall})
+            records.append({**end, "seed": args.seed, "deal": deal["number"], "koz_cpu": cpu, "koz_wall": wall})
     if peer.wait() != 0:
         raise SystemExit(f"the VU side failed (exit {peer.returncode})")
     return records
+
+
+def paired_change(pairs: list[tuple[dict, dict]]) -> tuple[float, float]:
+    """The change in the share of deals Koz won, after minus before, over deals both played,
+    and the half-width of its 95% interval (normal, on the per-deal differences)."""
+    differences = [(after["winner"] == "koz") - (before["winner"] == "koz") for before, after in pairs]
+    count = len(differences)
+    change = sum(differences) / count
+    variance = sum((d - change) ** 2 for d in differences) / (count - 1)
+    return change, 1.959964 * math.sqrt(variance / count)
+
+
+def compare_main(paths: list[str]) -> None:
+    if len(paths) % 2:
+        raise SystemExit("--compare takes pairs of record files: BEFORE AFTER [BEFORE AFTER ...]")
+    pairs: list[tuple[dict, dict]] = []
+    for before_path, after_path in zip(paths[::2], paths[1::2]):
+        before, after = ({(r["seed"], r["deal"]): r for r in json.loads(Path(path).read_text())} for path in (before_path, after_path))
+        common = sorted(before.keys() & after.keys())
+        if not common:
+            raise SystemExit(f"{before_path} and {after_path} share no deal (the same --seed plays the same deals)")
+        pairs += [(before[key], after[key]) for key in common]
+    if len(pairs) < 2:
+        raise SystemExit("--compare needs at least two deals played by both")
+    change, spread = paired_change(pairs)
+    shares = [sum(pair[side]["winner"] == "koz" for pair in pairs) / len(pairs) for side in (0, 1)]
+    print(
+        f"{len(pairs)} deals played by both: before {100 * shares[0]:.1f}%, after {100 * shares[1]:.1f}%, "
+        f"change {100 * change:+.2f} ± {100 * spread:.2f} points (95%)"
+    )
 
 
 def mean(values: list[float]) -> float:
@@ -307,8 +340,12 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
     parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
     parser.add_argument("--records", help="--peer: write each deal's record to this JSON file")
+    parser.add_argument("--compare", nargs="+", metavar="RECORDS", help="pairs of --records files, before and after: the change in deals won")
     parser.add_argument("--first-deal", action="store_true", help="--peer: each deal as the first of a match to 7, not one that decides")
     args = parser.parse_args()
+    if args.compare:
+        compare_main(args.compare)
+        return
     if args.peer:
         peer_main(args)
         return

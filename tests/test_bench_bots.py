@@ -1,0 +1,49 @@
+"""``bench/bots.py --compare``: two versions of the expert, compared on the deals both played."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def records(path: Path, seed: str, winners: dict[int, str]) -> str:
+    path.write_text(json.dumps([{"seed": seed, "deal": deal, "winner": winner, "points": 1} for deal, winner in winners.items()]))
+    return str(path)
+
+
+def compare(*paths: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "bench/bots.py"), "--compare", *paths], capture_output=True, text=True, timeout=120)
+
+
+def test_the_change_is_taken_deal_by_deal_over_the_deals_both_versions_played(tmp_path):
+    before = records(tmp_path / "before.json", "s", {0: "koz", 1: "rdeep", 2: "rdeep", 3: "koz"})
+    # deal 4 was played after only, and the deals are listed in another order: neither counts
+    after = records(tmp_path / "after.json", "s", {4: "rdeep", 3: "rdeep", 2: "koz", 1: "koz", 0: "koz"})
+    run = compare(before, after)
+    assert run.returncode == 0, run.stderr
+    # differences 0, +1, +1, -1: mean 0.25, sample variance 11/12, half-width 1.96 * sqrt(11/48)
+    assert run.stdout.strip() == "4 deals played by both: before 50.0%, after 75.0%, change +25.00 ± 93.83 points (95%)"
+
+
+def test_pairs_of_runs_are_pooled(tmp_path):
+    first = records(tmp_path / "b1.json", "s1", {0: "rdeep", 1: "rdeep"}), records(tmp_path / "a1.json", "s1", {0: "koz", 1: "koz"})
+    second = records(tmp_path / "b2.json", "s2", {0: "koz", 1: "koz"}), records(tmp_path / "a2.json", "s2", {0: "koz", 1: "rdeep"})
+    run = compare(*first, *second)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("4 deals played by both: before 50.0%, after 75.0%, change +25.00 ")
+
+
+def test_runs_of_different_seeds_are_refused(tmp_path):
+    run = compare(records(tmp_path / "before.json", "s1", {0: "koz"}), records(tmp_path / "after.json", "s2", {0: "koz"}))
+    assert run.returncode != 0
+    assert "share no deal" in run.stderr
+
+
+def test_an_odd_number_of_files_is_refused(tmp_path):
+    run = compare(records(tmp_path / "before.json", "s", {0: "koz"}))
+    assert run.returncode != 0
+    assert "pairs of record files" in run.stderr
