@@ -20,7 +20,8 @@ search is exact (without a talon, more than 8 tricks to play are searched a tric
 time while the budget lasts). While the talon is open a candidate is played (a lead answered by
 the opponent's basic reply, or in the trick that empties the talon by its best reply), then the
 sampled deal is searched if the trick emptied the talon, else played out by both sides
-following the basic rules; closing is valued by the search. Where the deals consistent with the
+following the basic rules but for one move in two, a random card, while the talon is open (the
+same random moves for every candidate of a sample); closing is valued by the search. Where the deals consistent with the
 seat's knowledge are no more than the samples a decision may take (the last face-down card's
 place, an opponent's hand after a close late in the deal), each is weighed once instead.
 Claiming at 66 and exchanging are never worse than not, so they need no search. Values are game
