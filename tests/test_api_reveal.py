@@ -50,12 +50,6 @@ def server(app):
     thread.join(10)
 
 
-@pytest.fixture(autouse=True)
-def quiet_logging(monkeypatch):
-    # the command's logging set-up would write to a test's captured output after it is closed
-    monkeypatch.setattr("service.cli.logs.configure", lambda: None)
-
-
 def finished_game(api) -> str:
     """A one-deal match both of whose humans left it to computers, which played it out."""
     created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])

@@ -351,9 +351,7 @@ def test_a_server_seed_is_committed_to_from_the_first_view(api):
     assert view["seed_source"] == "server" and len(view["seed_commitment"]) == 64
 
 
-def test_verify_accepts_a_true_history_and_refuses_a_false_seed_or_deal(api, tmp_path, capsys, monkeypatch):
-    # the command's logging set-up would write to this test's captured output after it is closed
-    monkeypatch.setattr("service.cli.logs.configure", lambda: None)
+def test_verify_accepts_a_true_history_and_refuses_a_false_seed_or_deal(api, tmp_path, capsys):
     game_id, _ = finished_game(api)
     history = api.whole_history(game_id)
     assert verify(history) == []
