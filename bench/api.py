@@ -503,6 +503,7 @@ def start_service(appendfsync: str, source: str | None = None, processes: int = 
         env=environment,
         # its workers start with ``python -m``, which looks in the current directory first
         cwd=os.path.realpath(source) if source is not None else None,
+        process_group=0,  # a Ctrl-C reaches the bench alone, which stops it in its cleanup
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):

@@ -125,6 +125,7 @@ def play(arguments: argparse.Namespace, process: subprocess.Popen, url: str, dat
             + ([f"--partner={partner}"] if partner else []),
             stdout=subprocess.DEVNULL,
             stderr=log,
+            process_group=0,  # a Ctrl-C reaches the bench alone, which stops them in its cleanup
         )
         for key, level, log, partner in zip(keys, LEVELS, logs, partners_of(names) if arguments.partners else [None] * len(names))
     ]

@@ -82,7 +82,7 @@ def assert_stopped_cleanly(
         started = started_by(run, folder)
         assert len(started) >= at_least, started
         stop(run)
-        assert run.wait(60) == status
+        assert run.wait(60) == status, rest.read_text() + watched.read()  # its traceback, if it failed
         wait_until(lambda: not any(alive(pid) for pid in started), 30, "the bench left processes running")
         assert not list(folder.glob("koz-bench-*"))
     finally:
