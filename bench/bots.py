@@ -154,11 +154,15 @@ def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
     }
 
 
+#: the normal quantile of a two-sided 95% interval
+Z_95 = 1.959964
+
+
 def wilson(wins: int, total: int) -> tuple[float, float, float]:
     """The share and its 95% Wilson score interval."""
     if total == 0:
         return math.nan, math.nan, math.nan
-    z = 1.959964
+    z = Z_95
     share = wins / total
     centre = (share + z * z / (2 * total)) / (1 + z * z / total)
     spread = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / (1 + z * z / total)
@@ -259,7 +263,7 @@ def paired_change(pairs: list[tuple[dict, dict]]) -> tuple[float, float]:
     count = len(differences)
     change = sum(differences) / count
     variance = sum((d - change) ** 2 for d in differences) / (count - 1)
-    return change, 1.959964 * math.sqrt(variance / count)
+    return change, Z_95 * math.sqrt(variance / count)
 
 
 def compare_main(paths: list[str]) -> None:

@@ -21,9 +21,10 @@ time while the budget lasts). While the talon is open a candidate is played (a l
 the opponent's basic reply, or in the trick that empties the talon by its best reply), then the
 sampled deal is searched if the trick emptied the talon, else played out by both sides
 following the basic rules but for one move in two, a random card, while the talon is open (the
-same random moves for every candidate of a sample); closing is valued by the search. Where the deals consistent with the
-seat's knowledge are no more than the samples a decision may take (the last face-down card's
-place, an opponent's hand after a close late in the deal), each is weighed once instead.
+same random moves for every candidate of a sample); closing is valued by the search. Where the
+deals consistent with the seat's knowledge are no more than the samples a decision may take (the
+last face-down card's place, an opponent's hand after a close late in the deal), each is weighed
+once instead.
 Claiming at 66 and exchanging are never worse than not, so they need no search. Values are game
 points of the deal turned into the chance of winning the match, so that near the target a safe
 deal is worth more than a big one. ``work`` counts searched positions: a node of the alpha-beta
@@ -463,6 +464,14 @@ TRICK_WORK = 3
 RANDOM_MOVE_IN = 2
 
 
+def random_card(chance: Random | None, cards: int) -> int | None:
+    """One of ``cards`` drawn by ``chance`` for the next move of a deal played out, one time in
+    :data:`RANDOM_MOVE_IN`; None (always, without ``chance``): the rules of thumb decide it."""
+    if chance is None or chance.randrange(RANDOM_MOVE_IN):
+        return None
+    return chance.choice(members(cards))
+
+
 def play_out(position: Position, work: list[int], chance: Random | None = None) -> int:
     """Finish a deal with both sides playing the basic rules, but for the moves ``chance``
     makes random while the talon is open (none without it); the game points for seat 0.
@@ -482,18 +491,17 @@ def play_out(position: Position, work: list[int], chance: Random | None = None) 
             marriable = position.marriable(seat)
         talon_open = position.talon_open
         chance_now = chance if talon_open else None
-        if chance_now is not None and chance_now.randrange(RANDOM_MOVE_IN) == 0:
-            lead = chance_now.choice(members(hand))
-            married = bool(marriable >> lead & 1)  # announcing is never worse
+        drawn = random_card(chance_now, hand)
+        if drawn is not None:
+            lead, married = drawn, bool(marriable >> drawn & 1)  # announcing is never worse
         else:
             lead, married = basic_lead(hand, marriable, outstanding, rules, talon_open)
         if married and position.announce(lead):
             return position.value(seat)
         other = position.hands[1 - seat]
         legal = follower_cards(other, lead, rules.trump, talon_open)
-        if chance_now is not None and chance_now.randrange(RANDOM_MOVE_IN) == 0:
-            reply = chance_now.choice(members(legal))
-        else:
+        reply = random_card(chance_now, legal)
+        if reply is None:
             reply = basic_reply(other, legal, lead, position.outstanding(1 - seat) & ~(1 << lead), rules, talon_open)
         work[0] -= TRICK_WORK
         if position.trick(lead, reply):
@@ -748,8 +756,8 @@ class Solvers:
 
 def finish(position: Position, work: list[int], solvers: Solvers, alpha: float = -9.0, beta: float = 9.0) -> float:
     """The value for seat 0 of a deal after a trick: searched once the talon is closed or
-    exhausted (exact within ``alpha`` and ``beta``, a bound beyond them), else played out by the
-    basic rules."""
+    exhausted (exact within ``alpha`` and ``beta``, a bound beyond them), else played out
+    (:func:`play_out`, with the sample's random moves)."""
     if position.talon_open:
         return play_out(position, work, solvers.chance())
     return solvers.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
