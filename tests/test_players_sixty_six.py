@@ -23,6 +23,7 @@ from engine.cards import members
 from engine.players.sixty_six import (
     DealRules,
     Position,
+    Solver,
     Solvers,
     consistent_deals,
     deal_value,
@@ -429,6 +430,20 @@ def test_every_candidate_of_a_sample_meets_the_same_random_moves():
     by_the_rules = open_deal("KS QS AH")
     play_out(by_the_rules, [10**6])
     assert first.played != by_the_rules.played  # the seed draws random moves
+
+
+def test_near_the_talons_end_a_deal_played_out_is_searched_once_its_talon_is_gone():
+    # one card face down: the rules of thumb play the trick that empties the talon, then the
+    # search plays the rest exactly, where the rules of thumb would let seat 0 win the deal
+    searched = open_deal("KS")
+    solvers = Solvers([10**6], lambda: False, seed=7, search_played_out=True)
+    value = play_out(searched, [10**6], NeverAtRandom(), solvers)
+    assert searched.played == [("JC", "TC")]
+    after_the_first_trick = copied(open_deal("KS"))
+    after_the_first_trick.trick(DECK.number[Card.parse("JC")], DECK.number[Card.parse("TC")])
+    exact = Solver(after_the_first_trick.rules, None, [10**6], lambda: False).value(after_the_first_trick, 5)  # five tricks to play
+    assert value == exact == -1
+    assert play_out(open_deal("KS"), [10**6], NeverAtRandom()) == 1
 
 
 # --- both levels: legal, deterministic, within budget --------------------------------------------

@@ -21,7 +21,8 @@ time while the budget lasts). While the talon is open a candidate is played (a l
 the opponent's basic reply, or in the trick that empties the talon by its best reply), then the
 sampled deal is searched if the trick emptied the talon, else played out by both sides
 following the basic rules but for one move in two, a random card, while the talon is open (the
-same random moves for every candidate of a sample); closing is valued by the search. Where the
+same random moves for every candidate of a sample), and searched once its talon is gone if the
+decision had at most three face-down cards; closing is valued by the search. Where the
 deals consistent with the seat's knowledge are no more than the samples a decision may take (the
 last face-down card's place, an opponent's hand after a close late in the deal), each is weighed
 once instead.
@@ -472,9 +473,17 @@ def random_card(chance: Random | None, cards: int) -> int | None:
     return chance.choice(members(cards))
 
 
-def play_out(position: Position, work: list[int], chance: Random | None = None) -> int:
+#: A deal played out from a decision with at most this many cards face down is searched once
+#: its talon is exhausted or closed: its phase 2 is then a trick or two away, and the search
+#: plays it as well as either side could. Sooner, searching every deal played out costs too
+#: many samples (measured against VU's RdeepBot in issue 28's note).
+SEARCH_PLAYED_OUT_FROM_TALON = 3
+
+
+def play_out(position: Position, work: list[int], chance: Random | None = None, solvers: Solvers | None = None) -> float:
     """Finish a deal with both sides playing the basic rules, but for the moves ``chance``
-    makes random while the talon is open (none without it); the game points for seat 0.
+    makes random while the talon is open (none without it), and, given ``solvers``, searching
+    the rest once the talon is exhausted or closed; the game points for seat 0.
 
     ``work`` is a one-element counter, decreased per trick by what a trick costs.
     """
@@ -483,6 +492,8 @@ def play_out(position: Position, work: list[int], chance: Random | None = None) 
         seat = position.leader
         if position.tricks[seat] and position.points(seat) >= CLAIM:
             return position.value(seat)
+        if solvers is not None and not position.talon_open:
+            return solvers.of(position).value(position, position.hands[seat].bit_count())
         if position.may_exchange(seat):
             position.exchange(seat)
         hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
@@ -735,12 +746,13 @@ class Solvers:
     """The searches of one sampled deal, one per closing (its positions' values depend on it):
     the candidates' and the replies' searches share the positions they meet. Its deals played
     out meet the same random moves (drawn from ``seed``), so that candidates differ by their
-    own merit."""
+    own merit, and are searched once their talon is gone when ``search_played_out``."""
 
-    def __init__(self, work: list[int], expired: Callable[[], bool], seed: int) -> None:
+    def __init__(self, work: list[int], expired: Callable[[], bool], seed: int, search_played_out: bool = False) -> None:
         self.work = work
         self.expired = expired
         self.seed = seed
+        self.search_played_out = search_played_out
         self.by_closing: dict[Closing | None, Solver] = {}
 
     def chance(self) -> Random:
@@ -757,9 +769,10 @@ class Solvers:
 def finish(position: Position, work: list[int], solvers: Solvers, alpha: float = -9.0, beta: float = 9.0) -> float:
     """The value for seat 0 of a deal after a trick: searched once the talon is closed or
     exhausted (exact within ``alpha`` and ``beta``, a bound beyond them), else played out
-    (:func:`play_out`, with the sample's random moves)."""
+    (:func:`play_out`, with the sample's random moves, searched once its talon is gone if the
+    solvers say so)."""
     if position.talon_open:
-        return play_out(position, work, solvers.chance())
+        return play_out(position, work, solvers.chance(), solvers if solvers.search_played_out else None)
     return solvers.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
 
 
@@ -823,7 +836,8 @@ def weigh(
     for dealt in deals:
         try:
             if knowledge.talon_open:
-                solvers = Solvers(work, expired, rng.below(1 << 32))
+                near_the_end = knowledge.talon <= SEARCH_PLAYED_OUT_FROM_TALON
+                solvers = Solvers(work, expired, rng.below(1 << 32), near_the_end)
                 values = [phase_one_value(dealt.copy(), knowledge, option, work, solvers) for option in options]
             else:
                 solver = Solver(knowledge.rules, knowledge.closing, work, expired)
