@@ -110,12 +110,8 @@ class Baseline(Player):
     level = "baseline"
     names = {"en": "Baseline", "tr": "Eski"}
 
-    def __init__(self, directory: str) -> None:
-        # the other checkout's engine under another package name (its imports are relative)
-        home = Path(tempfile.mkdtemp(prefix="koz-baseline-"))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)  # its modules may be imported until then
-        (home / "baseline_engine").symlink_to(Path(directory).resolve() / "engine")
-        sys.path.insert(0, str(home))
+    def __init__(self, home: str) -> None:
+        sys.path.insert(0, home)
         self.players = importlib.import_module("baseline_engine.players")
 
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
@@ -130,10 +126,20 @@ class Baseline(Player):
         return Action.from_json(chosen.to_json())
 
 
+def baseline_home(directory: str) -> str:
+    """A folder that holds the engine of the checkout in ``directory`` under another package name
+    (its imports are relative), removed when this process exits. Made by the main process: a
+    worker of the pool ends without running ``atexit``, and would leave its own behind."""
+    home = Path(tempfile.mkdtemp(prefix="koz-baseline-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)  # its modules may be imported until then
+    (home / "baseline_engine").symlink_to(Path(directory).resolve() / "engine")
+    return str(home)
+
+
 def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
     ruleset_id, pairing, number, args = job
     if args.baseline and "baseline" not in LEVELS:
-        LEVELS["baseline"] = Baseline(args.baseline)
+        LEVELS["baseline"] = Baseline(args.baseline_home)
     levels = pairing.split("-")
     seat_sides = sides(ruleset_id, number)
     players = [LEVELS[levels[side]] for side in seat_sides]
@@ -353,6 +359,7 @@ def main() -> None:
     if args.peer:
         peer_main(args)
         return
+    args.baseline_home = baseline_home(args.baseline) if args.baseline else None
 
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")
     for ruleset_id in args.games.split(","):

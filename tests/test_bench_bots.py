@@ -1,8 +1,10 @@
-"""``bench/bots.py --compare``: two versions of the expert, compared on the deals both played."""
+"""``bench/bots.py --compare``: two versions of the expert, compared on the deals both played;
+and ``--baseline``, an older expert, played in several processes."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +49,18 @@ def test_an_odd_number_of_files_is_refused(tmp_path):
     run = compare(records(tmp_path / "before.json", "s", {0: "koz"}))
     assert run.returncode != 0
     assert "pairs of record files" in run.stderr
+
+
+def test_a_baseline_played_in_several_processes_leaves_no_folder_behind(tmp_path):
+    # each process of the pool once made the baseline's folder itself and, ending without
+    # running atexit, left it in the temporary directory
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    command = [
+        sys.executable, str(ROOT / "bench/bots.py"), "--games", "german-whist", "--pairings", "expert-baseline",
+        "--baseline", str(ROOT), "--matches", "2", "--jobs", "2", "--work", "300",
+    ]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(temporary)})
+    assert run.returncode == 0, run.stderr
+    assert "expert-baseline" in run.stdout and "of 2" in run.stdout
+    assert list(temporary.iterdir()) == []
