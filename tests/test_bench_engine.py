@@ -35,7 +35,7 @@ def test_the_baseline_engine_is_a_second_copy_that_plays_the_same_deals():
 def test_the_baseline_engines_folder_is_removed_when_the_bench_ends(tmp_path):
     for script, load in (
         ("engine.py", "bench.baseline_registry(root)"),
-        ("bots.py", "bench.Baseline(root)"),
+        ("bots.py", "bench.Baseline(bench.baseline_home(root))"),
     ):
         program = (
             "import importlib.util, sys\n"
