@@ -493,7 +493,7 @@ def play_out(position: Position, work: list[int], chance: Random | None = None, 
         if position.tricks[seat] and position.points(seat) >= CLAIM:
             return position.value(seat)
         if solvers is not None and not position.talon_open:
-            return solvers.of(position).value(position, position.hands[seat].bit_count())
+            return solvers.rest(position)
         if position.may_exchange(seat):
             position.exchange(seat)
         hand, outstanding, marriable = position.hands[seat], position.outstanding(seat), position.marriable(seat)
@@ -759,6 +759,11 @@ class Solvers:
         """The random moves of a deal played out, the same for every deal this sample plays out."""
         return Random(self.seed)
 
+    def rest(self, position: Position, alpha: float = -9.0, beta: float = 9.0) -> float:
+        """The searched value for seat 0 of the rest of a deal whose talon is closed or exhausted,
+        to its end (exact within ``alpha`` and ``beta``, a bound beyond them)."""
+        return self.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
+
     def of(self, position: Position) -> Solver:
         solver = self.by_closing.get(position.closing)
         if solver is None:
@@ -773,7 +778,7 @@ def finish(position: Position, work: list[int], solvers: Solvers, alpha: float =
     solvers say so)."""
     if position.talon_open:
         return play_out(position, work, solvers.chance(), solvers if solvers.search_played_out else None)
-    return solvers.of(position).value(position, position.hands[position.leader].bit_count(), alpha, beta)
+    return solvers.rest(position, alpha, beta)
 
 
 def phase_one_value(position: Position, knowledge: Knowledge, candidate: Candidate, work: list[int], solvers: Solvers) -> float:
@@ -833,10 +838,10 @@ def weigh(
     totals: list[float] | None = None
     few = consistent_deals(knowledge) <= samples
     deals = rng.shuffled(list(every_deal(knowledge))) if few else (sample(knowledge, rng) for _ in range(samples))
+    near_the_end = knowledge.talon <= SEARCH_PLAYED_OUT_FROM_TALON
     for dealt in deals:
         try:
             if knowledge.talon_open:
-                near_the_end = knowledge.talon <= SEARCH_PLAYED_OUT_FROM_TALON
                 solvers = Solvers(work, expired, rng.below(1 << 32), near_the_end)
                 values = [phase_one_value(dealt.copy(), knowledge, option, work, solvers) for option in options]
             else:
