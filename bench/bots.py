@@ -29,7 +29,10 @@ the same seat information, passed to it as JSON, and its actions are read back t
 in the environment ``make bench`` builds, ``.venv-peer``), Koz mirrors it in its own engine, and
 its player decides from its seat's view and events as in any Koz game, choosing among the
 actions VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at
-once; a marriage leads the king); VU checks each of its moves. A VU game is a single deal, won
+once; a marriage leads the king); VU checks each of its moves. Koz's engine and player are told
+VU's one rule that changes what a position is worth: a marriage never comes with a claim, its
+points counting from its announcer's next trick won (``vu_options``; until 2026-12-04 the player
+counted on such claims, for itself and for RdeepBot, that VU does not allow). A VU game is a single deal, won
 by whoever wins the deal: Koz's player is told so (both sides a game point short of the match's
 target, so that the deal decides the match); ``--first-deal`` plays each deal as the first of a
 match to 7 instead (the expert then weighs game points, as it does at 0-0: how the figures up to
@@ -200,6 +203,13 @@ class MirroredDeal(SixtySix):
         return self.hands, self.talon[:-1], self.talon[-1]
 
 
+def vu_options(ruleset: SixtySix) -> dict[str, Any]:
+    """Koz's options for VU's Schnapsen: a claim of 66 never comes with a marriage, whose points
+    count from its announcer's next trick won (an option no client can set: the engine offers no
+    such claim, and Koz's player does not count on one, for itself or for RdeepBot)."""
+    return {**ruleset.parse_options({"variant": "schnapsen"}), "marriage_claims": False}
+
+
 def vu_move(action: Action) -> dict[str, Any] | None:
     """An action as VU's side names its move; None for what VU does not have (closing, claims)."""
     doc = action.to_json()
@@ -225,7 +235,7 @@ def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
         if "deal" in message:
             deal = message["deal"]
             ruleset = MirroredDeal(0, deal["hands"], deal["talon"])
-            options = ruleset.parse_options({"variant": "schnapsen"})
+            options = vu_options(ruleset)
             match = Match.start(options, f"{args.seed}:{deal['number']}", 2)
             if not args.first_deal:  # VU's game is this one deal: its winner wins, as Koz's player is told
                 match = match._replace(scores=(options["target"] - 1, options["target"] - 1))

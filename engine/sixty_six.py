@@ -478,6 +478,10 @@ DECLARE_NOT_ALLOWED = RefusalCode(
             "en": "you may claim 66 with a marriage only once you have won a trick in this deal",
             "tr": "evlilikle 66'yı ancak bu elde bir löve aldıktan sonra ilan edebilirsiniz",
         },
+        "with_marriage": {
+            "en": "in this game 66 is not claimed with a marriage: its points count from your next trick won",
+            "tr": "bu oyunda 66 evlilikle ilan edilmez: evliliğin puanı bir sonraki aldığınız lövede sayılır",
+        },
     },
 )
 MARRIAGES_DISABLED = RefusalCode(
@@ -724,7 +728,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         pairs = marriage_cards(hand)
         if pairs and rules.marriage_time(talon_open):
             # the claim goes with the announcement, once a trick is won
-            marriages = marriages_and_claims_of if state.won[seat] else marriages_of
+            marriages = marriages_and_claims_of if state.won[seat] and rules.marriage_claims else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))
         return actions + plays_of(hand)
 
@@ -791,9 +795,12 @@ class SixtySix(TrickTaking[SixtySixState]):
             return NOT_A_MARRIAGE_CARD()
         if not marriage_cards(state.hands[seat]) >> card & 1:
             return MARRIAGE_NOT_HELD(marriage_suit=action.card.suit.value)
-        if self.deal_rules(state).marriage_time(state.talon_open):
+        rules = self.deal_rules(state)
+        if rules.marriage_time(state.talon_open):
             if action.declare and not state.won[seat]:
                 return DECLARE_NOT_ALLOWED("before_trick")
+            if action.declare and not rules.marriage_claims:
+                return DECLARE_NOT_ALLOWED("with_marriage")
             return None
         # held, on lead and allowed by the options: only the talon's state forbids it
         if state.closing is not None:

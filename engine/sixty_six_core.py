@@ -217,6 +217,11 @@ class DealRules:
     exchange: bool = True
     no_talon: bool = False
     last_trick_ten: bool = False
+    #: whether a marriage may be announced with a claim of 66 (always in Koz's rules; not in VU's
+    #: Schnapsen, where a marriage's points count from its announcer's next trick won, so that
+    #: ``bench/bots.py --peer`` plays VU's deals under their rules: its options'
+    #: ``marriage_claims``, which no client can set)
+    marriage_claims: bool = True
     #: the cards of the variant (mask)
     deck: int = field(init=False, compare=False, repr=False)
     #: the card exchanged for the trump card: the trump nine (jack in Schnapsen)
@@ -232,11 +237,14 @@ class DealRules:
     def of(options: Mapping[str, Any], trump: int) -> "DealRules":
         """The rules a match's ``options`` set for a deal whose trump suit is ``trump`` (one
         record per combination, made once: the ruleset asks on every lead)."""
-        key = (options["variant"], options["marriages"], options["trump_exchange"], options["no_talon"], options["exhausted_talon"], trump)
+        key = (
+            options["variant"], options["marriages"], options["trump_exchange"], options["no_talon"], options["exhausted_talon"],
+            options.get("marriage_claims", True), trump,
+        )  # fmt: skip
         rules = _DEAL_RULES.get(key)
         if rules is None:
-            variant, marriages, exchange, no_talon, exhausted_talon, _ = key
-            rules = DealRules(trump, variant == "schnapsen", marriages, exchange, no_talon, exhausted_talon == "last-trick-ten")
+            variant, marriages, exchange, no_talon, exhausted_talon, marriage_claims, _ = key
+            rules = DealRules(trump, variant == "schnapsen", marriages, exchange, no_talon, exhausted_talon == "last-trick-ten", marriage_claims)
             _DEAL_RULES[key] = rules
         return rules
 

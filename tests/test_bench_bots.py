@@ -3,11 +3,17 @@ and ``--baseline``, an older expert, played in several processes."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from engine import RuleError, registry
+from engine.sixty_six_core import DealRules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,3 +70,16 @@ def test_a_baseline_played_in_several_processes_leaves_no_folder_behind(tmp_path
     assert run.returncode == 0, run.stderr
     assert "expert-baseline" in run.stdout and "of 2" in run.stdout
     assert list(temporary.iterdir()) == []
+
+
+def test_vus_deals_are_mirrored_without_a_claim_with_a_marriage_an_option_no_client_can_set():
+    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
+    assert spec is not None and spec.loader is not None
+    bots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bots)
+    game = registry.get("sixty-six")
+    options = bots.vu_options(game)
+    assert options["variant"] == "schnapsen" and DealRules.of(options, 0).marriage_claims is False
+    with pytest.raises(RuleError) as caught:
+        game.parse_options({"variant": "schnapsen", "marriage_claims": False})
+    assert caught.value.code == "unknown_option"

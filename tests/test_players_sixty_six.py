@@ -150,6 +150,29 @@ def test_deal_value_gives_a_closed_deal_played_out_to_the_closer_who_reached_66(
     assert deal_value(rules, Closing(0, 10, 1), (65, 38), (4, 4), None, 1) == -2
 
 
+def test_a_marriage_that_makes_66_ends_the_deal_in_search_only_where_the_rules_let_it_come_with_a_claim():
+    # Schnapsen, hearts trump, talon exhausted: seat 0 has won 30 points, seat 1 20; seat 0
+    # leads the king of hearts announcing the trump marriage (40): 70
+    def value(marriage_claims: bool) -> float:
+        rules = DealRules(SUITS.index(Suit.HEARTS), schnapsen=True, marriage_claims=marriage_claims)
+        hands = [DECK.mask(cards("KH QH JS")), DECK.mask(cards("AH TS AS"))]
+        position = Position(rules, hands, (), None, [30, 20], [0, 0], [1, 1], 0)
+        return Solver(rules, None, [10**6], lambda: False).value_of_lead(position, DECK.number[Card.parse("KH")], True, 3)
+
+    assert value(marriage_claims=True) == 2  # claimed at once: seat 1 under 33
+    # VU's rule: the ace of hearts takes the king (seat 1: 35), and seat 0 only counts its 70 on
+    # winning the last trick with its queen of hearts, seat 1 then past 33
+    assert value(marriage_claims=False) == 1
+
+
+def test_a_deal_played_out_ends_at_a_marriage_that_makes_66_only_where_the_rules_let_it_come_with_a_claim():
+    for marriage_claims in (True, False):
+        rules = DealRules(SUITS.index(Suit.HEARTS), schnapsen=True, marriage_claims=marriage_claims)
+        hands = [DECK.mask(cards("KH QH JS")), DECK.mask(cards("AH TS AS"))]
+        position = Position(rules, hands, (), None, [30, 20], [0, 0], [1, 1], 0)
+        assert position.announce(DECK.number[Card.parse("KH")]) is marriage_claims and position.points(0) == 70
+
+
 def test_deal_value_scores_every_ending_as_the_engine_does():
     rng = random.Random(7)
     checked = 0

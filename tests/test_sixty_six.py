@@ -732,6 +732,21 @@ def test_a_marriage_may_not_claim_66_before_the_announcer_has_won_a_trick():
         assert refusal(state, 0, marriage("KH", declare=True)).code == "declare_not_allowed"
 
 
+def without_marriage_claims(state: SixtySixState) -> SixtySixState:
+    """The state under VU's Schnapsen rule that ``bench/bots.py --peer`` sets (no client can)."""
+    return state._replace(match=state.match._replace(options={**state.match.options, "marriage_claims": False}))
+
+
+def test_where_the_rules_have_no_claim_with_a_marriage_it_is_announced_alone_and_its_points_wait_for_a_trick():
+    # 32 card points and the trump marriage 40: 72, a claim anywhere else (see the test above)
+    state = without_marriage_claims(table("KH QH 9D", "AC JC TC", "JD QD TD", trump_card="AH", won=("AS TS AD 9C", "9S QS")))
+    assert [a for a in legal(state, 0) if a["type"] == "marriage"] == [{"type": "marriage", "card": "QH"}, {"type": "marriage", "card": "KH"}]
+    refused = refusal(state, 0, marriage("KH", declare=True))
+    assert refused.code == "declare_not_allowed" and "next trick" in refused.message
+    state, events = act(state, (0, marriage("KH")))
+    assert [event.data["type"] for event in events] == ["marriage"] and GAME.to_act(state) == (1,)
+
+
 def test_a_marriage_claiming_66_is_refused_for_the_marriages_own_reasons_first():
     state = table("KS 9S 9D", "AC JC QS", "JD QD TD", trump_card="AH", won=("AH TH", ""))
     assert refusal(state, 0, marriage("KS", declare=True)).code == "marriage_not_held"

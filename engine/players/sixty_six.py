@@ -280,10 +280,11 @@ class Position:
         return marriage_cards(self.hands[seat])
 
     def announce(self, card: int) -> bool:
-        """The leader announces the marriage of ``card``; True when it makes a claim of 66 right."""
+        """The leader announces the marriage of ``card``; True when it makes a claim of 66 right
+        (where the rules let a claim come with a marriage)."""
         seat = self.leader
         self.marriage[seat] += self.rules.marriage_points(card)
-        return self.tricks[seat] > 0 and self.points(seat) >= CLAIM
+        return self.rules.marriage_claims and self.tricks[seat] > 0 and self.points(seat) >= CLAIM
 
     def trick(self, lead: int, reply: int) -> bool:
         """Play a trick (the lead still in the leader's hand); True when the deal is played out."""
@@ -530,10 +531,10 @@ class Solver:
     """Alpha-beta search of a deal in phase 2, every card placed: values are game points for seat 0.
 
     The leader claims as soon as it counts 66 (claiming later never scores more), with the
-    marriage that makes it if need be, and announces a marriage whenever it leads one of its
-    cards (announcing never scores less). Searches
-    deeper than ``depth`` tricks end in an estimate from the points; positions are remembered
-    with their bounds.
+    marriage that makes it if need be (where the rules let a claim come with a marriage), and
+    announces a marriage whenever it leads one of its cards (announcing never scores less).
+    Searches deeper than ``depth`` tricks end in an estimate from the points; positions are
+    remembered with their bounds.
     """
 
     def __init__(self, rules: DealRules, closing: Closing | None, work: list[int], expired: Callable[[], bool]) -> None:
@@ -543,6 +544,7 @@ class Solver:
         self.expired = expired
         self.trumps = rules.trumps
         self.late_marriages = rules.late_marriages
+        self.marriage_claims = rules.marriage_claims
         self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
         # leads are tried high cards first, a trump before the other suits of its rank: good
         # moves first cut the search most
@@ -631,13 +633,14 @@ class Solver:
     ) -> float:
         """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
         if married:
+            claims = self.marriage_claims
             if leader == 0:
                 m0 += self.rules.marriage_points(lead)
-                if t0 and w0 + m0 >= CLAIM:
+                if claims and t0 and w0 + m0 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 0, 0)
             else:
                 m1 += self.rules.marriage_points(lead)
-                if t1 and w1 + m1 >= CLAIM:
+                if claims and t1 and w1 + m1 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
         trump, lead_bit = self.rules.trump, 1 << lead
         if leader == 0:
