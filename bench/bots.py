@@ -27,23 +27,24 @@ the same seat information, passed to it as JSON, and its actions are read back t
 ``--peer`` plays Koz's expert against the VU schnapsen platform's RdeepBot (``--samples``,
 ``--depth``; 32 and 6 by default) under VU's rules: VU runs each deal (``bench/schnapsen_rdeep.py``
 in the environment ``make bench`` builds, ``.venv-peer``), Koz mirrors it in its own engine, and
-its player decides from its seat's view and events as in any Koz game, choosing among the
-actions VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at
-once; a marriage leads the king); VU checks each of its moves. Koz's engine and player are told
-VU's one rule that changes what a position is worth: a marriage never comes with a claim, its
-points counting from its announcer's next trick won (``vu_options``; until 2026-12-04 the player
-counted on such claims, for itself and for RdeepBot, that VU does not allow). A VU game is a single deal, won
-by whoever wins the deal: Koz's player is told so (both sides a game point short of the match's
-target, so that the deal decides the match); ``--first-deal`` plays each deal as the first of a
-match to 7 instead (the expert then weighs game points, as it does at 0-0: how the figures up to
-issue 28's note of 2026-12-02 were measured). The first lead alternates. Printed:
-the deals Koz won with a 95% interval, game points per deal of each side, and each side's mean
-decision time (CPU and wall) and Koz's 95th percentile. ``--records FILE`` keeps each deal's
-record (winner, game points, both sides' decision times) as JSON: two runs of the same
-``--seed`` play the same deals, so two versions of the expert can be compared deal by deal:
-``--compare BEFORE AFTER [BEFORE AFTER ...]`` prints the change in deals won between two
-versions' records (after minus before) with its 95% interval, from the deals both played, which
-is narrower than comparing the two shares (each deal's luck is the same for both).
+its player decides from its seat's view and events as in any Koz game, choosing among the actions
+VU allows too (VU has no closing and no explicit claim: a trick's winner with 66 wins at once; a
+marriage leads the king); VU checks each of its moves. Koz's engine and player are also told one of
+those rules, as an option: no claim comes with a marriage, whose points count from its announcer's
+next trick won (``vu_options``; until 2026-12-04 the player counted on such claims, for itself and
+for RdeepBot). Deals played out that never close, as VU's cannot, did no better (issue 28's note of
+2026-12-04), so closing is left as Koz's rules have it. A VU game is a single deal, won by whoever
+wins the deal: Koz's player is told so (both sides a game point short of the match's target, so
+that the deal decides the match); ``--first-deal`` plays each deal as the first of a match to 7
+instead (the expert then weighs game points, as it does at 0-0: how the figures up to issue 28's
+note of 2026-12-02 were measured). The first lead alternates. Printed: the deals Koz won with a 95%
+interval, game points per deal of each side, and each side's mean decision time (CPU and wall) and
+Koz's 95th percentile. ``--records FILE`` keeps each deal's record (winner, game points, both
+sides' decision times) as JSON: two runs of the same ``--seed`` play the same deals, so two
+versions of the expert can be compared deal by deal: ``--compare BEFORE AFTER [BEFORE AFTER ...]``
+prints the change in deals won between two versions' records (after minus before) with its 95%
+interval, from the deals both played, which is narrower than comparing the two shares (each deal's
+luck is the same for both).
 """
 
 from __future__ import annotations
