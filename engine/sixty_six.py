@@ -479,8 +479,8 @@ DECLARE_NOT_ALLOWED = RefusalCode(
             "tr": "evlilikle 66'yı ancak bu elde bir löve aldıktan sonra ilan edebilirsiniz",
         },
         "with_marriage": {
-            "en": "in this game 66 is not claimed with a marriage: its points count from your next trick won",
-            "tr": "bu oyunda 66 evlilikle ilan edilmez: evliliğin puanı bir sonraki aldığınız lövede sayılır",
+            "en": "in this game 66 is not claimed with a marriage: claim it on lead after your next trick won",
+            "tr": "bu oyunda 66 evlilikle ilan edilmez: bir sonraki aldığınız lövenin ardından sıradayken ilan edin",
         },
     },
 )
@@ -728,7 +728,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         pairs = marriage_cards(hand)
         if pairs and rules.marriage_time(talon_open):
             # the claim goes with the announcement, once a trick is won
-            marriages = marriages_and_claims_of if state.won[seat] and rules.marriage_claims else marriages_of
+            marriages = marriages_and_claims_of if rules.marriage_claim_allowed(bool(state.won[seat])) else marriages_of
             actions += tuple(chain.from_iterable(marriages(pairs)))
         return actions + plays_of(hand)
 

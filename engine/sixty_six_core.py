@@ -217,10 +217,9 @@ class DealRules:
     exchange: bool = True
     no_talon: bool = False
     last_trick_ten: bool = False
-    #: whether a marriage may be announced with a claim of 66 (always in Koz's rules; not in VU's
-    #: Schnapsen, where a marriage's points count from its announcer's next trick won, so that
-    #: ``bench/bots.py --peer`` plays VU's deals under their rules: its options'
-    #: ``marriage_claims``, which no client can set)
+    #: whether a claim of 66 may come with a marriage (always in Koz's rules; VU's Schnapsen has no
+    #: such claim, and ``bench/bots.py --peer`` sets the options' ``marriage_claims``, which no
+    #: client can, so that neither its engine nor its player counts on one)
     marriage_claims: bool = True
     #: the cards of the variant (mask)
     deck: int = field(init=False, compare=False, repr=False)
@@ -271,6 +270,11 @@ class DealRules:
         card: while the talon is open, holding it, and (but in Schnapsen) after winning a trick
         (if the game has the exchange)."""
         return self.exchange and talon_open and bool(hand >> self.swap_card & 1) and (self.schnapsen or won_a_trick)
+
+    def marriage_claim_allowed(self, won_a_trick: bool) -> bool:
+        """Whether a leader may claim 66 with the marriage it announces: once it has won a trick
+        in the deal, where the rules have such claims."""
+        return self.marriage_claims and won_a_trick
 
     def marriage_points(self, card: int) -> int:
         """What the marriage of a king or queen scores."""

@@ -284,7 +284,7 @@ class Position:
         (where the rules let a claim come with a marriage)."""
         seat = self.leader
         self.marriage[seat] += self.rules.marriage_points(card)
-        return self.rules.marriage_claims and self.tricks[seat] > 0 and self.points(seat) >= CLAIM
+        return self.rules.marriage_claim_allowed(self.tricks[seat] > 0) and self.points(seat) >= CLAIM
 
     def trick(self, lead: int, reply: int) -> bool:
         """Play a trick (the lead still in the leader's hand); True when the deal is played out."""
@@ -544,7 +544,6 @@ class Solver:
         self.expired = expired
         self.trumps = rules.trumps
         self.late_marriages = rules.late_marriages
-        self.marriage_claims = rules.marriage_claims
         self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
         # leads are tried high cards first, a trump before the other suits of its rank: good
         # moves first cut the search most
@@ -633,14 +632,13 @@ class Solver:
     ) -> float:
         """The value once ``leader`` has led ``lead`` (announcing its marriage): the follower's best reply."""
         if married:
-            claims = self.marriage_claims
             if leader == 0:
                 m0 += self.rules.marriage_points(lead)
-                if claims and t0 and w0 + m0 >= CLAIM:
+                if self.rules.marriage_claim_allowed(t0 > 0) and w0 + m0 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 0, 0)
             else:
                 m1 += self.rules.marriage_points(lead)
-                if claims and t1 and w1 + m1 >= CLAIM:
+                if self.rules.marriage_claim_allowed(t1 > 0) and w1 + m1 >= CLAIM:
                     return self._end((w0, w1), (m0, m1), (t0, t1), 1, 1)
         trump, lead_bit = self.rules.trump, 1 << lead
         if leader == 0:
