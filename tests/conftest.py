@@ -6,6 +6,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -23,6 +24,22 @@ from service.worker import Worker, WorkerThread
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed web table test reports what each of its pages last showed: a page that did not
+    show what was waited for says why only there (a refusal, a problem, a page left behind)."""
+    report = (yield).get_result()
+    # loaded by the web tests only; by pytest as a test module, by the others as tests' module
+    webs = [module for module in (sys.modules.get("test_web_table"), sys.modules.get("tests.test_web_table")) if module is not None]
+    seen = [page for web in webs for page in web.PAGES_SEEN]
+    if report.when == "call" and report.failed:
+        for number, page in enumerate(seen, 1):
+            report.sections.append((f"web page {number}, as it was when closed", page))
+    if report.when == "teardown":
+        for web in webs:
+            web.PAGES_SEEN.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,6 +36,8 @@ RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 #: the longest the page may take to show a change (a computer's reply, a long-poll's answer)
 STEP_MS = 30_000
+#: what each page closed during the running test last showed: a failing test's report prints it
+PAGES_SEEN: list[str] = []
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
@@ -102,6 +105,7 @@ class Table:
         self.page.on("pageerror", lambda error: self.errors.append(error.stack or str(error)))  # with where it was thrown
         self.requested: list[str] = []
         self.page.on("request", lambda request: self.requested.append(request.url))
+        self.service_log: Path | None = getattr(service, "log", None)  # an app served in-process has none
         self.page.goto(service.url + path)
 
     def start(self, game_name: str, options: dict[str, Any], level: str = "random", seed: str | None = None) -> str:
@@ -182,8 +186,22 @@ class Table:
         cells = self.page.locator(f"[{attribute}]")
         return {int(cell.get_attribute(attribute)): int(cell.inner_text()) for cell in cells.all()}
 
+    def describe(self) -> str:
+        """The page's address, its text as shown, its console errors, and the service log's last
+        warnings, errors and refusals."""
+        from playwright.sync_api import Error
+
+        try:
+            shown = self.page.inner_text("body", timeout=2000)
+        except Error as error:
+            shown = f"(unreadable: {error.message})"
+        log = self.service_log.read_text(errors="replace").splitlines() if self.service_log and self.service_log.exists() else []
+        notable = [line for line in log if '"level":"INFO"' not in line or re.search(r'"status":[45]', line)][-20:]
+        return "\n".join([self.page.url, shown[:2000], f"console errors: {self.errors}", "service log's warnings and refusals:", *notable])
+
     def close(self) -> None:
         unexpected = [error for error in self.errors if not any(expected in error for expected in self.expected_errors)]
+        PAGES_SEEN.append(self.describe())
         self.context.close()
         assert not unexpected, f"console errors: {unexpected}"
 
@@ -428,6 +446,36 @@ def test_without_the_stream_the_table_follows_by_long_poll(browser, service, api
         table.page.locator(".result").wait_for()
         assert any(f"/v1/games/{game_id}?wait=" in url for url in table.requested)
         assert table.shown_scores("data-score-seat") == dict(enumerate(api.view(game_id).body["scores"]))
+    finally:
+        table.close()
+
+
+def test_a_page_that_fails_to_show_a_view_it_follows_fails_aloud_rather_than_follow_on(browser, service, api):
+    """A view the page cannot take is the page's own failure: the stream is not taken for a
+    broken one and followed on by long-polls, which would keep a stale table on show with no error."""
+    game_id = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"bot": "random"}]).body["id"]
+    table = Table(browser, service)
+    try:
+        outcome = table.page.evaluate(
+            """async (gameId) => {
+                const { follow } = await import("/web/api.js");
+                const following = new AbortController();
+                const heard = [];
+                try {
+                    await follow({
+                        gameId, token: null, signal: following.signal, after: -1, keepGoing: () => true,
+                        onView: () => { throw new Error("the table cannot be drawn"); },
+                        onError: (error) => { heard.push(error.message); following.abort(); },
+                    });
+                    return { returned: true, heard };
+                } catch (error) {
+                    return { thrown: error.message, heard };
+                }
+            }""",
+            game_id,
+        )
+        assert outcome == {"thrown": "the table cannot be drawn", "heard": []}
+        assert not any(f"/v1/games/{game_id}?wait=" in url for url in table.requested)
     finally:
         table.close()
 

@@ -68,20 +68,28 @@ export async function offers(method, path) {
 
 /** Follow a game from `after` on, calling `onView(view)` with each newer view: by its event
  * stream where the service has one, else (or once the stream fails or ends early) by long-polls,
- * until `keepGoing(view)` says no more. `onError(error)` hears of a long-poll that failed. */
+ * until `keepGoing(view)` says no more. `onError(error)` hears of a long-poll that failed; a
+ * failure of `onView` itself is the page's, and is thrown, not taken for the stream's. */
 export async function follow({ gameId, token, signal, after, keepGoing, onView, onError }) {
   let version = after;
   let last = null;
+  let handlerFailed = null;
   const take = async (view) => {
     last = view;
     version = Math.max(version, view.version);
-    await onView(view);
+    try {
+      await onView(view);
+    } catch (error) {
+      handlerFailed = error;
+      throw error;
+    }
   };
   if (await offers("get", STREAM_PATH)) {
     try {
       await followStream(gameId, token, signal, version, take);
     } catch (error) {
       if (error.name === "AbortError" || signal.aborted) return;
+      if (error === handlerFailed) throw error; // long-polls would follow a page that no longer shows what it gets
     }
   }
   while (!signal.aborted && (last === null || keepGoing(last))) {
@@ -90,6 +98,7 @@ export async function follow({ gameId, token, signal, after, keepGoing, onView, 
       await take(view);
     } catch (error) {
       if (error.name === "AbortError" || signal.aborted) return;
+      if (error === handlerFailed) throw error;
       onError(error);
       await new Promise((resolve) => setTimeout(resolve, 2000)); // the service is away: try again shortly
     }
