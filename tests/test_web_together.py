@@ -153,7 +153,7 @@ def test_friends_play_german_whist_by_invitation_watched_then_rematch_leave_and_
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
         bora.page.get_by_role("heading", name="Alman Whisti masasına davet").wait_for()
         bora.page.locator("[name=player]").fill("Bora")
-        bora.page.get_by_role("button", name="OTUR").click()
+        bora.page.get_by_role("button", name="OTUR", exact=True).click()
         bora.page.locator(".game").wait_for()
         ayse.page.locator(".game").wait_for()  # the last seat taken: the game starts by itself
 
@@ -236,7 +236,7 @@ def test_partners_at_batak_meet_at_the_open_tables_and_play_to_21_with_two_compu
         assert "Bitiş puanı: 21 (Hızlı)" in listing and "Doğu: Bilgisayar: Orta" in listing and "önce kuruldu" in listing
         assert listed.get_by_role("link", name="İzle").get_attribute("href") == f"#/partnership-batak/{game_id}/watch"
         listed.get_by_role("button", name="Kuzey koltuğuna otur").click()
-        bora.page.get_by_role("button", name="OTUR").click()  # no name given: a guest
+        bora.page.get_by_role("button", name="OTUR", exact=True).click()  # no name given: a guest
         for table in (ayse, bora):
             table.page.locator(".game").wait_for()
         # partners: across the table from each other, the computers on either side
@@ -374,11 +374,11 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         assert watcher.page.get_by_role("button", name="Daveti geri çek").count() == 0  # only its creator may
         wrong = Table(browser, service, path="/" + invitation.split("/", 3)[3].rsplit("/", 1)[0] + "/not-the-code")
         wrong.expected_errors.append("status of 403")
-        wrong.page.get_by_role("button", name="OTUR").click()
+        wrong.page.get_by_role("button", name="OTUR", exact=True).click()
         wrong.page.get_by_role("alert").filter(has_text="Davet kodu yanlış.").wait_for()
         wrong.close()
         bora = Table(browser, service, path="/" + invitation.split("/", 3)[3])
-        bora.page.get_by_role("button", name="OTUR").wait_for()
+        bora.page.get_by_role("button", name="OTUR", exact=True).wait_for()
         # the game is gone: the browser logs the answer, also on the creator's page (a read in
         # flight when it withdrew)
         for table in (ayse, watcher, bora):
@@ -387,7 +387,7 @@ def test_a_withdrawn_invitation(browser, service, api):  # noqa: F811
         for table in (ayse, watcher):
             table.page.get_by_text("Bu davet geri çekildi.").wait_for()
         assert api.request("GET", f"/v1/games/{game_id}").status == 404
-        bora.page.get_by_role("button", name="OTUR").click()  # too late: said in words, with a way home
+        bora.page.get_by_role("button", name="OTUR", exact=True).click()  # too late: said in words, with a way home
         bora.page.get_by_role("alert").filter(has_text="Bu oyun bulunamadı.").wait_for()
         bora.page.get_by_role("link", name="Ana sayfaya dön").click()
         bora.page.get_by_role("link", name="Alman Whisti").wait_for()
