@@ -44,7 +44,10 @@ sides' decision times) as JSON: two runs of the same ``--seed`` play the same de
 versions of the expert can be compared deal by deal: ``--compare BEFORE AFTER [BEFORE AFTER ...]``
 prints the change in deals won between two versions' records (after minus before) with its 95%
 interval, from the deals both played, which is narrower than comparing the two shares (each deal's
-luck is the same for both).
+luck is the same for both). With the pairings, ``--records`` keeps each match's record (its number,
+which seeds its deals, and the level that won it), and ``--compare`` takes the change in matches
+won by the pairing's first level: two checkouts' ``--pairings expert-baseline`` runs over the same
+``--first`` and ``--matches`` play the same deals.
 """
 
 from __future__ import annotations
@@ -273,10 +276,15 @@ def peer_deals(job: tuple[int, int, argparse.Namespace]) -> list[dict]:
     return records
 
 
+def won(record: dict) -> bool:
+    """Whether the side compared won the record's deal (``--peer``: Koz) or match (a pairing: its first level)."""
+    return record["winner"] == record.get("side", "koz")
+
+
 def paired_change(pairs: list[tuple[dict, dict]]) -> tuple[float, float]:
-    """The change in the share of deals Koz won, after minus before, over deals both played,
-    and the half-width of its 95% interval (normal, on the per-deal differences)."""
-    differences = [(after["winner"] == "koz") - (before["winner"] == "koz") for before, after in pairs]
+    """The change in the share of deals (or matches) won, after minus before, over those both
+    versions played, and the half-width of its 95% interval (normal, on the per-deal differences)."""
+    differences = [won(after) - won(before) for before, after in pairs]
     count = len(differences)
     change = sum(differences) / count
     variance = sum((d - change) ** 2 for d in differences) / (count - 1)
@@ -296,9 +304,9 @@ def compare_main(paths: list[str]) -> None:
     if len(pairs) < 2:
         raise SystemExit("--compare needs at least two deals played by both")
     change, spread = paired_change(pairs)
-    shares = [sum(pair[side]["winner"] == "koz" for pair in pairs) / len(pairs) for side in (0, 1)]
+    shares = [sum(won(pair[side]) for pair in pairs) / len(pairs) for side in (0, 1)]
     print(
-        f"{len(pairs)} deals played by both: before {100 * shares[0]:.1f}%, after {100 * shares[1]:.1f}%, "
+        f"{len(pairs)} played by both: before {100 * shares[0]:.1f}%, after {100 * shares[1]:.1f}%, "
         f"change {100 * change:+.2f} ± {100 * spread:.2f} points (95%)"
     )
 
@@ -360,7 +368,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
     parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
     parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
-    parser.add_argument("--records", help="--peer: write each deal's record to this JSON file")
+    parser.add_argument("--records", help="write each deal's record (--peer) or match's (the pairings) to this JSON file")
     parser.add_argument("--compare", nargs="+", metavar="RECORDS", help="pairs of --records files, before and after: the change in deals won")
     parser.add_argument("--first-deal", action="store_true", help="--peer: each deal as the first of a match to 7, not one that decides")
     args = parser.parse_args()
@@ -373,6 +381,7 @@ def main() -> None:
     args.baseline_home = baseline_home(args.baseline) if args.baseline else None
 
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")
+    records: list[dict] = []
     for ruleset_id in args.games.split(","):
         for pairing in args.pairings.split(","):
             jobs = [(ruleset_id, pairing, number, args) for number in range(args.first, args.first + args.matches)]
@@ -384,6 +393,10 @@ def main() -> None:
                 outcomes = [play_one(job) for job in jobs]
             deals = [side for outcome in outcomes for side in outcome["deals"] if side is not None]
             matches = [outcome["match"] for outcome in outcomes if outcome["match"] is not None]
+            levels = pairing.split("-")
+            for (_, _, number, _), outcome in zip(jobs, outcomes):
+                winner = None if outcome["match"] is None else levels[outcome["match"]]
+                records.append({"seed": f"{ruleset_id} {pairing}", "deal": number, "winner": winner, "side": levels[0]})
             timing = []
             for level in dict.fromkeys(pairing.split("-")):
                 seconds = [s for outcome in outcomes for lvl, s in outcome["times"] if lvl == level]
@@ -396,6 +409,8 @@ def main() -> None:
                 f"  ({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )
+    if args.records:
+        Path(args.records).write_text(json.dumps(records))
 
 
 if __name__ == "__main__":

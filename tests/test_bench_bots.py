@@ -34,7 +34,7 @@ def test_the_change_is_taken_deal_by_deal_over_the_deals_both_versions_played(tm
     run = compare(before, after)
     assert run.returncode == 0, run.stderr
     # differences 0, +1, +1, -1: mean 0.25, sample variance 11/12, half-width 1.96 * sqrt(11/48)
-    assert run.stdout.strip() == "4 deals played by both: before 50.0%, after 75.0%, change +25.00 ± 93.83 points (95%)"
+    assert run.stdout.strip() == "4 played by both: before 50.0%, after 75.0%, change +25.00 ± 93.83 points (95%)"
 
 
 def test_pairs_of_runs_are_pooled(tmp_path):
@@ -42,7 +42,7 @@ def test_pairs_of_runs_are_pooled(tmp_path):
     second = records(tmp_path / "b2.json", "s2", {0: "koz", 1: "koz"}), records(tmp_path / "a2.json", "s2", {0: "koz", 1: "rdeep"})
     run = compare(*first, *second)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("4 deals played by both: before 50.0%, after 75.0%, change +25.00 ")
+    assert run.stdout.startswith("4 played by both: before 50.0%, after 75.0%, change +25.00 ")
 
 
 def test_runs_of_different_seeds_are_refused(tmp_path):
@@ -55,6 +55,39 @@ def test_an_odd_number_of_files_is_refused(tmp_path):
     run = compare(records(tmp_path / "before.json", "s", {0: "koz"}))
     assert run.returncode != 0
     assert "pairs of record files" in run.stderr
+
+
+def test_the_pairings_keep_each_matchs_record_and_two_runs_of_the_same_matches_compare_match_by_match(tmp_path):
+    def run(path: Path, first: int) -> list[dict]:
+        command = [
+            sys.executable, str(ROOT / "bench/bots.py"), "--games", "german-whist", "--pairings", "basic-random",
+            "--matches", "6", "--first", str(first), "--records", str(path),
+        ]  # fmt: skip
+        played = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert played.returncode == 0, played.stderr
+        return json.loads(path.read_text())
+
+    kept = run(tmp_path / "before.json", 0)
+    assert [record["deal"] for record in kept] == list(range(6))
+    assert {record["seed"] for record in kept} == {"german-whist basic-random"}
+    assert {record["side"] for record in kept} == {"basic"} and {record["winner"] for record in kept} <= {"basic", "random", None}
+    again = run(tmp_path / "after.json", 3)  # matches 3 to 8: 3, 4 and 5 are played by both, alike (no expert: no clock)
+    assert again[:3] == kept[3:]
+    compared = compare(str(tmp_path / "before.json"), str(tmp_path / "after.json"))
+    wins = sum(record["winner"] == "basic" for record in kept[3:])
+    assert compared.stdout.strip().startswith(f"3 played by both: before {100 * wins / 3:.1f}%, after {100 * wins / 3:.1f}%, change +0.00 ")
+
+
+def test_a_match_is_won_by_the_pairings_first_level_when_its_winner_is_that_level(tmp_path):
+    def kept(path: Path, winners: list[str | None]) -> str:
+        matches = [{"seed": "german-whist expert-baseline", "deal": n, "winner": w, "side": "expert"} for n, w in enumerate(winners)]
+        path.write_text(json.dumps(matches))
+        return str(path)
+
+    before = kept(tmp_path / "b.json", ["baseline", "expert", None, "baseline"])
+    run = compare(before, kept(tmp_path / "a.json", ["expert", "expert", "expert", None]))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("4 played by both: before 25.0%, after 75.0%, change +50.00 ")
 
 
 def test_a_baseline_played_in_several_processes_leaves_no_folder_behind(tmp_path):
