@@ -749,7 +749,7 @@ class SixtySix(TrickTaking[SixtySixState]):
             return DECLARE_NOT_ALLOWED("at_first_lead")
         return None
 
-    def _leader_move(self, state: SixtySixState, seat: int, action: Action) -> RuleError | None:
+    def _leader_move(self, state: SixtySixState, action: Action) -> RuleError | None:
         """What forbids the leader's moves other than a card and a claim, before its kind's own rules."""
         options = state.match.options
         if isinstance(action, Marriage) and not options["marriages"]:
@@ -774,10 +774,10 @@ class SixtySix(TrickTaking[SixtySixState]):
         return None
 
     def verify_close(self, state: SixtySixState, seat: int, action: Close) -> RuleError | None:
-        return self._leader_move(state, seat, action) or self._talon_move(state, action)
+        return self._leader_move(state, action) or self._talon_move(state, action)
 
     def verify_exchange(self, state: SixtySixState, seat: int, action: Exchange) -> RuleError | None:
-        refused = self._leader_move(state, seat, action) or self._talon_move(state, action)
+        refused = self._leader_move(state, action) or self._talon_move(state, action)
         if refused is not None or self._may_exchange(state, seat):
             return refused
         swap_card = self.deal_rules(state).swap_card
@@ -787,7 +787,7 @@ class SixtySix(TrickTaking[SixtySixState]):
         return EXCHANGE_NOT_ALLOWED("before_trick")
 
     def verify_marriage(self, state: SixtySixState, seat: int, action: Marriage) -> RuleError | None:
-        refused = self._leader_move(state, seat, action)
+        refused = self._leader_move(state, action)
         if refused is not None:
             return refused
         card = DECK.number.get(action.card)
