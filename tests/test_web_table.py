@@ -47,18 +47,9 @@ def service(tmp_path_factory):
     started.stop()
 
 
-class FreshSocketClient(SocketClient):
-    """A new connection for each request: between them the browser plays for longer than the
-    server keeps an idle connection open."""
-
-    def _send(self, method, path, json_body, headers):
-        self.connection.close()
-        return super()._send(method, path, json_body, headers)
-
-
 @pytest.fixture(scope="module")
 def api(service):
-    client = FreshSocketClient(service.url)
+    client = SocketClient(service.url)  # between requests the browser plays: idle connections are opened afresh
     yield client
     client.close()
 
