@@ -302,7 +302,7 @@ def compare_main(paths: list[str]) -> None:
             raise SystemExit(f"{before_path} and {after_path} share no deal (the same --seed plays the same deals)")
         pairs += [(before[key], after[key]) for key in common]
     if len(pairs) < 2:
-        raise SystemExit("--compare needs at least two deals played by both")
+        raise SystemExit("--compare needs at least two deals (or matches) played by both")
     change, spread = paired_change(pairs)
     shares = [sum(won(pair[side]) for pair in pairs) / len(pairs) for side in (0, 1)]
     print(
@@ -369,7 +369,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=6, help="--peer: RdeepBot's depth in tricks")
     parser.add_argument("--seed", default="peer", help="--peer: the deals' seed")
     parser.add_argument("--records", help="write each deal's record (--peer) or match's (the pairings) to this JSON file")
-    parser.add_argument("--compare", nargs="+", metavar="RECORDS", help="pairs of --records files, before and after: the change in deals won")
+    parser.add_argument("--compare", nargs="+", metavar="RECORDS", help="pairs of --records files, before and after: the change in wins")
     parser.add_argument("--first-deal", action="store_true", help="--peer: each deal as the first of a match to 7, not one that decides")
     args = parser.parse_args()
     if args.compare:
@@ -398,7 +398,7 @@ def main() -> None:
                 winner = None if outcome["match"] is None else levels[outcome["match"]]
                 records.append({"seed": f"{ruleset_id} {pairing}", "deal": number, "winner": winner, "side": levels[0]})
             timing = []
-            for level in dict.fromkeys(pairing.split("-")):
+            for level in dict.fromkeys(levels):
                 seconds = [s for outcome in outcomes for lvl, s in outcome["times"] if lvl == level]
                 timing.append(
                     f"{level} {1000 * percentile(seconds, 0.5):.1f}/{1000 * percentile(seconds, 0.95):.1f}/{1000 * max(seconds):.1f}"

@@ -36,7 +36,7 @@ def pytest_runtest_makereport(item, call):
     seen = [page for web in webs for page in web.PAGES_SEEN]
     if report.when == "call" and report.failed:
         for number, page in enumerate(seen, 1):
-            report.sections.append((f"web page {number}, as it was when closed", page))
+            report.sections.append((f"web page {number}, as it was when closed", page.report()))
     if report.when == "teardown":
         for web in webs:
             web.PAGES_SEEN.clear()

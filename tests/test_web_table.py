@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,8 +37,28 @@ RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 #: the longest the page may take to show a change (a computer's reply, a long-poll's answer)
 STEP_MS = 30_000
-#: what each page closed during the running test last showed: a failing test's report prints it
-PAGES_SEEN: list[str] = []
+
+
+@dataclass(frozen=True)
+class PageSeen:
+    """A page as it was when its test closed it: a failing test's report prints it."""
+
+    url: str
+    shown: str
+    errors: tuple[str, ...]
+    service_log: Path | None
+
+    def report(self) -> str:
+        """The page's address, its text, its console errors, and the service log's last warnings,
+        errors and refusals (read only for a report: the log of a module's service grows long)."""
+        log = self.service_log.read_text(errors="replace").splitlines() if self.service_log and self.service_log.exists() else []
+        notable = [line for line in log if '"level":"INFO"' not in line or re.search(r'"status":[45]', line)][-20:]
+        return "\n".join([self.url, self.shown[:2000], f"console errors: {list(self.errors)}", "service log's warnings and refusals:", *notable])
+
+
+#: the pages closed during the running test (tests/conftest.py reports them when it fails)
+PAGES_SEEN: list[PageSeen] = []
+
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
@@ -177,22 +198,19 @@ class Table:
         cells = self.page.locator(f"[{attribute}]")
         return {int(cell.get_attribute(attribute)): int(cell.inner_text()) for cell in cells.all()}
 
-    def describe(self) -> str:
-        """The page's address, its text as shown, its console errors, and the service log's last
-        warnings, errors and refusals."""
+    def seen(self) -> PageSeen:
+        """The page as it is now."""
         from playwright.sync_api import Error
 
         try:
             shown = self.page.inner_text("body", timeout=2000)
         except Error as error:
             shown = f"(unreadable: {error.message})"
-        log = self.service_log.read_text(errors="replace").splitlines() if self.service_log and self.service_log.exists() else []
-        notable = [line for line in log if '"level":"INFO"' not in line or re.search(r'"status":[45]', line)][-20:]
-        return "\n".join([self.page.url, shown[:2000], f"console errors: {self.errors}", "service log's warnings and refusals:", *notable])
+        return PageSeen(self.page.url, shown, tuple(self.errors), self.service_log)
 
     def close(self) -> None:
         unexpected = [error for error in self.errors if not any(expected in error for expected in self.expected_errors)]
-        PAGES_SEEN.append(self.describe())
+        PAGES_SEEN.append(self.seen())
         self.context.close()
         assert not unexpected, f"console errors: {unexpected}"
 
