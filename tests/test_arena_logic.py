@@ -35,6 +35,24 @@ def test_the_nearest_rating_is_chosen_among_those_in_the_window():
     assert [member.account for member in pairing.seeks] == ["a", "near"]
 
 
+def test_every_table_that_can_be_made_is_made_in_one_pass():
+    seeks = [seek(name, 25.0, at=-number) for number, name in enumerate("abcdef")]
+    pairings = pair(seeks, 2, now=0.0, house_ratings={})
+    assert [[member.account for member in pairing.seeks] for pairing in pairings] == [["f", "e"], ["d", "c"], ["b", "a"]]
+
+
+def test_a_seek_just_made_accepts_only_ratings_within_the_base_window():
+    beyond = 25.0 + BASE_WINDOW + 0.4
+    assert pair([seek("a", 25.0), seek("b", beyond)], 2, now=0.5, house_ratings={}) == []  # 0.5 s widened it by 0.25
+    assert len(pair([seek("a", 25.0), seek("b", beyond)], 2, now=0.8, house_ratings={})) == 1
+
+
+def test_the_nearest_rating_is_chosen_whether_above_or_below():
+    seeks = [seek("a", 25.0, at=-5), seek("below", 23.0), seek("above", 26.0)]
+    (pairing,) = pair(seeks, 2, now=0.0, house_ratings={})
+    assert [member.account for member in pairing.seeks] == ["a", "above"]
+
+
 def test_seeks_of_other_options_or_rated_ness_never_pair_and_an_account_never_meets_itself():
     assert pair([seek("a", 25.0), seek("b", 25.0, group="other")], 2, now=0.0, house_ratings={}) == []
     assert pair([Seek("one", "a", "g", 25.0, 0.0), Seek("two", "a", "g", 25.0, 0.0)], 2, now=0.0, house_ratings={}) == []
@@ -85,6 +103,40 @@ def test_two_accounts_that_name_each_other_as_partners_are_paired_together_with_
     seeks = [seek("a", 25.0, partner="b"), seek("b", 25.0, partner="a"), seek("c", 25.0), seek("d", 25.0)]
     (pairing,) = pair(seeks, 4, now=0.0, house_ratings=HOUSE)
     assert sorted(member.account for member in pairing.seeks) == ["a", "b", "c", "d"] and pairing.house == ()
+
+
+def test_a_pairing_names_its_partnerships_and_no_one_else_as_partners():
+    seeks = [seek("a", 25.0, partner="b"), seek("b", 25.0, partner="a"), seek("c", 25.0), seek("d", 25.0)]
+    (pairing,) = pair(seeks, 4, now=0.0, house_ratings=HOUSE)
+    assert [sorted(side) for side in pairing.partners] == [["a", "b"]]
+    (alone,) = pair([seek("c", 25.0), seek("d", 25.0)], 2, now=0.0, house_ratings=HOUSE)
+    assert alone.partners == ()
+
+
+def test_partners_never_join_a_table_with_one_seat_left():
+    seeks = [
+        seek("a", 25.0, at=-10),
+        seek("b", 25.1),
+        seek("c", 25.2),
+        seek("d", 25.3, partner="e"),
+        seek("e", 25.3, partner="d"),
+        seek("f", 26.0),
+    ]
+    (pairing, *rest) = pair(seeks, 4, now=0.0, house_ratings={})
+    assert [member.account for member in pairing.seeks] == ["a", "b", "c", "f"] and rest == []
+
+
+def test_an_account_seeking_alone_and_beside_a_partner_takes_one_seat_of_a_table():
+    seeks = [
+        Seek("z-alone", "z", "g", 25.0, -10.0),
+        seek("b", 25.0),
+        Seek("z-beside-y", "z", "g", 25.1, 0.0, partner="y"),
+        seek("y", 25.1, partner="z"),
+        seek("c", 26.0),
+        seek("d", 26.0),
+    ]
+    pairings = pair(seeks, 4, now=0.0, house_ratings={})
+    assert [[member.account for member in pairing.seeks] for pairing in pairings] == [["z", "b", "c", "d"]]
 
 
 def test_a_seek_whose_partner_does_not_seek_beside_it_waits_and_never_meets_the_house_alone():
@@ -150,6 +202,20 @@ def test_a_draw_between_equals_moves_no_rating():
     assert first.mu == pytest.approx(Rating().mu) and second.draws == 1
 
 
+def test_a_rating_moves_from_where_it_was_an_upset_more_than_an_expected_win():
+    strong, weak = Rating(mu=40.0, sigma=2.0), Rating(mu=10.0, sigma=2.0)
+    expected_winner, expected_loser = rate([strong, weak], [[0], [1]], ["win", "loss"])
+    upset_loser, upset_winner = rate([strong, weak], [[0], [1]], ["loss", "win"])
+    assert 40.0 < expected_winner.mu < 40.0 + (upset_winner.mu - 10.0) and 10.0 > expected_loser.mu > 10.0 - (40.0 - upset_loser.mu)
+    # each uncertainty stays near what it was (OpenSkill lets it grow a little with each game), not a new account's
+    assert all(rating.sigma == pytest.approx(2.0, abs=0.05) for rating in (expected_winner, expected_loser, upset_winner, upset_loser))
+
+
+def test_an_established_rating_moves_less_than_a_new_one_in_the_same_match():
+    established, new = rate([Rating(sigma=2.0), Rating()], [[0], [1]], ["win", "loss"])
+    assert 0 < established.mu - Rating().mu < Rating().mu - new.mu
+
+
 def test_replaying_results_in_order_rates_as_rating_them_one_by_one():
     sides = {"r": [[0], [1]]}
     results = [
@@ -160,6 +226,14 @@ def test_replaying_results_in_order_rates_as_rating_them_one_by_one():
     a, b = rate([Rating(), Rating()], [[0], [1]], ["win", "loss"])
     b, a = rate([b, a], [[0], [1]], ["win", "loss"])
     assert replay(results, sides) == {("r", "a"): a, ("r", "b"): b}
+
+
+def test_replaying_leaves_the_house_unrated_where_it_played_itself():
+    sides = {"batak": [[0, 2], [1, 3]]}
+    seats = [("a", "win"), ("house", "loss"), ("house", "win"), ("b", "loss")]
+    results = [{"ruleset": "batak", "rated": True, "seats": [{"account": name, "outcome": outcome} for name, outcome in seats]}]
+    a, _, _, b = rate([Rating()] * 4, sides["batak"], [outcome for _, outcome in seats])
+    assert replay(results, sides) == {("batak", "a"): a, ("batak", "b"): b}
 
 
 def test_every_script_of_the_arena_touches_keys_of_one_hash_slot():

@@ -66,9 +66,8 @@ def rate(ratings: Sequence[Rating], sides: Sequence[Sequence[int]], outcomes: Se
     """The seats' new ratings after a match: ``sides`` groups seats into teams (a seat alone in a
     game without partners), ``outcomes`` says each seat's result (a side's seats share it)."""
     teams = [[MODEL.rating(mu=ratings[seat].mu, sigma=ratings[seat].sigma) for seat in side] for side in sides]
-    ranks: list[float] = [0 if outcomes[side[0]] == "win" else 1 if outcomes[side[0]] == "loss" else 0 for side in sides]
-    if all(outcomes[side[0]] == "draw" for side in sides):
-        ranks = [0.0 for _ in sides]
+    # a loss ranks below a win; a draw is every side's, so all rank alike
+    ranks = [1.0 if outcomes[side[0]] == "loss" else 0.0 for side in sides]
     rated = MODEL.rate(teams, ranks=ranks)
     new = list(ratings)
     for side, team in zip(sides, rated):
@@ -86,9 +85,18 @@ def rate(ratings: Sequence[Rating], sides: Sequence[Sequence[int]], outcomes: Se
     return new
 
 
-def rating_json(rating: Rating, account: str, seat: Seat) -> dict[str, Any]:
+def one_sided(accounts: Sequence[str], sides: Sequence[Sequence[int]]) -> set[str]:
+    """The accounts (by seat) that sit on one side only: a match rates those. A house account
+    that fills seats of both sides (the computer against itself) is not rated by it."""
+    sides_of: dict[str, set[int]] = {}
+    for index, side in enumerate(sides):
+        for seat in side:
+            sides_of.setdefault(accounts[seat], set()).add(index)
+    return {account for account, found in sides_of.items() if len(found) == 1}
+
+
+def rating_json(rating: Rating, seat: Seat) -> dict[str, Any]:
     return {
-        "account": account,
         "name": seat.name,
         "kind": seat.kind,
         "mu": rating.mu,
@@ -132,15 +140,13 @@ class Ratings:
                     for index, (seat, old, new) in enumerate(zip(seats, before, after))
                 ],
             }
-            entries = []
-            for seat, text, new in dict((seat.account, (seat, text, new)) for seat, text, new in reversed(list(zip(seats, stored, after)))).values():
-                # a house account that fills seats of both sides (the computer against itself) is not rated by it
-                rated_here = (
-                    rated and len({index for index, side in enumerate(sides) for member in side if seats[member].account == seat.account}) == 1
-                )
-                entries.append(
-                    (seat.account, text or "", json.dumps(rating_json(new, seat.account, seat)) if rated_here else "", new.conservative, new.games)
-                )
+            rated_here = one_sided(accounts, sides) if rated else set()
+            # one entry an account (a house account may fill several seats): its first seat's
+            firsts = {seat.account: (seat, text, new) for seat, text, new in reversed(list(zip(seats, stored, after)))}
+            entries = [
+                (seat.account, text or "", json.dumps(rating_json(new, seat)) if seat.account in rated_here else "", new.conservative, new.games)
+                for seat, text, new in firsts.values()
+            ]
             outcome, text = self.store.record(ruleset, game_id, json.dumps(result, ensure_ascii=False), ESTABLISHED_GAMES, RECENT_RESULTS, entries)
             if outcome in (0, 1):
                 recorded: dict[str, Any] = json.loads(text)
@@ -161,8 +167,11 @@ def replay(results: Sequence[dict[str, Any]], sides_of: dict[str, list[list[int]
             continue
         ruleset = result["ruleset"]
         seats = result["seats"]
-        before = [ratings.get((ruleset, seat["account"]), Rating()) for seat in seats]
+        accounts = [seat["account"] for seat in seats]
+        before = [ratings.get((ruleset, account), Rating()) for account in accounts]
         after = rate(before, sides_of[ruleset], [seat["outcome"] for seat in seats])
-        for seat, rating in zip(seats, after):
-            ratings[(ruleset, seat["account"])] = rating
+        rated_here = one_sided(accounts, sides_of[ruleset])
+        for account, rating in zip(accounts, after):
+            if account in rated_here:
+                ratings[(ruleset, account)] = rating
     return ratings
