@@ -11,6 +11,7 @@ import time
 import pytest
 
 from service import create_app
+from engine import registry
 from service.arena.matchmaker import Matchmaker
 from service.worker import Worker
 from tests.conftest import make_settings
@@ -166,6 +167,235 @@ def test_two_seeks_are_paired_into_a_game_each_seat_hears_its_token_and_the_resu
     assert client.get("/v1/arena/leaderboard", query_string={"ruleset": "chess"}).status_code == 400
 
 
+def test_match_finished_tells_each_account_its_seat_outcome_and_rating_change_and_the_match_leaves_the_queue(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys, started = paired(arena_app, client, ("Ayla", "Berk"))
+    game = started[0]["game"]
+    play_out(arena_app, client, started)
+    (result,) = arena.store.results("german-whist")
+    for name, key, heard in zip(("Ayla", "Berk"), keys, started):
+        mine = result["seats"][heard["seat"]]
+        assert (mine["name"], mine["kind"]) == (name, "bot")
+        assert events(arena_app, key)[-1] == {
+            "type": "match_finished",
+            "game": game,
+            "ruleset": "german-whist",
+            "status": "finished",
+            "rated": True,
+            "seat": heard["seat"],
+            "outcome": mine["outcome"],
+            "abandoned": False,
+            "rating": mine["after"],
+            "rating_change": mine["after"]["rating"] - mine["before"]["rating"],
+        }
+    assert arena.store.match("german-whist", game) is None and not arena.store.has_matches(["german-whist"])
+
+
+def test_a_finished_match_frees_each_accounts_place_for_the_next(backend):
+    app = create_app(make_settings(arena_games_at_once=1), redis=backend)
+    client = app.test_client()
+    keys, started = paired(app, client, ("Cemre", "Derin"))
+    for key in keys:  # at its one game at once: seeking more is refused
+        assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 409
+    play_out(app, client, started)
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 201
+    app.extensions["koz"].announcements.stop()
+
+
+def test_an_accounts_page_shows_its_rating_its_record_and_its_last_games_newest_first(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys, first = paired(arena_app, client, ("Ela", "Fuat"))
+    play_out(arena_app, client, first)
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "rated": False}, headers=bearer(key))
+    real = arena.timer
+    arena.timer = lambda: real() + 10  # their ratings moved apart: the window widens with the wait
+    Matchmaker(arena).run_pass()
+    second = [events(arena_app, key)[-1] for key in keys]
+    play_out(arena_app, client, second)
+    rated, unrated = arena.store.results("german-whist")
+    ela = arena.accounts.authenticate(keys[0]).id
+    rating = arena.ratings.of("german-whist", ela)
+    page = client.get("/v1/accounts/ela").get_json()
+    mine = next(seat for seat in rated["seats"] if seat["account"] == ela)
+    assert page["ratings"] == [
+        {
+            "ruleset": "german-whist",
+            "rating": rating.mu,
+            "uncertainty": rating.sigma,
+            "games": 1,
+            "wins": int(mine["outcome"] == "win"),
+            "losses": int(mine["outcome"] == "loss"),
+            "draws": 0,
+            "provisional": True,
+        }
+    ]
+    expected = []
+    for result, change in ((unrated, 0.0), (rated, mine["after"]["rating"] - mine["before"]["rating"])):
+        seat = next(seat for seat in result["seats"] if seat["account"] == ela)
+        expected.append(
+            {
+                "game": result["game"],
+                "ruleset": "german-whist",
+                "rated": result["rated"],
+                "finished_at": result["finished_at"],
+                "status": "finished",
+                "seat": seat["seat"],
+                "outcome": seat["outcome"],
+                "rating_change": change,
+                "opponents": ["Fuat"],
+                "history": f"/v1/games/{result['game']}/history",
+            }
+        )
+    assert page["games_played"] == 2 and page["recent_games"] == expected and unrated["finished_at"] > rated["finished_at"]
+
+
+def test_an_account_is_provisional_until_its_tenth_rated_game(arena_app, client):
+    from service.arena.ratings import ESTABLISHED_GAMES, Seat
+
+    arena = arena_app.extensions["koz_arena"]
+    ids = [arena.accounts.authenticate(account(client, name)).id for name in ("Gaye", "Hilmi")]
+    for number in range(ESTABLISHED_GAMES):
+        seats = [Seat(ids[0], "Gaye", "bot", "win"), Seat(ids[1], "Hilmi", "bot", "loss")]
+        arena.ratings.record("german-whist", f"g{number}", seats, [[0], [1]], True, {"status": "finished", "finished_at": float(number)})
+        (shown,) = client.get("/v1/accounts/gaye").get_json()["ratings"]
+        assert (shown["games"], shown["provisional"]) == (number + 1, number + 1 < ESTABLISHED_GAMES)
+
+
+def test_a_drawn_match_is_a_draw_for_each_account(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys, started = paired(arena_app, client, ("İpek", "Jale"))
+    game = started[0]["game"]
+    whist = registry.get("german-whist")
+    Matchmaker(arena).finish(whist, game, arena.store.match("german-whist", game), {"status": "finished", "winners": [], "forfeit": None})
+    for key in keys:
+        assert events(arena_app, key)[-1]["outcome"] == "draw"
+        (shown,) = client.get(f"/v1/accounts/{arena.accounts.authenticate(key).name}").get_json()["ratings"]
+        assert (shown["wins"], shown["losses"], shown["draws"]) == (0, 0, 1)
+
+
+def test_a_match_settled_by_a_worker_that_died_before_forgetting_its_end_is_not_settled_again(arena_app, client):
+    arena, koz = arena_app.extensions["koz_arena"], arena_app.extensions["koz"]
+    keys, started = paired(arena_app, client, ("Kerem", "Lale"))
+    game = started[0]["game"]
+    forfeit(arena_app, game)
+    view = koz.repository.load(game).view(None)
+    Matchmaker(arena).finish(registry.get("german-whist"), game, arena.store.match("german-whist", game), {**view, "forfeit": None})
+    assert koz.store.ended_arena_games(10) == [game]  # what the worker that died left
+    for key in keys:  # another match of theirs, so that a pass reads the ended games again
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "rated": False}, headers=bearer(key))
+    real = arena.timer
+    arena.timer = lambda: real() + 10
+    assert Matchmaker(arena).run_pass() == 1  # that match started
+    assert Matchmaker(arena).settle() == 0  # and the old one is not settled again
+    assert koz.store.ended_arena_games(10) == [] and len(arena.store.results("german-whist")) == 1
+    assert [[event["type"] for event in events(arena_app, key)] for key in keys] == [["match_started", "match_finished", "match_started"]] * 2
+
+
+def test_a_match_whose_game_ended_and_expired_before_it_was_settled_is_dropped_unrated_and_frees_its_players(backend):
+    arena_app = create_app(make_settings(arena_games_at_once=1), redis=backend)
+    client, arena = arena_app.test_client(), arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Mert", "Nil", "Oya", "Pelin")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena).run_pass() == 2
+    games = sorted({events(arena_app, key)[0]["game"] for key in keys})
+    for game in games:
+        forfeit(arena_app, game)
+    for key in backend.scan_iter(f"*{{{games[0]}}}*"):  # as Redis expires a game kept past its time
+        backend.delete(key)
+    assert Matchmaker(arena).run_pass() == 2
+    assert [result["game"] for result in arena.store.results("german-whist")] == [games[1]]
+    assert not arena.store.has_matches(["german-whist"])
+    expired = [key for key in keys if events(arena_app, key)[0]["game"] == games[0]]
+    assert [events(arena_app, key)[-1]["type"] for key in expired] == ["match_started", "match_started"]
+    for key in expired:  # at one game at once, each may seek again
+        assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 201
+    arena_app.extensions["koz"].announcements.stop()
+
+
+def test_a_match_whose_game_expired_unfinished_is_dropped_unrated_and_a_live_one_is_kept(backend):
+    app = create_app(make_settings(), redis=backend)
+    client, arena = app.test_client(), app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Rana", "Sarp", "Tuna", "Umay")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena).run_pass() == 2
+    games = sorted({events(app, key)[0]["game"] for key in keys})
+    for key in backend.scan_iter(f"*{{{games[0]}}}*"):  # left unplayed past its time: Redis expired it
+        backend.delete(key)
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.game_ttl_seconds + 1
+    assert Matchmaker(arena).run_pass() == 1
+    assert arena.store.results("german-whist") == [] and list(arena.store.matches_started_before("german-whist", float("inf"))) == [games[1]]
+    assert all([event["type"] for event in events(app, key)] == ["match_started"] for key in keys)  # nothing to tell
+    app.extensions["koz"].announcements.stop()
+
+
+def test_an_arena_seat_token_opens_its_own_seat_of_its_own_game_and_no_other(arena_app, client):
+    keys = [account(client, name) for name in ("Vedat", "Yaren", "Zeki", "Ahu")]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(arena_app.extensions["koz_arena"]).run_pass() == 2
+    started = [events(arena_app, key)[0] for key in keys]
+    assert len({event["token"] for event in started}) == 4
+    for event in started:
+        assert client.get(f"/v1/games/{event['game']}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+        for other in started:
+            if other["game"] != event["game"]:
+                assert client.get(f"/v1/games/{other['game']}", headers=bearer(event["token"])).status_code == 401
+
+
+def test_without_a_configured_secret_every_process_derives_the_same_seat_tokens_from_one_made_on_first_use(backend):
+    settings = make_settings()
+    first, second = (create_app(settings, redis=backend) for _ in range(2))
+    keys, started = paired(first, first.test_client(), ("Bige", "Cansu"))
+    again = [events(second, key)[0] for key in keys]
+    assert [event["token"] for event in again] == [event["token"] for event in started]
+    view = second.test_client().get(f"/v1/games/{again[0]['game']}", headers=bearer(again[0]["token"])).get_json()
+    assert view["seat"] == again[0]["seat"]
+    secret = first.extensions["koz_arena"].store.secret()
+    assert len(secret) >= 43 and secret == second.extensions["koz_arena"].store.secret()  # 32 random bytes, kept
+    for app in (first, second):
+        app.extensions["koz"].announcements.stop()
+
+
+def test_the_leaderboard_pages_by_offset_and_limit_its_ranks_counting_on_and_names_the_next_page(arena_app, client):
+    from service.arena.ratings import ESTABLISHED_GAMES, Seat
+
+    ratings = arena_app.extensions["koz_arena"].ratings
+    names = ["Ada", "Bora", "Cem", "Duru", "Ece"]
+    kinds = dict(zip(names, ["bot", "person", "bot", "person", "bot"]))
+    for round_number in range(ESTABLISHED_GAMES):  # a chain: each beats the next, every round
+        for winner, loser in zip(names, names[1:]):
+            seats = [Seat(f"id-{winner}", winner, kinds[winner], "win"), Seat(f"id-{loser}", loser, kinds[loser], "loss")]
+            ratings.record("german-whist", f"{round_number}-{winner}", seats, [[0], [1]], True, {})
+    query = {"ruleset": "german-whist", "limit": 2}
+    pages = [client.get("/v1/arena/leaderboard", query_string={**query, "offset": offset}).get_json() for offset in (0, 2, 4)]
+    assert [(page["ruleset"], page["provisional"], page["total"], page["next_offset"]) for page in pages] == [
+        ("german-whist", False, 5, 2),
+        ("german-whist", False, 5, 4),
+        ("german-whist", False, 5, None),
+    ]
+    entries = [entry for page in pages for entry in page["entries"]]
+    assert [entry["rank"] for entry in entries] == [1, 2, 3, 4, 5]
+    for entry in entries:
+        rating = ratings.of("german-whist", f"id-{entry['name']}")
+        assert entry == {
+            "rank": entry["rank"],
+            "name": entry["name"],
+            "kind": kinds[entry["name"]],
+            "rating": rating.mu,
+            "uncertainty": rating.sigma,
+            "games": rating.games,
+        }
+    conservative = [entry["rating"] - 3 * entry["uncertainty"] for entry in entries]
+    assert conservative == sorted(conservative, reverse=True) and entries[0]["name"] == "Ada" and entries[-1]["name"] == "Ece"
+    whole = client.get("/v1/arena/leaderboard", query_string={**query, "limit": 5}).get_json()
+    assert whole["entries"] == entries and whole["next_offset"] is None
+
+
 def winner_name(finished, keys) -> str:
     for (name, _), event in zip(keys.items(), finished):
         if event["outcome"] == "win":
@@ -187,6 +417,80 @@ def test_a_seek_past_its_house_after_plays_a_house_account_which_is_rated_too(ar
     Matchmaker(arena_app.extensions["koz_arena"]).run_pass()
     assert events(arena_app, key)[-1]["type"] == "match_finished"
     assert client.get(f"/v1/accounts/{house['name']}").get_json()["ratings"][0]["games"] == 1
+    arena = arena_app.extensions["koz_arena"]
+    (result,) = arena.store.results("german-whist")
+    assert sorted(seat["kind"] for seat in result["seats"]) == ["bot", "house"]
+    assert arena.events_after(arena.accounts.find(house["name"]).id, 0) == []  # the house has no stream to tell
+
+
+def test_a_seek_meets_the_house_level_of_the_nearest_rating_and_hears_the_whole_match_it_starts(arena_app, client):
+    from service.arena.ratings import Seat
+
+    arena = arena_app.extensions["koz_arena"]
+    house = {level: arena.accounts.house(level) for level in ("random", "basic", "expert")}
+    results = [("random", "loss"), ("random", "loss"), ("basic", "loss"), ("basic", "loss"), ("expert", "draw")]
+    for number, (level, outcome) in enumerate(results):  # the weaker levels fall well below a new account; the expert stays by it
+        other = {"loss": "win", "draw": "draw"}[outcome]
+        seats = [Seat(house[level].id, house[level].name, "house", outcome), Seat(f"sparring-{number}", "sparring", "bot", other)]
+        arena.ratings.record("german-whist", f"earlier-{number}", seats, [[0], [1]], True, {"status": "finished", "finished_at": 0.0})
+    expert = arena.ratings.of("german-whist", house["expert"].id)
+    key = account(client, "Deniz")
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "rated": False, "house_after_seconds": 0}, headers=bearer(key))
+    assert Matchmaker(arena).run_pass() == 1
+    (started,) = events(arena_app, key)
+    game, seat = started["game"], started["seat"]
+    assert started == {
+        "type": "match_started",
+        "game": game,
+        "ruleset": "german-whist",
+        "options": {"scoring": "tricks", "count_all_tricks": False, "no_trump": False, "misere": False, "target": 0},
+        "rated": False,
+        "seat": seat,
+        "url": f"/v1/games/{game}",
+        "players": [{"seat": 1 - seat, "name": "koz-expert", "kind": "house", "rating": expert.mu, "uncertainty": expert.sigma}],
+        "token": started["token"],
+    }
+    seats = client.get(f"/v1/games/{game}").get_json()["seats"]
+    expected = [("Deniz", None) if index == seat else ("koz-expert", "expert") for index in range(2)]
+    assert [(entry["name"], entry["bot"]) for entry in seats] == expected
+
+
+def test_a_pass_with_nothing_to_pair_starts_nothing_and_seeks_of_other_options_never_meet(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    assert Matchmaker(arena).run_pass() == 0
+    short, long = account(client, "Kısa"), account(client, "Uzun")
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {"target": 0}}, headers=bearer(short))
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {"target": 20}}, headers=bearer(long))
+    assert Matchmaker(arena).run_pass() == 0 and events(arena_app, short) == events(arena_app, long) == []
+
+
+def test_the_pass_is_due_when_the_first_seek_left_alone_in_any_ruleset_reaches_its_house_after(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    whist, sixty_six = account(client, "Eda"), account(client, "Fikret")
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 40}, headers=bearer(whist))
+    client.post("/v1/arena/seeks", json={"ruleset": "sixty-six", "house_after_seconds": 20}, headers=bearer(sixty_six))
+    matchmaker = Matchmaker(arena)
+    seeks = [seek for key in (whist, sixty_six) for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
+    seeked = {seek["ruleset"]: seek["seeked_at"] for seek in seeks}
+    assert matchmaker.run_pass() == 0 and matchmaker.house_due == pytest.approx(seeked["sixty-six"] + 20)
+
+
+def test_an_account_that_abandoned_a_game_seeks_as_if_it_came_later_and_others_meet_first(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys, started = paired(arena_app, client, ("Gamze", "Harun"))
+    quitter_seat = forfeit(arena_app, started[0]["game"])
+    quitter = keys[[event["seat"] for event in started].index(quitter_seat)]
+    Matchmaker(arena).run_pass()
+    real = arena.timer
+    client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(quitter))  # the first to seek
+    arena.timer = lambda: real() + 1
+    fresh = [account(client, name) for name in ("Irmak", "Jülide")]
+    for key in fresh:
+        client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key))
+    arena.timer = lambda: real() + 2
+    assert Matchmaker(arena).run_pass() == 1
+    assert [events(arena_app, key)[-1]["type"] for key in fresh] == ["match_started", "match_started"]
+    assert events(arena_app, quitter)[-1]["type"] == "match_finished"  # still waiting
 
 
 def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
@@ -390,6 +694,17 @@ def test_a_pass_reads_only_the_arena_games_whose_end_was_committed(arena_app, cl
 
 def died(*_):
     raise RuntimeError("the worker died here")
+
+
+def test_the_turn_left_is_what_remains_of_the_one_taken_at_most_a_period_and_none_when_no_turn_is_taken(arena_app, backend):
+    matchmaker = Matchmaker(arena_app.extensions["koz_arena"])
+    assert matchmaker.turn_left(0.5) == 0  # no turn taken: the pass is due now
+    assert matchmaker.take_turn("another worker", 100.0) and not matchmaker.take_turn("this worker", 100.0)
+    assert matchmaker.turn_left(1000.0) == pytest.approx(100.0, abs=0.05) and matchmaker.turn_left(0.5) == 0.5
+    matchmaker.end_turn_at(matchmaker.arena.timer() + 50.0)  # a pass due sooner than the turn taken would end
+    assert matchmaker.turn_left(1000.0) == pytest.approx(50.0, abs=0.05)
+    backend.persist(matchmaker._turn_key)  # a turn that lost its expiry: waited out a period at a time, not asked again at once
+    assert matchmaker.turn_left(0.5) == 0.5
 
 
 def test_a_worker_that_finds_the_turn_taken_makes_the_pass_when_that_turn_ends_not_a_period_later(arena_app, client, monkeypatch):

@@ -10,6 +10,7 @@ import pytest
 
 from service import create_app
 from service.arena.matchmaker import Matchmaker
+from service.arena.ratings import Seat
 from tests.conftest import make_settings
 from tests.test_arena_api import account, bearer, events, play_out
 
@@ -96,6 +97,78 @@ def test_an_open_challenge_counts_among_the_challengers_games_and_accepting_amon
     assert capped.post(f"/v1/arena/challenges/{first['id']}/accept", headers=bearer(hakan)).status_code == 200
     assert capped.post("/v1/arena/challenges", json={"to": "İlke", "ruleset": "sixty-six"}, headers=bearer(gul)).status_code == 409
     assert ilke
+
+
+def test_the_challenged_hears_the_challengers_kind_and_rating_and_the_match_starts_at_their_ratings(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    ayla, berk = account(client, "Ayla"), account(client, "Berk", kind="person")
+    ids = [arena.accounts.authenticate(key).id for key in (ayla, berk)]
+    seats = [Seat(ids[0], "Ayla", "bot", "win"), Seat(ids[1], "Berk", "person", "loss")]
+    arena.ratings.record("german-whist", "earlier", seats, [[0], [1]], True, {"status": "finished", "finished_at": 0.0})
+    rated = {name: arena.ratings.of("german-whist", account_id) for name, account_id in zip(("Ayla", "Berk"), ids)}
+    made = challenge(client, ayla, "Berk")
+    ayla_rating = rated["Ayla"]
+    assert events(arena_app, berk)[-1] == {
+        "type": "challenge",
+        "challenge": made,
+        "challenger": {"name": "Ayla", "kind": "bot", "rating": ayla_rating.mu, "uncertainty": ayla_rating.sigma},
+    }
+    assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk)).status_code == 200
+    for key, other in ((ayla, "Berk"), (berk, "Ayla")):
+        (player,) = events(arena_app, key)[-1]["players"]
+        assert (player["name"], player["rating"]) == (other, rated[other].mu)
+
+
+def test_an_account_lists_only_its_own_open_challenges_oldest_first_every_time_it_asks(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = {name: account(client, name) for name in ("Ayla", "Berk", "Cem", "Duru")}
+    real, made = arena.timer, []
+    for offset, (source, to) in enumerate([("Ayla", "Berk"), ("Cem", "Ayla"), ("Ayla", "Duru"), ("Cem", "Duru"), ("Duru", "Ayla")]):
+        arena.timer = lambda offset=offset: real() + offset
+        made.append(challenge(client, keys[source], to))
+    arena.timer = lambda: real() + 5
+    for _ in range(2):
+        assert client.get("/v1/arena/challenges", headers=bearer(keys["Ayla"])).get_json() == {"challenges": [made[0], made[1], made[2], made[4]]}
+        assert client.get("/v1/arena/challenges", headers=bearer(keys["Berk"])).get_json() == {"challenges": [made[0]]}
+
+
+def test_a_challenge_is_over_at_its_expires_at_and_only_its_own_sides_may_take_it_before(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    ece, firat, gaye = account(client, "Ece"), account(client, "Fırat"), account(client, "Gaye")
+    made = challenge(client, ece, "Fırat")
+    for path, method in ((f"/v1/arena/challenges/{made['id']}/decline", "post"), (f"/v1/arena/challenges/{made['id']}", "delete")):
+        refused = getattr(client, method)(path, headers=bearer(gaye))  # neither side: as if there were none
+        assert refused.status_code == 404 and refused.get_json()["code"] == "unknown_challenge" and made["id"] in refused.get_json()["detail"]
+    arena.timer = lambda: made["expires_at"]
+    for key, path, method in (
+        (firat, f"/v1/arena/challenges/{made['id']}/accept", "post"),
+        (firat, f"/v1/arena/challenges/{made['id']}/decline", "post"),
+        (ece, f"/v1/arena/challenges/{made['id']}", "delete"),
+    ):
+        late = getattr(client, method)(path, headers=bearer(key))
+        assert late.status_code == 404 and late.get_json()["code"] == "unknown_challenge"
+    assert client.get("/v1/arena/challenges", headers=bearer(firat)).get_json() == {"challenges": []}
+
+
+def test_one_accounts_open_challenge_takes_no_place_of_anothers_and_a_challenge_to_another_is_unknown_even_at_the_cap():
+    capped = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis()).test_client()
+    gul, hakan, ilke, jale = (account(capped, name) for name in ("Gül", "Hakan", "İlke", "Jale"))
+    first = challenge(capped, gul, "Hakan")
+    assert capped.post("/v1/arena/challenges", json={"to": "Hakan", "ruleset": "sixty-six"}, headers=bearer(ilke)).status_code == 201
+    assert capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(jale)).status_code == 201  # Jale at her cap
+    taken = capped.post(f"/v1/arena/challenges/{first['id']}/accept", headers=bearer(jale))
+    assert taken.status_code == 404 and taken.get_json()["code"] == "unknown_challenge"
+
+
+def test_every_challenge_past_its_time_expires_in_one_pass(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Lale", "Mert", "Nur")]
+    made = [challenge(client, keys[0], "Mert"), challenge(client, keys[2], "Lale")]
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
+    assert Matchmaker(arena).run_pass() == 2
+    assert [event["type"] for event in events(arena_app, keys[0])] == ["challenge", "challenge_expired", "challenge_expired"]
+    assert {event["challenge"]["id"] for event in events(arena_app, keys[0])[1:]} == {made[0]["id"], made[1]["id"]}
 
 
 def test_a_challenge_in_eşli_batak_seats_koz_house_players_beside_the_two_accounts(arena_app, client):

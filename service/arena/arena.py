@@ -131,15 +131,13 @@ class Arena:
     def own_seeks(self, account: Account) -> list[dict[str, Any]]:
         return [seek for ruleset in registry.all_rulesets() for seek in self.store.seeks(ruleset.id) if seek["account"] == account.id]
 
-    def unseek(self, account: Account, identifier: str | None = None) -> int:
-        """Take the account's seek ``identifier`` (None: all of them) out of the queue; how many were."""
-        taken = 0
+    def unseek(self, account: Account, identifier: str | None = None) -> None:
+        """Take the account's seek ``identifier`` (None: all of them) out of the queue, if it is
+        still there (a DELETE answers alike when it was paired or gone already)."""
         for seek in self.own_seeks(account):
             if identifier is None or seek["id"] == identifier:
                 if self.store.take_seeks(seek["ruleset"], [seek["id"]]):
                     self.store.disengage(account.id, seek["id"])
-                    taken += 1
-        return taken
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -202,7 +200,7 @@ def own_result(result: Mapping[str, Any], account: str) -> dict[str, Any]:
         "status": result["status"],
         "seat": mine["seat"],
         "outcome": mine["outcome"],
-        "rating_change": mine["after"]["rating"] - mine["before"]["rating"] if result["rated"] else 0.0,
+        "rating_change": mine["after"]["rating"] - mine["before"]["rating"],  # 0 unrated: the rating after is the one before
         "opponents": [seat["name"] for seat in result["seats"] if seat["account"] != account],
         "history": f"/v1/games/{result['game']}/history",
     }
