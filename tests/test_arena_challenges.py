@@ -180,6 +180,20 @@ def test_a_challenge_in_eşli_batak_seats_koz_house_players_beside_the_two_accou
     assert sorted(player["kind"] for player in started["players"]) == ["bot", "house", "house"]
 
 
+def test_a_challenge_in_eşli_batak_seats_the_house_level_nearest_the_two_accounts_mean_rating(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    ece, fuat = account(client, "Ece"), account(client, "Fuat")
+    expert = arena.accounts.house("expert")
+    winners = [arena.accounts.authenticate(key) for key in (ece, fuat)] + [expert]
+    for number, winner in enumerate(winners * 3):  # the two accounts and koz-expert climb alike; koz-basic stays new
+        seats = [Seat(winner.id, winner.name, winner.kind, "win"), Seat(f"sparring-{number}", "sparring", "bot", "loss")]
+        arena.ratings.record("partnership-batak", f"earlier-{number}", seats, [[0], [1]], True, {"status": "finished", "finished_at": 0.0})
+    made = challenge(client, ece, "Fuat", ruleset="partnership-batak")
+    game = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(fuat)).get_json()["game"]
+    seats = client.get(f"/v1/games/{game}").get_json()["seats"]
+    assert sorted(entry["name"] for entry in seats) == ["Ece", "Fuat", "koz-expert", "koz-expert"]
+
+
 @pytest.mark.parametrize(
     "body, status, code, turkish",
     [
