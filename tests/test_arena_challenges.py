@@ -9,6 +9,7 @@ import fakeredis
 import pytest
 
 from service import create_app
+from service.arena.challenges import ChallengeStore
 from service.arena.matchmaker import Matchmaker
 from service.arena.ratings import Seat
 from tests.conftest import make_settings
@@ -192,6 +193,22 @@ def test_a_challenge_in_eşli_batak_seats_the_house_level_nearest_the_two_accoun
     game = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(fuat)).get_json()["game"]
     seats = client.get(f"/v1/games/{game}").get_json()["seats"]
     assert sorted(entry["name"] for entry in seats) == ["Ece", "Fuat", "koz-expert", "koz-expert"]
+
+
+def test_a_challenge_taken_by_the_other_side_while_it_is_accepted_is_refused_as_unknown_and_frees_the_accepters_place(monkeypatch):
+    capped = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis()).test_client()
+    ayla, berk = account(capped, "Ayla"), account(capped, "Berk")
+    made = challenge(capped, ayla, "Berk")
+    take = ChallengeStore.take
+
+    def withdrawn_a_moment_before(self, identifier):
+        take(self, identifier)  # the challenger's withdrawal, between the accepter's read and its take
+        return take(self, identifier)
+
+    monkeypatch.setattr(ChallengeStore, "take", withdrawn_a_moment_before)
+    late = capped.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert late.status_code == 404 and late.get_json()["code"] == "unknown_challenge" and made["id"] in late.get_json()["detail"]
+    assert capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(berk)).status_code == 201  # at its cap of 1
 
 
 @pytest.mark.parametrize(
