@@ -54,6 +54,22 @@ def paired(app, client, names: tuple[str, ...]) -> tuple[list[str], list[dict]]:
     return keys, [events(app, key)[0] for key in keys]
 
 
+def two_tables(app, client, names: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Four accounts of these names seek German Whist and one pass seats them at two tables: their
+    keys, and the two games' ids, sorted."""
+    keys = [account(client, name) for name in names]
+    for key in keys:
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert Matchmaker(app.extensions["koz_arena"]).run_pass() == 2
+    return keys, sorted({events(app, key)[0]["game"] for key in keys})
+
+
+def expire(backend, game_id: str) -> None:
+    """The game gone from the store, as Redis expires one kept past its time."""
+    for key in backend.scan_iter(f"*{{{game_id}}}*"):
+        backend.delete(key)
+
+
 def play_out(app, client, started: list[dict]) -> None:
     """The seats of a started match play it out (each its first legal action), then the worker's pass settles it."""
     tokens = {event["seat"]: event["token"] for event in started}
@@ -296,15 +312,10 @@ def test_a_match_settled_by_a_worker_that_died_before_forgetting_its_end_is_not_
 def test_a_match_whose_game_ended_and_expired_before_it_was_settled_is_dropped_unrated_and_frees_its_players(backend):
     arena_app = create_app(make_settings(arena_games_at_once=1), redis=backend)
     client, arena = arena_app.test_client(), arena_app.extensions["koz_arena"]
-    keys = [account(client, name) for name in ("Mert", "Nil", "Oya", "Pelin")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    assert Matchmaker(arena).run_pass() == 2
-    games = sorted({events(arena_app, key)[0]["game"] for key in keys})
+    keys, games = two_tables(arena_app, client, ("Mert", "Nil", "Oya", "Pelin"))
     for game in games:
         forfeit(arena_app, game)
-    for key in backend.scan_iter(f"*{{{games[0]}}}*"):  # as Redis expires a game kept past its time
-        backend.delete(key)
+    expire(backend, games[0])
     assert Matchmaker(arena).run_pass() == 2
     assert [result["game"] for result in arena.store.results("german-whist")] == [games[1]]
     assert not arena.store.has_matches(["german-whist"])
@@ -318,13 +329,8 @@ def test_a_match_whose_game_ended_and_expired_before_it_was_settled_is_dropped_u
 def test_a_match_whose_game_expired_unfinished_is_dropped_unrated_and_a_live_one_is_kept(backend):
     app = create_app(make_settings(), redis=backend)
     client, arena = app.test_client(), app.extensions["koz_arena"]
-    keys = [account(client, name) for name in ("Rana", "Sarp", "Tuna", "Umay")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    assert Matchmaker(arena).run_pass() == 2
-    games = sorted({events(app, key)[0]["game"] for key in keys})
-    for key in backend.scan_iter(f"*{{{games[0]}}}*"):  # left unplayed past its time: Redis expired it
-        backend.delete(key)
+    keys, games = two_tables(app, client, ("Rana", "Sarp", "Tuna", "Umay"))
+    expire(backend, games[0])  # left unplayed past its time
     real = arena.timer
     arena.timer = lambda: real() + arena.settings.game_ttl_seconds + 1
     assert Matchmaker(arena).run_pass() == 1
@@ -334,10 +340,7 @@ def test_a_match_whose_game_expired_unfinished_is_dropped_unrated_and_a_live_one
 
 
 def test_an_arena_seat_token_opens_its_own_seat_of_its_own_game_and_no_other(arena_app, client):
-    keys = [account(client, name) for name in ("Vedat", "Yaren", "Zeki", "Ahu")]
-    for key in keys:
-        client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
-    assert Matchmaker(arena_app.extensions["koz_arena"]).run_pass() == 2
+    keys, _ = two_tables(arena_app, client, ("Vedat", "Yaren", "Zeki", "Ahu"))
     started = [events(arena_app, key)[0] for key in keys]
     assert len({event["token"] for event in started}) == 4
     for event in started:

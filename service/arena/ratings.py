@@ -118,6 +118,7 @@ class Ratings:
         """Record a finished match once (rating it when ``rated``); the result as recorded, by
         this call or an earlier one: ``seats`` with each one's rating before and after."""
         accounts = [seat.account for seat in seats]
+        rated_here = one_sided(accounts, sides) if rated else set()
         for _ in range(ATTEMPTS):
             stored = self.store.ratings(ruleset, accounts)
             before = [Rating.from_text(text) for text in stored]
@@ -140,7 +141,6 @@ class Ratings:
                     for index, (seat, old, new) in enumerate(zip(seats, before, after))
                 ],
             }
-            rated_here = one_sided(accounts, sides) if rated else set()
             # one entry an account (a house account may fill several seats): its first seat's
             firsts = {seat.account: (seat, text, new) for seat, text, new in reversed(list(zip(seats, stored, after)))}
             entries = [
