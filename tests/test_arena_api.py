@@ -127,6 +127,13 @@ def test_an_account_is_made_once_per_name_whatever_its_case_and_its_key_is_kept_
     assert missing.status_code == 404 and missing.get_json()["code"] == "unknown_account" and "hesap yok" in missing.get_json()["detail"]
 
 
+def test_an_account_is_made_with_its_id_and_an_id_without_an_account_reads_as_none(arena_app, client):
+    accounts = arena_app.extensions["koz_arena"].accounts
+    made, key = accounts.create("Ayla", "bot")
+    assert made == accounts.authenticate(key) == accounts.find("AYLA")
+    assert accounts.by_ids(["no-such-account", made.id]) == {"no-such-account": None, made.id: made}
+
+
 def test_arena_calls_need_an_accounts_key(client):
     assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}).get_json()["code"] == "missing_key"
     wrong = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer("0123.not-the-key"))
@@ -277,6 +284,27 @@ def test_an_account_is_provisional_until_its_tenth_rated_game(arena_app, client)
         arena.ratings.record("german-whist", f"g{number}", seats, [[0], [1]], True, {"status": "finished", "finished_at": float(number)})
         (shown,) = client.get("/v1/accounts/gaye").get_json()["ratings"]
         assert (shown["games"], shown["provisional"]) == (number + 1, number + 1 < ESTABLISHED_GAMES)
+
+
+def test_an_accounts_page_shows_its_ten_last_games_of_every_ruleset_newest_first(arena_app, client):
+    from service.arena.ratings import Seat
+
+    arena = arena_app.extensions["koz_arena"]
+    ids = [arena.accounts.authenticate(account(client, name)).id for name in ("Gaye", "Hilmi")]
+    seats = [Seat(ids[0], "Gaye", "bot", "win"), Seat(ids[1], "Hilmi", "bot", "loss")]
+
+    def finish(ruleset: str, number: int) -> None:
+        arena.ratings.record(ruleset, f"g{number}", seats, [[0], [1]], False, {"status": "finished", "finished_at": float(number)})
+
+    for number in range(14):  # two of Sixty-Six, then twelve of German Whist
+        finish("sixty-six" if number < 2 else "german-whist", number)
+    page = client.get("/v1/accounts/gaye").get_json()
+    assert page["games_played"] == 14
+    assert [entry["game"] for entry in page["recent_games"]] == [f"g{number}" for number in range(13, 3, -1)]
+    finish("sixty-six", 14)
+    page = client.get("/v1/accounts/gaye").get_json()
+    assert [(entry["game"], entry["ruleset"]) for entry in page["recent_games"][:2]] == [("g14", "sixty-six"), ("g13", "german-whist")]
+    assert [entry["game"] for entry in page["recent_games"]] == [f"g{number}" for number in range(14, 4, -1)]
 
 
 def test_a_drawn_match_is_a_draw_for_each_account(arena_app, client):
@@ -544,6 +572,18 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
     assert "id: 1\n" not in client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "1"}).get_data(as_text=True)
     assert client.get("/v1/arena/events", headers={**bearer(keys[0]), "Last-Event-ID": "soon"}).status_code == 400
     assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
+
+
+def test_the_event_stream_sends_a_backlog_longer_than_a_page_whole_and_in_order(backend):
+    app = create_app(make_settings(stream_heartbeat_seconds=30, stream_max_seconds=0.5), redis=backend)
+    client = app.test_client()
+    key = account(client, "Ece")
+    arena = app.extensions["koz_arena"]
+    arena.emit_all([(arena.accounts.authenticate(key).id, {"type": "seek_expired", "number": number}) for number in range(250)])
+    text = client.get("/v1/arena/events", headers=bearer(key)).get_data(as_text=True)  # no heartbeat's wait between pages
+    sent = [line for line in text.splitlines() if line.startswith("id: ")]
+    assert sent == [f"id: {number}" for number in range(1, 251)] and '"number":249}' in text
+    app.extensions["koz"].announcements.stop()
 
 
 def test_four_seeks_of_esli_batak_start_one_match_partners_drawn_each_account_with_its_own_seat_token(arena_app, client):

@@ -9,7 +9,7 @@ import fakeredis
 import pytest
 
 from service import create_app
-from service.arena.challenges import ChallengeStore
+from service.arena.challenges import Challenges, ChallengeStore
 from service.arena.matchmaker import Matchmaker
 from service.arena.ratings import Seat
 from tests.conftest import make_settings
@@ -193,6 +193,54 @@ def test_a_challenge_in_eşli_batak_seats_the_house_level_nearest_the_two_accoun
     game = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(fuat)).get_json()["game"]
     seats = client.get(f"/v1/games/{game}").get_json()["seats"]
     assert sorted(entry["name"] for entry in seats) == ["Ece", "Fuat", "koz-expert", "koz-expert"]
+
+
+def test_a_challenge_in_eşli_batak_seats_the_house_level_nearest_the_mean_not_either_account(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    ece, fuat = account(client, "Ece"), account(client, "Fuat")
+    climbing = [arena.accounts.authenticate(ece), arena.accounts.house("expert")]
+    falling = [arena.accounts.authenticate(fuat), arena.accounts.house("basic")]
+    for number in range(3):  # Ece and koz-expert climb as Fuat and koz-basic fall: the mean stays koz-random's 25
+        for side, (climber, faller) in enumerate(zip(climbing, falling)):
+            seats = [Seat(climber.id, climber.name, climber.kind, "win"), Seat(faller.id, faller.name, faller.kind, "loss")]
+            arena.ratings.record("partnership-batak", f"earlier-{number}-{side}", seats, [[0], [1]], True, {"status": "finished", "finished_at": 0.0})
+    made = challenge(client, ece, "Fuat", ruleset="partnership-batak")
+    game = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(fuat)).get_json()["game"]
+    seats = client.get(f"/v1/games/{game}").get_json()["seats"]
+    assert sorted(entry["name"] for entry in seats) == ["Ece", "Fuat", "koz-random", "koz-random"]
+
+
+def test_a_challenge_taken_out_is_in_neither_accounts_index_and_one_ended_by_a_process_that_died_is_dropped_when_read(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    store = ChallengeStore(arena)
+    gaye, hilmi = account(client, "Gaye"), account(client, "Hilmi")
+    ids = [arena.accounts.authenticate(key).id for key in (gaye, hilmi)]
+    declined = challenge(client, gaye, "Hilmi")
+    assert client.post(f"/v1/arena/challenges/{declined['id']}/decline", headers=bearer(hilmi)).status_code == 204
+    assert [store.redis.smembers(store.index_key(account_id)) for account_id in ids] == [set(), set()]
+    open_one, orphaned = challenge(client, gaye, "Hilmi"), challenge(client, gaye, "Hilmi", rated=False)
+    store._take(keys=[store.challenges_key, store.due_key], args=[orphaned["id"]])  # taken out; its process died before the indexes
+    for account_id in ids:
+        assert [entry["id"] for entry in store.of(account_id)] == [open_one["id"]]
+        assert store.redis.smembers(store.index_key(account_id)) == {open_one["id"].encode()}
+
+
+def test_a_challenge_another_worker_expired_first_is_not_expired_again_and_the_rest_still_are(arena_app, client, monkeypatch):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Lale", "Mert")]
+    first, second = challenge(client, keys[0], "Mert"), challenge(client, keys[0], "Mert", rated=False)
+    due = ChallengeStore.due
+
+    def expired_elsewhere_a_moment_before(self, now):
+        identifiers = due(self, now)
+        self.take(first["id"])  # the other worker's pass, between this one's read and its take
+        return identifiers
+
+    monkeypatch.setattr(ChallengeStore, "due", expired_elsewhere_a_moment_before)
+    real = arena.timer
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
+    assert Challenges(arena).expire() == 1
+    assert [event["challenge"]["id"] for event in events(arena_app, keys[1]) if event["type"] == "challenge_expired"] == [second["id"]]
 
 
 def test_a_challenge_taken_by_the_other_side_while_it_is_accepted_is_refused_as_unknown_and_frees_the_accepters_place(monkeypatch):

@@ -102,7 +102,6 @@ class Arena:
         seek = {
             "id": identifier,
             "account": account.id,
-            "name": account.name,
             "ruleset": ruleset.id,
             "options": parsed,
             "rated": rated,

@@ -25,7 +25,7 @@ from engine.players import level_names
 from ..refusals import Refused
 from .accounts import Account, is_house_name
 from .arena import Arena
-from .pairing import Pairing, Seek, nearest_house
+from .pairing import Pairing, nearest_house
 from .ratings import Rating
 from .texts import DETAILS
 
@@ -195,10 +195,9 @@ class Challenges:
             house_ratings = dict(zip(house, (Rating.from_text(t).mu for t in self.store.ratings(ruleset.id, [a.id for a in house.values()]))))
             mean = sum(rating.mu for rating in ratings.values()) / len(ratings)
             levels = nearest_house(mean, house_ratings, ruleset.seat_count - len(seeks))
-        paired = tuple(Seek(seek["id"], seek["account"], "", ratings[seek["account"]].mu, challenge["created_at"]) for seek in seeks)
-        pairing = Pairing(paired, levels)
         assert self.matchmaker is not None
-        return self.matchmaker.start(ruleset, pairing, seeks, accounts, house, ratings)
+        # start seats the seeks' accounts, drawn, and the pairing's house levels (a challenge has no partners)
+        return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings)
 
     def decline(self, identifier: str, decliner: Account) -> None:
         challenge = self._take(identifier, decliner, "to_account")
