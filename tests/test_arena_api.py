@@ -8,6 +8,7 @@ import random
 import threading
 import time
 
+import fakeredis
 import pytest
 
 from service import create_app
@@ -392,6 +393,12 @@ def test_without_a_configured_secret_every_process_derives_the_same_seat_tokens_
         app.extensions["koz"].announcements.stop()
 
 
+def test_a_seat_token_comes_from_its_fleets_secret_so_another_fleet_derives_another_for_the_same_seat():
+    fleets = [create_app(make_settings(), redis=fakeredis.FakeRedis()) for _ in range(2)]
+    tokens = [fleet.extensions["koz_arena"].seat_token("one-game", 0) for fleet in fleets]
+    assert tokens[0] != tokens[1] and tokens[0] == fleets[0].extensions["koz_arena"].seat_token("one-game", 0)
+
+
 def test_the_leaderboard_pages_by_offset_and_limit_its_ranks_counting_on_and_names_the_next_page(arena_app, client):
     from service.arena.ratings import ESTABLISHED_GAMES, Seat
 
@@ -498,12 +505,15 @@ def test_a_pass_with_nothing_to_pair_starts_nothing_and_seeks_of_other_options_n
 def test_the_pass_is_due_when_the_first_seek_left_alone_in_any_ruleset_reaches_its_house_after(arena_app, client):
     arena = arena_app.extensions["koz_arena"]
     whist, sixty_six = account(client, "Eda"), account(client, "Fikret")
-    client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": 40}, headers=bearer(whist))
-    client.post("/v1/arena/seeks", json={"ruleset": "sixty-six", "house_after_seconds": 20}, headers=bearer(sixty_six))
     matchmaker = Matchmaker(arena)
-    seeks = [seek for key in (whist, sixty_six) for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
-    seeked = {seek["ruleset"]: seek["seeked_at"] for seek in seeks}
-    assert matchmaker.run_pass() == 0 and matchmaker.house_due == pytest.approx(seeked["sixty-six"] + 20)
+    for first_after, second_after in ((40, 20), (20, 40)):  # the pass takes the rulesets in one order; the first due of either
+        client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": first_after}, headers=bearer(whist))
+        client.post("/v1/arena/seeks", json={"ruleset": "sixty-six", "house_after_seconds": second_after}, headers=bearer(sixty_six))
+        seeks = [seek for key in (whist, sixty_six) for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
+        due = min(seek["seeked_at"] + seek["house_after_seconds"] for seek in seeks)
+        assert matchmaker.run_pass() == 0 and matchmaker.house_due == pytest.approx(due, abs=0.001)
+        for key in (whist, sixty_six):
+            assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
 
 
 def test_an_account_that_abandoned_a_game_seeks_as_if_it_came_later_and_others_meet_first(arena_app, client):
@@ -533,6 +543,18 @@ def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
     Matchmaker(arena).run_pass()
     assert events(arena_app, key) == [{"type": "seek_expired", "seek": seek}]
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
+def test_a_seek_expires_at_its_expires_at_and_gives_its_account_its_place_back():
+    app = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis())
+    client, arena = app.test_client(), app.extensions["koz_arena"]
+    key = account(client, "Patient")
+    seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
+    assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).get_json()["code"] == "too_many_arena_games"
+    arena.timer = lambda: seek["expires_at"]
+    assert Matchmaker(arena).run_pass() == 0  # nothing started, settled or ended
+    assert events(app, key) == [{"type": "seek_expired", "seek": seek}]
+    assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 201
 
 
 def test_a_clock_run_out_loses_the_match_and_the_account_is_matched_later_until_it_plays_again(arena_app, client):
