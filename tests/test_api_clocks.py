@@ -105,6 +105,19 @@ def test_on_timeout_computer_plays_that_one_action_with_no_request_coming(api, t
     assert view["clock"]["deadlines"][1 - seat] == iso(clock.now + 30)
 
 
+def test_a_timeout_spends_the_seats_whole_bank_and_the_next_seats_deadline_times_out_in_its_turn(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30, "bank": 60})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 91
+    assert enforce(tables) == 1
+    view = api.view(game_id).body
+    assert view["clock"]["banks"] == [0 if index == seat else 60 for index in range(2)] and view["to_act"] == [1 - seat]
+    clock.now += 91  # the other seat's 30 s and its bank
+    assert enforce(tables) == 1
+    timeouts = [event["seat"] for event in events(api, game_id) if event["type"] == "timeout"]
+    assert timeouts == [seat, 1 - seat] and api.view(game_id).body["clock"]["banks"] == [0, 0]
+
+
 def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
     game_id, tokens = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"})
     (seat,) = api.view(game_id).body["to_act"]
@@ -112,6 +125,7 @@ def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
     assert enforce(tables) == 1
     view = api.view(game_id).body
     assert (view["status"], view["winners"], view["to_act"]) == ("forfeited", [1 - seat], [])
+    assert view["clock"]["banks"][seat] == 0 and game_id not in tables.store.due_clocks(float("inf"))  # spent, and off the schedule
     assert {"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": [1 - seat]} in [
         {key: value for key, value in event.items() if key != "version"} for event in events(api, game_id)
     ]
