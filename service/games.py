@@ -388,6 +388,7 @@ class Games:
                     continue
                 raise
             self.computers.reply_in_request(game)
+            game.start_turn()  # before the answer is rendered: it shows the clock of the seat now to act
             replied = game.computer_to_act() is not None
             # the committed view: the answer when no computer replies, and a retry's answer
             view = game.view(seat) if idempotency_key or not replied else None

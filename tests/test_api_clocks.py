@@ -147,6 +147,21 @@ def test_a_computer_seat_has_no_deadline(api):
     assert view["clock"]["deadlines"][1] is None and view["to_act"] == [0]
 
 
+@pytest.mark.parametrize("other", [{"name": "Bora"}, {"bot": "random"}])
+def test_an_actions_answer_shows_the_deadline_of_the_seat_now_to_act_from_the_moment_it_came_to_act(api, clock, other):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, other])
+    view = api.view_when(game_id, lambda seen: [seat for seat in seen["to_act"] if seat in tokens])  # a person's turn
+    (seat,) = view["to_act"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    clock.now += 10
+    answer = api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "first-move"})
+    (now_to_act,) = answer.body["to_act"]
+    expected = [iso(clock.now + 30) if index == now_to_act else None for index in range(2)]
+    assert answer.body["clock"]["deadlines"] == expected == api.view(game_id).body["clock"]["deadlines"]
+    retried = api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "first-move"})
+    assert retried.body["clock"]["deadlines"] == expected
+
+
 @pytest.mark.parametrize("first", ["the action", "the timeout"])
 def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, clock, monkeypatch, first):
     game_id, tokens = timed_game(api, {"seconds_per_action": 30})
