@@ -32,9 +32,12 @@ def api(app):
     return FlaskClient(app.test_client())
 
 
-def store_legacy(redis, prefix: str, game_id: str, actions: int, target: int = 0, seed: str = "legacy") -> dict[int, str]:
-    """A German Whist game between two humans, after ``actions`` random actions, written as the
-    store wrote games before the action log; the seats' tokens."""
+def store_legacy(
+    redis, prefix: str, game_id: str, actions: int, target: int = 0, seed: str = "legacy", abandoned: bool = False
+) -> dict[int, str]:
+    """A German Whist game between two humans, after ``actions`` random actions (``abandoned``:
+    then ended by the service as too long), written as the store wrote games before the action
+    log; the seats' tokens."""
     whist = registry.get("german-whist")
     options = whist.parse_options({"target": target})
     rng = random.Random(seed)
@@ -49,6 +52,8 @@ def store_legacy(redis, prefix: str, game_id: str, actions: int, target: int = 0
         entries += [(version, event) for event in events]
         deal_start = version if any(event.data["type"] == "deal" for event in events) else deal_start
         last_actor = seat
+    if abandoned:
+        entries.append((actions, Event({"type": "abandoned", "reason": "too_long", "deal": 1, "max_deals": 1, "max_versions": actions})))
     tokens = {seat: new_token() for seat in (0, 1)}
     record = {
         "ruleset": "german-whist",
@@ -100,6 +105,7 @@ def test_a_legacy_game_is_rewritten_as_setup_log_and_snapshot_and_plays_on(app, 
     assert set(redis.hkeys(f"{key}:game")) == {b"version", b"setup", b"snapshot"}
     assert len(redis.get(f"{key}:log")) == 5
     assert 0 < redis.ttl(f"{key}:log") <= 3600  # the expiry stays as it was
+    assert json.loads(redis.hget(f"{key}:game", "setup"))["created_at"] == "2026-11-01T10:00:00Z"
     legal = api.view("fedcba9876543210", tokens[seat]).body["legal_actions"]
     assert api.act("fedcba9876543210", legal[0], tokens[seat]).body["version"] == 6
     history = api.whole_history("fedcba9876543210")["events"]
@@ -123,5 +129,23 @@ def test_a_legacy_game_that_no_longer_replays_is_refused_with_a_problem(app, api
     record["seed"] = "another seed"  # as if the rules dealt differently now
     redis.hset(key, "record", json.dumps(record))
     answer = api.view("00000000000000bb")
-    assert (answer.status, answer.code) == (410, "game_unreadable")
+    assert (answer.status, answer.code) == (410, "game_unreadable") and "00000000000000bb" in answer.body["detail"]
     assert redis.hexists(key, "record")  # refused, not destroyed
+
+
+def test_a_legacy_game_whose_version_is_not_its_actions_count_is_refused(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    store_legacy(redis, prefix, "00000000000000cc", actions=4)
+    redis.hset(f"{prefix}:{{00000000000000cc}}:game", "version", 5)  # an action missing from its history
+    assert api.view("00000000000000cc").code == "game_unreadable"
+
+
+def test_a_legacy_game_the_service_abandoned_stays_abandoned(app, api, redis):
+    prefix = app.extensions["koz"].store.prefix
+    tokens = store_legacy(redis, prefix, "00000000000000dd", actions=6, abandoned=True)
+    view = api.view("00000000000000dd", tokens[0]).body
+    assert (view["status"], view["to_act"], view["version"]) == ("abandoned", [], 6)
+    assert api.whole_history("00000000000000dd")["events"][-1] == {
+        "version": 6, "type": "abandoned", "reason": "too_long", "deal": 1, "max_deals": 1, "max_versions": 6
+    }
+    assert api.act("00000000000000dd", {"type": "play", "card": "2C"}, tokens[0]).code == "game_over"
