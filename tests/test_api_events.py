@@ -357,9 +357,11 @@ def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):
     assert "last-event-id" in preflight.headers["Access-Control-Allow-Headers"].lower()
 
 
-def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, monkeypatch):
+@pytest.mark.parametrize("viewers", ["spectators", "each seat and a spectator"])
+def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, monkeypatch, viewers):
     game_id, tokens = two_humans(api)
-    streams = [Stream(app.test_client(), game_id) for _ in range(5)]
+    seats = [None] * 5 if viewers == "spectators" else [None, 0, 1, 0, 1]  # (each viewer's messages are its own)
+    streams = [Stream(app.test_client(), game_id, tokens[seat] if seat is not None else None) for seat in seats]
     try:
         for stream in streams:
             stream.next()
