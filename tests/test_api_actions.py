@@ -167,6 +167,32 @@ def test_retry_with_the_same_idempotency_key_returns_the_first_answer_and_applie
     assert len(plays) == 1
 
 
+def test_a_retry_that_came_while_the_first_was_committed_gets_the_first_answer_marked_replayed(app, api, game, monkeypatch):
+    game_id, tokens, seat = game
+    legal = api.view(game_id, tokens[seat]).body["legal_actions"]
+    action = legal[0]
+    koz = app.extensions["koz"]
+    before = koz.store.load(game_id)
+    first = api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "move-1"})
+    assert "Idempotent-Replayed" not in first.headers
+    # the retry read the game and looked for the key before the first's commit: its own commit finds the key
+    monkeypatch.setattr(koz.repository, "load_to_change", lambda loaded_id: (koz.repository.from_stored(loaded_id, before), True))
+    monkeypatch.setattr(koz.store, "idempotent_answer", lambda *_: None)
+    again = api.act(game_id, action, tokens[seat], **{"Idempotency-Key": "move-1"})
+    assert (again.status, again.body, again.headers["Idempotent-Replayed"]) == (200, first.body, "true")
+    other = api.act(game_id, legal[-1], tokens[seat], **{"Idempotency-Key": "move-1"})
+    assert (other.status, other.code) == (422, "idempotency_key_reused")
+    assert api.view(game_id).body["version"] == first.body["version"]
+
+
+def test_an_answer_that_waits_for_no_computer_reply_is_not_marked_replayed(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "expert"}], seed="actions").body
+    token = created["tokens"][0]["token"]
+    view = api.view_when(created["id"], lambda seen: seen["to_act"] == [0], token)
+    answer = api.act(created["id"], view["legal_actions"][0], token, **{"Idempotency-Key": "mine"})
+    assert answer.status == 200 and "Idempotent-Replayed" not in answer.headers
+
+
 def test_idempotency_key_reused_for_another_action_is_422(api, game):
     game_id, tokens, seat = game
     legal = api.view(game_id, tokens[seat]).body["legal_actions"]
