@@ -128,7 +128,7 @@ def test_a_malformed_if_match_is_a_bad_request_not_a_stale_version(api, header):
     assert api.view(game_id).body["version"] == 0
 
 
-@pytest.mark.parametrize("header", ['W/"0"', '"0"', '"7", W/"0"', "*"])
+@pytest.mark.parametrize("header", ['W/"0"', '"0"', '"7", W/"0"', '"7",W/"0"', "*"])
 def test_a_well_formed_if_match_naming_the_version_is_accepted(api, header):
     game_id, tokens = new_whist(api)
     seat = api.view(game_id).body["to_act"][0]
