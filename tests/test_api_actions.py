@@ -185,6 +185,56 @@ def test_a_retry_that_came_while_the_first_was_committed_gets_the_first_answer_m
     assert api.view(game_id).body["version"] == first.body["version"]
 
 
+def stale_reads(koz, monkeypatch, game_id: str, stored, also_from_the_store: bool = False) -> None:
+    """Every read of the game to change gives it as ``stored``, as if another request's commit came
+    just after the read (``also_from_the_store``: the retries' reads of the store too)."""
+    monkeypatch.setattr(koz.repository, "load_to_change", lambda loaded_id: (koz.repository.from_stored(loaded_id, stored), True))
+    if also_from_the_store:
+        monkeypatch.setattr(koz.repository, "load", lambda loaded_id: koz.repository.from_stored(loaded_id, stored))
+
+
+def test_an_action_read_before_another_seats_commit_with_if_match_is_412_at_the_version_the_store_holds(app, api, game, monkeypatch):
+    game_id, tokens, seat = game
+    koz = app.extensions["koz"]
+    before = koz.store.load(game_id)
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    moved = api.act(game_id, action, tokens[seat]).body["version"]
+    stale_reads(koz, monkeypatch, game_id, before)
+    answer = api.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'})
+    assert (answer.status, answer.code, answer.body["current_version"]) == (412, "stale_version", moved)
+    assert f"version {moved}" in answer.body["detail"] and api.view(game_id).body["version"] == moved
+
+
+def test_an_action_whose_every_read_was_passed_by_another_commit_is_503_busy_and_changes_nothing(app, api, game, monkeypatch):
+    game_id, tokens, seat = game
+    koz = app.extensions["koz"]
+    before = koz.store.load(game_id)
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    moved = api.act(game_id, action, tokens[seat]).body["version"]
+    history = api.history(game_id).body
+    stale_reads(koz, monkeypatch, game_id, before, also_from_the_store=True)
+    answer = api.act(game_id, action, tokens[seat])
+    assert (answer.status, answer.code, answer.headers["Retry-After"]) == (503, "busy", "1")
+    monkeypatch.undo()
+    assert api.view(game_id).body["version"] == moved and api.history(game_id).body == history
+
+
+def test_an_action_on_a_game_that_expired_after_its_read_is_404_unknown_game(app, api, game, monkeypatch):
+    game_id, tokens, seat = game
+    koz = app.extensions["koz"]
+    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    read = koz.repository.load
+
+    def read_then_expire(loaded_id):
+        game = read(loaded_id)
+        koz.store.redis.delete(*koz.store.redis.keys(f"*{{{game_id}}}*"))
+        return game, False
+
+    monkeypatch.setattr(koz.repository, "load_to_change", read_then_expire)
+    answer = api.act(game_id, action, tokens[seat])
+    assert (answer.status, answer.code) == (404, "unknown_game") and game_id in answer.body["detail"]
+
+
 def test_an_answer_that_waits_for_no_computer_reply_is_not_marked_replayed(api):
     created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "expert"}], seed="actions").body
     token = created["tokens"][0]["token"]
