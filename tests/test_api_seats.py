@@ -127,6 +127,21 @@ def test_a_join_that_loses_the_compare_and_set_is_told_the_seat_is_taken(app, ap
     assert api.view(game_id).body["seats"][1]["name"] == "rival"
 
 
+def test_leaving_a_game_that_expired_after_its_read_is_404_unknown_game(app, api, monkeypatch):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="leave").body
+    game_id, bora = created["id"], created["tokens"][1]["token"]
+    tables = app.extensions["koz"]
+    commit = tables.repository.commit
+
+    def commit_after_expiry(table, expected, idempotency=None):
+        tables.store.redis.delete(*tables.store.redis.keys(f"*{{{game_id}}}*"))
+        return commit(table, expected, idempotency)
+
+    monkeypatch.setattr(tables.repository, "commit", commit_after_expiry)
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=bora)
+    assert (left.status, left.code) == (404, "unknown_game") and game_id in left.body["detail"]
+
+
 def test_a_taken_seat_is_in_the_history_as_its_own_version(api):
     game_id, _ = open_game(api)
     take(api, game_id, 1, name="Bora")
