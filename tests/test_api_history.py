@@ -10,8 +10,10 @@ import pytest
 from engine import registry
 from engine import Action
 from engine.ruleset import replay
+from service import create_app
 from service.cli import openapi_document
 from tests.api import FlaskClient
+from tests.conftest import make_settings
 
 DOCUMENT = json.loads(openapi_document())
 
@@ -89,6 +91,32 @@ def test_history_is_paged_by_version(api, game):
     assert min(event["version"] for event in second["events"]) == 2 and second["next_after"] is None
     whole = api.history(game_id).body["events"]
     assert first["events"] + second["events"] == whole
+
+
+def test_history_after_any_version_is_the_whole_history_past_it_with_the_services_own_events_in_place(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}], seed="history").body
+    game_id = created["id"]
+    taken = api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"}).body
+    tokens = {0: created["tokens"][0]["token"], 1: taken["token"]}
+    play_tricks(api, game_id, tokens, 2)
+    whole = api.history(game_id).body["events"]
+    assert [event["type"] for event in whole if event["version"] == 1] == ["seat_taken"]  # between the deal and the actions
+    for after in range(whole[-1]["version"] + 1):
+        assert api.history(game_id, query=f"?after={after}").body["events"] == [event for event in whole if event["version"] > after]
+
+
+def test_history_after_the_version_a_match_was_abandoned_at_has_its_abandonment_once(backend):
+    api = FlaskClient(create_app(make_settings(max_versions=3), redis=backend).test_client())
+    created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="history").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    for _ in range(3):
+        (seat,) = api.view(created["id"]).body["to_act"]
+        api.act(created["id"], api.view(created["id"], tokens[seat]).body["legal_actions"][0], tokens[seat])
+    assert api.view(created["id"]).body["status"] == "abandoned"
+    whole = api.history(created["id"]).body["events"]
+    assert [(event["version"], event["type"]) for event in whole[-2:]] == [(3, "action"), (3, "abandoned")]
+    assert [event["type"] for event in api.history(created["id"], query="?after=2").body["events"]][-1] == "abandoned"
+    assert api.history(created["id"], query="?after=3").body["events"] == []
 
 
 def test_history_reveals_nothing_before_the_end(api, game):
