@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from service.cli import main as koz
+from service.store import Commit
 from service.verify import verify
 from tests.api import FlaskClient
 
@@ -140,6 +141,18 @@ def test_leaving_a_game_that_expired_after_its_read_is_404_unknown_game(app, api
     monkeypatch.setattr(tables.repository, "commit", commit_after_expiry)
     left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=bora)
     assert (left.status, left.code) == (404, "unknown_game") and game_id in left.body["detail"]
+
+
+def test_leaving_while_every_commit_loses_to_another_is_503_busy_and_changes_nothing(app, api, monkeypatch):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="leave").body
+    game_id, bora = created["id"], created["tokens"][1]["token"]
+    history = api.history(game_id).body
+    tables = app.extensions["koz"]
+    monkeypatch.setattr(tables.repository, "commit", lambda game, expected, idempotency=None: Commit(False, expected + 1))
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=bora)
+    assert (left.status, left.code, left.headers["Retry-After"]) == (503, "busy", "1")
+    monkeypatch.undo()
+    assert api.history(game_id).body == history
 
 
 def test_a_taken_seat_is_in_the_history_as_its_own_version(api):
