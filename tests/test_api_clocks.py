@@ -84,6 +84,17 @@ def test_time_past_seconds_per_action_comes_off_the_bank(api, clock):
     assert api.view(game_id).body["clock"]["deadlines"][1 - seat] == iso(START + 40 + 90)
 
 
+def test_an_action_in_time_keeps_the_whole_bank_and_one_late_spends_exactly_its_lateness(api, clock):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30, "bank": 60})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 29.5
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
+    clock.now += 89.5  # the other seat: half a second before its deadline
+    api.act(game_id, api.view(game_id, tokens[1 - seat]).body["legal_actions"][0], tokens[1 - seat])
+    banks = api.view(game_id).body["clock"]["banks"]
+    assert (banks[seat], banks[1 - seat]) == (60, 0.5)
+
+
 def test_nothing_times_out_before_the_deadline(api, tables, clock):
     game_id, _ = timed_game(api, {"seconds_per_action": 30})
     clock.now += 29
