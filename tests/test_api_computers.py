@@ -96,6 +96,25 @@ def test_a_human_against_computers_plays_a_whole_match(api, ruleset_id):
     assert view["status"] == "finished"
 
 
+def test_a_computer_looking_back_at_the_deal_replays_only_the_deal_under_way(backend, monkeypatch):
+    app = create_app(make_settings(reply_wait_seconds=60), redis=backend)
+    koz = app.extensions["koz"]
+    api = FlaskClient(app.test_client())
+    with WorkerThread(koz):
+        game_id, token = human_at_0(api, "sixty-six", "basic", "second deal")
+        rng = random.Random(2)
+        view = api.view(game_id, token).body
+        while view["deal"] < 2:
+            view = api.act(game_id, rng.choice(view["legal_actions"]), token).body
+    game = koz.repository.load(game_id)
+    assert game.deal_base is not None and game.deal_base.offset > 0  # where the second deal's actions begin
+    read_from = []
+    log = koz.store.log
+    monkeypatch.setattr(koz.store, "log", lambda log_id, start=0: read_from.append(start) or log(log_id, start))
+    seen = koz.computers.events_seen_by(game, 1)
+    assert read_from == [game.deal_base.offset] and seen[0]["type"] == "deal" and seen[0]["deal"] == 2
+
+
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_a_hint_is_a_legal_action_of_the_seat_and_can_be_posted_as_it_is(api, ruleset_id):
     game_id, token = human_at_0(api, ruleset_id, "random", "hint")
