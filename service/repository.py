@@ -92,13 +92,13 @@ def setup_of(game: Game) -> dict[str, Any]:
 
 def snapshot_of(game: Game) -> dict[str, Any]:
     """The state now, and what the next request needs beside it; once the match is over, only
-    the final state and how it ended (the log keeps the rest)."""
+    the final state, how it ended and the clocks' banks as they were left (the log keeps the rest)."""
     snapshot: dict[str, Any] = {"state": game.ruleset.dump(game.state), "log_length": game.log_length}
     if game.abandonment is not None:
         snapshot["abandoned"] = game.abandonment
     if game.seat_events:
         snapshot["seats"] = game.seat_events
-    if game.turn is not None and not game.over:
+    if game.turn is not None:
         snapshot["turn"] = game.turn
     if not game.over:
         snapshot["deal_base"] = asdict(game.deal_base) if game.deal_base else None

@@ -144,6 +144,18 @@ def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
     assert (answer.status, answer.code) == (409, "game_over")
 
 
+def test_a_match_over_shows_each_seats_bank_as_it_was_left(api, tables, clock):
+    game_id, tokens = timed_game(api, {"seconds_per_action": 30, "bank": 60, "on_timeout": "forfeit"})
+    (seat,) = api.view(game_id).body["to_act"]
+    clock.now += 40
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])
+    clock.now += 91
+    assert enforce(tables) == 1
+    view = api.view(game_id).body
+    assert view["status"] == "forfeited" and view["clock"]["deadlines"] == [None, None]
+    assert (view["clock"]["banks"][seat], view["clock"]["banks"][1 - seat]) == (50, 0)
+
+
 def test_a_forfeit_loses_the_match_for_the_seat_s_whole_side(api, tables, clock):
     game_id, _ = timed_game(api, {"seconds_per_action": 30, "on_timeout": "forfeit"}, [{"name": "P"}] * 4, ruleset="partnership-batak")
     (seat,) = api.view(game_id).body["to_act"]
