@@ -149,3 +149,13 @@ def test_a_legacy_game_the_service_abandoned_stays_abandoned(app, api, redis):
         "version": 6, "type": "abandoned", "reason": "too_long", "deal": 1, "max_deals": 1, "max_versions": 6
     }
     assert api.act("00000000000000dd", {"type": "play", "card": "2C"}, tokens[0]).code == "game_over"
+
+
+def test_a_game_stored_before_seed_sources_were_kept_says_its_source_is_unknown(app, api, redis):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}]).body
+    key = f"{app.extensions['koz'].store.prefix}:{{{created['id']}}}:game"
+    setup = json.loads(redis.hget(key, "setup"))
+    del setup["seed_source"]
+    redis.hset(key, "setup", json.dumps(setup))
+    elsewhere = FlaskClient(create_app(make_settings(key_prefix=app.extensions["koz"].store.prefix), redis=redis).test_client())
+    assert elsewhere.view(created["id"]).body["seed_source"] == "unknown"
