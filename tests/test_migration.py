@@ -159,3 +159,24 @@ def test_a_game_stored_before_seed_sources_were_kept_says_its_source_is_unknown(
     redis.hset(key, "setup", json.dumps(setup))
     elsewhere = FlaskClient(create_app(make_settings(key_prefix=app.extensions["koz"].store.prefix), redis=redis).test_client())
     assert elsewhere.view(created["id"]).body["seed_source"] == "unknown"
+
+
+def test_a_legacy_game_is_held_to_the_match_length_cap_from_its_rewrite_on(redis):
+    app = create_app(make_settings(max_versions=7), redis=redis)
+    api = FlaskClient(app.test_client())
+    prefix = app.extensions["koz"].store.prefix
+    tokens = store_legacy(redis, prefix, "00000000000000ee", actions=6)
+    whist = registry.get("german-whist")
+    state = whist.load(json.loads(redis.hget(f"{prefix}:{{00000000000000ee}}:game", "record"))["state"])
+    (seat,) = whist.to_act(state)
+    # the request that rewrites the game is the action that reaches the cap
+    answer = api.act("00000000000000ee", whist.legal_actions(state, seat)[0].to_json(), tokens[seat])
+    assert (answer.status, answer.body["status"], answer.body["version"]) == (200, "abandoned", 7)
+    assert api.whole_history("00000000000000ee")["events"][-1]["type"] == "abandoned"
+
+
+def test_a_legacy_game_whose_rewrite_keeps_losing_to_other_writers_is_503_storage_unavailable(app, api, redis, monkeypatch):
+    store_legacy(redis, app.extensions["koz"].store.prefix, "00000000000000ff", actions=3)
+    monkeypatch.setattr(app.extensions["koz"].store, "replace_legacy", lambda *_: False)
+    answer = api.view("00000000000000ff")
+    assert (answer.status, answer.code) == (503, "storage_unavailable")
