@@ -11,6 +11,7 @@ import pytest
 from redis import Redis
 
 from service import create_app
+from service.store import Commit
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 from tests.support import card_codes_in
@@ -388,3 +389,12 @@ def test_standard_batak_table_is_one_human_at_south_named_sen(api):
 def test_a_turkish_name_comes_back_as_written(client):
     response = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "Ayşe Çağlar"}, {"name": "P"}]})
     assert "Ayşe Çağlar".encode() in response.data
+
+
+def test_a_game_whose_every_write_finds_its_id_taken_is_503_storage_unavailable_and_nothing_is_stored(app, api, monkeypatch):
+    store = app.extensions["koz"].store
+    before = set(store.redis.keys("*{*"))  # (a game's keys carry its hash tag)
+    monkeypatch.setattr(store, "commit", lambda write: Commit(False, 0))  # each fresh id already in use
+    answer = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])
+    assert (answer.status, answer.code) == (503, "storage_unavailable")
+    assert set(store.redis.keys("*{*")) == before
