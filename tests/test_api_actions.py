@@ -185,21 +185,24 @@ def test_a_retry_that_came_while_the_first_was_committed_gets_the_first_answer_m
     assert api.view(game_id).body["version"] == first.body["version"]
 
 
-def stale_reads(koz, monkeypatch, game_id: str, stored, also_from_the_store: bool = False) -> None:
-    """Every read of the game to change gives it as ``stored``, as if another request's commit came
-    just after the read (``also_from_the_store``: the retries' reads of the store too)."""
-    monkeypatch.setattr(koz.repository, "load_to_change", lambda loaded_id: (koz.repository.from_stored(loaded_id, stored), True))
-    if also_from_the_store:
-        monkeypatch.setattr(koz.repository, "load", lambda loaded_id: koz.repository.from_stored(loaded_id, stored))
-
-
-def test_an_action_read_before_another_seats_commit_with_if_match_is_412_at_the_version_the_store_holds(app, api, game, monkeypatch):
+def passed_by_a_commit(app, api, game, monkeypatch, also_from_the_store: bool = False) -> tuple[dict, int]:
+    """The seat to act acts; from then on, every read of the game to change gives it as it was
+    before, as if that action's commit came just after the read (``also_from_the_store``: the
+    retries' reads of the store too). (The action, the version the store holds.)"""
     game_id, tokens, seat = game
     koz = app.extensions["koz"]
     before = koz.store.load(game_id)
     action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
     moved = api.act(game_id, action, tokens[seat]).body["version"]
-    stale_reads(koz, monkeypatch, game_id, before)
+    monkeypatch.setattr(koz.repository, "load_to_change", lambda loaded_id: (koz.repository.from_stored(loaded_id, before), True))
+    if also_from_the_store:
+        monkeypatch.setattr(koz.repository, "load", lambda loaded_id: koz.repository.from_stored(loaded_id, before))
+    return action, moved
+
+
+def test_an_action_read_before_another_seats_commit_with_if_match_is_412_at_the_version_the_store_holds(app, api, game, monkeypatch):
+    game_id, tokens, seat = game
+    action, moved = passed_by_a_commit(app, api, game, monkeypatch)
     answer = api.act(game_id, action, tokens[seat], **{"If-Match": 'W/"0"'})
     assert (answer.status, answer.code, answer.body["current_version"]) == (412, "stale_version", moved)
     assert f"version {moved}" in answer.body["detail"] and api.view(game_id).body["version"] == moved
@@ -207,16 +210,12 @@ def test_an_action_read_before_another_seats_commit_with_if_match_is_412_at_the_
 
 def test_an_action_whose_every_read_was_passed_by_another_commit_is_503_busy_and_changes_nothing(app, api, game, monkeypatch):
     game_id, tokens, seat = game
-    koz = app.extensions["koz"]
-    before = koz.store.load(game_id)
-    action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
-    moved = api.act(game_id, action, tokens[seat]).body["version"]
-    history = api.history(game_id).body
-    stale_reads(koz, monkeypatch, game_id, before, also_from_the_store=True)
+    action, moved = passed_by_a_commit(app, api, game, monkeypatch, also_from_the_store=True)
+    log = app.extensions["koz"].store.log(game_id)
     answer = api.act(game_id, action, tokens[seat])
     assert (answer.status, answer.code, answer.headers["Retry-After"]) == (503, "busy", "1")
     monkeypatch.undo()
-    assert api.view(game_id).body["version"] == moved and api.history(game_id).body == history
+    assert api.view(game_id).body["version"] == moved and app.extensions["koz"].store.log(game_id) == log
 
 
 def test_an_action_on_a_game_that_expired_after_its_read_is_404_unknown_game(app, api, game, monkeypatch):
