@@ -144,3 +144,9 @@ def readme_example(language: str) -> str:
     """The README's one code block in ``language`` (``python``, ``ts``), as written there."""
     (block,) = re.findall(rf"^```{language}\n(.*?)^```$", README.read_text(), flags=re.MULTILINE | re.DOTALL)
     return block
+
+
+def expire(redis: Any, game_id: str) -> None:
+    """The game gone from the store, as Redis expires one kept past its time."""
+    for key in redis.scan_iter(f"*{{{game_id}}}*"):
+        redis.delete(key)

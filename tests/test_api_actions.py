@@ -6,7 +6,7 @@ import pytest
 
 from engine.texts import card_name
 from tests.api import FlaskClient
-from tests.support import card_codes_in
+from tests.support import card_codes_in, expire
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
 
@@ -226,7 +226,7 @@ def test_an_action_on_a_game_that_expired_after_its_read_is_404_unknown_game(app
 
     def read_then_expire(loaded_id):
         game = read(loaded_id)
-        koz.store.redis.delete(*koz.store.redis.keys(f"*{{{game_id}}}*"))
+        expire(koz.store.redis, game_id)
         return game, False
 
     monkeypatch.setattr(koz.repository, "load_to_change", read_then_expire)

@@ -13,6 +13,7 @@ from service.cli import main as koz
 from service.store import Commit
 from service.verify import verify
 from tests.api import FlaskClient
+from tests.support import expire
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_leaving_a_game_that_expired_after_its_read_is_404_unknown_game(app, api
     commit = tables.repository.commit
 
     def commit_after_expiry(table, expected, idempotency=None):
-        tables.store.redis.delete(*tables.store.redis.keys(f"*{{{game_id}}}*"))
+        expire(tables.store.redis, game_id)
         return commit(table, expected, idempotency)
 
     monkeypatch.setattr(tables.repository, "commit", commit_after_expiry)

@@ -16,6 +16,7 @@ from engine import registry
 from service.arena.matchmaker import Matchmaker
 from service.worker import Worker
 from tests.conftest import make_settings
+from tests.support import expire
 
 
 @pytest.fixture
@@ -63,12 +64,6 @@ def two_tables(app, client, names: tuple[str, ...]) -> tuple[list[str], list[str
         client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
     assert Matchmaker(app.extensions["koz_arena"]).run_pass() == 2
     return keys, sorted({events(app, key)[0]["game"] for key in keys})
-
-
-def expire(backend, game_id: str) -> None:
-    """The game gone from the store, as Redis expires one kept past its time."""
-    for key in backend.scan_iter(f"*{{{game_id}}}*"):
-        backend.delete(key)
 
 
 def play_out(app, client, started: list[dict]) -> None:
