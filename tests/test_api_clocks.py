@@ -185,6 +185,22 @@ def test_an_actions_answer_shows_the_deadline_of_the_seat_now_to_act_from_the_mo
     assert retried.body["clock"]["deadlines"] == expected
 
 
+def test_an_actions_answer_that_waited_for_a_workers_reply_shows_the_deadline_as_stored(clock, backend):
+    """The reply started the person's turn on the worker: the answer reads the game again rather
+    than follow the reply's announcement, which does not carry the turn's start."""
+    app = create_app(make_settings(replies_in_request=0), redis=backend)  # every computer move is a worker's
+    app.extensions["koz"].timer = clock
+    with WorkerThread(app.extensions["koz"]):
+        api = FlaskClient(app.test_client())
+        game_id, tokens = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, {"bot": "random"}])
+        api.view_when(game_id, lambda seen: seen["to_act"] == [0])
+        clock.now += 10
+        answer = api.act(game_id, api.view(game_id, tokens[0]).body["legal_actions"][0], tokens[0])
+        assert answer.body["to_act"] == [0]  # the computer replied within the reply wait
+        assert answer.body["clock"]["deadlines"] == [iso(clock.now + 30), None] == api.view(game_id).body["clock"]["deadlines"]
+    app.extensions["koz"].announcements.stop()
+
+
 @pytest.mark.parametrize("first", ["the action", "the timeout"])
 def test_an_action_and_its_clock_expiring_at_once_one_of_them_wins(api, tables, clock, monkeypatch, first):
     game_id, tokens = timed_game(api, {"seconds_per_action": 30})
