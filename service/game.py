@@ -107,8 +107,9 @@ class Game:
         self.arena = arena
         #: the turn clock, as created: ``seconds_per_action``, ``bank``, ``on_timeout``; None: untimed
         self.clock = clock
-        #: the timed turn now: ``{"seat", "version", "since", "banks"}`` (``since`` in seconds of
-        #: the epoch; ``banks``: each seat's bank left; ``seat`` None while no human is to act)
+        #: the timed turn now: ``{"seat", "version", "since", "banks"}`` while a human is to act
+        #: (``since`` in seconds of the epoch; ``banks``: each seat's bank left), else
+        #: ``{"seat": None, "banks"}``
         self.turn = turn
         #: the time of this request (the repository's clock, which tests inject)
         self.now = now
@@ -309,7 +310,7 @@ class Game:
         banks = self._banks()
         to_act = [] if self.over or self.waiting else self.ruleset.to_act(self.state)
         if not to_act or self.seats[to_act[0]].bot is not None:
-            self.turn = {"seat": None, "version": self.version, "since": self.now, "banks": banks}
+            self.turn = {"seat": None, "banks": banks}
         elif self.turn is None or self.turn["seat"] != to_act[0] or self.turn["version"] != self.version:
             self.turn = {"seat": to_act[0], "version": self.version, "since": self.now, "banks": banks}
 
