@@ -11,7 +11,7 @@ import pytest
 from service import create_app
 from service.config import Settings
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 
 
 @pytest.fixture
@@ -140,3 +140,22 @@ def test_a_waiting_game_expires_sooner_than_a_game_under_way(fake_redis):
     assert expiry(fake_redis, game_id) > 6 * 86400
     assert Settings().waiting_game_ttl_seconds == 86400
     assert Settings.from_env({"KOZ_WAITING_GAME_TTL_SECONDS": "600"}).waiting_game_ttl_seconds == 600
+
+
+def test_a_computer_first_to_act_waits_with_the_game_until_its_open_seat_is_taken(fake_redis, caplog):
+    app = create_app(make_settings(reply_wait_seconds=0), redis=fake_redis)  # no worker here: moves are drained
+    api = FlaskClient(app.test_client())
+    for seed in map(str, range(20)):  # a deal where the computer is first to act: its opponent deals
+        created = api.create(ruleset="german-whist", seats=[{"bot": "random"}, {"open": True}], seed=seed)
+        if api.view(created.body["id"]).body["dealer"] == 1:
+            break
+    game_id = created.body["id"]
+    assert api.view(game_id).body["dealer"] == 1, "no seed put the computer first"
+    assert drain(app) == 0  # no move is due while the seat is open: the worker finds nothing to play
+    assert api.view(game_id).body["version"] == created.body["version"]
+    assert [record for record in caplog.records if record.levelname == "ERROR"] == []
+    taken = api.request("POST", f"/v1/games/{game_id}/seats/1", json_body={"name": "Bora"})
+    assert taken.status == 200
+    drain(app)
+    assert api.view(game_id).body["to_act"] == [1]  # the computer led once the seat was taken
+    app.extensions["koz"].announcements.stop()
