@@ -752,6 +752,14 @@ def test_a_pass_reads_only_the_arena_games_whose_end_was_committed(arena_app, cl
     assert set(arena.store.matches_started_before("german-whist", float("inf"))) == {games[1]}
 
 
+def test_a_game_outside_the_arena_leaves_no_end_for_the_arenas_pass(arena_app, client):
+    koz = arena_app.extensions["koz"]
+    created = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"bot": "random"}, {"bot": "random"}]})
+    Worker(koz, "test").drain()  # the computers play it out
+    assert client.get(f"/v1/games/{created.get_json()['id']}").get_json()["status"] == "finished"
+    assert koz.store.ended_arena_games(10) == []
+
+
 def died(*_):
     raise RuntimeError("the worker died here")
 
