@@ -12,6 +12,7 @@ from service.timeouts import enforce, run
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
+from tests.support import expire
 
 START = 1_800_000_000.0
 
@@ -100,6 +101,30 @@ def test_nothing_times_out_before_the_deadline(api, tables, clock):
     clock.now += 29
     assert enforce(tables) == 0
     assert api.view(game_id).body["version"] == 0
+
+
+def test_a_check_that_finds_the_deadline_not_yet_come_puts_the_game_back_on_the_schedule_at_it(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30})
+    tables.store.schedule_clock(game_id, START + 5)  # a change whose own deadline was not scheduled
+    clock.now += 10
+    assert enforce(tables) == 0 and api.view(game_id).body["version"] == 0
+    assert game_id not in tables.store.due_clocks(START + 29.9) and game_id in tables.store.due_clocks(START + 30)
+    clock.now = START + 30  # due at its moment
+    assert enforce(tables) == 1
+
+
+def test_a_game_with_no_clock_running_is_dropped_from_the_schedule(api, tables, clock):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30}, [{"name": "Ayşe"}, {"open": True}])  # waiting: no clock runs
+    tables.store.schedule_clock(game_id, START + 5)
+    clock.now += 10
+    assert enforce(tables) == 0 and game_id not in tables.store.due_clocks(float("inf"))
+
+
+def test_a_game_gone_from_the_store_is_dropped_from_the_schedule(api, tables, clock, backend):
+    game_id, _ = timed_game(api, {"seconds_per_action": 30})
+    expire(backend, game_id)
+    clock.now += 31
+    assert enforce(tables) == 0 and game_id not in tables.store.due_clocks(float("inf"))
 
 
 def test_on_timeout_computer_plays_that_one_action_with_no_request_coming(api, tables, clock):
