@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from service import create_app
+from service.refusals import Refused
 from service.timeouts import enforce, run
 from service.worker import WorkerThread
 from tests.api import FlaskClient
@@ -125,6 +126,30 @@ def test_a_game_gone_from_the_store_is_dropped_from_the_schedule(api, tables, cl
     expire(backend, game_id)
     clock.now += 31
     assert enforce(tables) == 0 and game_id not in tables.store.due_clocks(float("inf"))
+
+
+def test_one_check_times_out_every_game_due_and_says_how_many(api, tables, clock):
+    games = [timed_game(api, {"seconds_per_action": 30})[0] for _ in range(2)]
+    clock.now += 31
+    assert enforce(tables) == 2
+    assert all("timeout" in [event["type"] for event in events(api, game_id)] for game_id in games)
+
+
+def test_a_game_whose_timeout_is_refused_waits_for_the_next_check_and_the_others_time_out(api, tables, clock, monkeypatch, caplog):
+    first, second = (timed_game(api, {"seconds_per_action": 30})[0] for _ in range(2))
+    clock.now += 31
+    time_out = tables.time_out
+
+    def busy_for_the_first(game):
+        if game.id == first:
+            raise Refused("busy", "busy")  # the game kept changing
+        return time_out(game)
+
+    monkeypatch.setattr(tables, "time_out", busy_for_the_first)
+    assert enforce(tables) == 1 and "timeout" in [event["type"] for event in events(api, second)]
+    assert f"clock of game {first} not enforced: busy" in caplog.text
+    monkeypatch.undo()
+    assert enforce(tables) == 1 and "timeout" in [event["type"] for event in events(api, first)]
 
 
 def test_on_timeout_computer_plays_that_one_action_with_no_request_coming(api, tables, clock):
