@@ -657,6 +657,29 @@ def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks
     assert (answer.status, answer.body["version"]) == (200, 2)
 
 
+def test_the_subscription_ends_once_nobody_waits_and_the_next_waiter_brings_it_back(backend):
+    """An idle process holds no subscription (nor its connection); a long-poll after that is
+    heard as before."""
+    app = create_app(make_settings(max_wait_seconds=300), redis=backend)  # no worker: nothing else waits
+    koz, api = app.extensions["koz"], FlaskClient(app.test_client())
+    koz.announcements.idle_seconds = 0.05
+    game_id, tokens = two_humans(api)
+    with koz.announcements.waiting(game_id, 0):
+        subscription_up(koz)
+        play(api, game_id, tokens, random.Random(9), count=1)
+        until_heard(koz, game_id, 1)
+    deadline = time.monotonic() + 30
+    while koz.announcements.heard(game_id) is not None:  # what it heard is kept only while it is up
+        assert time.monotonic() < deadline, "the subscription outlived its waiters"
+        time.sleep(0.05)
+    answer = long_poll_in_background(api, game_id, 1)
+    until_waiting(koz, 1)
+    subscription_up(koz)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert answer.get(timeout=20).body["version"] == 2  # its 300 s wait would fail it
+    koz.announcements.stop()
+
+
 def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads_the_game_once(app, api, monkeypatch):
     """A client asks after a version made in another process and never shown here: this process
     holds no seats' hashes at it, so the whole game is read at once, and the store is not first
