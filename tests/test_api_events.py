@@ -650,11 +650,47 @@ def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks
         lose.set()
         redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
         assert down.wait(30), "the subscription was not lost"
+        assert koz.announcements.heard(game_id) is None  # forgotten as soon as it was lost
         play(api, game_id, tokens, random.Random(9), count=1)  # version 2, announced to nobody here
         restore.set()
         subscription_up(koz, "warm-up-again")
         answer = long_poll_in_background(FlaskClient(app.test_client()), game_id, 1).get(timeout=20)  # its 300 s wait would fail it
     assert (answer.status, answer.body["version"]) == (200, 2)
+
+
+class RefusedOnce:
+    """The process's subscription, refused the first time it is asked for (as by a Redis still starting)."""
+
+    def __init__(self, pubsub, refusals: list[str]) -> None:
+        self.pubsub, self.refusals = pubsub, refusals
+
+    def psubscribe(self, *patterns) -> None:
+        if not self.refusals:
+            self.refusals.append("refused")
+            raise RedisConnectionError("refused, as by a Redis still starting")
+        self.pubsub.psubscribe(*patterns)
+
+    def get_message(self, timeout: float):
+        return self.pubsub.get_message(timeout=timeout)
+
+    def close(self) -> None:
+        self.pubsub.close()
+
+
+def test_a_subscription_that_fails_to_come_up_is_asked_for_again(backend, monkeypatch):
+    app = create_app(make_settings(max_wait_seconds=300), redis=backend)  # no worker: its subscription comes up here
+    koz, api = app.extensions["koz"], FlaskClient(app.test_client())
+    refusals: list[str] = []
+    subscribe = koz.store.redis.pubsub
+    monkeypatch.setattr(koz.store.redis, "pubsub", lambda: RefusedOnce(subscribe(), refusals))
+    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    game_id, tokens = two_humans(api)
+    answer = long_poll_in_background(api, game_id, 0)
+    until_waiting(koz, 1)
+    subscription_up(koz)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert refusals == ["refused"] and answer.get(timeout=20).body["version"] == 1
+    koz.announcements.stop()
 
 
 def test_the_subscription_ends_once_nobody_waits_and_the_next_waiter_brings_it_back(backend):
