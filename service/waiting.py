@@ -88,13 +88,6 @@ class Waiting:
             known = self._seatings.get(game_id)
         return known[1] if known is not None and known[0] == version else None
 
-    def watch(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game, int | None]:
-        """The game and the caller's seat, once its version passes ``after`` or ``wait`` ends."""
-        game, seat, announced = self._until_passed(game_id, token, wait, after)
-        if game is None:
-            game = self.repository.load_announced(game_id, announced or 0) or self.repository.load(game_id)
-        return game, seat
-
     def watch_view(self, game_id: str, token: str | None, wait: float, after: int | None) -> Rendered[bytes]:
         """The caller's view, as JSON, once the game's version passes ``after`` or ``wait`` ends.
         The long-polls that one announcement wakes share one rendering of each seat's view."""

@@ -211,7 +211,8 @@ def get_history(query: dict[str, Any], game_id: str) -> BaseResponse:
     spectator only public ones. Once the match is over everything is shown, with `reveal`.
     """
     check_version_bound("after", query["after"], games().settings.max_versions)
-    game, seat = games().waiting.watch(game_id, bearer_token(), 0, None)
+    game = games().repository.load(game_id)
+    seat = game.viewer(bearer_token())
     up_to = min(query["after"] + query["limit"], game.version)
     events = []
     for version, event in games().repository.events(game, query["after"], up_to):
