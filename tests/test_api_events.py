@@ -693,6 +693,20 @@ def test_a_subscription_that_fails_to_come_up_is_asked_for_again(backend, monkey
     koz.announcements.stop()
 
 
+def test_a_stream_hears_the_first_move_after_it_connected_at_once_not_at_its_next_heartbeat(backend):
+    app = create_app(make_settings(stream_heartbeat_seconds=30, stream_max_seconds=300), redis=backend)
+    koz, api = app.extensions["koz"], FlaskClient(app.test_client())
+    subscription_up(koz)
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id)
+    assert stream.next().kind == "view"  # on connect; the stream then waits for version 1
+    until_waiting(koz, 2)  # the stream's own registration, and its first wait's
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert stream.until_view(1, timeout=10)[-1].id == 1  # its heartbeat is 30 s away
+    koz.announcements.close()  # the stream ends
+    stream.close()
+
+
 def test_the_subscription_ends_once_nobody_waits_and_the_next_waiter_brings_it_back(backend):
     """An idle process holds no subscription (nor its connection); a long-poll after that is
     heard as before."""

@@ -206,7 +206,7 @@ def follow(koz: Games, game: Game, seat: int | None, after: int | None) -> Itera
         registered_before_read = False  # `game` was read before the registration
         game_id = game.id
         shown = messages(koz, game, seat, after)
-        del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting.watch says why)
+        del game  # as a long-poll: a waiting stream holds no copy of the game (Waiting._until_passed says why)
         while True:
             text, over = shown.value
             yield text
