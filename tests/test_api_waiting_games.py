@@ -61,6 +61,7 @@ def test_a_long_poll_on_a_withdrawn_game_hears_at_once_that_it_is_gone(app, api)
     assert withdraw(api, game_id, token).status == 204
     poll.join(15)  # long before its 30 s wait ends: the withdrawal is announced to its waiters
     assert [(answer.status, answer.code) for answer in answers] == [(404, "unknown_game")]
+    assert game_id in answers[0].body["detail"]  # the problem names the game it did not find
 
 
 def test_a_private_waiting_game_is_withdrawn_too(api):
