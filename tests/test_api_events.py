@@ -530,6 +530,41 @@ def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_nothing_o
     assert {json.loads(body)["version"] for body in woken} == {2}
 
 
+def test_a_long_poll_on_a_game_heard_too_long_ago_asks_the_store_its_version_only(app, api, monkeypatch):
+    """The seats' token hashes kept at the version shown still say whose the token is, but a word
+    of the subscription older than a game may live unmoved no longer says the game is there: the
+    store is asked its version, and not the whole game."""
+    game_id, tokens = two_humans(api)
+    koz = app.extensions["koz"]
+    subscription_up(koz)
+    client = FlaskClient(app.test_client())
+    first = long_poll_in_background(client, game_id, 0, tokens[1])
+    until_waiting(koz, 1)
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert first.get(timeout=60).body["version"] == 1
+    until_heard(koz, game_id, 1)
+    real_clock = koz.announcements.clock
+    monkeypatch.setattr(koz.announcements, "clock", lambda: real_clock() + koz.waiting.heard_trusted_seconds)
+    reads: list[str] = []
+    store = type(koz.repository.store)
+    load, version = store.load, store.version
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    second = long_poll_in_background(client, game_id, 1, tokens[1])
+    until_waiting(koz, 1)
+    assert reads == ["version"]
+    monkeypatch.undo()
+    play(api, game_id, tokens, random.Random(9), count=1)
+    assert second.get(timeout=60).body["version"] == 2
+
+
+def test_a_long_poll_of_one_second_waits_that_second(app, api):
+    game_id, _ = two_humans(api)
+    started = time.monotonic()
+    answer = api.request("GET", f"/v1/games/{game_id}?wait=1&after=0")  # nobody moves
+    assert (answer.status, answer.body["version"]) == (200, 0) and time.monotonic() - started >= 0.9
+
+
 def channel_game(koz, message) -> str | None:
     channel = message["channel"]
     return koz.store.game_of_channel(channel.decode() if isinstance(channel, bytes) else channel)
