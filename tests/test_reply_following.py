@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 from types import SimpleNamespace
 
-from service.announcements import Waiter
+from engine import action_log
+from service.announcements import Waiter, parse_announcement
 from service.waiting import after_computers
 
 
@@ -60,3 +61,11 @@ def test_a_renewed_subscription_sends_the_answer_to_the_store_for_what_it_may_ha
     replies._wake(None)  # renewed: the second reply's announcement may be lost
     answered = after_computers(repository_with_store_at(3, reads), game, replies)
     assert (answered.version, reads) == (3, ["g"])
+
+
+def test_an_announcement_keeps_its_log_entries_whole_whatever_bytes_they_hold():
+    entries = action_log.encode(0, {"type": "play", "card": "TC"}) + action_log.encode(1, {"type": "play", "card": "2C"})
+    assert b" " in entries  # seat 0's ten of clubs is one byte: a space
+    assert parse_announcement(b"7 5 " + entries) == (7, (5, entries))
+    assert parse_announcement(b"0 new ") == (0, None)  # a new game: nothing to follow
+    assert parse_announcement(b"4") == (4, None)  # a game withdrawn
