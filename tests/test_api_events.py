@@ -693,6 +693,28 @@ def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks
     assert (answer.status, answer.body["version"]) == (200, 2)
 
 
+def test_a_long_poll_on_a_game_that_expired_while_the_subscription_was_down_answers_404_once_it_is_back(app, api, monkeypatch):
+    """Its waiter is woken by the renewal, and only the store can say what became of the game: gone."""
+    koz = app.extensions["koz"]
+    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
+    redis = koz.store.redis
+    subscribe = redis.pubsub
+    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
+    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription_up(koz)
+    game_id, tokens = two_humans(api)
+    answers = long_poll_in_background(FlaskClient(app.test_client()), game_id, 0, tokens[0])
+    until_waiting(koz, 1)
+    lose.set()
+    redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
+    assert down.wait(30), "the subscription was not lost"
+    for key in list(redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
+        redis.delete(key)  # as its expiry would, unannounced
+    restore.set()
+    answer = answers.get(timeout=20)  # its 300 s wait would fail it
+    assert (answer.status, answer.code) == (404, "unknown_game")
+
+
 class RefusedOnce:
     """The process's subscription, refused the first time it is asked for (as by a Redis still starting)."""
 
