@@ -769,12 +769,14 @@ def test_the_subscription_ends_once_nobody_waits_and_the_next_waiter_brings_it_b
     heard as before."""
     app = create_app(make_settings(max_wait_seconds=300), redis=backend)  # no worker: nothing else waits
     koz, api = app.extensions["koz"], FlaskClient(app.test_client())
-    koz.announcements.idle_seconds = 0.05
     game_id, tokens = two_humans(api)
     with koz.announcements.waiting(game_id, 0):
         subscription_up(koz)
         play(api, game_id, tokens, random.Random(9), count=1)
         until_heard(koz, game_id, 1)
+    time.sleep(3)  # past the listener's 2 s reads with nothing heard: idle, but for less than its 30 s
+    assert koz.announcements.heard(game_id) is not None
+    koz.announcements.idle_seconds = 0.05
     deadline = time.monotonic() + 30
     while koz.announcements.heard(game_id) is not None:  # what it heard is kept only while it is up
         assert time.monotonic() < deadline, "the subscription outlived its waiters"
