@@ -22,7 +22,7 @@ from service import create_app, texts
 from service.game import Game
 from service.worker import WorkerThread
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import drain, make_settings
 from tests.support import card_codes_in, concealed_cards
 
 
@@ -713,6 +713,46 @@ def test_a_long_poll_on_a_game_that_expired_while_the_subscription_was_down_answ
     restore.set()
     answer = answers.get(timeout=20)  # its 300 s wait would fail it
     assert (answer.status, answer.code) == (404, "unknown_game")
+
+
+@pytest.mark.parametrize("reply", ["while it was down", "once it was back"])
+def test_an_answer_waiting_for_a_reply_across_a_lost_subscription_shows_the_reply(backend, monkeypatch, reply):
+    """A reply made while the subscription was down is announced to nobody here: the renewal
+    wakes the answer, which finds it in the store rather than wait out the reply wait. A reply
+    made after the renewal is waited for as before: the renewal alone does not end the wait."""
+    # no worker running: the test makes the reply when it wants it
+    app = create_app(make_settings(replies_in_request=0, reply_wait_seconds=60), redis=backend)
+    koz, api = app.extensions["koz"], FlaskClient(app.test_client())
+    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
+    redis = koz.store.redis
+    subscribe = redis.pubsub
+    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
+    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription_up(koz)
+    # seed "1" deals with the computer as dealer: the person leads (with the computer first, the
+    # creation would wait out the reply wait, no worker running)
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed="1").body
+    game_id, token = created["id"], created["tokens"][0]["token"]
+    assert api.view(game_id).body["to_act"] == [0]
+    action = api.view(game_id, token).body["legal_actions"][0]
+    answers: queue.Queue = queue.Queue()
+    client = FlaskClient(app.test_client())
+    threading.Thread(target=lambda: answers.put(client.act(game_id, action, token)), daemon=True).start()
+    until_waiting(koz, 1)  # the answer waits for the computer's reply
+    lose.set()
+    redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
+    assert down.wait(30), "the subscription was not lost"
+    if reply == "while it was down":
+        assert drain(app) >= 1  # announced to nobody here
+        restore.set()
+    else:
+        restore.set()
+        subscription_up(koz, "warm-up-again")
+        assert answers.empty()  # renewed, and still waiting for the reply
+        assert drain(app) >= 1
+    answer = answers.get(timeout=30)  # its 60 s reply wait would fail it
+    assert (answer.status, answer.body["to_act"]) == (200, [0]) and answer.body["version"] >= 2
+    koz.announcements.stop()
 
 
 class RefusedOnce:
