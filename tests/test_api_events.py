@@ -638,8 +638,10 @@ def test_a_long_poll_on_a_game_withdrawn_or_expired_since_answers_at_once_that_i
     for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
         koz.store.redis.delete(key)  # as its expiry would, unannounced
     # as long after the last move was heard as a game may live without a move (the app's shortest time to live, halved)
+    settings = koz.settings
+    shortest = min(settings.game_ttl_seconds, settings.finished_game_ttl_seconds, settings.waiting_game_ttl_seconds)
     real_clock = koz.announcements.clock
-    monkeypatch.setattr(koz.announcements, "clock", lambda: real_clock() + koz.waiting.heard_trusted_seconds)
+    monkeypatch.setattr(koz.announcements, "clock", lambda: real_clock() + shortest / 2)
     expired = long_poll_in_background(client, game_id, 1).get(timeout=20)
     assert (expired.status, expired.code) == (404, "unknown_game")
 
