@@ -144,17 +144,12 @@ class Computers:
 
     # --- the worker's batches -------------------------------------------------------------
 
-    def play_computer(self, game_id: str) -> bool:
-        """Make the move of the computer seat whose turn it is, if any (a worker's job); whether
-        a move was committed. Another worker making the same move first makes this one's commit
-        fail: a move is never applied twice."""
-        return game_id in self.play_computers([game_id]).written
-
     def play_computers(self, game_ids: Sequence[str]) -> Played:
-        """:meth:`play_computer` for several games (a worker's batch of jobs): read in one round
-        trip, decided one after the other, written together (one round trip, and one sync of
-        Redis's append-only file for them all). A game whose move cannot be made is logged and
-        skipped (as idle): it would fail on every worker."""
+        """Make the move of the computer seat whose turn it is in each game, if any (a worker's
+        batch of jobs): read in one round trip, decided one after the other, written together (one
+        round trip, and one sync of Redis's append-only file for them all). Another worker making
+        the same move first makes this one's commit fail: a move is never applied twice. A game
+        whose move cannot be made is logged and skipped (as idle): it would fail on every worker."""
         moves: list[tuple[Game, int]] = []
         played = Played(set(), {})
         thinking_since = time.monotonic()
