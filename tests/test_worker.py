@@ -90,6 +90,25 @@ def test_one_round_moves_each_game_it_claims_once(backend):
     assert [action_versions(api, game_id) for game_id in games] == [[1], [1], [1]]
 
 
+def test_a_computer_move_that_fails_is_logged_and_the_rest_of_its_batch_is_played(backend, monkeypatch, caplog):
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    computers = app.extensions["koz"].computers
+    failing, fine = (computer_leads(api, f"failing-{number}")[0] for number in range(2))
+    decide = computers.decide
+
+    def fails_in_one_game(game, seat, level):
+        if game.id == failing:
+            raise RuntimeError("a strategy's fault")
+        return decide(game, seat, level)
+
+    monkeypatch.setattr(computers, "decide", fails_in_one_game)
+    played = computers.play_computers([failing, fine])
+    assert played.written == {fine} and played.idle == {failing: 0}
+    assert f"the computer move in game {failing} failed" in caplog.text
+    assert [api.view(game_id).body["version"] for game_id in (failing, fine)] == [0, 1]
+
+
 def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed(backend):
     app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
     api = FlaskClient(app.test_client())
