@@ -248,6 +248,8 @@ def test_an_actions_answer_that_waited_for_a_workers_reply_shows_the_deadline_as
         answer = api.act(game_id, api.view(game_id, tokens[0]).body["legal_actions"][0], tokens[0])
         assert answer.body["to_act"] == [0]  # the computer replied within the reply wait
         assert answer.body["clock"]["deadlines"] == [iso(clock.now + 30), None] == api.view(game_id).body["clock"]["deadlines"]
+        clock.now += 30  # the worker's reply put that deadline on the clock check's schedule
+        assert enforce(app.extensions["koz"]) == 1
     app.extensions["koz"].announcements.stop()
 
 
