@@ -429,6 +429,16 @@ def until_heard(koz, game_id: str, version: int) -> None:
         time.sleep(0.01)
 
 
+def store_reads(koz, monkeypatch) -> list[str]:
+    """What the store is asked from now on, in order: a whole game ("game") or its version ("version")."""
+    reads: list[str] = []
+    store = type(koz.repository.store)
+    load, version = store.load, store.version
+    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
+    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    return reads
+
+
 def long_poll_in_background(client, game_id: str, after: int, token: str | None = None) -> queue.Queue:
     """A long-poll of the longest wait the app allows, on a thread; its answer goes to the queue returned."""
     answers: queue.Queue = queue.Queue()
@@ -511,19 +521,14 @@ def test_a_long_poll_asking_again_after_the_version_it_was_shown_reads_nothing_o
     play(api, game_id, tokens, random.Random(9), count=1)
     assert answers.get(timeout=60).body["version"] == 1
     until_heard(koz, game_id, 1)
-    reads: list[str] = []
-    store = type(koz.repository.store)
-    load, version = store.load, store.version
-    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
-    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    reads = store_reads(koz, monkeypatch)
     for token in tokens.values():
         long_poll(1, token)
     until_waiting(koz, 2)
     refused = client.request("GET", f"/v1/games/{game_id}?wait=300&after=1", token="not-a-seat-token")
     assert (refused.status, refused.code) == (401, "invalid_token")
     assert reads == []
-    monkeypatch.setattr(store, "load", load)
-    monkeypatch.setattr(store, "version", version)
+    monkeypatch.undo()
     play(api, game_id, tokens, random.Random(9), count=1)
     woken = sorted(json.dumps(answers.get(timeout=60).body, sort_keys=True) for _ in tokens)
     assert woken == sorted(json.dumps(api.view(game_id, token).body, sort_keys=True) for token in tokens.values())
@@ -545,11 +550,7 @@ def test_a_long_poll_on_a_game_heard_too_long_ago_asks_the_store_its_version_onl
     until_heard(koz, game_id, 1)
     real_clock = koz.announcements.clock
     monkeypatch.setattr(koz.announcements, "clock", lambda: real_clock() + koz.waiting.heard_trusted_seconds)
-    reads: list[str] = []
-    store = type(koz.repository.store)
-    load, version = store.load, store.version
-    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
-    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    reads = store_reads(koz, monkeypatch)
     second = long_poll_in_background(client, game_id, 1, tokens[1])
     until_waiting(koz, 1)
     assert reads == ["version"]
@@ -602,11 +603,7 @@ def test_a_long_poll_after_a_version_passed_since_answers_at_once_whether_heard_
     monkeypatch.setattr(koz.announcements, "_announce", delayed)
     assert moved_elsewhere(koz, game_id) == 3
     assert held.wait(30), "version 3 was never announced"
-    reads: list[str] = []
-    store = type(koz.repository.store)
-    load, version = store.load, store.version
-    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
-    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    reads = store_reads(koz, monkeypatch)
     on_its_way = long_poll_in_background(client, game_id, 2, tokens[1])
     until_waiting(koz, 1)
     assert reads == []  # the subscription's word, version 2, was taken: only the announcement can wake it
@@ -838,11 +835,7 @@ def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads
     game_id, tokens = two_humans(api)
     koz = app.extensions["koz"]
     moved_elsewhere(koz, game_id)
-    store = type(koz.repository.store)
-    reads: list[str] = []
-    load, version = store.load, store.version
-    monkeypatch.setattr(store, "load", lambda self, loaded_id: reads.append("game") or load(self, loaded_id))
-    monkeypatch.setattr(store, "version", lambda self, loaded_id: reads.append("version") or version(self, loaded_id))
+    reads = store_reads(koz, monkeypatch)
     answers: queue.Queue = queue.Queue()
     client = FlaskClient(app.test_client())
     path = f"/v1/games/{game_id}?wait=300&after=1"
@@ -852,8 +845,7 @@ def test_a_long_poll_after_a_version_whose_seats_the_process_does_not_hold_reads
         time.sleep(0.01)
     assert koz.announcements.waiting_count == 1
     assert reads == ["game"]
-    monkeypatch.setattr(store, "load", load)
-    monkeypatch.setattr(store, "version", version)
+    monkeypatch.undo()
     play(api, game_id, tokens, random.Random(9), count=1)
     assert answers.get(timeout=60).body == api.view(game_id, tokens[0]).body
 
