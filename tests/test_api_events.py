@@ -666,27 +666,38 @@ class BreakablePubSub:
         self.pubsub.close()
 
 
+class BreakableSubscription:
+    """The process's subscriptions made breakable (:class:`BreakablePubSub`), before it subscribes."""
+
+    def __init__(self, koz, monkeypatch) -> None:
+        self.koz = koz
+        self.lost, self.down, self.restore = threading.Event(), threading.Event(), threading.Event()
+        subscribe = koz.store.redis.pubsub
+        monkeypatch.setattr(koz.store.redis, "pubsub", lambda: BreakablePubSub(subscribe(), self.lost, self.down, self.restore))
+        monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+
+    def lose(self) -> None:
+        """Lose it, and keep it down until ``restore`` is set."""
+        self.lost.set()
+        self.koz.store.redis.publish(self.koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
+        assert self.down.wait(30), "the subscription was not lost"
+
+
 def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks_the_store(app, api, monkeypatch):
     """What the subscription heard before it was lost is forgotten: a move made while it was down
     was never announced here, and a long-poll after the version heard before must find it in the
     store at once, not wait out its time."""
     koz = app.extensions["koz"]
-    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
-    redis = koz.store.redis
-    subscribe = redis.pubsub
-    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
-    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription = BreakableSubscription(koz, monkeypatch)
     with koz.announcements.waiting("keeps-it-up", 0):  # a waiter all along: the listener subscribes again
         subscription_up(koz)
         game_id, tokens = two_humans(api)
         play(api, game_id, tokens, random.Random(9), count=1)
         until_heard(koz, game_id, 1)
-        lose.set()
-        redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
-        assert down.wait(30), "the subscription was not lost"
+        subscription.lose()
         assert koz.announcements.heard(game_id) is None  # forgotten as soon as it was lost
         play(api, game_id, tokens, random.Random(9), count=1)  # version 2, announced to nobody here
-        restore.set()
+        subscription.restore.set()
         subscription_up(koz, "warm-up-again")
         answer = long_poll_in_background(FlaskClient(app.test_client()), game_id, 1).get(timeout=20)  # its 300 s wait would fail it
     assert (answer.status, answer.body["version"]) == (200, 2)
@@ -695,21 +706,15 @@ def test_a_long_poll_after_a_version_heard_before_the_subscription_was_lost_asks
 def test_a_long_poll_on_a_game_that_expired_while_the_subscription_was_down_answers_404_once_it_is_back(app, api, monkeypatch):
     """Its waiter is woken by the renewal, and only the store can say what became of the game: gone."""
     koz = app.extensions["koz"]
-    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
-    redis = koz.store.redis
-    subscribe = redis.pubsub
-    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
-    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription = BreakableSubscription(koz, monkeypatch)
     subscription_up(koz)
     game_id, tokens = two_humans(api)
     answers = long_poll_in_background(FlaskClient(app.test_client()), game_id, 0, tokens[0])
     until_waiting(koz, 1)
-    lose.set()
-    redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
-    assert down.wait(30), "the subscription was not lost"
-    for key in list(redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
-        redis.delete(key)  # as its expiry would, unannounced
-    restore.set()
+    subscription.lose()
+    for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
+        koz.store.redis.delete(key)  # as its expiry would, unannounced
+    subscription.restore.set()
     answer = answers.get(timeout=20)  # its 300 s wait would fail it
     assert (answer.status, answer.code) == (404, "unknown_game")
 
@@ -722,11 +727,7 @@ def test_an_answer_waiting_for_a_reply_across_a_lost_subscription_shows_the_repl
     # no worker running: the test makes the reply when it wants it
     app = create_app(make_settings(replies_in_request=0, reply_wait_seconds=60), redis=backend)
     koz, api = app.extensions["koz"], FlaskClient(app.test_client())
-    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
-    redis = koz.store.redis
-    subscribe = redis.pubsub
-    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
-    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription = BreakableSubscription(koz, monkeypatch)
     subscription_up(koz)
     # seed "1" deals with the computer as dealer: the person leads (with the computer first, the
     # creation would wait out the reply wait, no worker running)
@@ -738,14 +739,12 @@ def test_an_answer_waiting_for_a_reply_across_a_lost_subscription_shows_the_repl
     client = FlaskClient(app.test_client())
     threading.Thread(target=lambda: answers.put(client.act(game_id, action, token)), daemon=True).start()
     until_waiting(koz, 1)  # the answer waits for the computer's reply
-    lose.set()
-    redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
-    assert down.wait(30), "the subscription was not lost"
+    subscription.lose()
     if reply == "while it was down":
         assert drain(app) >= 1  # announced to nobody here
-        restore.set()
+        subscription.restore.set()
     else:
-        restore.set()
+        subscription.restore.set()
         subscription_up(koz, "warm-up-again")
         assert answers.empty()  # renewed, and still waiting for the reply
         assert drain(app) >= 1

@@ -16,7 +16,7 @@ from engine import Action, registry
 from service import create_app
 from tests.api import FlaskClient
 from tests.conftest import make_settings
-from tests.test_api_events import BreakablePubSub, channel_game, subscription_up, until_heard
+from tests.test_api_events import BreakableSubscription, channel_game, subscription_up, until_heard
 
 RULESET = "partnership-batak"  # four seats, each in turn, each may pass while bidding
 SEED, OTHER_SEED = "reused-a", "reused-b"  # another deal, the same seat to bid first
@@ -176,11 +176,7 @@ def test_a_copy_of_a_game_whose_id_was_taken_by_another_since_is_never_committed
     creation, heard here, forgets the copy; created while the subscription was down, the
     subscription's renewal forgets it."""
     (koz, other_koz), (api, other) = processes
-    lose, down, restore = threading.Event(), threading.Event(), threading.Event()
-    redis = koz.store.redis
-    subscribe = redis.pubsub
-    monkeypatch.setattr(redis, "pubsub", lambda: BreakablePubSub(subscribe(), lose, down, restore))
-    monkeypatch.setattr(koz.announcements, "retry_seconds", 0.01)
+    subscription = BreakableSubscription(koz, monkeypatch)
     with koz.announcements.waiting("keeps-it-up", 0):  # a waiter all along: the listener subscribes again
         subscription_up(koz)
         game_id, tokens = new_table(api, koz)
@@ -188,13 +184,11 @@ def test_a_copy_of_a_game_whose_id_was_taken_by_another_since_is_never_committed
         until_heard(koz, game_id, 1)
         assert koz.announcements.last_committed(game_id) is not None
         if how != "announced":
-            lose.set()
-            redis.publish(koz.store.channel("nudge"), "1 0 ")  # the listener's next read finds it lost
-            assert down.wait(30), "the subscription was not lost"
+            subscription.lose()
         reused_id(other_koz, game_id)
         assert pass_in_turn(other, game_id, tokens).status == 200  # the other game at version 1
         if how != "announced":
-            restore.set()
+            subscription.restore.set()
             subscription_up(koz, "warm-up-again")
         else:  # (version 1 was heard of the first game already: waiting for it would not wait)
             until_forgotten(koz, game_id)
