@@ -23,7 +23,7 @@ from service.game import Game
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
-from tests.support import card_codes_in, concealed_cards
+from tests.support import card_codes_in, concealed_cards, expire
 
 
 @dataclass
@@ -632,8 +632,7 @@ def test_a_long_poll_on_a_game_withdrawn_or_expired_since_answers_at_once_that_i
     game_id, tokens = two_humans(api)
     play(api, game_id, tokens, random.Random(9), count=1)
     until_heard(koz, game_id, 1)
-    for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
-        koz.store.redis.delete(key)  # as its expiry would, unannounced
+    expire(koz.store.redis, game_id)  # unannounced
     # as long after the last move was heard as a game may live without a move (the app's shortest time to live, halved)
     settings = koz.settings
     shortest = min(settings.game_ttl_seconds, settings.finished_game_ttl_seconds, settings.waiting_game_ttl_seconds)
@@ -712,8 +711,7 @@ def test_a_long_poll_on_a_game_that_expired_while_the_subscription_was_down_answ
     answers = long_poll_in_background(FlaskClient(app.test_client()), game_id, 0, tokens[0])
     until_waiting(koz, 1)
     subscription.lose()
-    for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
-        koz.store.redis.delete(key)  # as its expiry would, unannounced
+    expire(koz.store.redis, game_id)  # unannounced
     subscription.restore.set()
     answer = answers.get(timeout=20)  # its 300 s wait would fail it
     assert (answer.status, answer.code) == (404, "unknown_game")

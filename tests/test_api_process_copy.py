@@ -16,6 +16,7 @@ from engine import Action, registry
 from service import create_app
 from tests.api import FlaskClient
 from tests.conftest import make_settings
+from tests.support import expire
 from tests.test_api_events import BreakableSubscription, channel_game, subscription_up, until_heard
 
 RULESET = "partnership-batak"  # four seats, each in turn, each may pass while bidding
@@ -154,8 +155,7 @@ def reused_id(koz, game_id: str) -> None:
     tokens and another deal: the same token bids at the same version of both."""
     repository = koz.repository
     old = repository.load(game_id)
-    for key in list(koz.store.redis.scan_iter(f"{koz.store.prefix}:{{{game_id}}}:*")):
-        koz.store.redis.delete(key)
+    expire(koz.store.redis, game_id)
     ruleset = registry.get(RULESET)
     seats = [replace(seat) for seat in old.initial_seats]
     repository.store_new(lambda new_id: repository.new_game(ruleset, old.options, seats, OTHER_SEED, "client", None, new_id), game_id)

@@ -225,9 +225,7 @@ def test_the_lobby_never_lists_a_game_that_filled_up_and_whoever_lists_it_drops_
 
 def test_the_lobby_drops_the_entry_of_a_game_that_expired(api, app):
     gone, _ = open_game(api)
-    redis = app.extensions["koz"].store.redis
-    for key in redis.scan_iter(match=f"*{{{gone}}}*"):
-        redis.delete(key)  # expired, its entry left behind
+    expire(app.extensions["koz"].store.redis, gone)  # its entry left behind
     assert gone in listed(app, "german-whist")
     assert lobby(api, "&ruleset=german-whist").body["games"] == []
     assert gone not in listed(app) and gone not in listed(app, "german-whist")
