@@ -6,6 +6,7 @@ win shares and decision times.
     python bench/bots.py --work 15000         # decisions by a count: the same shares every run
     python bench/bots.py --peer --deals 1000 --jobs 2   # Schnapsen against RdeepBot(32, 6)
     python bench/bots.py --baseline /tmp/koz-then --pairings expert-baseline   # against an older expert
+    python bench/bots.py --games german-whist --baseline /tmp/koz-then --pairings expert-baseline --oracle
 
 For each game and pairing "A-B", matches are played with A and B swapping seats every match (in
 Batak, A plays North-South in even matches and East-West in odd ones), each seat deciding from
@@ -23,6 +24,12 @@ depend on the seeds only.
 example ``git worktree add /tmp/koz-then <commit>``), given the same time as today's expert (a
 decision's work unbounded, its ceiling the expert's time) or the same ``--work``; it decides from
 the same seat information, passed to it as JSON, and its actions are read back the same way.
+
+``--oracle`` hands this checkout's expert the deal in play in place of the deals it samples
+(German Whist: the opponent's hand and the stock's order; Batak: every hand): it then plays with
+perfect information, and its share against ``baseline`` bounds what any better reading of the
+hidden cards could bring (issue 28's note of 2026-12-04). The other levels, and ``baseline``,
+are unchanged.
 
 ``--peer`` plays Koz's expert against the VU schnapsen platform's RdeepBot (``--samples``,
 ``--depth``; 32 and 6 by default) under VU's rules: VU runs each deal (``bench/schnapsen_rdeep.py``
@@ -63,16 +70,18 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import registry  # noqa: E402
 from engine.actions import Action  # noqa: E402
 from engine.cards import Card  # noqa: E402
-from engine.players import BasicPlayer, Budget, ExpertPlayer, Player, RandomPlayer, SeatInfo, SeatLogs, play_match  # noqa: E402
+from engine.players import BasicPlayer, Budget, ExpertPlayer, Player, RandomPlayer, SeatInfo, SeatLogs, batak, german_whist, play_match  # noqa: E402
 from engine.players.base import BY_TIME  # noqa: E402
 from engine.ruleset import Match  # noqa: E402
 from engine.sixty_six import SixtySix  # noqa: E402
@@ -133,6 +142,41 @@ class Baseline(Player):
         return Action.from_json(chosen.to_json())
 
 
+class Oracle:
+    """``--oracle``: this checkout's expert is handed the deal in play in place of each deal it
+    would sample (German Whist: the opponent's hand and the stock in drawing order; Batak: every
+    hand), and so plays as it would with perfect information. What that is worth to it bounds
+    what any better reading of the hidden cards could bring it."""
+
+    def __init__(self) -> None:
+        self.state: Any = None
+        self.seat = 0
+
+    def see(self, state: Any, seat: int) -> None:
+        """The deal as it stands when ``seat`` is asked to decide (``play_match``'s hook)."""
+        self.state, self.seat = state, seat
+
+    def german_whist_draw(self, sampler: german_whist.Sampler) -> tuple[int, list[int]]:
+        pool = sum(1 << card for card in sampler.pool)
+        return self.state.hands[1 - self.seat] & pool, list(self.state.stock[1:])
+
+    def batak_deal(self) -> list[int]:
+        return list(self.state.hands)
+
+    @contextmanager
+    def dealing(self) -> Iterator[None]:
+        """While inside, this checkout's samplers deal what :meth:`see` was last shown."""
+        with (
+            patch.object(german_whist.Sampler, "draw", lambda sampler, rng: self.german_whist_draw(sampler)),
+            patch.object(batak.DealSampler, "sample", lambda sampler: self.batak_deal()),
+        ):
+            yield
+
+
+#: the games whose expert ``--oracle`` can hand the deal to
+ORACLE_GAMES = ("german-whist", "partnership-batak")
+
+
 def baseline_home(directory: str) -> str:
     """A folder that holds the engine of the checkout in ``directory`` under another package name
     (its imports are relative), removed when this process exits. Made by the main process: a
@@ -150,14 +194,17 @@ def play_one(job: tuple[str, str, int, argparse.Namespace]) -> dict:
     levels = pairing.split("-")
     seat_sides = sides(ruleset_id, number)
     players = [LEVELS[levels[side]] for side in seat_sides]
-    record = play_match(
-        registry.get(ruleset_id),
-        GAMES[ruleset_id],
-        f"bench-{pairing}-{number}",
-        players,
-        timer=CLOCKS[args.clock],
-        budgets={"expert": expert_budget(args), "baseline": expert_budget(args)},
-    )
+    oracle = Oracle() if args.oracle else None
+    with oracle.dealing() if oracle else nullcontext():
+        record = play_match(
+            registry.get(ruleset_id),
+            GAMES[ruleset_id],
+            f"bench-{pairing}-{number}",
+            players,
+            timer=CLOCKS[args.clock],
+            budgets={"expert": expert_budget(args), "baseline": expert_budget(args)},
+            before_decision=oracle.see if oracle else None,
+        )
     deals = [deal_winner_side(ruleset_id, result, seat_sides) for result in record.deal_results]
     winners = {seat_sides[seat] for seat in record.result.winners}
     return {
@@ -363,6 +410,7 @@ def main() -> None:
     parser.add_argument("--ceiling", type=float, default=0.5, help="no decision thinks longer (seconds)")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="the clock decisions think and are timed by")
     parser.add_argument("--baseline", help="a Koz checkout whose expert is the level 'baseline'")
+    parser.add_argument("--oracle", action="store_true", help="this checkout's expert plays knowing the deal (German Whist, Batak)")
     parser.add_argument("--peer", action="store_true", help="Schnapsen against VU's RdeepBot instead")
     parser.add_argument("--deals", type=int, default=1000, help="--peer: deals to play")
     parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
@@ -378,6 +426,8 @@ def main() -> None:
     if args.peer:
         peer_main(args)
         return
+    if args.oracle and not set(args.games.split(",")) <= set(ORACLE_GAMES):
+        parser.error(f"--oracle hands the deal to the expert of {' and '.join(ORACLE_GAMES)} only")
     args.baseline_home = baseline_home(args.baseline) if args.baseline else None
 
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")

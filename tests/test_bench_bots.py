@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine import RuleError, registry
+from engine.players import SeatLogs, batak, german_whist
+from engine.shuffle import SeededRandom
 from engine.sixty_six_core import DealRules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,13 +108,78 @@ def test_a_baseline_played_in_several_processes_leaves_no_folder_behind(tmp_path
 
 
 def test_vus_deals_are_mirrored_without_a_claim_with_a_marriage_an_option_no_client_can_set():
-    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
-    assert spec is not None and spec.loader is not None
-    bots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bots)
+    bots = bench_bots()
     game = registry.get("sixty-six")
     options = bots.vu_options(game)
     assert options["variant"] == "schnapsen" and DealRules.of(options, 0).marriage_claims is False
     with pytest.raises(RuleError) as caught:
         game.parse_options({"variant": "schnapsen", "marriage_claims": False})
     assert caught.value.code == "unknown_option"
+
+
+def bench_bots():
+    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
+    assert spec is not None and spec.loader is not None
+    bots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bots)
+    return bots
+
+
+def played(ruleset_id: str, options: dict, moves: int):
+    """A game after ``moves`` actions, each the first legal one: the ruleset, its options, the state,
+    the seat to act and the seats' logs."""
+    game = registry.get(ruleset_id)
+    options = game.parse_options(options)
+    state, events = game.new_game(options, "oracle")
+    logs = SeatLogs(game.seat_count)
+    logs.record(events)
+    for _ in range(moves):
+        (seat,) = game.to_act(state)
+        state, events = game.apply(state, seat, game.legal_actions(state, seat)[0])
+        logs.record(events)
+    (seat,) = game.to_act(state)
+    return game, options, state, seat, logs
+
+
+def test_the_oracle_hands_german_whists_expert_the_opponents_hand_and_the_stock_in_drawing_order():
+    bots = bench_bots()
+    game, options, state, seat, logs = played("german-whist", {"target": 0}, 16)
+    knowledge = german_whist.read_knowledge(logs.info(game, options, state, seat))
+    hidden = knowledge.opponent_size - knowledge.opponent_known.bit_count()
+    # in phase 1, the opponent's hand partly seen, and voids it showed limiting what it may hold
+    assert state.stock and 0 < hidden < knowledge.opponent_size and knowledge.caps[:2] == (2, 1)
+    sampler = german_whist.Sampler(knowledge.unseen & ~knowledge.opponent_known & ~(1 << knowledge.face_up), hidden, knowledge.caps)
+    oracle = bots.Oracle()
+    oracle.see(state, seat)
+    with oracle.dealing():
+        drawn, stock = sampler.draw(SeededRandom("any", "oracle"))
+    assert drawn | knowledge.opponent_known == state.hands[1 - seat]
+    assert [knowledge.face_up, *stock] == list(state.stock)
+
+
+def test_the_oracle_hands_batak_s_expert_every_hand():
+    bots = bench_bots()
+    game, options, state, seat, logs = played("partnership-batak", {}, 12)
+    assert state.trick is not None  # the cards are being played
+    sampler = batak.DealSampler(batak.Knowledge.of(logs.info(game, options, state, seat)), SeededRandom("any", "oracle"))
+    oracle = bots.Oracle()
+    oracle.see(state, seat)
+    with oracle.dealing():
+        assert sampler.sample() == list(state.hands)
+    assert sampler.sample() != list(state.hands)  # outside, the sampler deals the concealed cards again
+
+
+def test_the_oracle_plays_german_whist_and_batak_only():
+    command = [sys.executable, str(ROOT / "bench/bots.py"), "--games", "sixty-six", "--pairings", "expert-basic", "--oracle", "--matches", "1"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--oracle hands the deal to the expert of german-whist and partnership-batak only" in run.stderr
+
+
+def test_an_expert_given_the_deal_plays_its_matches_out():
+    command = [
+        sys.executable, str(ROOT / "bench/bots.py"), "--games", "german-whist", "--pairings", "expert-basic",
+        "--oracle", "--matches", "2", "--work", "300",
+    ]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "expert-basic" in run.stdout and "of 2" in run.stdout

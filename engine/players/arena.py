@@ -57,11 +57,13 @@ def play_match(
     timer: Callable[[], float],
     budgets: Mapping[str, Budget] | None = None,
     max_deals: int | None = None,
+    before_decision: Callable[[Any, int], None] | None = None,
 ) -> MatchRecord:
     """Play a whole match, ``players[seat]`` deciding for each seat from its own information;
     past ``max_deals`` deals it ends without a winner, as the service ends a match past its cap
     (some never end: two random Batak partners against two basic ones, each side failing its
-    contracts)."""
+    contracts). ``before_decision(state, seat)``, when given, is told of each decision before it
+    is asked for (a bench's diagnostics: the players still decide from their seats' information)."""
     options = ruleset.parse_options(options)
     state, events = ruleset.new_game(options, seed)
     logs = SeatLogs(ruleset.seat_count)
@@ -73,6 +75,8 @@ def play_match(
         chosen = players[seat]
         given = (budgets or {}).get(chosen.level, Budget())
         budget = replace(given, timer=timer)
+        if before_decision is not None:
+            before_decision(state, seat)
         started = timer()
         action = chosen.choose(logs.info(ruleset, options, state, seat), f"{seed}:{version}:{seat}", budget)
         record.decisions.append(Decision(seat, chosen.level, timer() - started))
