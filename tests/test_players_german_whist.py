@@ -211,6 +211,11 @@ def test_expert_wins_the_trump_ace_when_it_can():
     assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
 
+def test_expert_wins_the_trump_ace_with_the_card_just_above_the_one_led():
+    # 7C and 9C touch once 8C is gone, but while 8C lies in the trick only 9C wins it
+    assert expert(position("7C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
+
+
 def test_expert_where_the_deal_is_the_whole_match_plays_for_the_win_not_the_margin():
     # a phase-1 lead of a random deal: with margins counting (a target of 5) the expert keeps AD
     # and leads QD; where only the deal's winner counts it leads AD (both picks as at 200,000 work)

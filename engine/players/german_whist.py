@@ -745,7 +745,8 @@ def outcome(won: list[list[int]], aim: Aim, win_weight: float = WIN_WEIGHT) -> f
 
 def sample_card(knowledge: Knowledge, rng: SeededRandom, work: int, out_of_time: Callable[[], bool], first: int) -> int:
     """The best card in phase 1 by perfect-information Monte Carlo over the unseen cards."""
-    live = ALL_CARDS & ~knowledge.played
+    # the card led is still live: a card just above it wins the trick, one just below does not
+    live = ALL_CARDS & ~knowledge.played | (1 << knowledge.led if knowledge.led >= 0 else 0)
     choices = touching_choices(legal_cards(knowledge.hand, knowledge.led), live)
     if len(choices) == 1:
         return choices[0]
