@@ -25,11 +25,11 @@ example ``git worktree add /tmp/koz-then <commit>``), given the same time as tod
 decision's work unbounded, its ceiling the expert's time) or the same ``--work``; it decides from
 the same seat information, passed to it as JSON, and its actions are read back the same way.
 
-``--oracle`` hands this checkout's expert the deal in play in place of the deals it samples
-(German Whist: the opponent's hand and the stock's order; Batak: every hand): it then plays with
-perfect information, and its share against ``baseline`` bounds what any better reading of the
-hidden cards could bring (issue 28's note of 2026-12-04). The other levels, and ``baseline``,
-are unchanged.
+``--oracle`` hands this checkout's expert the hands in play in place of those it samples
+(German Whist: the opponent's hand, the stock's order still sampled, as no reading of the
+opponent's plays can learn it; Batak: every hand): its share against ``baseline`` then bounds
+what any better reading of the hidden cards could bring (issue 28's note of 2026-12-04). The
+other levels, and ``baseline``, are unchanged.
 
 ``--peer`` plays Koz's expert against the VU schnapsen platform's RdeepBot (``--samples``,
 ``--depth``; 32 and 6 by default) under VU's rules: VU runs each deal (``bench/schnapsen_rdeep.py``
@@ -84,6 +84,7 @@ from engine.cards import Card  # noqa: E402
 from engine.players import BasicPlayer, Budget, ExpertPlayer, Player, RandomPlayer, SeatInfo, SeatLogs, batak, german_whist, play_match  # noqa: E402
 from engine.players.base import BY_TIME  # noqa: E402
 from engine.ruleset import Match  # noqa: E402
+from engine.shuffle import SeededRandom  # noqa: E402
 from engine.sixty_six import SixtySix  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,10 +144,12 @@ class Baseline(Player):
 
 
 class Oracle:
-    """``--oracle``: this checkout's expert is handed the deal in play in place of each deal it
-    would sample (German Whist: the opponent's hand and the stock in drawing order; Batak: every
-    hand), and so plays as it would with perfect information. What that is worth to it bounds
-    what any better reading of the hidden cards could bring it."""
+    """``--oracle``: this checkout's expert is handed the hands in play in place of those it
+    would sample (German Whist: the opponent's hand, the stock's order still sampled; Batak: every
+    hand), and so plays as it would if it read the hidden hands perfectly: what that is worth to
+    it bounds what any better reading of the opponents' plays could bring it. (The stock's order
+    is left to chance, as no reading can learn it: handed that too, the German Whist expert had
+    one deal to play out instead of an average over many, and did worse.)"""
 
     def __init__(self) -> None:
         self.state: Any = None
@@ -156,9 +159,9 @@ class Oracle:
         """The deal as it stands when ``seat`` is asked to decide (``play_match``'s hook)."""
         self.state, self.seat = state, seat
 
-    def german_whist_draw(self, sampler: german_whist.Sampler) -> tuple[int, list[int]]:
-        pool = sum(1 << card for card in sampler.pool)
-        return self.state.hands[1 - self.seat] & pool, list(self.state.stock[1:])
+    def german_whist_draw(self, sampler: german_whist.Sampler, rng: SeededRandom) -> tuple[int, list[int]]:
+        held = self.state.hands[1 - self.seat]
+        return held & sum(1 << card for card in sampler.pool), rng.shuffled([card for card in sampler.pool if not held >> card & 1])
 
     def batak_deal(self) -> list[int]:
         return list(self.state.hands)
@@ -167,7 +170,7 @@ class Oracle:
     def dealing(self) -> Iterator[None]:
         """While inside, this checkout's samplers deal what :meth:`see` was last shown."""
         with (
-            patch.object(german_whist.Sampler, "draw", lambda sampler, rng: self.german_whist_draw(sampler)),
+            patch.object(german_whist.Sampler, "draw", lambda sampler, rng: self.german_whist_draw(sampler, rng)),
             patch.object(batak.DealSampler, "sample", lambda sampler: self.batak_deal()),
         ):
             yield
