@@ -12,7 +12,7 @@ import pytest
 
 from engine import registry
 from engine.cards import FULL_DECK, Suit, cards
-from engine.german_whist import NO_TRUMP, SUITS, GermanWhistState
+from engine.german_whist import NO_TRUMP, PLAYS, SUITS, GermanWhistState
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players import german_whist as gw
 from engine.cards import STANDARD, members
@@ -216,6 +216,11 @@ def test_expert_wins_the_trump_ace_with_the_card_just_above_the_one_led():
     assert expert(position("7C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
 
+def test_expert_in_phase_2_wins_with_the_card_just_above_the_one_led():
+    # 9C takes the trick and 7C the next, clubs being gone from the other hand; 7C takes nothing
+    assert expert(position("7C 9C 2D", "3D 4D", trick="8C")) == "9C"
+
+
 def test_expert_where_the_deal_is_the_whole_match_plays_for_the_win_not_the_margin():
     # a phase-1 lead of a random deal: with margins counting (a target of 5) the expert keeps AD
     # and leads QD; where only the deal's winner counts it leads AD (both picks as at 200,000 work)
@@ -297,6 +302,50 @@ def test_samples_are_uniform_when_no_cap_bites():
         hand, _ = sampler.draw(rng)
         counts[hand] = counts.get(hand, 0) + 1
     assert len(counts) == 6 and min(counts.values()) > 150
+
+
+# --- the expert's rollouts ---------------------------------------------------------------------
+
+
+def engine_play_out(options: dict, seed: str, first_cards: int) -> tuple[GermanWhistState, list[list[int]], int]:
+    """A deal played through the engine by the rules of thumb as a rollout plays them (each seat
+    counting as unseen every card neither in its hand nor played, an unknown card worth the
+    average): the state after ``first_cards`` cards, and the tricks each seat then won in each
+    phase, and the cards played, from there to the end."""
+    options = WHIST.parse_options(options)
+    aim = gw.Aim.of(options)
+    state, _ = WHIST.new_game(options, seed)
+    unknown = gw.UNKNOWN_WORTH[state.trump >= 0]
+    start, won, plays = state, [[0, 0], [0, 0]], 0
+    while True:
+        if plays == first_cards:
+            start, won = state, [[0, 0], [0, 0]]
+        (seat,) = WHIST.to_act(state)
+        hand = state.hands[seat]
+        played = gw.ALL_CARDS & ~state.hands[0] & ~state.hands[1] & ~sum(1 << card for card in state.stock)
+        led = state.trick.cards[0] if state.trick.cards else -1
+        face_up = state.stock[0] if state.stock else -1
+        card = gw.rule_of_thumb(hand, gw.ALL_CARDS & ~hand & ~played, led, face_up, state.trump, unknown, aim)
+        state, events = WHIST.apply(state, seat, PLAYS[card])
+        plays += 1
+        for event in events:
+            if event.data["type"] == "trick":
+                won[event.data["winner"]][event.data["phase"] - 1] += 1
+        if any(event.data["type"] == "deal_result" for event in events):
+            return start, won, plays - first_cards
+
+
+@pytest.mark.parametrize("options", [{}, {"no_trump": True}, {"misere": True}, {"count_all_tricks": True}], ids=str)
+@pytest.mark.parametrize("first_cards", [0, 7, 30])
+def test_a_rollout_plays_the_deal_on_as_the_engine_does_by_the_rules_of_thumb(options, first_cards):
+    for number in range(12):
+        start, expected_won, expected_plays = engine_play_out(options, f"rollout-{number}", first_cards)
+        played = gw.ALL_CARDS & ~start.hands[0] & ~start.hands[1] & ~sum(1 << card for card in start.stock)
+        leader = start.trick.leader
+        trick = list(start.trick.cards)
+        hands = [start.hands[0], start.hands[1]]
+        won, plays = gw.play_out(hands, list(start.stock), played, leader, trick, start.trump, gw.Aim.of(WHIST.parse_options(options)))
+        assert (won, plays, hands) == (expected_won, expected_plays, [0, 0]), number
 
 
 # --- every level: legality, determinism, the ceiling ----------------------------------------
