@@ -304,6 +304,17 @@ def test_samples_are_uniform_when_no_cap_bites():
     assert len(counts) == 6 and min(counts.values()) > 150
 
 
+def test_samples_are_uniform_over_the_hands_the_caps_allow():
+    # at most one club and one diamond: 13 hands of two cards, drawn alike
+    rng = gw.SeededRandom("test", "capped")
+    sampler = gw.Sampler(deck_mask("2C 3C 2D 3D 2H 3H".split()), hidden=2, caps=(1, 1, -1, -1))
+    counts: dict[int, int] = {}
+    for _ in range(2600):
+        hand, _ = sampler.draw(rng)
+        counts[hand] = counts.get(hand, 0) + 1
+    assert len(counts) == 13 and min(counts.values()) > 140 and max(counts.values()) < 260
+
+
 # --- the expert's rollouts ---------------------------------------------------------------------
 
 
@@ -333,6 +344,13 @@ def engine_play_out(options: dict, seed: str, first_cards: int) -> tuple[GermanW
                 won[event.data["winner"]][event.data["phase"] - 1] += 1
         if any(event.data["type"] == "deal_result" for event in events):
             return start, won, plays - first_cards
+
+
+def test_a_rollout_that_ends_level_counts_neither_as_won_nor_as_lost():
+    counting_all = gw.Aim(count_all=True)
+    assert gw.outcome([[6, 7], [7, 6]], counting_all) == 0
+    assert gw.outcome([[7, 7], [6, 6]], counting_all) == 2 + gw.WIN_WEIGHT
+    assert gw.outcome([[6, 6], [7, 7]], counting_all) == -2 - gw.WIN_WEIGHT
 
 
 @pytest.mark.parametrize("options", [{}, {"no_trump": True}, {"misere": True}, {"count_all_tricks": True}], ids=str)
