@@ -148,8 +148,7 @@ class Oracle:
     would sample (German Whist: the opponent's hand, the stock's order still sampled; Batak: every
     hand), and so plays as it would if it read the hidden hands perfectly: what that is worth to
     it bounds what any better reading of the opponents' plays could bring it. (The stock's order
-    is left to chance, as no reading can learn it: handed that too, the German Whist expert had
-    one deal to play out instead of an average over many, and did worse.)"""
+    is left to chance: no reading of the plays can learn it.)"""
 
     def __init__(self) -> None:
         self.state: Any = None
