@@ -207,6 +207,12 @@ def test_expert_in_a_lost_ending_leaves_the_opponent_the_most_ways_to_err():
     assert expert(info) == "KD"
 
 
+def test_expert_following_in_a_lost_ending_leaves_the_opponent_a_lead_that_gives_a_trick_away():
+    # ruffing with QH, or throwing JS or 6C, all lose two tricks to perfect play; after 6C goes,
+    # the opponent on lead again gives one back if it leads 7H (QH wins it, then JS)
+    assert expert(position("QH JS 6C", "9C 7H", trick="5D")) == "6C"
+
+
 def test_expert_wins_the_trump_ace_when_it_can():
     assert expert(position("3C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
 
