@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterator, Mapping
 
 from engine import Event, Ruleset, registry
@@ -150,3 +152,12 @@ def expire(redis: Any, game_id: str) -> None:
     """The game gone from the store, as Redis expires one kept past its time."""
     for key in redis.scan_iter(f"*{{{game_id}}}*"):
         redis.delete(key)
+
+
+def load_bench(script: str) -> ModuleType:
+    """A script of ``bench/`` (not a package) loaded as a module, to test its parts."""
+    spec = importlib.util.spec_from_file_location(f"bench_{Path(script).stem}", Path(__file__).resolve().parent.parent / "bench" / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

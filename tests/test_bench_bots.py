@@ -3,7 +3,6 @@ and ``--baseline``, an older expert, played in several processes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -16,6 +15,7 @@ from engine import RuleError, registry
 from engine.players import SeatLogs, batak, german_whist
 from engine.shuffle import SeededRandom
 from engine.sixty_six_core import DealRules
+from tests.support import load_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,21 +108,13 @@ def test_a_baseline_played_in_several_processes_leaves_no_folder_behind(tmp_path
 
 
 def test_vus_deals_are_mirrored_without_a_claim_with_a_marriage_an_option_no_client_can_set():
-    bots = bench_bots()
+    bots = load_bench("bots.py")
     game = registry.get("sixty-six")
     options = bots.vu_options(game)
     assert options["variant"] == "schnapsen" and DealRules.of(options, 0).marriage_claims is False
     with pytest.raises(RuleError) as caught:
         game.parse_options({"variant": "schnapsen", "marriage_claims": False})
     assert caught.value.code == "unknown_option"
-
-
-def bench_bots():
-    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
-    assert spec is not None and spec.loader is not None
-    bots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bots)
-    return bots
 
 
 def played(ruleset_id: str, options: dict, moves: int):
@@ -142,7 +134,7 @@ def played(ruleset_id: str, options: dict, moves: int):
 
 
 def test_the_oracle_hands_german_whists_expert_the_opponents_hand_and_leaves_the_stocks_order_to_chance():
-    bots = bench_bots()
+    bots = load_bench("bots.py")
     game, options, state, seat, logs = played("german-whist", {"target": 0}, 16)
     knowledge = german_whist.read_knowledge(logs.info(game, options, state, seat))
     hidden = knowledge.opponent_size - knowledge.opponent_known.bit_count()
@@ -160,7 +152,7 @@ def test_the_oracle_hands_german_whists_expert_the_opponents_hand_and_leaves_the
 
 
 def test_the_oracle_hands_batak_s_expert_every_hand():
-    bots = bench_bots()
+    bots = load_bench("bots.py")
     game, options, state, seat, logs = played("partnership-batak", {}, 12)
     assert state.trick is not None  # the cards are being played
     sampler = batak.DealSampler(batak.Knowledge.of(logs.info(game, options, state, seat)), SeededRandom("any", "oracle"))

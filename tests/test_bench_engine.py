@@ -3,26 +3,19 @@ same deals interleaved with it (here the checkout itself stands in for the older
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support import load_bench
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_engine", ROOT / "bench" / "engine.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_baseline_engine_is_a_second_copy_that_plays_the_same_deals():
-    bench = load_bench()
+    bench = load_bench("engine.py")
     baseline = bench.baseline_registry(str(ROOT))
     assert baseline is not bench.registry
     for ruleset_id, _, raw_options in bench.VARIANTS:
