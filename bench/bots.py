@@ -175,7 +175,7 @@ class Oracle:
             yield
 
 
-#: the games whose expert ``--oracle`` can hand the deal to
+#: the games whose expert ``--oracle`` can hand the hidden hands to
 ORACLE_GAMES = ("german-whist", "partnership-batak")
 
 
@@ -412,7 +412,7 @@ def main() -> None:
     parser.add_argument("--ceiling", type=float, default=0.5, help="no decision thinks longer (seconds)")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="the clock decisions think and are timed by")
     parser.add_argument("--baseline", help="a Koz checkout whose expert is the level 'baseline'")
-    parser.add_argument("--oracle", action="store_true", help="this checkout's expert plays knowing the deal (German Whist, Batak)")
+    parser.add_argument("--oracle", action="store_true", help="this checkout's expert plays knowing the hidden hands (German Whist, Batak)")
     parser.add_argument("--peer", action="store_true", help="Schnapsen against VU's RdeepBot instead")
     parser.add_argument("--deals", type=int, default=1000, help="--peer: deals to play")
     parser.add_argument("--samples", type=int, default=32, help="--peer: RdeepBot's samples per move")
@@ -425,11 +425,11 @@ def main() -> None:
     if args.compare:
         compare_main(args.compare)
         return
+    if args.oracle and (args.peer or not set(args.games.split(",")) <= set(ORACLE_GAMES)):
+        parser.error(f"--oracle hands the hidden hands to the expert of {' and '.join(ORACLE_GAMES)} only")
     if args.peer:
         peer_main(args)
         return
-    if args.oracle and not set(args.games.split(",")) <= set(ORACLE_GAMES):
-        parser.error(f"--oracle hands the deal to the expert of {' and '.join(ORACLE_GAMES)} only")
     args.baseline_home = baseline_home(args.baseline) if args.baseline else None
 
     print(f"{'game':18} {'pairing':14} {'A wins deals':32} {'A wins matches':32} decision ms p50/p95/max")

@@ -163,10 +163,11 @@ def test_the_oracle_hands_batak_s_expert_every_hand():
     assert sampler.sample() != list(state.hands)  # outside, the sampler deals the concealed cards again
 
 
-def test_the_oracle_plays_german_whist_and_batak_only():
-    command = [sys.executable, str(ROOT / "bench/bots.py"), "--games", "sixty-six", "--pairings", "expert-basic", "--oracle", "--matches", "1"]
+@pytest.mark.parametrize("chosen", [["--games", "sixty-six"], ["--games", "german-whist", "--peer"]], ids=["sixty-six", "peer"])
+def test_the_oracle_plays_german_whist_and_batak_only(chosen):
+    command = [sys.executable, str(ROOT / "bench/bots.py"), *chosen, "--pairings", "expert-basic", "--oracle", "--matches", "1"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2 and "--oracle hands the deal to the expert of german-whist and partnership-batak only" in run.stderr
+    assert run.returncode == 2 and "--oracle hands the hidden hands to the expert of german-whist and partnership-batak only" in run.stderr
 
 
 def test_an_expert_given_the_deal_plays_its_matches_out():
