@@ -288,6 +288,32 @@ def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
     assert table.caps == (0, 0, -1, -1)  # the other club drawn went on a diamond it was out of
 
 
+def knowing(hand: str, unplaced: str, face_up: str, opponent_known: str, trump: int) -> gw.Knowledge:
+    """Phase-1 knowledge in which every card but those named was played."""
+    named = deck_mask(f"{hand} {unplaced} {face_up} {opponent_known}".split())
+    return gw.Knowledge(
+        hand=deck_mask(hand.split()), played=deck_mask(card.code for card in FULL_DECK) & ~named,
+        opponent_known=deck_mask(opponent_known.split()), opponent_size=2, led=-1, face_up=cards(face_up)[0].index,
+        stock_size=2, trump=trump, caps=(-1, -1, -1, -1), won=((0, 0), (0, 0)), aim=gw.Aim(), deciding=True,
+    )  # fmt: skip
+
+
+def test_an_unknown_card_is_worth_the_average_of_the_cards_whose_place_is_unknown():
+    # AH a top trump (2), AS a top side card (1); KS face up and QD seen taken are not unknown
+    assert knowing("2C 3C", "AH AS", "KS", "QD", trump=2).unknown_value() == 1.5
+    # with no card unknown, a card drawn unseen is worth the average from a deal's start
+    assert knowing("2C 3C", "", "KS", "QD", trump=0).unknown_value() == gw.UNKNOWN_WORTH[True]
+
+
+def test_two_cards_are_alike_when_no_live_card_of_another_hand_lies_between_them():
+    seven, nine, seven_of_diamonds = (card.index for card in cards("7C 9C 7D"))
+    hand = deck_mask("7C 9C 7D".split())
+    live = deck_mask(card.code for card in FULL_DECK)
+    assert gw._equivalent(seven, nine, hand, live & ~deck_mask(["8C"]))
+    assert not gw._equivalent(seven, nine, hand, live)
+    assert not gw._equivalent(seven, seven_of_diamonds, hand, live)
+
+
 def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps():
     rng = gw.SeededRandom("test", "sampler")
     pool = deck_mask("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D".split())
