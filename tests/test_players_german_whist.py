@@ -101,6 +101,8 @@ def test_basic_wins_a_valuable_face_up_card_with_the_lowest_card_that_wins():
 
 def test_basic_throws_its_lowest_card_for_a_worthless_face_up_card():
     assert basic(position("3C 9C KC 4D", "5D 6D 7D", "2S", trick="8C")) == "3C"
+    # the two of clubs is card 0 of the deck: face up, it is a prize like any other
+    assert basic(position("3D 9D KD 4S", "5H 6H 7H", "2C", trick="8D")) == "3D"
 
 
 def test_basic_keeps_its_trumps_rather_than_ruff_for_a_worthless_face_up_card():
@@ -121,6 +123,14 @@ def test_basic_leads_a_sure_winner_for_a_valuable_face_up_card():
 
 def test_basic_leads_its_lowest_card_for_a_worthless_face_up_card():
     assert basic(position("AC 3D 7S 4H", "5D 6D 7D 2C", "2S")) == "3D"
+    assert basic(position("AC 2C 3D 7S", "5D 6D 7D 4C", "2S")) == "2C"  # card 0 is a card to lead
+
+
+@pytest.mark.parametrize("face_up", ["3C", "2C"])
+def test_basic_gives_up_a_low_trump_for_an_unknown_card_rather_than_spend_a_sure_winner_on_a_worthless_face_up_card(face_up):
+    # 3S is sure (every other spade is played) and worth a trick; 5H is worth more, but losing
+    # it brings an unknown card, likely a trump: what losing brings is weighed with any face-up card
+    assert basic(position("3S 5H", "4D 5D", face_up, played="2S 4S 5S 6S 7S 8S 9S TS JS QS KS AS")) == "5H"
 
 
 def test_basic_counts_trumps_out_a_king_is_a_sure_winner_once_the_ace_is_played():
@@ -205,12 +215,24 @@ def test_expert_in_a_lost_ending_leaves_the_opponent_the_most_ways_to_err():
     info = position("TC KD TH", "AC 9H AH")
     assert basic(info) == "TC"
     assert expert(info) == "KD"
+    # either lead takes one trick of two against perfect play; after 2C (card 0, a trump here) the
+    # opponent may throw KH
+    assert expert(position("2C 3H", "6D KH", trump="C")) == "2C"
 
 
 def test_expert_following_in_a_lost_ending_leaves_the_opponent_a_lead_that_gives_a_trick_away():
     # ruffing with QH, or throwing JS or 6C, all lose two tricks to perfect play; after 6C goes,
     # the opponent on lead again gives one back if it leads 7H (QH wins it, then JS)
     assert expert(position("QH JS 6C", "9C 7H", trick="5D")) == "6C"
+    # every throw loses two tricks of three; after 2C (card 0) goes, a lead of 2H gives one back
+    assert expert(position("2C 4D TH", "4C 2H", trick="5S", trump="S")) == "2C"
+
+
+@pytest.mark.parametrize(("hand", "opponent", "trump"), [("2C KD 4H 5H", "3H QH 7S QS", "S"), ("2C 5C 6C 8C 9D AD", "TC JC 6D TD 9S JS", "D")])
+def test_expert_out_of_work_in_phase_2_leads_what_its_search_proved_best_so_far(hand, opponent, trump):
+    # 40 positions do not finish the search; the lead it had proven best is the full search's lead
+    info = position(hand, opponent, trump=trump)
+    assert expert(info, work=40) == expert(info, work=100_000) == "2C"
 
 
 def test_expert_wins_the_trump_ace_when_it_can():
@@ -220,6 +242,11 @@ def test_expert_wins_the_trump_ace_when_it_can():
 def test_expert_wins_the_trump_ace_with_the_card_just_above_the_one_led():
     # 7C and 9C touch once 8C is gone, but while 8C lies in the trick only 9C wins it
     assert expert(position("7C 9C 4D 2S 5S", "5D 6D 7D 8D", "AH", trick="8C")) == "9C"
+
+
+def test_expert_wins_the_two_of_trumps_face_up_as_any_phase_1_prize():
+    # the two of clubs is card 0: a face-up card, not the -1 that marks phase 2
+    assert expert(position("9D 3D 4S 5S 6S", "5H 6H 7H 8H", "2C", trick="8D", trump="C")) == "9D"
 
 
 def test_expert_in_phase_2_wins_with_the_card_just_above_the_one_led():
@@ -301,6 +328,7 @@ def knowing(hand: str, unplaced: str, face_up: str, opponent_known: str, trump: 
 def test_an_unknown_card_is_worth_the_average_of_the_cards_whose_place_is_unknown():
     # AH a top trump (2), AS a top side card (1); KS face up and QD seen taken are not unknown
     assert knowing("2C 3C", "AH AS", "KS", "QD", trump=2).unknown_value() == 1.5
+    assert knowing("3C 4C", "AH AS", "2C", "QD", trump=2).unknown_value() == 1.5  # 2C face up is card 0
     # with no card unknown, a card drawn unseen is worth the average from a deal's start
     assert knowing("2C 3C", "", "KS", "QD", trump=0).unknown_value() == gw.UNKNOWN_WORTH[True]
 
