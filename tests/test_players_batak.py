@@ -14,7 +14,7 @@ import pytest
 from engine import Action, Bid, Pass, Trump, registry
 from engine.batak import SUITS, Auction, BatakState
 from engine.cards import FULL_DECK, Suit, cards
-from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, play_match
+from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players.batak import (
     MATCH_WIN,
     DealSampler,
@@ -22,6 +22,7 @@ from engine.players.batak import (
     Standing,
     distinct_cards,
     hand_strength,
+    play_out,
 )
 from engine.cards import STANDARD
 from engine.rules import Trick
@@ -209,6 +210,38 @@ def test_basic_declarer_plays_the_dummys_cards_in_its_turn():
     assert card(BASIC.choose(info, "s")) == "AD"
 
 
+def engine_play_out(options: dict, seed: str, first_cards: int) -> tuple[BatakState, int]:
+    """A deal played through the engine by four basic players, which pick their cards as a
+    rollout does: the state once ``first_cards`` cards are played, and the tricks the declaring
+    side takes from there on."""
+    options = BATAK.parse_options(options)
+    state, events = BATAK.new_game(options, seed)
+    logs = SeatLogs(4)
+    logs.record(events)
+    start, taken_before = None, 0
+    while True:
+        if state.trick is not None and 52 - sum(hand.bit_count() for hand in state.hands) == first_cards:
+            start, taken_before = state, state.won[state.declarer] + state.won[state.dummy]
+        (seat,) = BATAK.to_act(state)
+        state, events = BATAK.apply(state, seat, BASIC.choose(logs.info(BATAK, options, state, seat), seed))
+        logs.record(events)
+        for event in events:
+            if event.data["type"] == "deal_result":
+                assert start is not None
+                return start, event.data["team_tricks"][start.declarer % 2] - taken_before
+
+
+@pytest.mark.parametrize("options", [{}, {"trump_lead_before_broken": True}], ids=str)
+@pytest.mark.parametrize("first_cards", [0, 5, 30])
+def test_a_rollout_plays_the_deal_on_as_the_engine_does_by_the_rules_of_thumb(options, first_cards):
+    for number in range(12):
+        start, expected = engine_play_out(options, f"rollout-{number}", first_cards)
+        assert start.trick is not None and start.trump is not None and start.declarer is not None
+        free_trump_lead = BATAK.parse_options(options)["trump_lead_before_broken"]
+        taken = play_out(start.hands, start.trick.leader, start.trick.cards, start.trump, start.trump_broken, free_trump_lead, start.declarer)
+        assert taken == expected, number
+
+
 # --- expert ------------------------------------------------------------------------------------
 
 
@@ -310,6 +343,9 @@ def test_cards_in_sequence_are_one_choice():
     hand = deck_mask(cards("KH QH 9H 2C"))
     unplayed = hand | deck_mask(cards("AH TH 8H 5C"))
     assert distinct_cards(deck_mask(cards("KH QH 9H")), hand, unplayed) == [card.index for card in cards("9H QH")]
+    # the two of clubs is card 0 of the deck: the three beside it is one choice with it
+    hand = deck_mask(cards("2C 3C 5C"))
+    assert distinct_cards(hand, hand, hand | deck_mask(cards("4C"))) == [card.index for card in cards("2C 5C")]
 
 
 # --- every level, every option: legal, deterministic, within its budget ------------------------
