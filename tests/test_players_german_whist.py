@@ -151,6 +151,7 @@ def test_basic_follows_with_the_lowest_card_when_it_cannot_win():
 
 def test_basic_ruffs_with_its_lowest_trump_when_void():
     assert basic(position("5H QH 4D", "5D 6D", trick="8S")) == "5H"
+    assert basic(position("5C QC 4D", "5D 6D", trick="8S", trump="C")) == "5C"  # clubs are suit 0
 
 
 def test_basic_discards_its_lowest_card_when_it_can_neither_follow_nor_ruff():
@@ -159,6 +160,7 @@ def test_basic_discards_its_lowest_card_when_it_can_neither_follow_nor_ruff():
 
 def test_basic_draws_trumps_with_the_top_trump():
     assert basic(position("AH 3H AS 4D", "5H 6D 7D 8C")) == "AH"
+    assert basic(position("AC 3C AS 4D", "5C 6D 7D 8H", trump="C")) == "AC"
 
 
 def test_basic_cashes_a_sure_winner():
@@ -184,6 +186,7 @@ def test_basic_under_misere_wins_with_its_highest_card_when_it_must():
 
 def test_basic_under_misere_discards_its_highest_card_rather_than_ruff():
     assert basic(position("2H KC 4D", "5D 6D", trick="8S", misere=True)) == "KC"
+    assert basic(position("KC 5H 4D", "5D 6D", trick="8S", trump="C", misere=True)) == "5H"  # clubs: suit 0
 
 
 # --- expert ------------------------------------------------------------------------------------
@@ -224,8 +227,9 @@ def test_expert_following_in_a_lost_ending_leaves_the_opponent_a_lead_that_gives
     # ruffing with QH, or throwing JS or 6C, all lose two tricks to perfect play; after 6C goes,
     # the opponent on lead again gives one back if it leads 7H (QH wins it, then JS)
     assert expert(position("QH JS 6C", "9C 7H", trick="5D")) == "6C"
-    # every throw loses two tricks of three; after 2C (card 0) goes, a lead of 2H gives one back
-    assert expert(position("2C 4D TH", "4C 2H", trick="5S", trump="S")) == "2C"
+    # ruffing with 6H, or throwing 9C or 2C (card 0), all lose two tricks of three; after 2C goes,
+    # a lead of 4C gives one back (9C wins it, then 6H)
+    assert expert(position("2C 9C 6H", "4C QC", trick="AD")) == "2C"
 
 
 @pytest.mark.parametrize(("hand", "opponent", "trump"), [("2C KD 4H 5H", "3H QH 7S QS", "S"), ("2C 5C 6C 8C 9D AD", "TC JC 6D TD 9S JS", "D")])
@@ -264,7 +268,7 @@ def test_expert_where_the_deal_is_the_whole_match_plays_for_the_win_not_the_marg
 
 
 @pytest.mark.parametrize("misere", [False, True])
-@pytest.mark.parametrize("trump", [None, "H"])
+@pytest.mark.parametrize("trump", [None, "C", "H"])  # clubs: suit 0
 def test_exact_search_agrees_with_plain_minimax_on_small_endings(misere, trump):
     rng = random.Random(f"{misere}{trump}")
     trump_index = gw.SUITS.index(trump) if trump else -1
@@ -342,15 +346,16 @@ def test_two_cards_are_alike_when_no_live_card_of_another_hand_lies_between_them
     assert not gw._equivalent(seven, seven_of_diamonds, hand, live)
 
 
-def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps():
+@pytest.mark.parametrize("clubs_cap", [1, 0])  # 0: out of clubs, none drawn since
+def test_samples_never_place_a_card_the_seat_knows_elsewhere_and_keep_the_caps(clubs_cap):
     rng = gw.SeededRandom("test", "sampler")
     pool = deck_mask("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D".split())
-    sampler = gw.Sampler(pool, hidden=4, caps=(1, -1, -1, -1))
+    sampler = gw.Sampler(pool, hidden=4, caps=(clubs_cap, -1, -1, -1))
     for _ in range(200):
         hand, stock = sampler.draw(rng)
         assert hand.bit_count() == 4 and len(stock) == 6
         assert hand | deck_mask(FULL_DECK[card].code for card in stock) == pool
-        assert (hand & gw.SUIT_MASKS[0]).bit_count() <= 1
+        assert (hand & gw.SUIT_MASKS[0]).bit_count() <= clubs_cap
 
 
 def test_samples_are_uniform_when_no_cap_bites():
