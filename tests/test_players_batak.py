@@ -111,24 +111,36 @@ def seat_info(state: BatakState, seat: int | None = None, tricks: tuple[dict, ..
     return SeatInfo(BATAK.id, seat, state.match.options, BATAK.view(state, seat), tricks)
 
 
-def endgame(south: str, east: str, north: str, west: str, *, trump: str, contract: int) -> SeatInfo:
-    """South, declarer, to lead an endgame. The other cards went in earlier tricks of one suit
-    each, played upwards (so they show no void and no missing higher card), each won by its last
-    card, the first led by North and the next one by South."""
+def endgame(
+    south: str, east: str, north: str, west: str, *, trump: str, contract: int, declarer: int = SOUTH, leader: int = SOUTH
+) -> SeatInfo:
+    """``leader`` to lead the rest of a deal ``declarer`` declared, as that seat sees it. The other cards
+    went in earlier tricks of one suit each, played upwards (so they show no void and no missing
+    higher card), each won by its last card, which leads the next."""
     left = frozenset(cards(" ".join((south, east, north, west))))
-    tricks, won, leader = [], [0] * 4, NORTH
-    for suit in Suit:
-        gone = [card.code for card in FULL_DECK if card.suit is suit and card not in left]
-        assert len(gone) % 4 == 0, "the helper needs whole tricks of each suit"
-        for start in range(0, len(gone), 4):
-            tricks.append(trick_event(len(tricks) + 1, leader, " ".join(gone[start : start + 4])))
-            leader = (leader + 3) % 4
-            won[leader] += 1
-    assert leader == SOUTH
+    gone = [[card.code for card in FULL_DECK if card.suit is suit and card not in left] for suit in Suit]
+    assert all(len(codes) % 4 == 0 for codes in gone), "the helper needs whole tricks of each suit"
+    tricks, won, to_lead = [], [0] * 4, (leader + sum(map(len, gone)) // 4) % 4
+    for codes in gone:
+        for start in range(0, len(codes), 4):
+            tricks.append(trick_event(len(tricks) + 1, to_lead, " ".join(codes[start : start + 4])))
+            to_lead = (to_lead + 3) % 4
+            won[to_lead] += 1
+    assert to_lead == leader
     state = playing(
-        south, east, north, west, contract=contract, trump=trump, won=won, trump_broken=True, trump_lead_before_broken=True
+        south,
+        east,
+        north,
+        west,
+        declarer=declarer,
+        contract=contract,
+        trump=trump,
+        leader=leader,
+        won=won,
+        trump_broken=True,
+        trump_lead_before_broken=True,
     )
-    return seat_info(state, SOUTH, tuple(tricks))
+    return seat_info(state, leader, tuple(tricks))
 
 
 def card(action: Action) -> str:
@@ -270,6 +282,18 @@ def test_expert_cashes_its_last_trump_before_its_partners_winner_can_force_a_ruf
     assert info.view["team_tricks"] == [5, 5]
     assert card(EXPERT.choose(info, "s", SMALL)) == "5D"
     assert card(BASIC.choose(info, "s")) == "8C"
+
+
+def test_expert_mid_deal_defends_alike_whichever_seat_declared():
+    # West, defending, leads with seven cards a hand left: too many to search, so the deals it
+    # samples are played out. Turned round, each seat declaring in turn with the same hands in the
+    # same places beside it, the table is the same to the defender: so is its lead
+    hands = ["6C QC JD AD 3H 6H 8H", "4C 7C 9C TC 9D QD 4H", "8D KD 7H JH QH KH TS", "2C 5C KC 4D 6D 7D 9H"]
+    for turn in range(4):
+        turned = hands[-turn:] + hands[:-turn] if turn else hands
+        info = endgame(*turned, trump="C", contract=9, declarer=turn, leader=(WEST + turn) % 4)
+        assert card(EXPERT.choose(info, "s", SMALL)) == "2C", turn
+    assert card(BASIC.choose(info, "s")) == "4D"
 
 
 def test_a_deal_is_worth_its_points_minus_the_other_teams():
