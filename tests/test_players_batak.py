@@ -284,6 +284,12 @@ def test_expert_cashes_its_last_trump_before_its_partners_winner_can_force_a_ruf
     assert card(BASIC.choose(info, "s")) == "8C"
 
 
+def test_expert_among_cards_of_equal_value_plays_the_rule_of_thumb_card():
+    # three aces and nobody else with a spade: every lead takes the three tricks
+    info = endgame("AS AH AD", "KH QH KD", "JH TH QD", "JD TD 2C", trump="S", contract=8)
+    assert card(BASIC.choose(info, "s")) == card(EXPERT.choose(info, "s", SMALL)) == "AD"
+
+
 def test_expert_mid_deal_defends_alike_whichever_seat_declared():
     # West, defending, leads with seven cards a hand left: too many to search, so the deals it
     # samples are played out. Turned round, each seat declaring in turn with the same hands in the
@@ -367,6 +373,8 @@ def test_cards_in_sequence_are_one_choice():
     hand = deck_mask(cards("KH QH 9H 2C"))
     unplayed = hand | deck_mask(cards("AH TH 8H 5C"))
     assert distinct_cards(deck_mask(cards("KH QH 9H")), hand, unplayed) == [card.index for card in cards("9H QH")]
+    # with the ten and the jack played too, the nine does what the queen does
+    assert distinct_cards(hand, hand, hand | deck_mask(cards("AH 8H 5C"))) == [card.index for card in cards("2C 9H")]
     # the two of clubs is card 0 of the deck: the three beside it is one choice with it
     hand = deck_mask(cards("2C 3C 5C"))
     assert distinct_cards(hand, hand, hand | deck_mask(cards("4C"))) == [card.index for card in cards("2C 5C")]
