@@ -13,7 +13,7 @@ import pytest
 
 from engine import Action, Bid, Pass, Trump, registry
 from engine.batak import SUITS, Auction, BatakState
-from engine.cards import FULL_DECK, Suit, cards
+from engine.cards import FULL_DECK, Suit, cards, members
 from engine.players import BasicPlayer, Budget, ExpertPlayer, RandomPlayer, SeatInfo, SeatLogs, play_match
 from engine.players.batak import (
     MATCH_WIN,
@@ -315,6 +315,8 @@ def test_a_deal_that_decides_the_match_is_worth_the_match():
     assert standing.value(contract=8, declaring_tricks=10, declaring=False) == MATCH_WIN
     assert standing.value(contract=8, declaring_tricks=11, declaring=False) == 2 - 11
     assert Standing(ours=0, theirs=0, target=31).value(contract=13, declaring_tricks=13, declaring=False) == -MATCH_WIN
+    # Defending at 10 to 28, the declarers' nine points take them past the target: the match lost.
+    assert Standing(ours=10, theirs=28, target=31).value(contract=8, declaring_tricks=9, declaring=False) == -MATCH_WIN
 
 
 # --- what a seat knows, and the sampled deals -------------------------------------------------
@@ -357,6 +359,41 @@ def test_sampled_deals_respect_the_higher_cards_a_low_follow_shows_missing():
     )
     ace = deck_mask(cards("AH"))
     assert all(sampler.sample()[EAST] & ace for _ in range(20))
+
+
+def test_sampled_deals_give_each_free_card_to_a_seat_in_proportion_to_its_room():
+    # West's nine hearts and spades are placed (East showed none); East has room for twelve of
+    # the fifteen cards left, West for three: each of them goes to East four times in five
+    sampler = sampler_after_first_trick(
+        "AH KH QH JH TH 2S 3S 4S 5S 6S 7S 8S",
+        "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+        "3H 4H 2D 3D 4D 5D 6D 7D 8D 9D TD JD",
+        "QD KD AD 2H 7H 8H 9S TS JS QS KS AS",
+        "9H 2C 5H 6H",
+    )
+    deals = 2000
+    to_east = Counter(card for _ in range(deals) for card in members(sampler.deal()[EAST]))
+    free = deck_mask(cards("3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC QD KD AD"))
+    assert set(to_east) == set(members(free))
+    assert all(abs(to_east[card] / deals - 0.8) < 0.05 for card in members(free))
+
+
+def test_sampled_deals_favour_a_declarer_long_in_the_trump_it_named():
+    def declarer_hearts(trump: str) -> float:
+        # East declared and named trump; South, defending, sees North's hand and West's, the dummy
+        state = playing(
+            "9S 5S 2S 8H 7H 3H 9D 7D 4D 8C 6C 3C 2C",
+            "AS KS QS JS TS AH KH QH JH AD KD AC KC",
+            "8S 7S 6S 4S 3S 6H 5H 4H 2H QD JD QC JC",
+            "TH 9H TD 8D 6D 5D 3D 2D TC 9C 7C 5C 4C",
+            declarer=EAST,
+            trump=trump,
+            leader=EAST,
+        )
+        sampler = DealSampler(Knowledge.of(seat_info(state, SOUTH)), SeededRandom("t", "t"))
+        return sum((sampler.sample()[EAST] & suit_mask("H")).bit_count() for _ in range(30)) / 30
+
+    assert declarer_hearts("H") > declarer_hearts("S") + 0.5
 
 
 def test_sampled_deals_favour_hands_that_explain_the_auction():
