@@ -92,7 +92,7 @@ def pick_card(
         return lowest(legal)
     others = unplayed & ~hand
     if trick_size == 0:
-        return _lead(hand, legal, partner_hand, others, trump, declaring)
+        return _lead(legal, partner_hand, others, trump, declaring)
     beating = BEATERS[trump][win]
     if winner == partner_of(seat):
         # Partner is winning: never overtake without need (the rules may force it).
@@ -108,7 +108,7 @@ def pick_card(
     return lowest(winning)
 
 
-def _lead(hand: int, legal: int, partner_hand: int, others: int, trump: int, declaring: bool) -> int:
+def _lead(legal: int, partner_hand: int, others: int, trump: int, declaring: bool) -> int:
     """The declaring side draws trumps; then a sure winner is cashed, else a low card led."""
     trump_mask = SUIT_MASK[trump]
     trumps = legal & trump_mask
