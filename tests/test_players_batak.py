@@ -192,6 +192,20 @@ def test_basic_plays_its_lowest_card_when_it_cannot_win():
     assert card(BASIC.choose(seat_info(state), "s")) == "5H"
 
 
+def test_basic_third_in_hand_wins_with_its_lowest_sure_winner():
+    # North led, West beat it; East, still to play, holds the king: the jack would not hold.
+    state = playing("AH JH 2C", "KH 3C 4C", "5C 6C", "7C 8C", leader=NORTH, trick="9H TH")
+    assert card(BASIC.choose(seat_info(state), "s")) == "AH"
+
+
+def test_basic_throws_a_card_others_can_beat_before_a_sure_winner_even_a_lower_one():
+    # Void in clubs and in trump: the two of diamonds is the last diamond (three tricks took the
+    # others), the nine of hearts is beaten by every heart left.
+    state = playing("2D 9H", "TH", "JH", "QH", declarer=EAST, leader=EAST, trick="3C 4C 5C")
+    diamonds = [trick_event(number, EAST, codes) for number, codes in enumerate(["3D 4D 5D 6D", "7D 8D 9D TD", "JD QD KD AD"], 1)]
+    assert card(BASIC.choose(seat_info(state, SOUTH, tuple(diamonds)), "s")) == "9H"
+
+
 def test_basic_discards_its_cheapest_side_card_under_its_partners_winner():
     # Void in hearts and in trump: South keeps its ace of clubs and throws the two of diamonds.
     state = playing("AC 7C 2D", "3C 5C", "4C 5D", "8C 7D", declarer=EAST, leader=EAST, trick="9H AH 7H")
@@ -201,6 +215,29 @@ def test_basic_discards_its_cheapest_side_card_under_its_partners_winner():
 def test_basic_draws_trumps_with_its_top_trump():
     state = playing("AS 5S KH 2D", "9S 3H 4D 5C", "3S 7H 8D 6C", "JS 2H 6D 7C", trump_broken=True)
     assert card(BASIC.choose(seat_info(state), "s")) == "AS"
+
+
+def test_basic_declarer_leads_low_towards_its_partners_top_trumps():
+    # East's trump is lower than North's ace and king: South leads its two towards them.
+    info = endgame("5S 2S KH 2D", "4S 3H 4D 5C", "AS KS 8D 9D", "JH 2H 6D QH", trump="S", contract=8)
+    assert card(BASIC.choose(info, "s")) == "2S"
+
+
+def test_basic_cashes_its_sure_winner_in_the_suit_the_others_hold_most_of():
+    # The others hold four diamonds and no heart: AD is the less likely to be ruffed.
+    info = endgame("AH AD 2C", "5D 6D 3C", "7D 4C 5C", "8D 6C 2S", trump="S", contract=8)
+    assert card(BASIC.choose(info, "s")) == "AD"
+
+
+def test_basic_cashes_the_two_of_clubs_when_it_is_the_last_club():
+    info = endgame("2C 5H 4H 3D", "KH QH 6D 7D", "AH JH 8D 9D", "TH 9H 8H AS", trump="S", contract=8, declarer=EAST)
+    assert card(BASIC.choose(info, "s")) == "2C"
+
+
+@pytest.mark.parametrize(("south", "west", "lead"), [("AS 5S 2S", "9C TC JC", "AS"), ("KS 5S 2S", "AS TC JC", "2S")])
+def test_basic_defender_with_only_trumps_leads_the_top_one_when_sure_else_the_lowest(south, west, lead):
+    state = playing(south, "3C 4C 5C", "6C 7C 8C", west, declarer=EAST, leader=SOUTH, trump_broken=True)
+    assert card(BASIC.choose(seat_info(state), "s")) == lead
 
 
 def test_basic_stops_drawing_trumps_once_the_opponents_have_none_and_cashes_a_winner():
@@ -330,6 +367,12 @@ def sampler_after_first_trick(south: str, east: str, north: str, west: str, tric
     """South's sampler once the first trick, which South led, is over."""
     state = playing(south, east, north, west, leader=SOUTH)
     return DealSampler(Knowledge.of(seat_info(state, SOUTH, (trick_event(1, SOUTH, trick),))), SeededRandom("t", "t"))
+
+
+def test_a_seat_knows_whether_the_table_lets_trump_be_led_before_it_is_broken():
+    for lifted in (False, True):
+        state = playing("AS 5S 2S", "3C 4C 5C", "6C 7C 8C", "9C TC JC", trump_lead_before_broken=lifted)
+        assert Knowledge.of(seat_info(state, SOUTH)).free_trump_lead is lifted
 
 
 def test_sampled_deals_respect_the_voids_a_discard_shows():
