@@ -321,6 +321,15 @@ def test_expert_cashes_its_last_trump_before_its_partners_winner_can_force_a_ruf
     assert card(BASIC.choose(info, "s")) == "8C"
 
 
+def test_expert_searches_the_last_tricks_exactly_where_the_rules_of_thumb_would_waste_a_trump():
+    # North–South need two of three tricks, clubs trump. Basic's QC makes North overtake with KC,
+    # as the rules force it to: two trumps on one trick. Led first, a spade is never worse, and
+    # takes all three in 12 of the 20 ways East and West may hold their six cards.
+    info = endgame("QC 3S JS", "JC TH 7S", "KC 8D 9S", "2C TC 4S", trump="C", contract=7)
+    assert card(BASIC.choose(info, "s")) == "QC"
+    assert card(EXPERT.choose(info, "s", SMALL)) in ("3S", "JS")
+
+
 def test_expert_among_cards_of_equal_value_plays_the_rule_of_thumb_card():
     # three aces and nobody else with a spade: every lead takes the three tricks
     info = endgame("AS AH AD", "KH QH KD", "JH TH QD", "JD TD 2C", trump="S", contract=8)
