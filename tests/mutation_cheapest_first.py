@@ -38,6 +38,10 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     # mutmut forks each mutant's run from a process whose tests already filled the engine's
     # caches: a test would be handed what the unmutated code built, and the mutant go unseen
-    from engine import sixty_six_core
+    from engine import shuffle, sixty_six_core
+    from engine.players import german_whist, sixty_six
 
     sixty_six_core._DEAL_RULES.clear()
+    german_whist.SHAPES.clear()
+    sixty_six.match_chance.cache_clear()
+    shuffle.first_dealer.cache_clear()
