@@ -325,7 +325,7 @@ def knowing(hand: str, unplaced: str, face_up: str, opponent_known: str, trump: 
     return gw.Knowledge(
         hand=deck_mask(hand.split()), played=deck_mask(card.code for card in FULL_DECK) & ~named,
         opponent_known=deck_mask(opponent_known.split()), opponent_size=2, led=-1, face_up=cards(face_up)[0].index,
-        stock_size=2, trump=trump, caps=(-1, -1, -1, -1), won=((0, 0), (0, 0)), aim=gw.Aim(), deciding=True,
+        trump=trump, caps=(-1, -1, -1, -1), won=((0, 0), (0, 0)), aim=gw.Aim(), deciding=True,
     )  # fmt: skip
 
 

@@ -222,7 +222,6 @@ class Knowledge:
     opponent_size: int
     led: int  # the card the opponent led to the current trick, or -1 when this seat leads
     face_up: int  # -1 in phase 2
-    stock_size: int
     trump: int  # a suit index, or -1 without trump
     #: per suit, the most cards of it the opponent's unknown cards can hold (-1: no limit)
     caps: tuple[int, ...]
@@ -279,12 +278,11 @@ def read_knowledge(info: SeatInfo) -> Knowledge:
         opponent_size=seen.hand_sizes[opponent],
         led=in_trick[0] if in_trick else -1,
         face_up=seen.face_up,
-        stock_size=seen.stock_size,
         trump=seen.trump,
         caps=tuple(caps),
         won=(seen.won[seat], seen.won[opponent]),
         aim=Aim.of(info.options),
-        deciding=info.options.get("target", 0) == 0,
+        deciding=info.options["target"] == 0,
     )
 
 
