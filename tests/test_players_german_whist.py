@@ -319,6 +319,30 @@ def test_a_void_shown_caps_the_suit_by_the_cards_drawn_since():
     assert table.caps == (0, 0, -1, -1)  # the other club drawn went on a diamond it was out of
 
 
+def test_a_face_up_card_the_opponent_took_and_plays_leaves_its_cap_as_it_was():
+    def trick(first: int, first_card: str, second_card: str, winner: int) -> dict:
+        cards = [{"seat": first, "card": first_card}, {"seat": 1 - first, "card": second_card}]
+        return {"type": "trick", "cards": cards, "winner": winner}
+
+    events = (
+        trick(0, "AH", "2S", 0),  # out of hearts
+        {"type": "take", "seat": 0, "card": "KS"},
+        {"type": "draw", "seat": 1},
+        trick(0, "2D", "AD", 1),
+        {"type": "take", "seat": 1, "card": "QH"},  # a heart, in sight
+        {"type": "draw", "seat": 0},
+        trick(1, "3D", "4D", 1),
+        {"type": "take", "seat": 1, "card": "JD"},
+        {"type": "draw", "seat": 0},
+        trick(1, "QH", "KH", 0),
+        {"type": "take", "seat": 0, "card": "QS"},
+        {"type": "draw", "seat": 1},
+        trick(0, "5H", "2H", 0),  # one of the two cards drawn unseen since was a heart
+    )
+    info = position("2C 3C", "4D 5D", "6D 7D")
+    assert gw.read_knowledge(replace(info, events=events)).caps == (-1, -1, 1, -1)
+
+
 def knowing(hand: str, unplaced: str, face_up: str, opponent_known: str, trump: int) -> gw.Knowledge:
     """Phase-1 knowledge in which every card but those named was played."""
     named = deck_mask(f"{hand} {unplaced} {face_up} {opponent_known}".split())
