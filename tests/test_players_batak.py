@@ -384,15 +384,20 @@ def test_a_seat_knows_whether_the_table_lets_trump_be_led_before_it_is_broken():
         assert Knowledge.of(seat_info(state, SOUTH)).free_trump_lead is lifted
 
 
-def test_sampled_deals_respect_the_voids_a_discard_shows():
-    # East threw a club on South's heart: no heart, and no trump either, or it would have ruffed.
-    sampler = sampler_after_first_trick(
+def east_out_of_hearts() -> DealSampler:
+    """South's sampler once East threw a club on South's heart: no heart, and no trump either,
+    or it would have ruffed."""
+    return sampler_after_first_trick(
         "AH KH QH JH TH 2S 3S 4S 5S 6S 7S 8S",
         "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
         "3H 4H 2D 3D 4D 5D 6D 7D 8D 9D TD JD",
         "QD KD AD 2H 7H 8H 9S TS JS QS KS AS",
         "9H 2C 5H 6H",
     )
+
+
+def test_sampled_deals_respect_the_voids_a_discard_shows():
+    sampler = east_out_of_hearts()
     hearts_and_spades = suit_mask("H") | suit_mask("S")
     for _ in range(20):
         hands = sampler.sample()
@@ -416,13 +421,7 @@ def test_sampled_deals_respect_the_higher_cards_a_low_follow_shows_missing():
 def test_sampled_deals_give_each_free_card_to_a_seat_in_proportion_to_its_room():
     # West's nine hearts and spades are placed (East showed none); East has room for twelve of
     # the fifteen cards left, West for three: each of them goes to East four times in five
-    sampler = sampler_after_first_trick(
-        "AH KH QH JH TH 2S 3S 4S 5S 6S 7S 8S",
-        "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
-        "3H 4H 2D 3D 4D 5D 6D 7D 8D 9D TD JD",
-        "QD KD AD 2H 7H 8H 9S TS JS QS KS AS",
-        "9H 2C 5H 6H",
-    )
+    sampler = east_out_of_hearts()
     deals = 2000
     to_east = Counter(card for _ in range(deals) for card in members(sampler.deal()[EAST]))
     free = deck_mask(cards("3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC QD KD AD"))
