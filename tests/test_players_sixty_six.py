@@ -29,6 +29,7 @@ from engine.players.sixty_six import (
     deal_value,
     every_deal,
     finish,
+    placed,
     play_out,
     read,
     sample,
@@ -467,6 +468,42 @@ def test_near_the_talons_end_a_deal_played_out_is_searched_once_its_talon_is_gon
     exact = Solver(after_the_first_trick.rules, None, [10**6], lambda: False).value(after_the_first_trick, 5)  # five tricks to play
     assert value == exact == -1
     assert play_out(open_deal("KS"), [10**6], NeverAtRandom()) == 1
+
+
+def engine_deal(options: dict, seed: str, tricks: int) -> tuple[tuple[SixtySixState, SeatInfo] | None, int]:
+    """A deal played through the engine by two basic players: the state and the information of
+    the seat to lead once ``tricks`` tricks are played (None if the deal ended first), and the
+    game points the deal gave seat 0, less those it gave seat 1."""
+    options = GAME.parse_options(options)
+    state, events = GAME.new_game(options, seed)
+    logs = SeatLogs(2)
+    logs.record(events)
+    start = None
+    while True:
+        (seat,) = GAME.to_act(state)
+        info = logs.info(GAME, options, state, seat)
+        if start is None and not state.trick.cards and sum(state.tricks) == tricks:
+            start = (state, info)
+        state, events = GAME.apply(state, seat, BasicPlayer().choose(info, seed))
+        logs.record(events)
+        for event in events:
+            if event.data["type"] == "deal_result":
+                points = event.data["game_points"]
+                return start, points[0] - points[1]
+
+
+@pytest.mark.parametrize("tricks", [0, 2, 4])
+def test_a_rollout_plays_the_deal_on_as_the_engine_does_by_the_rules_of_thumb(tricks):
+    # under every option set, from a deal's start and from a later lead: the same exchanges,
+    # closes, marriages, claims and cards as two basic players, and the same game points
+    for options in ALL_OPTIONS:
+        for number in range(6):
+            start, expected = engine_deal(options, f"rollout-{number}", tricks)
+            if start is None:
+                continue
+            state, info = start
+            position = placed(read(info), state.hands[1 - info.seat], state.talon)
+            assert play_out(position, [10**9]) == expected, (options, number)
 
 
 # --- both levels: legal, deterministic, within budget --------------------------------------------
