@@ -25,6 +25,7 @@ from engine.players.sixty_six import (
     Position,
     Solver,
     Solvers,
+    cheapest,
     consistent_deals,
     deal_value,
     every_deal,
@@ -219,6 +220,18 @@ def test_basic_keeps_its_trumps_and_throws_its_cheapest_card_on_a_low_lead():
 def test_basic_does_not_break_a_marriage_to_win_a_low_trick():
     state = table("KS QS 9C AH JD TC", "9S", "JS TS", trump_card="TH", leader=1, trick="9S")
     assert basic(state) == play("9C")
+
+
+def test_basic_throws_the_card_least_worth_keeping():
+    def thrown(choices: str, hand: str, outstanding: str) -> str:
+        masks = (DECK.mask(cards(codes)) for codes in (choices, hand, outstanding))
+        return DECK.code(cheapest(*masks, DealRules(SUITS.index(Suit.CLUBS))))
+
+    # a ten is kept, above an ace of another suit, while its own ace is out; once that is not, its points decide
+    assert thrown("TD AS", "TD AS", "AD") == "AS"
+    assert thrown("TD AS", "TD AS", "") == "TD"
+    # a king is kept beside its queen, above a king whose queen may still come
+    assert thrown("KH KS", "KH QH KS", "QS") == "KS"
 
 
 def test_basic_follows_in_phase_2_with_the_lowest_card_that_wins():
