@@ -175,6 +175,14 @@ def test_a_deal_played_out_ends_at_a_marriage_that_makes_66_only_where_the_rules
         assert position.announce(DECK.number[Card.parse("KH")]) is marriage_claims and position.points(0) == 70
 
 
+def test_a_deal_played_out_ends_with_a_claim_as_soon_as_the_leader_counts_66():
+    # at exactly 66, with the other side at 20 (no schneider escaped): two game points at once;
+    # played on, the other side would take both tricks and 23 points
+    rules = DealRules(SUITS.index(Suit.HEARTS))
+    position = Position(rules, [DECK.mask(cards("9S JS")), DECK.mask(cards("AS TS"))], (), None, [66, 20], [0, 0], [1, 1], 0)
+    assert play_out(position, [10**9]) == 2
+
+
 def test_deal_value_scores_every_ending_as_the_engine_does():
     rng = random.Random(7)
     checked = 0
