@@ -342,7 +342,7 @@ def test_expert_mid_deal_defends_alike_whichever_seat_declared():
     # same places beside it, the table is the same to the defender: so is its lead
     hands = ["6C QC JD AD 3H 6H 8H", "4C 7C 9C TC 9D QD 4H", "8D KD 7H JH QH KH TS", "2C 5C KC 4D 6D 7D 9H"]
     for turn in range(4):
-        turned = hands[-turn:] + hands[:-turn] if turn else hands
+        turned = hands[-turn:] + hands[:-turn]  # seat (i + turn) % 4 holds hands[i]
         info = endgame(*turned, trump="C", contract=9, declarer=turn, leader=(WEST + turn) % 4)
         assert card(EXPERT.choose(info, "s", SMALL)) == "2C", turn
     assert card(BASIC.choose(info, "s")) == "4D"

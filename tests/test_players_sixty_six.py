@@ -499,13 +499,13 @@ def engine_deal(options: dict, seed: str, tricks: int) -> tuple[tuple[SixtySixSt
     state, events = GAME.new_game(options, seed)
     logs = SeatLogs(2)
     logs.record(events)
-    start = None
+    start, basic = None, BasicPlayer()
     while True:
         (seat,) = GAME.to_act(state)
         info = logs.info(GAME, options, state, seat)
         if start is None and not state.trick.cards and sum(state.tricks) == tricks:
             start = (state, info)
-        state, events = GAME.apply(state, seat, BasicPlayer().choose(info, seed))
+        state, events = GAME.apply(state, seat, basic.choose(info, seed))
         logs.record(events)
         for event in events:
             if event.data["type"] == "deal_result":

@@ -23,6 +23,12 @@ def never() -> bool:
     return False
 
 
+def dealt_cards(rng: random.Random, count: int, suits: int) -> list[int]:
+    """``count`` cards drawn at random from ``suits`` suits drawn at random (four: the whole deck)."""
+    chosen = range(4) if suits == 4 else rng.sample(range(4), suits)
+    return rng.sample([card for card in range(52) if card // 13 in chosen], count)
+
+
 # --- Partnership Batak's last tricks ------------------------------------------------------------
 
 
@@ -53,8 +59,7 @@ def batak_brute(hands: list[int], leader: int, size: int, led: int, win: int, wi
 def random_batak_position(rng: random.Random, tricks: int, suits: int = 4):
     """Four hands of ``tricks`` cards of ``suits`` suits drawn at random (a few cards played to the
     trick in progress), trump and roles."""
-    dealt = range(4) if suits == 4 else rng.sample(range(4), suits)
-    cards = rng.sample([card for card in range(52) if card // 13 in dealt], 4 * tricks)
+    cards = dealt_cards(rng, 4 * tricks, suits)
     hands = [sum(1 << card for card in cards[seat::4]) for seat in range(SEATS)]
     trump, declarer, leader = rng.randrange(4), rng.randrange(4), rng.randrange(4)
     broken, free = rng.random() < 0.5, rng.random() < 0.2
@@ -127,8 +132,7 @@ def whist_brute(lead: int, follow: int, trump: int, misere: bool) -> int:
 def test_german_whist_solver_agrees_with_brute_force(tricks, suits, misere):
     rng = random.Random(f"{tricks}-{misere}" if suits == 4 else f"{tricks}-{misere}-{suits} suits")
     for _ in range(40):
-        dealt = range(4) if suits == 4 else rng.sample(range(4), suits)
-        cards = rng.sample([card for card in range(52) if card // 13 in dealt], 2 * tricks)
+        cards = dealt_cards(rng, 2 * tricks, suits)
         lead, follow = sum(1 << card for card in cards[:tricks]), sum(1 << card for card in cards[tricks:])
         trump = rng.randrange(-1, 4)
         solver = WhistSolver(trump, misere, 10**9, never)
