@@ -55,6 +55,23 @@ def test_actions_are_counted_per_seat_token(fake_redis):
     assert 429 not in statuses[0][:2] + statuses[1][:2]
 
 
+def test_actions_without_a_bearer_token_are_counted_per_client_address(fake_redis):
+    """A request with no seat token to count by (none, or another scheme than Bearer) is counted
+    by its address, and refused 401 within the limit: counting it never fails the request."""
+    api = limited_api(fake_redis, rate_limit_actions="2/minute")
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="limits").body
+    path = f"/v1/games/{created['id']}/actions"
+
+    def post(headers=None, address="10.0.0.1"):
+        return api.test_client.post(path, json={"type": "pass"}, headers=headers or {}, environ_base={"REMOTE_ADDR": address})
+
+    tokenless = [post().status_code, post({"Authorization": "Basic UDpQ"}).status_code, post().status_code]
+    assert tokenless == [401, 401, 429]
+    assert post(address="10.0.0.2").status_code == 401  # another address counts apart
+    token = created["tokens"][0]["token"]
+    assert post({"Authorization": f"Bearer {token}"}).status_code != 429  # a seat token counts apart from its address
+
+
 def test_two_processes_sharing_a_redis_share_the_count(redis_server_url):
     prefix = "limits-shared"
     settings = make_settings(key_prefix=prefix, rate_limit_create="2/minute")
