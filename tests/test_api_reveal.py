@@ -168,3 +168,69 @@ def test_koz_verify_of_a_game_the_server_does_not_know_says_what_it_answered(ser
         koz(["verify", f"{server}/v1/games/nosuchgame"])
     assert exit_.value.code == 2
     assert capsys.readouterr().out.startswith(f"FAIL: {server}/v1/games/nosuchgame answered 404: there is no game 'nosuchgame'")
+
+
+def test_koz_verify_of_a_match_in_play_says_it_has_no_reveal(api):
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])
+    assert verify(api.whole_history(created.body["id"])) == ["the history has no reveal: the match is not over"]
+
+
+def test_koz_verify_replays_a_match_with_the_options_it_was_played_with(fake_redis):
+    api = FlaskClient(create_app(make_settings(), redis=fake_redis).test_client())
+    created = api.create(ruleset="sixty-six", seats=[{"bot": "random"}] * 2, options={"variant": "schnapsen"}, seed="verify-options")
+    drain(api.test_client.application)
+    history = api.whole_history(created.body["id"])
+    assert history["status"] == "finished" and verify(history) == []
+
+
+def test_koz_verify_fails_on_a_history_with_the_last_version_cut_out_or_an_event_added(api):
+    history = api.whole_history(finished_game(api))
+    last = history["version"]
+    cut = {**history, "events": [event for event in history["events"] if event["version"] != last]}
+    assert verify(cut)[0] == f"the history lacks the events of version {last} (1 of versions 0 to {last} missing)"
+    rules_events = [event for event in history["events"] if event["type"] not in verify_module.SERVICE_EVENTS]
+    added = {**history, "events": history["events"] + [rules_events[-1]]}
+    assert verify(added) == [f"event {len(rules_events)} of the history is not what the rules give from the revealed seed"]
+
+
+def test_koz_verify_names_the_deal_a_cut_history_stops_in_and_a_timeout_that_ended_nothing_does_not_excuse_it(fake_redis):
+    api = FlaskClient(create_app(make_settings(), redis=fake_redis).test_client())
+    created = api.create(ruleset="sixty-six", seats=[{"bot": "random"}] * 2, seed="verify-cut-deals")
+    drain(api.test_client.application)
+    history = api.whole_history(created.body["id"])
+    second_deal = next(event["version"] for event in history["events"] if event["type"] == "deal" and event["deal"] == 2)
+    stop = second_deal + 2
+    reveal = {**history["reveal"], "deals": history["reveal"]["deals"][:2]}
+    cut = {**history, "version": stop, "reveal": reveal, "events": [event for event in history["events"] if event["version"] <= stop]}
+    stopped = "the history ends before the match does: its actions stop in deal 2, and no forfeit or abandonment ended it"
+    assert verify(cut) == [stopped]
+    played_on = {"type": "timeout", "version": stop, "seat": 0, "on_timeout": "computer"}
+    assert verify({**cut, "events": cut["events"] + [played_on]}) == [stopped]
+    forfeited = {**played_on, "on_timeout": "forfeit", "winners": [1]}
+    assert stopped not in verify({**cut, "events": cut["events"] + [forfeited]})
+
+
+def test_koz_verify_reads_a_history_url_that_ends_in_a_slash(api, server, capsys):
+    game_id = finished_game(api)
+    koz(["verify", f"{server}/v1/games/{game_id}/history/"])
+    assert capsys.readouterr().out.startswith("OK")
+
+
+def test_koz_verify_says_why_a_server_could_not_be_read_or_what_it_answered_without_a_problem():
+    with pytest.raises(ValueError, match=r"^https://127\.0\.0\.1:9/v1/games/x could not be read: "):
+        verify_module.load_history("https://127.0.0.1:9/v1/games/x")
+
+    def bad_gateway(environ, start_response):
+        start_response("502 Bad Gateway", [("Content-Type", "text/html")])
+        return [b"<html>upstream gone</html>"]
+
+    served = make_server("127.0.0.1", 0, bad_gateway)
+    thread = threading.Thread(target=served.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{served.server_port}/v1/games/x"
+        with pytest.raises(ValueError, match=r"answered 502: Bad Gateway$"):
+            verify_module.load_history(url)
+    finally:
+        served.shutdown()
+        thread.join(10)
