@@ -8,7 +8,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from marshmallow import ValidationError
 
+from service.edge import Name
 from tests.api import FlaskClient
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
@@ -106,10 +108,25 @@ def test_a_name_is_stored_nfc_normalized_and_trimmed(api):
     assert created["seats"][0]["name"] == "Ayşe"
 
 
-@pytest.mark.parametrize("name", ["Ali\u0000", "Ali\u202eila", "\u0007bell", "   "])
-def test_a_name_with_control_characters_or_only_spaces_is_refused(api, name):
+NAME_CHARACTERS = "a name has no control, format, private-use or unassigned characters"
+
+
+@pytest.mark.parametrize(
+    "name, why",
+    [("Ali\u0000", NAME_CHARACTERS), ("Ali\u202eila", NAME_CHARACTERS), ("\u0007bell", NAME_CHARACTERS), ("   ", "Length must be between 1 and 40.")],
+)
+def test_a_name_with_control_characters_or_only_spaces_is_refused(api, name, why):
     answer = api.create(ruleset="german-whist", seats=[{"name": name}, {"name": "P"}])
     assert (answer.status, answer.code) == (400, "invalid_request")
+    assert answer.body["errors"] == {"seats": {"0": {"name": [why]}}}
+
+
+def test_a_name_field_given_a_lone_surrogate_says_it_is_not_unicode():
+    """A JSON body's texts are checked whole before any field (``invalid_text``); the field says
+    so too, for a name that reaches it some other way."""
+    with pytest.raises(ValidationError) as refused:
+        Name().deserialize("Ali\ud800")
+    assert refused.value.messages == ["not well-formed Unicode"]
 
 
 def test_a_name_with_a_joiner_is_kept(api):
