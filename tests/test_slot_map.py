@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import gevent
 import gevent.thread
+import pytest
 
 from service.slot_map import SlotMapReads
 
@@ -134,3 +135,33 @@ def test_a_node_that_timed_out_and_was_not_replaced_gets_commands_again_after_th
     waited = nodes.reads
     assert waited >= 2  # it read the map meanwhile, and the time is over
     assert reads.wait_while_silent("lost:3", 0.1) is False and nodes.reads == waited  # now sent at once
+
+
+class Clock:
+    """A stand-in for the module's ``time``: sleeping moves it on, and each sleep is recorded."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_reads_of_the_map_begin_at_most_one_a_pace_apart_and_the_first_at_once(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr("service.slot_map.time", clock)
+    nodes = FailingOverNodes(failover_after=10**9)
+    reads = SlotMapReads(nodes, pace_seconds=0.1)  # type: ignore[arg-type]
+    reads()
+    reads()  # right after: waits out the pace from the first read's beginning
+    clock.now += 0.04
+    reads()  # 0.04 s after the second began: waits the 0.06 s left
+    clock.now += 0.5
+    reads()  # long after: at once
+    assert nodes.reads == 4 and reads.begun == reads.ended == 4
+    assert clock.slept == pytest.approx([0.0, 0.1, 0.06, 0.0])
