@@ -14,6 +14,7 @@ import pytest
 from service import create_app
 from engine import registry
 from service.arena.matchmaker import Matchmaker
+from service.timeouts import enforce
 from service.worker import Worker
 from tests.conftest import make_settings
 from tests.support import expire
@@ -527,6 +528,23 @@ def test_an_account_that_abandoned_a_game_seeks_as_if_it_came_later_and_others_m
     assert Matchmaker(arena).run_pass() == 1
     assert [events(arena_app, key)[-1]["type"] for key in fresh] == ["match_started", "match_started"]
     assert events(arena_app, quitter)[-1]["type"] == "match_finished"  # still waiting
+
+
+def test_an_arena_game_whose_first_seat_never_acts_is_forfeited_when_its_clock_runs_out(arena_app, client):
+    """Arena games are made together, their clocks scheduled together: a bot that never plays its
+    first card loses by the clocks' check alone, with no request coming."""
+    koz = arena_app.extensions["koz"]
+    keys, started = paired(arena_app, client, ("Sleepy", "Waiting"))
+    game_id = started[0]["game"]
+    deadline = koz.repository.load(game_id).deadline()
+    assert deadline is not None
+    real = koz.timer
+    koz.timer = lambda: deadline - 1
+    assert enforce(koz) == 0
+    koz.timer = lambda: deadline + 1
+    assert enforce(koz) == 1
+    koz.timer = real
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "forfeited"
 
 
 def test_a_seek_that_waits_past_its_time_expires_and_says_so(arena_app, client):
