@@ -3,6 +3,7 @@ nothing (each test here is one finding of the hardening review that once answere
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -40,6 +41,50 @@ def test_a_body_nested_979_levels_deep_is_refused_as_too_deep(client, fake_redis
     status, problem = post_raw(client, "/v1/games", b"[" * 979 + b"]" * 979)
     assert (status, problem["code"]) == (400, "json_too_deep")
     assert stored_keys(fake_redis) == []
+
+
+def test_a_body_nested_as_deep_as_allowed_is_read_and_one_level_more_is_refused(client):
+    """16 levels are read (the route judges them); 17 are not. Brackets count only as they nest:
+    side by side, or inside a string, they add no depth."""
+    assert post_raw(client, "/v1/games", b"[" * 16 + b"]" * 16)[1]["code"] == "invalid_request"
+    assert post_raw(client, "/v1/games", b"[" * 17 + b"]" * 17)[1]["code"] == "json_too_deep"
+    assert post_raw(client, "/v1/games", b"[" + b"[]," * 40 + b"[]]")[1]["code"] == "invalid_request"
+    assert post_raw(client, "/v1/games", b'{"ruleset": "german-whist", "seed": "' + b"[" * 40 + b'"}')[0] == 201
+
+
+def test_a_number_as_long_as_allowed_is_read_and_one_character_more_is_refused(client):
+    assert post_raw(client, "/v1/games", b'{"ruleset": "german-whist", "seed": ' + b"9" * 24 + b"}")[0] == 201
+    assert post_raw(client, "/v1/games", b'{"ruleset": "german-whist", "seed": ' + b"9" * 25 + b"}")[1]["code"] == "number_too_large"
+
+
+def test_only_a_json_body_posted_is_read_a_body_of_another_type_is_answered_415_and_a_gets_body_is_ignored(client):
+    deep = b"[" * 40 + b"]" * 40
+    answer = client.post("/v1/games", data=deep, headers={"Content-Type": "text/plain"})
+    assert (answer.status_code, answer.get_json()["code"]) == (415, "unsupported_media_type")
+    assert client.get("/v1/rulesets", data=deep, headers={"Content-Type": "application/json"}).status_code == 200
+
+
+def post_chunked(client, body: bytes):
+    """A body sent chunked: no Content-Length to refuse it by before it is read."""
+    answer = client.post(
+        "/v1/games",
+        input_stream=io.BytesIO(body),
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
+    return answer.status_code, answer.get_json(silent=True) or {}
+
+
+def test_a_chunked_body_is_read_up_to_the_limit_and_one_byte_more_is_refused_413(client, fake_redis):
+    limit = client.application.config["MAX_CONTENT_LENGTH"]
+    assert post_chunked(client, b'{"ruleset": "german-whist"}')[0] == 201
+    games = stored_keys(fake_redis)
+    head = b'{"ruleset": "german-whist", "seed": "'
+    whole = head + b"a" * (limit - len(head) - 2) + b'"}'
+    assert len(whole) == limit
+    assert post_chunked(client, whole)[1]["code"] == "invalid_request"  # read whole: the seed is too long
+    assert post_chunked(client, whole + b" ")[1]["code"] == "payload_too_large"
+    assert stored_keys(fake_redis) == games
 
 
 def test_an_action_nested_deeply_is_refused_as_too_deep(api, client):

@@ -210,6 +210,14 @@ def test_the_logs_of_whole_matches_hold_no_token_and_no_card_and_every_line_has_
     assert CARD_CODE.findall(text) == []
 
 
+def test_a_requests_log_line_carries_the_request_id_its_answer_gives(fake_redis, log_lines):
+    client = create_app(make_settings(), redis=fake_redis).test_client()
+    made = client.get("/v1/rulesets").headers["X-Request-ID"]
+    offered = client.get("/v1/rulesets", headers={"X-Request-ID": "trace-42"}).headers["X-Request-ID"]
+    records = [json.loads(line) for line in log_lines()]
+    assert [record["request_id"] for record in records if record["logger"] == "koz.requests"] == [made, offered] == [made, "trace-42"]
+
+
 def test_gunicorn_builds_no_access_log_of_its_own():
     """The app logs every request itself; gunicorn, handed a logging configuration, would build
     each request's access-log fields only to drop them."""

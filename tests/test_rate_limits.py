@@ -29,6 +29,8 @@ def test_creating_games_past_the_limit_answers_429_with_retry_after_and_ratelimi
     assert refused.headers["RateLimit-Limit"] == "3" and refused.headers["RateLimit-Policy"] == "3;w=60"
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert 0 <= int(refused.headers["RateLimit-Reset"]) <= 60
+    assert not [name for answer in answers for name in answer.headers.keys() if name.startswith("X-RateLimit")]  # the IETF headers only
+    assert backend.keys("*/limits:limits/*")  # counted under the store's prefix (the limits library puts its own first)
 
 
 def test_games_created_are_counted_per_client_address(fake_redis):
