@@ -138,6 +138,17 @@ def test_a_hint_is_refused_to_a_seat_that_may_not_act(api):
     assert (answer.status, answer.code) == (409, "not_your_turn")
 
 
+def test_a_hint_to_a_seat_that_passed_in_the_auction_says_it_is_out_of_the_auction(api):
+    """The refusal is the rules' own for that seat at that moment, as an action's would be."""
+    created = api.create(ruleset="partnership-batak", seats=[{"name": name} for name in "ABCD"], seed="hint-auction").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (bidder,) = api.view(created["id"]).body["to_act"]
+    assert {"type": "pass"} in api.view(created["id"], tokens[bidder]).body["legal_actions"]
+    assert api.act(created["id"], {"type": "pass"}, tokens[bidder]).status == 200
+    answer = api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[bidder])
+    assert (answer.status, answer.code) == (409, "not_in_auction")
+
+
 def test_a_hint_needs_a_seat_token(api):
     created = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"name": "B"}]).body
     answer = api.request("GET", f"/v1/games/{created['id']}/hint")
