@@ -22,7 +22,7 @@ from redis.cluster import key_slot
 
 from service import create_app
 from service.due import DUE_SPACING, SLOTS, game_slot
-from service.worker import Worker
+from service.worker import BATCH, Worker
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
@@ -248,3 +248,51 @@ def test_one_worker_of_the_fleet_sweeps_in_a_period(backend):
     game_id, _ = computer_leads(api, "swept")
     assert second.sweep() == []  # not its turn: the move stays due
     assert second.sweep(shared=False) == [game_id]
+
+
+class HeardSubscription:
+    """A worker's subscription that hands over the messages given, then nothing, and records how
+    long each look was allowed to wait."""
+
+    def __init__(self, messages: list[dict]) -> None:
+        self.messages = list(messages)
+        self.waits: list[float] = []
+
+    def get_message(self, timeout: float) -> dict | None:
+        self.waits.append(timeout)
+        return self.messages.pop(0) if self.messages else None
+
+
+def listening(fake_redis, sweep_in: float, arena_in: float, messages=()) -> tuple[Worker, HeardSubscription]:
+    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "listener", block_seconds=5.0)
+    worker._subscription = subscription = HeardSubscription(list(messages))
+    worker._next_sweep = time.monotonic() + sweep_in
+    worker._next_arena = time.monotonic() + arena_in
+    return worker, subscription
+
+
+@pytest.mark.parametrize(
+    "sweep_in, arena_in, wait",
+    [(3.0, 60.0, 3.0), (60.0, 2.0, 2.0), (60.0, 60.0, 5.0), (-1.0, 60.0, 0.0), (60.0, -1.0, 0.0)],
+    ids=["until its sweep", "until its arena pass", "its block time at most", "not past a sweep due", "not past a pass due"],
+)
+def test_a_waiting_worker_listens_until_its_next_sweep_or_arena_pass_and_no_longer(fake_redis, sweep_in, arena_in, wait):
+    worker, subscription = listening(fake_redis, sweep_in, arena_in)
+    assert worker._announced(block=True) == []
+    assert subscription.waits == [pytest.approx(wait, abs=0.05)]
+    worker._announced(block=False)
+    assert subscription.waits[1] == 0.0  # a worker not told to wait only looks
+
+
+def test_a_worker_hears_at_most_a_batch_of_games_at_once_waiting_only_for_the_first(fake_redis):
+    announced = [{"type": "pmessage", "data": f"g{index}".encode()} for index in range(BATCH + 3)]
+    worker, subscription = listening(fake_redis, 3.0, 60.0, announced)
+    assert worker._announced(block=True) == [f"g{index}" for index in range(BATCH)]
+    assert subscription.waits == [pytest.approx(3.0, abs=0.05)] + [0.0] * (BATCH - 1)
+    assert worker._announced(block=True) == [f"g{index}" for index in range(BATCH, BATCH + 3)]
+
+
+def test_a_worker_subscribed_afresh_sweeps_at_once_for_what_was_announced_before(fake_redis):
+    worker, subscription = listening(fake_redis, 3.0, 60.0, [{"type": "psubscribe", "data": 1}, {"type": "pmessage", "data": b"g1"}])
+    assert worker._announced(block=True) == ["g1"]
+    assert subscription.waits[1:] == [0.0, 0.0] and worker._next_sweep == 0.0
