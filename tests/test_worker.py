@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import fakeredis
 import pytest
@@ -107,6 +108,30 @@ def test_a_computer_move_that_fails_is_logged_and_the_rest_of_its_batch_is_playe
     assert played.written == {fine} and played.idle == {failing: 0}
     assert f"the computer move in game {failing} failed" in caplog.text
     assert [api.view(game_id).body["version"] for game_id in (failing, fine)] == [0, 1]
+
+
+def test_a_batch_writes_its_moves_in_one_round_trip_and_after_a_long_decision_writes_what_it_has(backend, monkeypatch):
+    """Moves decided quickly are written together; once a decision has taken long (an expert's),
+    the moves decided so far are written before the next decision, not held up by it."""
+    app = create_app(make_settings(reply_wait_seconds=0, replies_in_request=0), redis=backend)
+    api = FlaskClient(app.test_client())
+    computers, store = app.extensions["koz"].computers, app.extensions["koz"].store
+    first, second, slow, after = (computer_leads(api, f"batched-{number}")[0] for number in range(4))
+    clock = [1000.0]
+    monkeypatch.setattr("service.computers.time", SimpleNamespace(monotonic=lambda: clock[0], perf_counter=time.perf_counter))
+    decide = computers.decide
+
+    def thinking(game, seat, level):
+        if game.id == slow:
+            clock[0] += 1.0
+        return decide(game, seat, level)
+
+    monkeypatch.setattr(computers, "decide", thinking)
+    written: list[list[str]] = []
+    commit_all = store.commit_all
+    monkeypatch.setattr(store, "commit_all", lambda writes: written.append([write.game_id for write in writes]) or commit_all(writes))
+    assert computers.play_computers([first, second, slow, after]).written == {first, second, slow, after}
+    assert written == [[first, second, slow], [after]]
 
 
 def test_a_due_entry_with_no_computer_to_move_is_dropped_unless_the_game_changed(backend):
