@@ -130,6 +130,8 @@ def test_a_batch_writes_its_moves_in_one_round_trip_and_after_a_long_decision_wr
     written: list[list[str]] = []
     commit_all = store.commit_all
     monkeypatch.setattr(store, "commit_all", lambda writes: written.append([write.game_id for write in writes]) or commit_all(writes))
+    repository = app.extensions["koz"].repository
+    monkeypatch.setattr(repository, "load", lambda game_id: pytest.fail(f"{game_id} read by itself: the batch reads its games in one round trip"))
     assert computers.play_computers([first, second, slow, after]).written == {first, second, slow, after}
     assert written == [[first, second, slow], [after]]
 
