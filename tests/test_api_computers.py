@@ -130,6 +130,31 @@ def test_a_hint_is_a_legal_action_of_the_seat_and_can_be_posted_as_it_is(api, ru
         assert api.act(game_id, hint.body["action"], token).status == 200
 
 
+def test_a_computer_decides_from_a_seed_of_its_game_version_and_seat_within_the_configured_time(fake_redis, monkeypatch):
+    """The same game, version and seat decide alike wherever the move is made (a worker, a
+    request's reply, a hint); another game, version or seat draws afresh. The thinking time and
+    its ceiling are the service's settings, measured by a real clock."""
+    app = create_app(make_settings(bot_expert_seconds=0.07, bot_decision_ceiling=0.3), redis=fake_redis)
+    koz = app.extensions["koz"]
+    api = FlaskClient(app.test_client())
+    game_id, _ = human_at_0(api, "german-whist", "expert", "decision-seed")
+    game = koz.repository.load(game_id)
+    asked = []
+
+    class Recorder:
+        reads_events = False
+
+        def choose(self, info, seed, budget):
+            asked.append((info.seat, seed, budget))
+            return info.legal_actions()[0]
+
+    monkeypatch.setattr("service.computers.player", lambda level, ruleset_id: Recorder())
+    koz.computers.decide(game, 1, "expert")
+    ((seat, seed, budget),) = asked
+    assert (seat, seed) == (1, f"{game.seed}:{game.version}:1")
+    assert (budget.seconds, budget.ceiling, budget.has_timer) == (0.07, 0.3, True)
+
+
 def test_a_hint_is_refused_to_a_seat_that_may_not_act(api):
     created = api.create(ruleset="german-whist", seats=[{"name": "A"}, {"name": "B"}], seed="hint-turn").body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
