@@ -323,3 +323,13 @@ def test_a_worker_subscribed_afresh_sweeps_at_once_for_what_was_announced_before
     worker, subscription = listening(fake_redis, 3.0, 60.0, [{"type": "psubscribe", "data": 1}, {"type": "pmessage", "data": b"g1"}])
     assert worker._announced(block=True) == ["g1"]
     assert subscription.waits[1:] == [0.0, 0.0] and worker._next_sweep == 0.0
+
+
+def test_a_worker_sweeps_once_a_period_not_at_every_look(fake_redis, monkeypatch):
+    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "sweeper", sweep_seconds=30)
+    swept = []
+    sweep = worker.sweep
+    monkeypatch.setattr(worker, "sweep", lambda **options: swept.append(options) or sweep(**options))
+    for _ in range(3):
+        worker.work()
+    assert swept == [{}]
