@@ -127,17 +127,18 @@ def test_an_expert_never_thinks_in_a_request(backend, monkeypatch):
     assert thinking  # a worker did
 
 
-def test_replies_past_the_cap_fall_to_the_workers(backend):
-    """Batak with three random computers and a cap of one reply per request: the request makes
-    one, a worker the others; the history is the same as with no cap."""
-    app = app_of(backend, replies_in_request=1, reply_wait_seconds=0)
+@pytest.mark.parametrize("cap", [1, 2])
+def test_replies_past_the_cap_fall_to_the_workers(backend, cap):
+    """Batak with three random computers and a cap of one or two replies per request: the request
+    makes that many, a worker the others; the history is the same as with no cap."""
+    app = app_of(backend, replies_in_request=cap, reply_wait_seconds=0)
     api = FlaskClient(app.test_client())
-    game_id, token = human_against(api, "partnership-batak", "random", "cap")
+    game_id, token = human_against(api, "partnership-batak", "random", "cap-0")
     made = drain(app)  # the computers bid before the person, one per request at most: the rest are the workers'
     view = api.view(game_id, token).body
     assert view["legal_actions"], made
     answer = api.act(game_id, view["legal_actions"][0], token).body
-    assert answer["version"] == view["version"] + 2 and not answer["legal_actions"]  # the person's action and one reply
+    assert answer["version"] == view["version"] + 1 + cap and not answer["legal_actions"]  # the person's action and the replies
     assert drain(app) >= 1  # the other replies
     assert api.view(game_id, token).body["legal_actions"]
 
@@ -151,3 +152,18 @@ def test_a_retry_with_the_same_key_answers_the_view_with_the_replies(backend):
     again = api.act(game_id, view["legal_actions"][0], token, **{"Idempotency-Key": "k1"})
     assert first.body == again.body and again.headers.get("Idempotent-Replayed") == "true"
     assert first.body == api.view(game_id, token).body
+
+
+def test_a_reply_that_fails_in_the_request_loses_nothing_of_the_persons_action_and_falls_to_the_workers(backend, monkeypatch, caplog):
+    app = app_of(backend, reply_wait_seconds=0)
+    api = FlaskClient(app.test_client())
+    game_id, token = human_against(api, "partnership-batak", "random", "cap-0")
+    drain(app)
+    view = api.view(game_id, token).body
+    computers = app.extensions["koz"].computers
+    monkeypatch.setattr(computers, "decide", lambda game, seat, level: 1 / 0)
+    answer = api.act(game_id, view["legal_actions"][0], token)
+    assert answer.status == 200 and answer.body["version"] == view["version"] + 1
+    assert f"the computer move in game {game_id} failed in a request" in caplog.text
+    monkeypatch.undo()
+    assert drain(app) >= 1 and api.view(game_id).body["version"] > answer.body["version"]
