@@ -22,8 +22,8 @@ from redis import Redis
 from redis.cluster import key_slot
 
 from service import create_app
-from service.due import DUE_SPACING, SLOTS, game_slot
-from service.worker import BATCH, Worker
+from service.due import DUE_SLOT_COUNT, DUE_SPACING, SLOTS, game_slot
+from service.worker import BATCH, OTHER_SLOTS_PER_SWEEP, Worker
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 
@@ -333,3 +333,17 @@ def test_a_worker_sweeps_once_a_period_not_at_every_look(fake_redis, monkeypatch
     for _ in range(3):
         worker.work()
     assert swept == [{}]
+
+
+def test_sweeps_go_round_every_slot_a_share_at_a_time(fake_redis, monkeypatch):
+    """Each sweep looks at the slots of new games and the next share of the others, each slot
+    once: every slot is seen within SLOTS / OTHER_SLOTS_PER_SWEEP sweeps."""
+    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "rounds")
+    asked: list[list[int]] = []
+    monkeypatch.setattr(worker.store, "due_slots", lambda slots, now: asked.append(list(slots)) or [])
+    for _ in range(SLOTS // OTHER_SLOTS_PER_SWEEP):
+        worker.sweep(shared=False)
+    new_games = {index * DUE_SPACING for index in range(DUE_SLOT_COUNT)}
+    for slots in asked:
+        assert len(slots) == len(set(slots)) and new_games <= set(slots) and len(set(slots) - new_games) <= OTHER_SLOTS_PER_SWEEP
+    assert set().union(*asked) == set(range(SLOTS))
