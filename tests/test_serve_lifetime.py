@@ -8,8 +8,10 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -253,3 +255,25 @@ def test_a_worker_that_dies_is_started_again_and_the_computers_play_on(tmp_path)
         assert api.finished_view(created["id"])["status"] == "finished"
         api.close()
         assert service.stop() == 0
+
+
+def test_the_tests_own_redis_server_ends_with_a_test_process_killed():
+    """The suite's real redis-server (``tests.conftest.start_redis_server``) ends with the process
+    that started it, even one killed outright, as mutmut does with the test run of a mutant that
+    hangs: before, each such kill left a redis-server running."""
+    script = (
+        "import os, signal\n"
+        "from tests.conftest import start_redis_server\n"
+        "server, url, directory = start_redis_server()\n"
+        "print(server.pid, directory, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    test_process = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60)
+    assert test_process.returncode == -signal.SIGKILL
+    pid, directory = test_process.stdout.split()
+    deadline = time.monotonic() + 10
+    while alive(int(pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(int(pid))
+    shutil.rmtree(directory, ignore_errors=True)  # a process killed outright cannot remove its folder
