@@ -26,16 +26,21 @@ class CountingRuleset:
         return GERMAN_WHIST.apply(state, seat, action)
 
 
-def action_log_of(seed: str, actions: int) -> bytes:
-    """The log of the first ``actions`` actions of a game, each seat playing its first legal card."""
+def logged_actions(seed: str, actions: int) -> list[bytes]:
+    """The log entries of the first ``actions`` actions of a game, each seat playing its first
+    legal card: the log as stored after ``n`` of them is ``b"".join(entries[:n])``."""
     state, _ = GERMAN_WHIST.new_game(OPTIONS, seed)
-    log = b""
+    entries = []
     for _ in range(actions):
         seat = GERMAN_WHIST.to_act(state)[0]
         action = GERMAN_WHIST.legal_actions(state, seat)[0]
         state, _ = GERMAN_WHIST.apply(state, seat, action)
-        log += action_log.encode(seat, action.to_json())
-    return log
+        entries.append(action_log.encode(seat, action.to_json()))
+    return entries
+
+
+def action_log_of(seed: str, actions: int) -> bytes:
+    return b"".join(logged_actions(seed, actions))
 
 
 def replayed_events(seed: str, log: bytes) -> list[tuple[int, Any]]:
@@ -46,8 +51,9 @@ def replayed_events(seed: str, log: bytes) -> list[tuple[int, Any]]:
 
 def test_reading_a_history_again_replays_only_the_actions_that_came_since():
     cache, rules = ReplayCache(), CountingRuleset()
-    log = action_log_of("replay-1", 6)
-    first = cache.events(("g1", "setup"), rules, OPTIONS, "replay-1", log[: len(action_log_of("replay-1", 4))], -1, 4)
+    entries = logged_actions("replay-1", 6)
+    log = b"".join(entries)
+    first = cache.events(("g1", "setup"), rules, OPTIONS, "replay-1", b"".join(entries[:4]), -1, 4)
     assert rules.applied == 4
     later = cache.events(("g1", "setup"), rules, OPTIONS, "replay-1", log, 4, 6)
     assert rules.applied == 6
@@ -79,9 +85,9 @@ def test_a_reader_with_an_older_log_neither_loses_nor_repeats_the_actions_replay
     """Two requests read the log at different moments; the one that read it earlier may be answered
     later, and its shorter log must not wind the replay back."""
     cache, rules = ReplayCache(), CountingRuleset()
-    log = action_log_of("replay-2", 8)
-    older = log[: len(action_log_of("replay-2", 5))]
-    cache.events(("g2", "setup"), rules, OPTIONS, "replay-2", log[: len(action_log_of("replay-2", 6))], -1, 6)
+    entries = logged_actions("replay-2", 8)
+    log, older = b"".join(entries), b"".join(entries[:5])
+    cache.events(("g2", "setup"), rules, OPTIONS, "replay-2", b"".join(entries[:6]), -1, 6)
     every = replayed_events("replay-2", log)
     assert cache.events(("g2", "setup"), rules, OPTIONS, "replay-2", older, 3, 5) == [entry for entry in every if 3 < entry[0] <= 5]
     assert cache.events(("g2", "setup"), rules, OPTIONS, "replay-2", log, 6, 8) == [entry for entry in every if entry[0] > 6]

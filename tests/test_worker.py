@@ -290,8 +290,13 @@ class HeardSubscription:
         return self.messages.pop(0) if self.messages else None
 
 
+def idle_worker(fake_redis, name: str, **options) -> Worker:
+    """A worker of an app with no game."""
+    return Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], name, **options)
+
+
 def listening(fake_redis, sweep_in: float, arena_in: float, messages=()) -> tuple[Worker, HeardSubscription]:
-    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "listener", block_seconds=5.0)
+    worker = idle_worker(fake_redis, "listener", block_seconds=5.0)
     worker._subscription = subscription = HeardSubscription(list(messages))
     worker._next_sweep = time.monotonic() + sweep_in
     worker._next_arena = time.monotonic() + arena_in
@@ -326,7 +331,7 @@ def test_a_worker_subscribed_afresh_sweeps_at_once_for_what_was_announced_before
 
 
 def test_a_worker_sweeps_once_a_period_not_at_every_look(fake_redis, monkeypatch):
-    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "sweeper", sweep_seconds=30)
+    worker = idle_worker(fake_redis, "sweeper", sweep_seconds=30)
     swept = []
     sweep = worker.sweep
     monkeypatch.setattr(worker, "sweep", lambda **options: swept.append(options) or sweep(**options))
@@ -338,7 +343,7 @@ def test_a_worker_sweeps_once_a_period_not_at_every_look(fake_redis, monkeypatch
 def test_sweeps_go_round_every_slot_a_share_at_a_time(fake_redis, monkeypatch):
     """Each sweep looks at the slots of new games and the next share of the others, each slot
     once: every slot is seen within SLOTS / OTHER_SLOTS_PER_SWEEP sweeps."""
-    worker = Worker(create_app(make_settings(), redis=fake_redis).extensions["koz"], "rounds")
+    worker = idle_worker(fake_redis, "rounds")
     asked: list[list[int]] = []
     monkeypatch.setattr(worker.store, "due_slots", lambda slots, now: asked.append(list(slots)) or [])
     for _ in range(SLOTS // OTHER_SLOTS_PER_SWEEP):
