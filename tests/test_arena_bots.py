@@ -12,19 +12,17 @@ import itertools
 import json
 import random
 import subprocess
-import threading
 import urllib.request
 
 import pytest
 from redis import Redis
-from werkzeug.serving import make_server
 
 from engine import registry
 from service import create_app
 from service.arena.matchmaker import Matchmaker
 from service.arena.ratings import replay
 from service.worker import WorkerThread
-from tests.conftest import make_settings
+from tests.conftest import make_settings, serving
 from tests.test_serve import KOZ
 
 pytestmark = [pytest.mark.redis_server, pytest.mark.slow]
@@ -44,14 +42,10 @@ def call(url: str, method: str = "GET", body=None, key: str | None = None):
 @pytest.fixture
 def served(redis_server_url):
     app = create_app(make_settings(stream_heartbeat_seconds=1.0), redis=Redis.from_url(redis_server_url))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
-    serving.start()
     seeds = itertools.count()
-    with WorkerThread(app.extensions["koz"]) as worker:
+    with serving(app) as url, WorkerThread(app.extensions["koz"]) as worker:
         worker.matchmaker = Matchmaker(app.extensions["koz_arena"], seed=lambda: f"arena-bots-{next(seeds)}", shuffle=random.Random(26))
-        yield app, f"http://127.0.0.1:{server.server_port}"
-        server.shutdown()
+        yield app, url
     app.extensions["koz"].announcements.stop()
 
 

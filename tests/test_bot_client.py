@@ -1,0 +1,348 @@
+"""The reference bots' client side, in this process: how ``koz bot`` retries, keeps one
+idempotency key per decision, follows a game it cannot act in, reads its deal's history, and how
+``koz bot --arena`` reads its event stream, seeks and plays what the stream starts.
+
+tests/test_bot.py and tests/test_arena_bots.py run the real commands against a real server; the
+server here answers from a script, so that each answer a client must cope with (a 503, a 429 with
+``Retry-After``, a hang-up, a 409) comes exactly when the test says, and what the client sent is
+recorded."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from engine.actions import Action
+from service import bot as service_bot
+from service.arena import bot as arena_bot
+from service.bot import ATTEMPTS, Bot, KozHttp, Unrecoverable
+from tests.conftest import serving
+
+#: one scripted answer: writes the response to the request it is handed
+Reply = Callable[[BaseHTTPRequestHandler], None]
+
+
+@dataclass
+class Asked:
+    method: str
+    path: str
+    headers: Message
+    body: Any
+
+
+class Scripted(ThreadingHTTPServer):
+    """Answers each request with the next reply of its script for the request's path, and records
+    what it was asked. A path's replies are given in order; different paths' replies may be taken
+    in any order (a bot plays a game on one thread while it reads its stream on another)."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.script: list[tuple[str, Reply]] = []
+        self.asked: list[Asked] = []
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_port}"
+
+    def answer(self, *replies: Reply, on: str = "/") -> None:
+        """Answer the next requests whose path starts with ``on`` with ``replies``."""
+        self.script += [(on, one) for one in replies]
+
+    def take(self, path: str) -> Reply:
+        index = next(index for index, (on, _) in enumerate(self.script) if path.startswith(on))
+        return self.script.pop(index)[1]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else None
+        server: Scripted = self.server  # type: ignore[assignment]
+        with server.lock:
+            server.asked.append(Asked(self.command, self.path, self.headers, body))
+            reply = server.take(self.path)
+        reply(self)
+
+    do_GET = do_POST = do_DELETE = _answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def reply(status: int, body: Any = None, headers: dict[str, str] | None = None, raw: bytes | None = None) -> Reply:
+    def write(handler: BaseHTTPRequestHandler) -> None:
+        payload = raw if raw is not None else b"" if body is None else json.dumps(body).encode()
+        handler.send_response(status)
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    return write
+
+
+def hang_up(handler: BaseHTTPRequestHandler) -> None:
+    """Close the connection without an answer."""
+    handler.close_connection = True
+
+
+def stream(*blocks: str) -> Reply:
+    """An event stream of these blocks (``id:``/``data:`` lines, comments), then its end."""
+
+    def write(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        for block in blocks:
+            handler.wfile.write(block.encode())
+        handler.close_connection = True
+
+    return write
+
+
+def event(number: int, data: dict[str, Any]) -> str:
+    return f"id: {number}\ndata: {json.dumps(data)}\n\n"
+
+
+@pytest.fixture
+def scripted() -> Iterator[Scripted]:
+    server = Scripted()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    thread.join(10)
+    server.server_close()
+    assert not server.script, "the client asked less than the script expected"
+
+
+def view(version: int, status: str = "playing", legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"version": version, "status": status, "legal_actions": legal or [], "scores": [0, 0], "ruleset": "german-whist"}
+
+
+# --- KozHttp: retries ------------------------------------------------------------------------
+
+
+def test_a_server_that_keeps_failing_is_tried_with_doubling_backoff_up_to_its_cap_then_given_up(scripted):
+    scripted.answer(*[reply(503)] * ATTEMPTS)
+    slept: list[float] = []
+    with pytest.raises(Unrecoverable, match=f"GET /x still failing after {ATTEMPTS} attempts"):
+        KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x")
+    assert len(scripted.asked) == ATTEMPTS
+    assert slept == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]
+
+
+def test_retry_after_is_followed_up_to_the_backoff_cap_and_a_date_falls_back_to_the_backoff(scripted):
+    scripted.answer(
+        reply(429, {"code": "rate_limited"}, {"Retry-After": "1"}),
+        reply(503, None, {"Retry-After": "30"}),
+        reply(502, None, {"Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"}),
+        reply(200, {"ok": True}),
+    )
+    slept: list[float] = []
+    answer = KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x")
+    assert (answer.status, answer.body) == (200, {"ok": True})
+    assert slept == [1.0, 5.0, 0.8]
+
+
+def test_a_hang_up_is_tried_again(scripted):
+    scripted.answer(hang_up, reply(200, {"ok": True}))
+    slept: list[float] = []
+    answer = KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x")
+    assert (answer.status, slept) == (200, [0.2])
+
+
+def test_a_server_that_is_not_there_is_tried_every_attempt_then_given_up(scripted):
+    url = scripted.url
+    scripted.shutdown()
+    scripted.server_close()
+    slept: list[float] = []
+    with pytest.raises(Unrecoverable):
+        KozHttp(url, "t", sleep=slept.append).request("GET", "/x")
+    assert len(slept) == ATTEMPTS - 1
+
+
+@pytest.mark.parametrize(
+    ("status", "raw", "body"), [(404, b'{"code": "game_not_found"}', {"code": "game_not_found"}), (400, b"<html>", None), (409, b"", None)]
+)
+def test_a_refusal_is_answered_at_once_without_a_retry_and_its_body_read_when_it_is_json(scripted, status, raw, body):
+    scripted.answer(reply(status, raw=raw))
+    slept: list[float] = []
+    answer = KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x")
+    assert (answer.status, answer.body, slept) == (status, body, [])
+
+
+def test_every_call_carries_the_token_and_asks_for_json_and_only_a_body_is_sent_as_json(scripted):
+    scripted.answer(reply(200), reply(201, {"id": "g"}, {"ETag": 'W/"1"'}))
+    http = KozHttp(scripted.url + "/", "tok")
+    empty = http.request("GET", "/v1/games/g")
+    created = http.request("POST", "/v1/games", {"ruleset": "sixty-six"}, {"Idempotency-Key": "k"})
+    got, posted = scripted.asked
+    assert (got.path, got.headers["Authorization"], got.headers["Accept"], got.headers["Content-Type"], got.body) == (
+        "/v1/games/g",
+        "Bearer tok",
+        "application/json",
+        None,
+        None,
+    )
+    assert (posted.headers["Content-Type"], posted.headers["Idempotency-Key"], posted.body) == ("application/json", "k", {"ruleset": "sixty-six"})
+    assert (empty.status, empty.body) == (200, None)
+    assert (created.status, created.body, created.headers["ETag"]) == (201, {"id": "g"}, 'W/"1"')
+
+
+# --- Bot: acting, following, reading the deal ------------------------------------------------
+
+
+def test_a_decision_is_posted_with_the_version_it_was_taken_on_and_its_retries_keep_its_idempotency_key(scripted):
+    scripted.answer(reply(503), reply(200, view(8)), reply(200, view(9)))
+    bot = Bot(KozHttp(scripted.url, "tok", sleep=lambda seconds: None), "g/1")
+    play = Action.from_json({"type": "play", "card": "AS"})
+    assert bot.act(view(7), play) == view(8)
+    assert bot.act(view(8), play) == view(9)
+    first, retried, second = scripted.asked
+    assert [asked.path for asked in scripted.asked] == ["/v1/games/g%2F1/actions"] * 3
+    assert (first.headers["If-Match"], second.headers["If-Match"]) == ('W/"7"', 'W/"8"')
+    assert first.body == retried.body == play.to_json()
+    assert first.headers["Idempotency-Key"] == retried.headers["Idempotency-Key"] != second.headers["Idempotency-Key"]
+
+
+@pytest.mark.parametrize("status", [409, 412])
+def test_a_decision_the_game_moved_past_reads_the_game_again(scripted, status):
+    scripted.answer(reply(status, {"code": "version_conflict"}), reply(200, view(9)))
+    bot = Bot(KozHttp(scripted.url, "tok"), "g1")
+    assert bot.act(view(7), Action.from_json({"type": "pass"})) == view(9)
+    assert [(asked.method, asked.path) for asked in scripted.asked] == [("POST", "/v1/games/g1/actions"), ("GET", "/v1/games/g1")]
+
+
+def test_a_refused_decision_stops_the_bot_with_the_servers_code_and_detail(scripted):
+    scripted.answer(reply(400, {"code": "illegal_action", "detail": "Follow suit."}))
+    bot = Bot(KozHttp(scripted.url, "tok"), "g1")
+    with pytest.raises(Unrecoverable, match="400 illegal_action: Follow suit."):
+        bot.act(view(7), Action.from_json({"type": "pass"}))
+
+
+def test_a_seat_with_nothing_to_do_waits_on_the_version_it_saw_until_the_match_is_over(scripted):
+    scripted.answer(reply(200, view(3)), reply(200, view(5)), reply(200, view(6, "finished")))
+    last = Bot(KozHttp(scripted.url, "tok"), "g1").play()
+    assert last == view(6, "finished")
+    assert [asked.path for asked in scripted.asked] == ["/v1/games/g1", "/v1/games/g1?wait=20&after=3", "/v1/games/g1?wait=20&after=5"]
+
+
+@pytest.mark.parametrize("over", ["finished", "abandoned"])
+def test_a_match_already_over_is_left_at_once(scripted, over):
+    scripted.answer(reply(200, view(4, over, [{"type": "pass"}])))
+    assert Bot(KozHttp(scripted.url, "tok"), "g1").play()["status"] == over
+    assert len(scripted.asked) == 1
+
+
+def test_the_bot_reads_its_history_page_by_page_from_where_it_stopped_and_decides_on_the_current_deal_only(scripted):
+    deal_one = [{"type": "deal", "version": 0, "deal": 1}, {"type": "action", "version": 1, "seat": 0}]
+    deal_two = [{"type": "deal", "version": 2, "deal": 2}, {"type": "action", "version": 3, "seat": 1}]
+    scripted.answer(
+        reply(200, {"events": deal_one, "next_after": 1, "version": 3}),
+        reply(200, {"events": deal_two[:1], "next_after": 2, "version": 3}),
+        reply(200, {"events": deal_two[1:], "next_after": None, "version": 3}),
+        reply(200, {"events": [], "next_after": None, "version": 3}),
+    )
+    bot = Bot(KozHttp(scripted.url, "tok"), "g1")
+    current = bot.deal_events()
+    assert current == ({"type": "deal", "deal": 2}, {"type": "action", "seat": 1})
+    assert bot.deal_events() == current
+    assert [asked.path for asked in scripted.asked] == [f"/v1/games/g1/history?after={after}" for after in (-1, 1, 2, 3)]
+
+
+def test_a_history_without_a_deal_event_is_read_whole(scripted):
+    scripted.answer(reply(200, {"events": [{"type": "action", "version": 0}], "next_after": None, "version": 0}))
+    assert Bot(KozHttp(scripted.url, "tok"), "g1").deal_events() == ({"type": "action"},)
+
+
+def test_the_bot_plays_a_whole_deal_against_the_service_and_stops_at_a_wrong_token(app):
+    client = app.test_client()
+    created = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "basic"}], "seed": "client-side"}).json
+    token = next(entry["token"] for entry in created["tokens"] if entry["seat"] == 0)
+    with serving(app) as url:
+        assert service_bot.run(url, created["id"], "not-a-token", "basic") == 1
+        assert service_bot.run(url, created["id"], token, "basic", work=200) == 0
+    assert client.get(f"/v1/games/{created['id']}").json["status"] == "finished"
+
+
+# --- ArenaBot: the event stream, seeking, playing --------------------------------------------
+
+
+def test_the_arena_bot_reads_its_stream_event_by_event_remembers_the_last_id_and_skips_comments(scripted):
+    scripted.answer(stream(": keep-alive\n\n", event(4, {"type": "seek_expired"}), "data: {\"type\": \"x\"}\n\n", event(6, {"type": "y"})))
+    bot = arena_bot.ArenaBot(scripted.url, "key", "german-whist")
+    bot.last_event = 3
+    seen = []
+    for data in bot.events():
+        seen.append((data["type"], bot.last_event))
+    assert seen == [("seek_expired", 4), ("x", 4), ("y", 6)]
+    (asked,) = scripted.asked
+    assert (asked.path, asked.headers["Last-Event-ID"], asked.headers["Authorization"], asked.headers["Accept"]) == (
+        "/v1/arena/events",
+        "3",
+        "Bearer key",
+        "text/event-stream",
+    )
+
+
+def test_the_arena_bot_seeks_plays_what_its_stream_starts_with_the_seat_token_and_seeks_again_until_its_matches_are_played(scripted):
+    started = {"type": "match_started", "game": "g1", "seat": 0, "token": "seat-token", "players": [{"name": "A"}, {"name": "B"}]}
+    finished = {"type": "match_finished", "game": "g1", "outcome": "win", "rating_change": 1.5}
+    scripted.answer(reply(201, {"id": "s"}), reply(200, {"id": "s"}), reply(201, {"id": "s"}), on="/v1/arena/seeks")
+    # the first stream ends after one event: the bot reads it again from there
+    streams = [stream(event(1, started)), stream(event(2, finished), event(3, {"type": "seek_expired"})), stream(event(4, finished))]
+    scripted.answer(*streams, on="/v1/arena/events")
+    scripted.answer(reply(200, view(9, "finished")), on="/v1/games/")
+    bot = arena_bot.ArenaBot(
+        scripted.url, "key", "german-whist", "basic", options={"target": 10}, rated=False, house_after=2.5, matches=2, partner="Ayşe"
+    )
+    bot.run()
+    asked = [(entry.method, entry.path.split("?")[0]) for entry in scripted.asked]
+    seeks = [entry for entry in scripted.asked if entry.path == "/v1/arena/seeks"]
+    game = next(entry for entry in scripted.asked if entry.path.startswith("/v1/games/"))
+    resumed = [entry.headers["Last-Event-ID"] for entry in scripted.asked if entry.path == "/v1/arena/events"]
+    assert sorted(asked) == sorted([("POST", "/v1/arena/seeks")] * 3 + [("GET", "/v1/arena/events")] * 3 + [("GET", "/v1/games/g1")])
+    body = {"ruleset": "german-whist", "options": {"target": 10}, "rated": False, "house_after_seconds": 2.5, "partner": "Ayşe"}
+    assert [seek.body for seek in seeks] == [body] * 3
+    assert all(seek.headers["Authorization"] == "Bearer key" for seek in seeks)
+    assert game.headers["Authorization"] == "Bearer seat-token"
+    assert (resumed, bot.finished) == (["0", "1", "3"], 2)
+
+
+def test_the_arena_bot_with_no_options_seeks_the_defaults_rated_and_names_no_wait_or_partner(scripted):
+    scripted.answer(reply(400, {"code": "unknown_ruleset", "detail": "No such game."}))
+    assert arena_bot.run(scripted.url, "key", "go-fish", None, None, 1) == 1
+    (seek,) = scripted.asked
+    assert seek.body == {"ruleset": "go-fish", "options": {}, "rated": True}
+
+
+def test_the_arena_bot_reads_a_broken_stream_again_after_a_pause(scripted, monkeypatch):
+    paused: list[float] = []
+    monkeypatch.setattr(arena_bot.time, "sleep", paused.append)
+    finished = {"type": "match_finished", "game": "g1", "outcome": "loss", "rating_change": -1.0}
+    scripted.answer(reply(200, {"id": "s"}), hang_up, stream(event(7, finished)))
+    assert arena_bot.run(scripted.url, "key", "sixty-six", None, None, 1) == 0
+    assert paused == [arena_bot.RECONNECT_SECONDS]
+    assert [entry.path for entry in scripted.asked] == ["/v1/arena/seeks", "/v1/arena/events", "/v1/arena/events"]
+
+
+def test_a_game_the_arena_bot_cannot_play_is_logged_and_the_bot_goes_on(scripted, caplog):
+    started = {"type": "match_started", "game": "g2", "seat": 1, "token": "t", "players": []}
+    finished = {"type": "match_finished", "game": "g2", "outcome": "loss", "rating_change": -2.0}
+    scripted.answer(reply(201, {}), on="/v1/arena/seeks")
+    scripted.answer(stream(event(1, started)), stream(event(2, finished)), on="/v1/arena/events")
+    scripted.answer(reply(401, {"code": "invalid_token", "detail": "No."}), on="/v1/games/")
+    with caplog.at_level("ERROR", logger="koz.bot"):
+        assert arena_bot.run(scripted.url, "key", "sixty-six", None, None, 1) == 0
+    assert "game g2 stopped: 401 invalid_token: No." in caplog.text
