@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +20,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from engine.actions import Action
+from engine.players import standard_level
 from service import bot as service_bot
 from service.arena import bot as arena_bot
 from service.bot import ATTEMPTS, Bot, KozHttp, Unrecoverable
@@ -68,7 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length)) if length else None
         server: Scripted = self.server  # type: ignore[assignment]
         with server.lock:
-            server.asked.append(Asked(self.command, self.path, self.headers, body))
+            # the path as sent: http.server folds a leading "//" into "/"
+            server.asked.append(Asked(self.command, self.requestline.split()[1], self.headers, body))
             reply = server.take(self.path)
         reply(self)
 
@@ -140,6 +143,13 @@ def test_a_server_that_keeps_failing_is_tried_with_doubling_backoff_up_to_its_ca
         KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x")
     assert len(scripted.asked) == ATTEMPTS
     assert slept == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]
+
+
+def test_every_server_error_is_tried_again_from_500_on(scripted):
+    scripted.answer(reply(500), reply(200, {"ok": True}))
+    slept: list[float] = []
+    assert KozHttp(scripted.url, "t", sleep=slept.append).request("GET", "/x").status == 200
+    assert slept == [0.2]
 
 
 def test_retry_after_is_followed_up_to_the_backoff_cap_and_a_date_falls_back_to_the_backoff(scripted):
@@ -231,6 +241,65 @@ def test_a_refused_decision_stops_the_bot_with_the_servers_code_and_detail(scrip
         bot.act(view(7), Action.from_json({"type": "pass"}))
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b'{"code": "unknown_game", "detail": "No such game."}', "404 unknown_game: No such game."),
+        (b'{"title": "Gone"}', "404 : {'title': 'Gone'}"),
+        (b"<html>", "404 : None"),
+    ],
+)
+def test_a_refusal_stops_the_bot_with_its_code_and_detail_or_with_what_the_server_said(scripted, raw, said):
+    scripted.answer(reply(404, raw=raw))
+    with pytest.raises(Unrecoverable) as stopped:
+        Bot(KozHttp(scripted.url, "tok"), "g1").read_view(after=None)
+    assert str(stopped.value) == said
+
+
+class Recording:
+    """A computer player that records what it was asked and passes."""
+
+    def __init__(self, asked: list[tuple[Any, ...]], level: str, ruleset: str) -> None:
+        self.asked, self.level, self.ruleset = asked, level, ruleset
+
+    def choose(self, info, key, budget):
+        self.asked.append((self.level, self.ruleset, info, key, budget))
+        return Action.from_json({"type": "pass"})
+
+
+@pytest.mark.parametrize(("level", "work"), [("basic", 300), (None, None)])
+def test_the_bot_decides_at_its_level_or_the_tables_on_its_deals_events_keyed_by_game_version_and_seat(scripted, monkeypatch, level, work):
+    asked: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(service_bot, "player", lambda level, ruleset: Recording(asked, level, ruleset))
+    deal = [{"type": "deal", "version": 0, "deal": 1}, {"type": "action", "version": 1, "seat": 1}]
+    scripted.answer(reply(200, {"events": deal, "next_after": None, "version": 1}))
+    pending = {**view(1, legal=[{"type": "pass"}]), "ruleset": "sixty-six", "seat": 0, "options": {"variant": "schnapsen"}}
+    Bot(KozHttp(scripted.url, "tok"), "g1", level, work).decide(pending)
+    ((decided_level, ruleset, info, key, budget),) = asked
+    assert (decided_level, ruleset, key) == (level or standard_level("sixty-six"), "sixty-six", "g1:1:0")
+    assert (info.ruleset, info.seat, info.options, info.view, info.events) == (
+        "sixty-six",
+        0,
+        {"variant": "schnapsen"},
+        pending,
+        ({"type": "deal", "deal": 1}, {"type": "action", "seat": 1}),
+    )
+    assert (budget.work, budget.timer) == ((work, budget.timer) if work else (None, time.perf_counter))
+
+
+def test_koz_bot_plays_at_the_level_and_work_it_is_given(scripted, monkeypatch):
+    asked: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(service_bot, "player", lambda level, ruleset: Recording(asked, level, ruleset))
+    scripted.answer(
+        reply(200, {**view(1, legal=[{"type": "pass"}]), "seat": 1, "options": {}}),
+        reply(200, {"events": [], "next_after": None, "version": 1}),
+        reply(200, view(2, "finished")),
+    )
+    assert service_bot.run(scripted.url, "g1", "tok", "random", work=7) == 0
+    ((level, _, _, _, budget),) = asked
+    assert (level, budget.work) == ("random", 7)
+
+
 def test_a_seat_with_nothing_to_do_waits_on_the_version_it_saw_until_the_match_is_over(scripted):
     scripted.answer(reply(200, view(3)), reply(200, view(5)), reply(200, view(6, "finished")))
     last = Bot(KozHttp(scripted.url, "tok"), "g1").play()
@@ -281,7 +350,8 @@ def test_the_bot_plays_a_whole_deal_against_the_service_and_stops_at_a_wrong_tok
 
 def test_the_arena_bot_reads_its_stream_event_by_event_remembers_the_last_id_and_skips_comments(scripted):
     scripted.answer(stream(": keep-alive\n\n", event(4, {"type": "seek_expired"}), "data: {\"type\": \"x\"}\n\n", event(6, {"type": "y"})))
-    bot = arena_bot.ArenaBot(scripted.url, "key", "german-whist")
+    bot = arena_bot.ArenaBot(scripted.url + "/", "key", "german-whist")
+    assert bot.seek_body == {"ruleset": "german-whist", "options": {}, "rated": True}
     bot.last_event = 3
     seen = []
     for data in bot.events():
@@ -320,11 +390,49 @@ def test_the_arena_bot_seeks_plays_what_its_stream_starts_with_the_seat_token_an
     assert (resumed, bot.finished) == (["0", "1", "3"], 2)
 
 
-def test_the_arena_bot_with_no_options_seeks_the_defaults_rated_and_names_no_wait_or_partner(scripted):
+def test_the_arena_bot_with_no_options_seeks_the_defaults_rated_and_names_no_wait_or_partner(scripted, caplog):
     scripted.answer(reply(400, {"code": "unknown_ruleset", "detail": "No such game."}))
-    assert arena_bot.run(scripted.url, "key", "go-fish", None, None, 1) == 1
+    with caplog.at_level("ERROR", logger="koz.bot"):
+        assert arena_bot.run(scripted.url, "key", "go-fish", None, None, 1) == 1
     (seek,) = scripted.asked
     assert seek.body == {"ruleset": "go-fish", "options": {}, "rated": True}
+    assert "stopped: 400 unknown_ruleset: No such game." in caplog.text
+
+
+def test_a_refused_seek_without_a_problem_body_stops_the_arena_bot_with_its_status(scripted, caplog):
+    scripted.answer(reply(403, raw=b"<html>"))
+    with caplog.at_level("ERROR", logger="koz.bot"):
+        assert arena_bot.run(scripted.url, "key", "sixty-six", None, None, 1) == 1
+    assert "stopped: 403 : " in caplog.text
+
+
+def test_the_arena_bot_plays_its_games_at_its_level_and_work(scripted, monkeypatch):
+    played: list[tuple[Any, ...]] = []
+
+    class Playing:
+        def __init__(self, http, game_id, level, work):
+            played.append((http.url, http.token, game_id, level, work))
+
+        def play(self):
+            return view(3, "finished")
+
+    monkeypatch.setattr(arena_bot, "Bot", Playing)
+    started = {"type": "match_started", "game": "g3", "seat": 0, "token": "seat-token", "players": []}
+    finished = {"type": "match_finished", "game": "g3", "outcome": "draw", "rating_change": 0.0}
+    scripted.answer(reply(201, {}), on="/v1/arena/seeks")
+    scripted.answer(stream(event(1, started), event(2, finished)), on="/v1/arena/events")
+    assert arena_bot.run(scripted.url + "/", "key", "sixty-six", "basic", None, 1, work=40) == 0
+    assert played == [(scripted.url, "seat-token", "g3", "basic", 40)]
+
+
+def test_the_arena_bot_stops_at_its_last_match_and_leaves_what_the_stream_says_after_it(scripted):
+    finished = {"type": "match_finished", "game": "g1", "outcome": "win", "rating_change": 1.0}
+    later = {"type": "match_started", "game": "g9", "seat": 0, "token": "t", "players": []}
+    scripted.answer(reply(201, {}), on="/v1/arena/seeks")
+    scripted.answer(stream(event(1, finished), event(2, later)), on="/v1/arena/events")
+    bot = arena_bot.ArenaBot(scripted.url, "key", "sixty-six", matches=1)
+    bot.run()
+    assert (bot.finished, bot.players, bot.last_event) == (1, [], 1)
 
 
 def test_the_arena_bot_reads_a_broken_stream_again_after_a_pause(scripted, monkeypatch):
