@@ -403,10 +403,10 @@ def test_a_refused_seek_without_a_problem_body_stops_the_arena_bot_with_its_stat
     scripted.answer(reply(403, raw=b"<html>"))
     with caplog.at_level("ERROR", logger="koz.bot"):
         assert arena_bot.run(scripted.url, "key", "sixty-six", None, None, 1) == 1
-    assert "stopped: 403 : " in caplog.text
+    assert caplog.records[-1].getMessage() == "stopped: 403 : "
 
 
-def test_the_arena_bot_plays_its_games_at_its_level_and_work(scripted, monkeypatch):
+def test_koz_bot_arena_seeks_what_it_is_told_and_plays_its_games_at_its_level_and_work(scripted, monkeypatch):
     played: list[tuple[Any, ...]] = []
 
     class Playing:
@@ -421,8 +421,11 @@ def test_the_arena_bot_plays_its_games_at_its_level_and_work(scripted, monkeypat
     finished = {"type": "match_finished", "game": "g3", "outcome": "draw", "rating_change": 0.0}
     scripted.answer(reply(201, {}), on="/v1/arena/seeks")
     scripted.answer(stream(event(1, started), event(2, finished)), on="/v1/arena/events")
-    assert arena_bot.run(scripted.url + "/", "key", "sixty-six", "basic", None, 1, work=40) == 0
+    assert arena_bot.run(scripted.url + "/", "key", "sixty-six", "basic", 1.5, 1, rated=False, options={"target": 5}, work=40, partner="Ayşe") == 0
     assert played == [(scripted.url, "seat-token", "g3", "basic", 40)]
+    seek = scripted.asked[0]
+    assert (seek.path, seek.headers["Authorization"]) == ("/v1/arena/seeks", "Bearer key")
+    assert seek.body == {"ruleset": "sixty-six", "options": {"target": 5}, "rated": False, "house_after_seconds": 1.5, "partner": "Ayşe"}
 
 
 def test_the_arena_bot_stops_at_its_last_match_and_leaves_what_the_stream_says_after_it(scripted):
