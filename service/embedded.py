@@ -35,6 +35,8 @@ import time
 from typing import Any, TextIO
 
 from redis import Redis, RedisError
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from .lifetime import ending_with_this_thread
 
@@ -91,8 +93,10 @@ class EmbeddedRedis:
                 *("--save", ""),
                 *("--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"),
             ]
-            # the server's own client, for starting and probing it (the service uses its own clients)
-            self.client = Redis(unix_socket_path=self.socket_file, socket_timeout=1.0, socket_connect_timeout=1.0)
+            # the server's own client, for starting and probing it (the service uses its own clients);
+            # no retries of its own: `_start` probes every 50 ms, where redis-py's default retries
+            # slept a second and more between tries (a start took up to 1.2 s, a failed one 12 s)
+            self.client = Redis(unix_socket_path=self.socket_file, socket_timeout=1.0, socket_connect_timeout=1.0, retry=Retry(NoBackoff(), 0))
             self.stopped = False
             self.restarts: list[float] = []
             #: set when the server died and could not be brought back; shared with forked workers

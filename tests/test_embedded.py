@@ -1,0 +1,248 @@
+"""The embedded default's redis-server, in this process: one service per data folder, a left-over
+server stopped or refused, a dead server restarted on its data (and given up on when it keeps
+dying), and nothing of a start left behind. tests/test_serve_lifetime.py and
+tests/test_serve_start.py show the same through ``koz serve`` itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from service import embedded
+from service.embedded import DataInUse, EmbeddedRedis, claim, is_runtime_dir, parent_of, read_record, record, redis_server_binary, servers_on
+from service.embedded import stop_left_over_server
+
+
+@pytest.fixture
+def server(tmp_path):
+    started = EmbeddedRedis(str(tmp_path / "data"), maxmemory="32mb")
+    yield started
+    started.stop()
+
+
+def wait_dead(process: subprocess.Popen) -> None:
+    process.wait(10)
+
+
+def redis_server_in(data: str) -> subprocess.Popen:
+    """A redis-server working in ``data`` (listening on a socket there: one that listens nowhere exits)."""
+    command = [redis_server_binary(), "--port", "0", "--unixsocket", os.path.join(data, "s.sock"), "--save", ""]
+    return subprocess.Popen(command, cwd=data, stdout=subprocess.DEVNULL)
+
+
+# --- one service per data folder -------------------------------------------------------------
+
+
+def test_a_second_claim_on_a_data_folder_is_refused_naming_the_holder_until_the_first_lets_go(tmp_path):
+    first = claim(str(tmp_path))
+    record(first, "/nowhere")
+    with pytest.raises(DataInUse, match=f"in use by another koz serve \\(process {os.getpid()}\\)"):
+        claim(str(tmp_path))
+    first.close()
+    claim(str(tmp_path)).close()
+
+
+def test_a_claim_removes_the_runtime_folder_a_killed_service_recorded_and_nothing_else(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedded.tempfile, "gettempdir", lambda: str(tmp_path))
+    left = tmp_path / f"{embedded.RUNTIME_PREFIX}abcd1234"
+    not_ours = tmp_path / "elsewhere" / f"{embedded.RUNTIME_PREFIX}abcd1234"
+    for recorded, removed in ((left, True), (not_ours, False)):
+        recorded.mkdir(parents=True)
+        data = tmp_path / f"data-{removed}"
+        data.mkdir()
+        lock = claim(str(data))
+        record(lock, str(recorded))
+        lock.close()
+        claim(str(data)).close()
+        assert recorded.exists() is not removed
+
+
+@pytest.mark.parametrize(("text", "read"), [("", {}), ("{not json", {}), ("[1, 2]", {}), ('{"pid": 7}', {"pid": 7})])
+def test_what_the_lock_file_records_is_read_as_an_object_or_nothing(tmp_path, text, read):
+    (tmp_path / "koz.lock").write_text(text)
+    with open(tmp_path / "koz.lock", "a+") as lock:
+        assert read_record(lock) == read
+
+
+def test_a_record_replaces_the_last_one(tmp_path):
+    with open(tmp_path / "koz.lock", "a+") as lock:
+        record(lock, "/tmp/a-much-longer-folder-name-than-the-next")
+        record(lock, "/tmp/b")
+        assert json.loads((tmp_path / "koz.lock").read_text()) == {"pid": os.getpid(), "runtime_dir": "/tmp/b"}
+
+
+def test_only_a_folder_a_start_made_counts_as_a_runtime_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedded.tempfile, "gettempdir", lambda: str(tmp_path))
+    made = tmp_path / f"{embedded.RUNTIME_PREFIX}x"
+    made.mkdir()
+    other_name = tmp_path / "redis-x"
+    other_name.mkdir()
+    deeper = made / f"{embedded.RUNTIME_PREFIX}y"
+    deeper.mkdir()
+    link = tmp_path / f"{embedded.RUNTIME_PREFIX}link"
+    link.symlink_to(made)
+    file = tmp_path / f"{embedded.RUNTIME_PREFIX}file"
+    file.write_text("")
+    assert is_runtime_dir(str(made))
+    assert not any(is_runtime_dir(str(path)) for path in (other_name, deeper, link, file, tmp_path / f"{embedded.RUNTIME_PREFIX}gone"))
+    in_tmp = embedded.tempfile.mkdtemp(prefix=embedded.RUNTIME_PREFIX, dir="/tmp")
+    try:
+        assert is_runtime_dir(in_tmp)
+    finally:
+        os.rmdir(in_tmp)
+
+
+# --- servers left running --------------------------------------------------------------------
+
+
+def test_a_process_parent_is_read_even_when_its_command_holds_spaces_and_parentheses(tmp_path):
+    odd = tmp_path / "a) b (c"
+    odd.symlink_to(sys.executable)
+    child = subprocess.Popen([str(odd), "-c", "import time; time.sleep(30)"])
+    try:
+        assert parent_of(child.pid) == os.getpid()
+    finally:
+        child.kill()
+        wait_dead(child)
+    assert parent_of(child.pid) is None
+    assert parent_of(os.getpid()) == os.getppid()
+
+
+def test_the_redis_servers_on_a_folder_are_those_working_in_it_and_one_this_process_started_is_refused_not_stopped(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "other").mkdir()
+    data = os.path.realpath(tmp_path / "data")
+    running = redis_server_in(data)
+    try:
+        deadline = time.monotonic() + 10
+        while running.pid not in servers_on(data) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert servers_on(data) == [running.pid]
+        assert servers_on(os.path.realpath(tmp_path / "other")) == []
+        with pytest.raises(DataInUse, match=f"process {running.pid}, started by process {os.getpid()}"):
+            stop_left_over_server(data)
+        with pytest.raises(DataInUse):
+            EmbeddedRedis(data)
+        assert running.poll() is None
+        claim(data).close()  # the refused start let go of the folder
+    finally:
+        running.kill()
+        wait_dead(running)
+
+
+def test_a_left_over_server_whose_service_is_gone_is_stopped(tmp_path, monkeypatch):
+    data = os.path.realpath(tmp_path)
+    left = redis_server_in(data)
+    monkeypatch.setattr(embedded, "parent_of", lambda pid: 1)  # as if its service were gone
+    # as init would: reaped once it exits (a child of this process would stay a zombie in /proc)
+    reaping = threading.Thread(target=left.wait, daemon=True)
+    reaping.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not servers_on(data) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop_left_over_server(data)
+        assert left.wait(10) is not None and servers_on(data) == []
+    finally:
+        if left.poll() is None:
+            left.kill()
+            wait_dead(left)
+
+
+# --- the server's life -----------------------------------------------------------------------
+
+
+def test_a_started_server_answers_on_its_socket_and_its_folder_records_the_start(server):
+    assert server.client.ping()
+    assert server.url == f"unix://{server.socket_file}"
+    assert os.path.dirname(server.socket_file) == server.runtime_dir and is_runtime_dir(server.runtime_dir)
+    with open(os.path.join(server.data_dir, embedded.LOCK_FILE)) as lock:
+        assert json.load(lock) == {"pid": os.getpid(), "runtime_dir": server.runtime_dir}
+
+
+def test_a_dead_server_is_restarted_on_its_data_and_a_live_one_is_left_alone(server):
+    server.client.set("kept", "yes")
+    first = server.pid
+    server.supervise()
+    assert server.pid == first
+    server.process.kill()
+    server.process.wait(10)
+    assert os.path.exists(server.socket_file)  # a killed server leaves its socket behind
+    server.supervise()
+    assert server.pid != first and server.alive() and not server.failed
+    assert server.client.get("kept") == b"yes"
+    assert server.restarts and len(server.restarts) == 1
+
+
+def test_a_server_that_keeps_dying_is_given_up_on_after_its_restarts_within_the_window(server, monkeypatch):
+    for _ in range(embedded.MAX_RESTARTS):
+        server.process.kill()
+        server.process.wait(10)
+        server.supervise()
+        assert server.alive() and not server.failed
+    server.process.kill()
+    server.process.wait(10)
+    server.supervise()
+    assert server.failed and not server.alive()
+    server.supervise()  # given up: no more starts
+    assert not server.alive()
+
+
+def test_restarts_older_than_the_window_are_forgotten(server, monkeypatch):
+    server.restarts = [time.monotonic() - embedded.RESTART_WINDOW - 1] * embedded.MAX_RESTARTS
+    server.process.kill()
+    server.process.wait(10)
+    server.supervise()
+    assert server.alive() and not server.failed and len(server.restarts) == 1
+
+
+def test_a_server_that_cannot_be_restarted_is_given_up_on(server):
+    server.command = server.command + ["--no-such-setting", "1"]
+    server.process.kill()
+    server.process.wait(10)
+    server.supervise()
+    assert server.failed and not server.alive()
+
+
+def test_a_server_that_will_not_start_says_why_and_leaves_the_folder_free_and_nothing_behind(tmp_path, monkeypatch):
+    made = []
+    real_runtime_folder = embedded.runtime_folder
+    monkeypatch.setattr(embedded, "runtime_folder", lambda: made.append(real_runtime_folder()) or made[-1])
+    with pytest.raises(RuntimeError, match="does not start; its log ends:\n(.|\n)*maxmemory"):
+        EmbeddedRedis(str(tmp_path), maxmemory="lots")
+    assert not os.path.exists(made[0])
+    claim(str(tmp_path)).close()
+
+
+def test_a_start_probes_the_server_at_its_own_pace_with_no_retries_of_the_client_between(tmp_path, monkeypatch):
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)  # the module the probe's and redis-py's sleeps both use
+    with pytest.raises(RuntimeError):
+        EmbeddedRedis(str(tmp_path), maxmemory="lots")
+    assert slept and set(slept) == {0.05}
+
+
+def test_a_stop_ends_the_server_removes_its_folder_lets_go_of_the_data_and_is_done_once(server):
+    process = server.process
+    server.stop()
+    assert process.poll() == 0  # SIGTERM: it synced and exited
+    assert not os.path.exists(server.runtime_dir)
+    claim(server.data_dir).close()
+    server.stop()
+    server.supervise()  # a stopped server is not brought back
+    assert not server.alive()
+
+
+def test_a_server_that_does_not_stop_in_time_is_killed(server, monkeypatch):
+    monkeypatch.setattr(embedded, "STOP_TIMEOUT", 0.5)
+    process = server.process
+    process.send_signal(signal.SIGSTOP)
+    server.stop()
+    assert process.poll() == -signal.SIGKILL
