@@ -16,8 +16,18 @@ import time
 import pytest
 
 from service import embedded
-from service.embedded import DataInUse, EmbeddedRedis, claim, is_runtime_dir, parent_of, read_record, record, redis_server_binary, servers_on
-from service.embedded import stop_left_over_server
+from service.embedded import (
+    DataInUse,
+    EmbeddedRedis,
+    claim,
+    is_runtime_dir,
+    parent_of,
+    read_record,
+    record,
+    redis_server_binary,
+    servers_on,
+    stop_left_over_server,
+)
 
 
 @pytest.fixture
@@ -25,10 +35,6 @@ def server(tmp_path):
     started = EmbeddedRedis(str(tmp_path / "data"), maxmemory="32mb")
     yield started
     started.stop()
-
-
-def wait_dead(process: subprocess.Popen) -> None:
-    process.wait(10)
 
 
 def redis_server_in(data: str) -> subprocess.Popen:
@@ -110,7 +116,7 @@ def test_a_process_parent_is_read_even_when_its_command_holds_spaces_and_parenth
         assert parent_of(child.pid) == os.getpid()
     finally:
         child.kill()
-        wait_dead(child)
+        child.wait(10)
     assert parent_of(child.pid) is None
     assert parent_of(os.getpid()) == os.getppid()
 
@@ -134,7 +140,7 @@ def test_the_redis_servers_on_a_folder_are_those_working_in_it_and_one_this_proc
         claim(data).close()  # the refused start let go of the folder
     finally:
         running.kill()
-        wait_dead(running)
+        running.wait(10)
 
 
 def test_a_left_over_server_whose_service_is_gone_is_stopped(tmp_path, monkeypatch):
@@ -153,7 +159,7 @@ def test_a_left_over_server_whose_service_is_gone_is_stopped(tmp_path, monkeypat
     finally:
         if left.poll() is None:
             left.kill()
-            wait_dead(left)
+            left.wait(10)
 
 
 # --- the server's life -----------------------------------------------------------------------
@@ -181,7 +187,7 @@ def test_a_dead_server_is_restarted_on_its_data_and_a_live_one_is_left_alone(ser
     assert server.restarts and len(server.restarts) == 1
 
 
-def test_a_server_that_keeps_dying_is_given_up_on_after_its_restarts_within_the_window(server, monkeypatch):
+def test_a_server_that_keeps_dying_is_given_up_on_after_its_restarts_within_the_window(server):
     for _ in range(embedded.MAX_RESTARTS):
         server.process.kill()
         server.process.wait(10)
@@ -195,7 +201,7 @@ def test_a_server_that_keeps_dying_is_given_up_on_after_its_restarts_within_the_
     assert not server.alive()
 
 
-def test_restarts_older_than_the_window_are_forgotten(server, monkeypatch):
+def test_restarts_older_than_the_window_are_forgotten(server):
     server.restarts = [time.monotonic() - embedded.RESTART_WINDOW - 1] * embedded.MAX_RESTARTS
     server.process.kill()
     server.process.wait(10)
