@@ -17,6 +17,7 @@ from marshmallow import Schema, missing
 from redis.exceptions import OutOfMemoryError, RedisError, ResponseError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import WebsocketMismatch
 
 from engine import RuleError
 from engine.texts import LANGUAGES
@@ -98,12 +99,13 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
     def handle_http_exception(self, error: HTTPException) -> Response:
         data = getattr(error, "data", None) or {}
         messages = data.get("messages") or data.get("errors")
-        if error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
+        if isinstance(error, WebsocketMismatch) and not asks_websocket(request):
+            # a plain request to a WebSocket's address (Werkzeug routes a WebSocket's apart)
+            problem = Problem(426, "upgrade_required", "upgrade_required", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+        elif error.code == 400 and messages == {"json": ["Invalid JSON body."]}:
             problem = Problem(400, "malformed_json", "malformed_json")
         elif error.code == 400 and messages is not None:
-            # webargs refuses a body or query that does not fit its schema
-            detail, params = _describe(messages)
-            problem = Problem(400, "invalid_request", detail, params=params, errors=_flatten(messages))
+            problem = invalid_request(messages)  # webargs refuses a body or query that does not fit its schema
         else:
             if error.code == 500:
                 log.error("unhandled error on %s %s", request.method, request.path, exc_info=getattr(error, "original_exception", error))
@@ -120,15 +122,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
         return response
 
     def handle_storage_error(self, error: RedisError) -> Response:
-        # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
-        if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
-            log.error("storage full on %s %s", request.method, request.path)
-            return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"}).response()
-        if isinstance(error, StorageBusy):
-            log.warning("too many requests wait for Redis on %s %s", request.method, request.path)
-            return Problem(503, "busy", "storage_busy", headers={"Retry-After": "1"}).response()
-        log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
-        return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"}).response()
+        return storage_problem(error).response()
 
     def register_blueprint(self, blp: flask_smorest.Blueprint, *, parameters: list[dict[str, Any]] | None = None, **options: Any) -> None:
         """flask-smorest's registration (0.47), its documentation written when the document is read."""
@@ -156,6 +150,32 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
         response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def asks_websocket(asked: Request) -> bool:
+    """Whether a request asks for a WebSocket as Werkzeug's routing reads it (``Connection: upgrade``
+    and ``Upgrade: websocket``): only such a request reaches a WebSocket's route."""
+    upgrade = "upgrade" in {token.strip() for token in asked.headers.get("Connection", "").lower().split(",")}
+    return upgrade and asked.headers.get("Upgrade", "").lower() == "websocket"
+
+
+def invalid_request(messages: Any) -> Problem:
+    """The 400 for a body, query or message that does not fit its schema, with marshmallow's ``messages`` per field."""
+    detail, params = _describe(messages)
+    return Problem(400, "invalid_request", detail, params=params, errors=_flatten(messages))
+
+
+def storage_problem(error: RedisError) -> Problem:
+    """The 503 for a request Redis failed, logged as what it says of the store."""
+    # Redis at its maxmemory refuses writes; inside a script the refusal is a script error
+    if isinstance(error, OutOfMemoryError) or (isinstance(error, ResponseError) and "OOM" in str(error)):
+        log.error("storage full on %s %s", request.method, request.path)
+        return Problem(503, "capacity", "store_full", headers={"Retry-After": "60"})
+    if isinstance(error, StorageBusy):
+        log.warning("too many requests wait for Redis on %s %s", request.method, request.path)
+        return Problem(503, "busy", "storage_busy", headers={"Retry-After": "1"})
+    log.error("storage unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
+    return Problem(503, "storage_unavailable", "store_unavailable", headers={"Retry-After": "1"})
 
 
 def nullable_enum_as_any_of(converter: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -12,16 +12,18 @@ from __future__ import annotations
 from typing import Any, cast
 
 import hashlib
+from functools import partial
 import math
 import time
 
 from flask import Flask, Response, request
 from flask_limiter import Limiter
-from limits import parse
+from limits import RateLimitItem, parse
 from redis import Redis
 from redis.cluster import RedisCluster
 
 from .config import Settings
+from .errors import Problem
 
 
 def client_address() -> str:
@@ -31,7 +33,12 @@ def client_address() -> str:
 def seat_token_key() -> str:
     """The seat token's hash, or the client's address for a request without one."""
     scheme, _, token = request.headers.get("Authorization", "").strip().partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
+    return token_key(token if scheme.lower() == "bearer" else None)
+
+
+def token_key(token: str | None) -> str:
+    """What a seat's actions are counted by: its token's hash, else the client's address."""
+    if token is not None and token.strip():
         return "token:" + hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return "address:" + client_address()
 
@@ -90,6 +97,9 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
             app.view_functions[endpoint] = cast(Any, limit(app.view_functions[endpoint]))
             limited.add(endpoint)
 
+    if "actions.post_action" in limited:
+        app.extensions["koz_action_limit"] = partial(count_action, limiter, parse(settings.rate_limit_actions))
+
     @app.after_request
     def rate_limit_headers(response: Response) -> Response:
         if request.endpoint not in limited:  # (a route without a limit has none to tell)
@@ -107,3 +117,12 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
         return response
 
     return limiter
+
+
+def count_action(limiter: Limiter, limit: RateLimitItem, token: str | None) -> None:
+    """Count an action sent over a play connection, in the same count as ``POST /actions`` by the
+    same token (flask-limiter's key for it); over the limit, the 429 that route answers."""
+    identifiers = (limiter._key_prefix, token_key(token), "actions.post_action")
+    if not limiter.limiter.hit(limit, *identifiers):
+        reset = math.ceil(limiter.limiter.get_window_stats(limit, *identifiers).reset_time - time.time())
+        raise Problem(429, "rate_limited", "rate_limited", params={"description": str(limit)}, headers={"Retry-After": str(max(1, reset))})

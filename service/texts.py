@@ -86,6 +86,7 @@ TURKISH_TITLES: Mapping[int, str] = {
     414: "Adres çok uzun",
     417: "Beklenti karşılanamadı",
     422: "İşlenemeyen istek",
+    426: "Yükseltme gerekli",
     428: "Ön koşul gerekli",
     429: "Çok fazla istek",
     431: "İstek başlıkları çok büyük",
@@ -276,6 +277,14 @@ DETAILS: Mapping[str, Text] = {
     "too_many_streams": {
         "en": "this address holds as many event streams open as the server allows; close one first",
         "tr": "bu adres sunucunun izin verdiği kadar olay akışı açık tutuyor; önce birini kapatın",
+    },
+    "upgrade_required": {
+        "en": "this address is played over a connection upgraded with \"Connection: Upgrade\" and \"Upgrade: websocket\" (version 13)",
+        "tr": "bu adreste \"Connection: Upgrade\" ve \"Upgrade: websocket\" ile yükseltilmiş bir bağlantı üzerinden oynanır (sürüm 13)",
+    },
+    "websocket_handshake": {
+        "en": "the connection's upgrade is malformed: its \"{header}\" header is missing or wrong",
+        "tr": "bağlantının yükseltmesi hatalı: \"{header}\" başlığı eksik ya da yanlış",
     },
     "too_many_connections": {
         "en": "this address holds as many connections open as the server allows; close one first",

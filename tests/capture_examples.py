@@ -123,6 +123,11 @@ def capture_on(client) -> dict:
     keep("streamEvents", client.get(f"{game}/events", headers={"Last-Event-ID": "soon"}))
     keep("streamEvents", client.get(f"{game}/events", headers={"Authorization": "Bearer not-a-token"}))
     keep("streamEvents", client.get("/v1/games/no-such-game/events"))
+    upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13"}
+    keep("playGame", client.get(f"{game}/play", headers=bearer(token)))
+    keep("playGame", client.get(f"{game}/play", headers={**upgrade, "Authorization": "Bearer not-a-token"}))
+    keep("playGame", client.get("/v1/games/no-such-game/play", headers=upgrade))
+    keep("playGame", client.get(f"{game}/play", headers={**upgrade, "Sec-WebSocket-Key": "short"}))
 
     limited = create_app(make_settings(rate_limit_create="1/minute"), redis=fakeredis.FakeRedis()).test_client()
     limited.post("/v1/games", json=create)
@@ -141,6 +146,7 @@ def capture_on(client) -> dict:
     keep("postAction", busy.post(f"{there}/actions", json={"type": "play", "card": "2C"}, headers=here))
     held = busy.get(f"{there}/events")  # an open stream: the address's only one
     keep("streamEvents", busy.get(f"{there}/events"))
+    keep("playGame", busy.get(f"{there}/play", headers=upgrade))
     held.close()
     turns = busy_app.extensions["koz_hints"].turns
     for _ in range(busy_app.extensions["koz_hints"].count):

@@ -109,6 +109,7 @@ def test_every_operation_has_a_stable_operation_id():
         ("post", "/v1/games/{game_id}/leave"): "leaveGame",
         ("post", "/v1/games/{game_id}/rematch"): "makeRematch",
         ("get", "/v1/games/{game_id}/events"): "streamEvents",
+        ("get", "/v1/games/{game_id}/play"): "playGame",
         ("post", "/v1/accounts"): "createAccount",
         ("get", "/v1/accounts/{name}"): "getAccount",
         ("post", "/v1/arena/seeks"): "createSeek",

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+import websocket
 
 from engine import registry
 from engine import Action
@@ -242,3 +243,58 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
     while alive(worker_pid) and time.monotonic() < gone_by:
         time.sleep(0.1)
     assert not alive(worker_pid), "koz serve left its worker running"
+
+
+def play_over_websockets_and_check(url: str, api: SocketClient, ruleset_id: str, options: dict, seed: str) -> None:
+    """A match between humans, each seat on its own ``/play`` WebSocket, random legal actions: each
+    act's answer and each view pushed to the other seats is checked against the revealed deal,
+    and every connection ends with the reveal and a normal close."""
+    ruleset = registry.get(ruleset_id)
+    created = api.create(ruleset=ruleset_id, options=options, seats=[{"name": "P"}] * ruleset.seat_count, seed=seed).body
+    sockets = {
+        entry["seat"]: websocket.create_connection(
+            f"{url.replace('http', 'ws', 1)}/v1/games/{created['id']}/play", header={"Authorization": f"Bearer {entry['token']}"}, timeout=30
+        )
+        for entry in created["tokens"]
+    }
+    rng = random.Random(seed)
+    latest = {seat: json.loads(connection.recv())["view"] for seat, connection in sockets.items()}
+    shown = [(seat, view) for seat, view in latest.items()]
+    while latest[0]["status"] == "active":
+        seat = rng.choice(latest[0]["to_act"])
+        legal = latest[seat]["legal_actions"]
+        action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.85 else rng.choice(legal)
+        sockets[seat].send(json.dumps({"type": "act", "action": action}))
+        answer = json.loads(sockets[seat].recv())
+        assert answer["type"] == "acted", answer
+        latest[seat] = answer["view"]
+        shown.append((seat, answer["view"]))
+        for other, connection in sockets.items():
+            while latest[other]["version"] < answer["view"]["version"]:
+                message = json.loads(connection.recv())
+                assert message["type"] == "view", message
+                latest[other] = message["view"]
+                shown.append((other, message["view"]))
+    history = api.whole_history(created["id"])
+    for connection in sockets.values():
+        assert json.loads(connection.recv()) == {"type": "reveal", "version": latest[0]["version"], "reveal": history["reveal"]}
+        opcode, data = connection.recv_data(control_frame=True)
+        assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, b"\x03\xe8")  # 1000: the match is over
+    states = {0: ruleset.new_game(ruleset.parse_options(created["options"]), history["reveal"]["seed"])[0]}
+    for event in history["events"]:
+        if event["type"] == "action":
+            states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
+    for seat, view in shown:
+        leaked = card_codes_in(view) & concealed_cards(ruleset_id, states[view["version"]], seat)
+        assert not leaked, f"seat {seat} was shown {sorted(leaked)} at version {view['version']}"
+
+
+def test_koz_serve_plays_over_its_websocket_without_leaks(data_dir):
+    with Service(data_dir) as service:
+        api = SocketClient(service.url)
+        play_over_websockets_and_check(service.url, api, "german-whist", {}, "sockets-whist")
+        play_over_websockets_and_check(service.url, api, "sixty-six", {"variant": "schnapsen"}, "sockets-66")
+        plain = api.request("GET", f"/v1/games/{api.create(ruleset='german-whist').body['id']}/play")
+        assert (plain.status, plain.body["code"]) == (426, "upgrade_required")
+        api.close()
+        assert service.stop() == 0

@@ -1,6 +1,6 @@
 """The HTTP resources, one module each (routes and schemas)."""
 
-from . import accounts, actions, arena, challenges, events, games, health, hints, history, rulesets, seats
+from . import accounts, actions, arena, challenges, events, games, health, hints, history, play, rulesets, seats
 
 BLUEPRINTS = [
     rulesets.blp,
@@ -8,6 +8,7 @@ BLUEPRINTS = [
     actions.blp,
     history.blp,
     events.blp,
+    play.blp,
     hints.blp,
     seats.blp,
     accounts.blp,

@@ -1,0 +1,437 @@
+"""``/v1/games/{id}/play``: a seat plays over one WebSocket, its actions in and its views out,
+with every guarantee of ``POST /actions``: the same rules, refusals, idempotency and limits."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import fakeredis
+import pytest
+import websocket
+from redis.exceptions import ConnectionError as LostStore
+
+from service import create_app
+from service.games import Games
+from service.repository import Repository
+from service.resources.play import echoed_id
+from service.worker import WorkerThread
+from tests.api import FlaskClient
+from tests.conftest import make_settings, serving
+
+TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+@contextmanager
+def app_on_socket(backend: Any = None, **settings: Any) -> Iterator[tuple[Any, FlaskClient, str]]:
+    """An app (on ``backend``, else fakeredis) with its worker, on a real socket: (app, HTTP client, ws:// URL)."""
+    app = create_app(make_settings(**settings), redis=backend if backend is not None else fakeredis.FakeRedis())
+    try:
+        with WorkerThread(app.extensions["koz"]), serving(app) as url:
+            yield app, FlaskClient(app.test_client()), url.replace("http://", "ws://")
+    finally:
+        app.extensions["koz"].announcements.stop()
+
+
+@pytest.fixture
+def table(backend):
+    """Two humans at German Whist, the app on fakeredis and on a real redis-server:
+    (HTTP client, ws:// URL, game id, tokens by seat, the seat to act)."""
+    with app_on_socket(backend) as (_, api, url):
+        created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="play")
+        tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+        game_id = created.body["id"]
+        (seat,) = api.view(game_id).body["to_act"]
+        yield api, url, game_id, tokens, seat
+
+
+def connect(url: str, game_id: str, token: str | None = None, **options: Any) -> websocket.WebSocket:
+    header = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return websocket.create_connection(f"{url}/v1/games/{game_id}/play", header=header, timeout=20, **options)
+
+
+def receive(connection: websocket.WebSocket) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(connection.recv())
+    return message
+
+
+def act(connection: websocket.WebSocket, action: Any, **fields: Any) -> dict[str, Any]:
+    """Send an ``act`` and read messages up to its answer (views pushed before it are skipped)."""
+    connection.send(json.dumps({"type": "act", "action": action, **fields}))
+    while True:
+        message = receive(connection)
+        if message["type"] in ("acted", "problem"):
+            return message
+
+
+def closing(connection: websocket.WebSocket) -> tuple[list[dict[str, Any]], int]:
+    """The messages until the server closes the connection, and its close code."""
+    messages = []
+    while True:
+        opcode, data = connection.recv_data(control_frame=True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            return messages, struct.unpack("!H", data[:2])[0]
+        if opcode == websocket.ABNF.OPCODE_TEXT:
+            messages.append(json.loads(data))
+
+
+def test_a_seat_is_shown_its_view_on_connecting(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    assert receive(connection) == {"type": "view", "view": api.view(game_id, tokens[seat]).body}
+    connection.close()
+
+
+def test_an_act_is_applied_and_answered_with_the_view_a_post_answers(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    view = receive(connection)["view"]
+    answer = act(connection, view["legal_actions"][0], id=7)
+    assert answer == {"type": "acted", "id": 7, "replayed": False, "view": api.view(game_id, tokens[seat]).body}
+    assert answer["view"]["version"] == view["version"] + 1
+    played = [event for event in api.history(game_id).body["events"] if event["type"] == "action"]
+    assert [(event["seat"], event["action"]) for event in played] == [(seat, view["legal_actions"][0])]
+    connection.close()
+
+
+def test_another_seats_move_is_pushed_as_a_view_that_shows_only_this_seats_hand(table):
+    api, url, game_id, tokens, seat = table
+    other = 1 - seat
+    connection = connect(url, game_id, tokens[other])
+    first = receive(connection)["view"]
+    mover_view = api.view(game_id, tokens[seat]).body
+    assert api.act(game_id, mover_view["legal_actions"][0], tokens[seat]).status == 200
+    pushed = receive(connection)
+    assert pushed == {"type": "view", "view": api.view(game_id, tokens[other]).body}
+    assert pushed["view"]["version"] == first["version"] + 1
+    assert pushed["view"]["hand"] == first["hand"] and not set(pushed["view"]["hand"]) & set(mover_view["hand"])
+    connection.close()
+
+
+def test_a_computers_reply_that_comes_after_the_answer_is_pushed():
+    with app_on_socket(reply_wait_seconds=0) as (_, api, url):
+        for number in range(40):  # a deal the person leads, so that the expert replies on the worker
+            created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "expert"}], seed=f"reply-{number}").body
+            token = created["tokens"][0]["token"]
+            if api.view(created["id"], token).body["to_act"] == [0]:
+                break
+        connection = connect(url, created["id"], token)
+        view = receive(connection)["view"]
+        answered = act(connection, view["legal_actions"][0])["view"]
+        assert answered["version"] == view["version"] + 1 and not answered["legal_actions"]  # the answer came before the reply
+        pushed = receive(connection)["view"]
+        while not pushed["legal_actions"]:  # the expert won the trick and leads the next
+            pushed = receive(connection)["view"]
+        assert pushed == api.view(created["id"], token).body and pushed["version"] >= view["version"] + 2
+        connection.close()
+
+
+def test_a_spectator_is_shown_the_views_and_may_not_act(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id)
+    view = receive(connection)["view"]
+    assert view == api.view(game_id).body and view["seat"] is None and not view.get("hand")
+    refused = act(connection, {"type": "play", "card": api.view(game_id, tokens[seat]).body["hand"][0]})
+    assert (refused["problem"]["status"], refused["problem"]["code"]) == (401, "missing_token")
+    assert api.view(game_id).body["version"] == view["version"]
+    connection.close()
+
+
+def test_an_illegal_act_is_refused_with_the_rule_it_breaks_and_the_connection_plays_on(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    view = receive(connection)["view"]
+    not_held = next(card for card in ("AS", "KS", "AH", "KH", "AD") if card not in view["hand"])
+    refused = act(connection, {"type": "play", "card": not_held}, id="m-1")
+    assert refused["type"] == "problem" and refused["id"] == "m-1"
+    posted = api.act(game_id, {"type": "play", "card": not_held}, tokens[seat]).body
+    assert refused["problem"] == posted | {"instance": f"/v1/games/{game_id}/play"}
+    assert refused["problem"]["code"] == "card_not_in_hand" and refused["problem"]["legal_actions"] == view["legal_actions"]
+    assert api.view(game_id).body["version"] == view["version"]
+    assert act(connection, view["legal_actions"][0])["type"] == "acted"
+    connection.close()
+
+
+def test_acting_out_of_turn_is_refused_409(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[1 - seat])
+    hand = receive(connection)["view"]["hand"]
+    refused = act(connection, {"type": "play", "card": hand[0]})
+    assert (refused["problem"]["status"], refused["problem"]["code"]) == (409, "not_your_turn")
+    connection.close()
+
+
+@pytest.mark.parametrize(
+    "message, status, code",
+    [
+        ("not json", 400, "malformed_json"),
+        ("[1, 2]", 400, "invalid_request"),
+        ('{"type": "pass_me", "action": {"type": "pass"}}', 400, "invalid_request"),
+        ('{"type": "act"}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "fly"}}', 400, "invalid_request"),
+        ('{"type": "act", "action": "2C"}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "version": -1}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "key": ""}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "id": [1]}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "extra": 1}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "ZZ"}}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "\\ud800"}}', 400, "invalid_text"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "version": 1' + "0" * 30 + "}", 400, "number_too_large"),
+        ('{"type": "act", "action": ' + "[" * 20 + "]" * 20 + "}", 400, "json_too_deep"),
+    ],
+)
+def test_a_malformed_message_is_refused_with_its_code_and_changes_nothing(table, message, status, code):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    version = receive(connection)["view"]["version"]
+    connection.send(message)
+    refused = receive(connection)
+    assert refused["type"] == "problem" and (refused["problem"]["status"], refused["problem"]["code"]) == (status, code)
+    assert api.view(game_id).body["version"] == version
+    connection.close()
+
+
+def test_a_refused_messages_id_is_echoed_when_it_is_one_that_may_be():
+    bodies = ({"id": "a"}, {"id": 3}, {"id": True}, {"id": [1]}, {"id": "x" * 201}, {}, [1])
+    assert [echoed_id(body) for body in bodies] == ["a", 3, None, None, None, None, None]
+
+
+def test_a_binary_message_is_read_as_its_json_text(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    action = receive(connection)["view"]["legal_actions"][0]
+    connection.send_binary(json.dumps({"type": "act", "action": action}).encode())
+    assert receive(connection)["type"] == "acted"
+    connection.send_binary(b"\xff\xfe")
+    assert receive(connection)["problem"]["code"] == "malformed_json"
+    connection.close()
+
+
+def test_an_act_decided_on_a_version_the_game_moved_past_is_refused_412(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    decided_on = receive(connection)["view"]
+    connection.close()
+    api.act(game_id, decided_on["legal_actions"][0], tokens[seat])
+    (other,) = api.view(game_id).body["to_act"]
+    connection = connect(url, game_id, tokens[other])
+    view = receive(connection)["view"]
+    refused = act(connection, view["legal_actions"][0], version=decided_on["version"])
+    problem = refused["problem"]
+    assert (problem["status"], problem["code"], problem["current_version"]) == (412, "stale_version", view["version"])
+    assert api.view(game_id).body["version"] == view["version"]
+    assert act(connection, view["legal_actions"][0], version=view["version"])["type"] == "acted"
+    connection.close()
+
+
+def test_an_act_sent_again_with_its_key_is_answered_as_the_first_and_applied_once(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    legal = receive(connection)["view"]["legal_actions"]
+    first = act(connection, legal[0], key="move-1")
+    again = act(connection, legal[0], key="move-1")
+    assert (first["replayed"], again["replayed"], again["view"]) == (False, True, first["view"])
+    # the same key over HTTP is the same key
+    posted = api.act(game_id, legal[0], tokens[seat], **{"Idempotency-Key": "move-1"})
+    assert posted.headers["Idempotent-Replayed"] == "true" and posted.body == first["view"]
+    assert (act(connection, legal[1], key="move-1")["problem"]["code"]) == "idempotency_key_reused"
+    assert len([event for event in api.history(game_id).body["events"] if event["type"] == "action"]) == 1
+    connection.close()
+
+
+def test_the_match_over_is_shown_revealed_and_the_connection_closed():
+    with app_on_socket() as (_, api, url):
+        created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}], seed="to-the-end").body
+        token = created["tokens"][0]["token"]
+        connection = connect(url, created["id"], token)
+        view = receive(connection)["view"]
+        while view["status"] == "active":
+            if not view["legal_actions"]:
+                view = receive(connection)["view"]
+                continue
+            view = act(connection, view["legal_actions"][0])["view"]
+        messages, code = closing(connection)
+        assert view == api.view(created["id"], token).body and view["status"] == "finished"
+        history = api.history(created["id"], token).body
+        assert messages == [{"type": "reveal", "version": view["version"], "reveal": history["reveal"]}] and code == 1000
+
+
+def test_a_match_that_is_over_is_shown_and_revealed_at_once_on_connecting(table):
+    api, url, game_id, tokens, seat = table
+    for entry_seat, token in tokens.items():
+        api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=token)
+    final = api.finished_view(game_id)
+    messages, code = closing(connect(url, game_id))
+    assert [message["type"] for message in messages] == ["view", "reveal"] and messages[0]["view"] == final and code == 1000
+
+
+def test_the_seat_token_may_come_as_a_subprotocol_from_a_browser(table):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, subprotocols=["koz.v1", f"koz.bearer.{tokens[seat]}"])
+    assert connection.getsubprotocol() == "koz.v1"
+    assert receive(connection)["view"] == api.view(game_id, tokens[seat]).body
+    assert act(connection, api.view(game_id, tokens[seat]).body["legal_actions"][0])["type"] == "acted"
+    connection.close()
+
+
+def test_compression_is_not_taken_up():
+    with app_on_socket() as (_, api, url):
+        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                f"GET /v1/games/{game_id}/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n".encode()
+            )
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += raw.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101") and b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in head
+        assert b"sec-websocket-extensions" not in head.lower()
+
+
+def upgrade_headers(**extra: str) -> dict[str, str]:
+    return {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13", **extra}
+
+
+def test_a_get_without_the_upgrade_is_answered_426_in_the_asked_language(client):
+    game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
+    answer = client.get(f"/v1/games/{game_id}/play", headers={"Accept-Language": "tr"})
+    assert (answer.status_code, answer.get_json()["code"], answer.headers["Upgrade"]) == (426, "upgrade_required", "websocket")
+    assert answer.get_json()["title"] == "Yükseltme gerekli" and answer.get_json()["detail"].startswith("bu adreste \"Connection: Upgrade\"")
+
+
+def test_an_unknown_game_or_token_is_refused_before_the_upgrade(client):
+    game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
+    unknown = client.get("/v1/games/no-such-game/play", headers=upgrade_headers())
+    bad_token = client.get(f"/v1/games/{game_id}/play", headers=upgrade_headers(Authorization="Bearer not-a-token"))
+    bad_protocol_token = client.get(f"/v1/games/{game_id}/play", headers=upgrade_headers(**{"Sec-WebSocket-Protocol": "koz.v1, koz.bearer.nope"}))
+    assert [(answer.status_code, answer.get_json()["code"]) for answer in (unknown, bad_token, bad_protocol_token)] == [
+        (404, "unknown_game"),
+        (401, "invalid_token"),
+        (401, "invalid_token"),
+    ]
+
+
+def test_acts_are_counted_with_the_posted_actions_against_the_seats_rate_limit():
+    with app_on_socket(rate_limit_actions="1/minute") as (_, api, url):
+        created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="limited").body
+        tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+        game_id = created["id"]
+        (seat,) = api.view(game_id).body["to_act"]
+        assert api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).status == 200
+        mover = connect(url, game_id, tokens[seat])
+        refused = act(mover, {"type": "play", "card": receive(mover)["view"]["hand"][0]})
+        assert (refused["problem"]["status"], refused["problem"]["code"]) == (429, "rate_limited")  # its posted action counted
+        # the other seat's count is its own
+        other = connect(url, game_id, tokens[1 - seat])
+        view = receive(other)["view"]
+        assert act(other, view["legal_actions"][0])["type"] == "acted"
+        assert act(other, {"type": "play", "card": view["hand"][0]})["problem"]["code"] == "rate_limited"
+        mover.close()
+        other.close()
+
+
+def test_connections_past_the_addresses_cap_are_refused_429():
+    with app_on_socket(streams_per_address=1) as (_, api, url):
+        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
+        held = connect(url, game_id)
+        receive(held)
+        with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+            connect(url, game_id)
+        assert refused.value.status_code == 429 and json.loads(refused.value.resp_body)["code"] == "too_many_streams"
+        held.close()
+
+
+def test_a_message_over_the_body_limit_closes_the_connection_1009():
+    with app_on_socket(max_body_bytes=1024) as (_, api, url):
+        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
+        connection = connect(url, game_id)
+        receive(connection)
+        connection.send(json.dumps({"type": "act", "action": {"type": "play", "card": "2C"}, "key": "k" * 2000}))
+        assert closing(connection) == ([], 1009)
+
+
+def test_a_connection_is_closed_1001_at_its_time_limit_to_be_made_again():
+    with app_on_socket(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, api, url):
+        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
+        connection = connect(url, game_id)
+        receive(connection)
+        assert closing(connection) == ([], 1001)
+
+
+def test_the_follower_of_a_closed_connection_ends(table):
+    api, url, game_id, tokens, seat = table
+    before = {thread.name for thread in threading.enumerate()}
+    connection = connect(url, game_id, tokens[seat])
+    receive(connection)
+    assert f"play {game_id}" in {thread.name for thread in threading.enumerate()} - before
+    connection.close()
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes it
+    for _ in range(200):
+        if f"play {game_id}" not in {thread.name for thread in threading.enumerate()}:
+            break
+        threading.Event().wait(0.05)
+    else:
+        raise AssertionError("the closed connection's follower is still running")
+
+
+def test_an_act_the_store_failed_is_refused_503_and_the_connection_plays_on(table, monkeypatch):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    view = receive(connection)["view"]
+    real_act = Games.act
+
+    def store_lost(*args, **kwargs):
+        raise LostStore("the store is gone")
+
+    monkeypatch.setattr(Games, "act", store_lost)
+    refused = act(connection, view["legal_actions"][0])
+    assert (refused["problem"]["status"], refused["problem"]["code"]) == (503, "storage_unavailable")
+    monkeypatch.setattr(Games, "act", real_act)
+    assert act(connection, view["legal_actions"][0])["type"] == "acted"
+    connection.close()
+
+
+def test_a_fault_in_an_act_closes_the_connection_1011_and_answers_no_http(table, monkeypatch):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat])
+    view = receive(connection)["view"]
+
+    def fault(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Games, "act", fault)
+    connection.send(json.dumps({"type": "act", "action": view["legal_actions"][0]}))
+    assert closing(connection) == ([], 1011)
+
+
+def test_a_store_lost_while_following_closes_the_connection_1013_to_come_back_later(table, monkeypatch):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[1 - seat])
+    receive(connection)
+
+    def store_lost(*args, **kwargs):
+        raise LostStore("the store is gone")
+
+    monkeypatch.setattr(Repository, "load_announced", store_lost)
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes the follower
+    assert closing(connection) == ([], 1013)
+
+
+def test_an_upgrade_no_websocket_can_be_accepted_from_is_refused_before_it_is_tried(client):
+    game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
+    play = f"/v1/games/{game_id}/play"
+    old_version = client.get(play, headers=upgrade_headers(**{"Sec-WebSocket-Version": "8"}))
+    assert (old_version.status_code, old_version.get_json()["code"], old_version.headers["Sec-WebSocket-Version"]) == (426, "upgrade_required", "13")
+    for key in ("", "not base64!", "c2hvcnQ="):  # none, not base64, 5 bytes
+        bad_key = client.get(play, headers=upgrade_headers(**{"Sec-WebSocket-Key": key}))
+        assert (bad_key.status_code, bad_key.get_json()["code"]) == (400, "invalid_request")
+        assert "Sec-WebSocket-Key" in bad_key.get_json()["detail"]
+    no_connection_upgrade = client.get(play, headers={key: value for key, value in upgrade_headers().items() if key != "Connection"})
+    assert (no_connection_upgrade.status_code, no_connection_upgrade.get_json()["code"]) == (426, "upgrade_required")
