@@ -3,8 +3,10 @@
 The load, for each server: ``--clients`` people, each in a game of German Whist of its own against
 a ``random`` computer, each playing a legal card as soon as it is to act, a new game when one ends.
 One sample is a person's move until the client holds the authoritative state with the person to
-act again (or the game over): for Koz, the ``POST`` of the action and, if the computer's reply did
-not come with its answer, the long-poll that brings it; for boardgame.io, the move over its
+act again (or the game over): for Koz over HTTP, the ``POST`` of the action and, if the computer's
+reply did not come with its answer, the long-poll that brings it; for Koz over its WebSocket
+(``/v1/games/{id}/play``, a row of its own), the action's message and the views it brings on;
+for boardgame.io, the move over its
 socket.io connection and the state update the server sends back (``bench/peer_boardgameio/``:
 the game, its server with in-memory or FlatFile storage, and the driver, run under Node.js).
 
@@ -27,10 +29,13 @@ from statistics import median
 from typing import Callable
 
 import gevent
+import websocket
 
 from api import Connection, CpuMeter, free_port, ms, percentile, run_clients, start_service
 
 PEER = Path(__file__).resolve().parent / "peer_boardgameio"
+#: the row of Koz played over its WebSocket, as boardgame.io's clients play over socket.io
+SOCKET = "Koz, koz serve, WebSocket (always)"
 
 
 def process_seconds(pid: int) -> float:
@@ -105,19 +110,54 @@ def person_client(url: str, until: float, seed: int, latencies: list[float], int
     connection.close()
 
 
+def socket_client(url: str, until: float, seed: int, latencies: list[float], interval: float = 0.0) -> None:
+    """:func:`person_client` over Koz's WebSocket (``/v1/games/{id}/play``), as boardgame.io's
+    driver plays over socket.io: the game made over HTTP, then each move a message, and the views
+    (the answer, and the computer's reply if it came later) pushed on the same connection."""
+    connection = Connection(url)
+    rng = random.Random(seed)
+    while time.perf_counter() < until:
+        game_id, token, _ = new_game(connection)
+        play = websocket.create_connection(
+            url.replace("http", "ws", 1) + f"/v1/games/{game_id}/play", header={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+        try:
+            view = json.loads(play.recv())["view"]
+            next_at = time.perf_counter()
+            while time.perf_counter() < until and view["status"] == "active":
+                while not view["legal_actions"]:  # the computer leads the new game: not a sample
+                    view = json.loads(play.recv())["view"]
+                if interval:
+                    gevent.sleep(max(0.0, next_at - time.perf_counter()))
+                    next_at = max(next_at + interval, time.perf_counter() - interval)
+                started = time.perf_counter()
+                play.send(json.dumps({"type": "act", "action": rng.choice(view["legal_actions"])}))
+                answer = json.loads(play.recv())
+                assert answer["type"] == "acted", answer
+                view = answer["view"]
+                while view["status"] == "active" and not view["legal_actions"]:  # the reply came after the answer
+                    view = json.loads(play.recv())["view"]
+                latencies.append(time.perf_counter() - started)
+        finally:
+            play.close()
+    connection.close()
+
+
 class KozServer:
     """``koz serve`` as shipped (embedded Redis, ``appendfsync always``); ``source``: the code of
-    another checkout instead (see :func:`api.start_service`)."""
+    another checkout instead (see :func:`api.start_service`); ``client``: how the people play
+    (:func:`person_client` over HTTP, :func:`socket_client` over the WebSocket)."""
 
-    def __init__(self, source: str | None = None) -> None:
+    def __init__(self, source: str | None = None, client: Callable[..., None] | None = None) -> None:
         self.process, self.url, self.data = start_service("always", source)
         self.meter = CpuMeter(self.process.pid, self.data)
+        self.client = client or person_client
 
     def round(self, clients: int, seconds: float, seed: int, interval: float = 0.0) -> tuple[int, float, list[float], dict[str, float]]:
         before = self.meter.sample()
         started = time.perf_counter()
         _, latencies = run_clients(
-            lambda number, until, found: person_client(self.url, until, seed * 1000 + number, found, interval), clients, seconds
+            lambda number, until, found: self.client(self.url, until, seed * 1000 + number, found, interval), clients, seconds
         )
         elapsed = time.perf_counter() - started
         after = self.meter.sample()
@@ -135,6 +175,7 @@ def compare(clients: int, seconds: float, rounds: int, baseline: str | None = No
         "boardgame.io, in-memory": lambda: BoardgameioServer("memory"),
         "boardgame.io, FlatFile": lambda: BoardgameioServer("flatfile"),
         "Koz, koz serve (appendfsync always)": KozServer,
+        SOCKET: lambda: KozServer(client=socket_client),
     }
     if baseline:
         starts[f"Koz at {baseline}"] = lambda: KozServer(baseline)
@@ -190,7 +231,10 @@ def compare(clients: int, seconds: float, rounds: int, baseline: str | None = No
     koz_rate, peer_rate = moves[koz] / elapsed[koz], moves[peer] / elapsed[peer]
     koz_cpu, peer_cpu = sum(cpu[koz].values()) / max(1, moves[koz]), sum(cpu[peer].values()) / max(1, moves[peer])
     print(f"Koz / boardgame.io in-memory: moves/s {koz_rate / peer_rate:.2f} (target >= 1.0), CPU per move {koz_cpu / peer_cpu:.2f} (target <= 1.0)")
-    print(f"median round: Koz {median(rates[koz]):.0f}/s, boardgame.io in-memory {median(rates[peer]):.0f}/s")
+    socket_rate, socket_cpu = moves[SOCKET] / elapsed[SOCKET], sum(cpu[SOCKET].values()) / max(1, moves[SOCKET])
+    print(f"Koz over its WebSocket / boardgame.io in-memory: moves/s {socket_rate / peer_rate:.2f}, CPU per move {socket_cpu / peer_cpu:.2f}")
+    medians = f"Koz {median(rates[koz]):.0f}/s, over its WebSocket {median(rates[SOCKET]):.0f}/s, boardgame.io in-memory {median(rates[peer]):.0f}/s"
+    print(f"median round: {medians}")
     for name in kozes:
         found = half_latencies[name]
         print(f"{name} at {half:.0f} moves/s (half the slower Koz's rate): p50 {ms(percentile(found, 0.5))}, p99 {ms(percentile(found, 0.99))}")
