@@ -337,11 +337,18 @@ def test_acts_are_counted_with_the_posted_actions_against_the_seats_rate_limit()
         other.close()
 
 
-def test_connections_past_the_addresses_cap_are_refused_429():
-    with app_on_socket(streams_per_address=1) as (_, api, url):
+@contextmanager
+def watching(**settings: Any) -> Iterator[tuple[str, str, websocket.WebSocket]]:
+    """A spectator's connection to a new game, its first view read, on an app with ``settings``: (ws:// URL, game id, connection)."""
+    with app_on_socket(**settings) as (_, api, url):
         game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
-        held = connect(url, game_id)
-        receive(held)
+        connection = connect(url, game_id)
+        receive(connection)
+        yield url, game_id, connection
+
+
+def test_connections_past_the_addresses_cap_are_refused_429():
+    with watching(streams_per_address=1) as (url, game_id, held):
         with pytest.raises(websocket.WebSocketBadStatusException) as refused:
             connect(url, game_id)
         assert refused.value.status_code == 429 and json.loads(refused.value.resp_body)["code"] == "too_many_streams"
@@ -349,19 +356,13 @@ def test_connections_past_the_addresses_cap_are_refused_429():
 
 
 def test_a_message_over_the_body_limit_closes_the_connection_1009():
-    with app_on_socket(max_body_bytes=1024) as (_, api, url):
-        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
-        connection = connect(url, game_id)
-        receive(connection)
+    with watching(max_body_bytes=1024) as (_, _, connection):
         connection.send(json.dumps({"type": "act", "action": {"type": "play", "card": "2C"}, "key": "k" * 2000}))
         assert closing(connection) == ([], 1009)
 
 
 def test_a_connection_is_closed_1001_at_its_time_limit_to_be_made_again():
-    with app_on_socket(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, api, url):
-        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
-        connection = connect(url, game_id)
-        receive(connection)
+    with watching(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, _, connection):
         assert closing(connection) == ([], 1001)
 
 

@@ -11,19 +11,17 @@ from __future__ import annotations
 import time
 from typing import Any, Iterator
 
-from flask import Response, current_app, request
+from flask import Response, request
 from marshmallow import Schema, fields, validate
 
 from ..api import Blueprint, header_parameter
 from ..errors import Problem
-from ..limits import client_address
-from ..per_address import PerAddress
 from ..schemas import RequestSchema, StrictBoolean
 from ..texts import FIELD_MESSAGES, FieldMessage
 from ..arena.accounts import Account
 from ..arena.arena import Arena, public_seek
 from .accounts import ACCOUNT_KINDS, RULESET_IDS, arena
-from .events import EXAMPLE_RULESET, HEARTBEAT, RETRY, HeldStream, counted, message
+from .events import EXAMPLE_RULESET, HEARTBEAT, RETRY, HeldStream, counted, message, take_stream_place
 
 blp = Blueprint("arena", __name__, url_prefix="/v1/arena", description="Matchmaking, the account's events and the leaderboard")
 
@@ -282,11 +280,7 @@ def stream_arena_events() -> Response:
     """
     after = last_event_id()
     owner = account()
-    streams: PerAddress = current_app.extensions["koz_streams"]
-    address = client_address()
-    if not streams.take(address):
-        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
-    stream = HeldStream(counted(follow(arena(), owner.id, after)), lambda: streams.give_back(address))
+    stream = HeldStream(counted(follow(arena(), owner.id, after)), take_stream_place())
     return Response(stream, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

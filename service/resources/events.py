@@ -150,20 +150,27 @@ def get_game_events(query: dict[str, Any], game_id: str) -> Response:
     resumed = last_event_id()
     after = resumed if resumed is not None else query.get("after")
     check_version_bound("Last-Event-ID" if resumed is not None else "after", after, games().settings.max_versions)
-    streams: PerAddress = current_app.extensions["koz_streams"]
-    address = client_address()
-    if not streams.take(address):
-        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    give_back = take_stream_place()
     try:
         koz = games()
         game = koz.repository.load(game_id)
         seat = game.viewer(bearer_token())
     except BaseException:
-        streams.give_back(address)
+        give_back()
         raise
-    stream = HeldStream(counted(follow(koz, game, seat, after)), lambda: streams.give_back(address))
+    stream = HeldStream(counted(follow(koz, game, seat, after)), give_back)
     headers = {"Cache-Control": "no-cache", "Vary": "Authorization", "X-Accel-Buffering": "no"}
     return Response(stream, mimetype="text/event-stream", headers=headers)
+
+
+def take_stream_place() -> Callable[[], None]:
+    """A place among the client address's open streams and play connections in this process
+    (``KOZ_STREAMS_PER_ADDRESS``), else 429 ``too_many_streams``; what gives it back."""
+    streams: PerAddress = current_app.extensions["koz_streams"]
+    address = client_address()
+    if not streams.take(address):
+        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    return partial(streams.give_back, address)
 
 
 class HeldStream:

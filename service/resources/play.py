@@ -33,13 +33,12 @@ from ..encoding import json_text
 from ..errors import Problem
 from ..games import Games
 from ..game import Game
-from ..limits import client_address
 from ..metrics import REFUSALS, WAITING
-from ..per_address import PerAddress
 from ..refusals import Refused
 from ..schemas import ActionSchema, RequestSchema
 from .actions import MAX_KEY_LENGTH
 from .games import games
+from .events import take_stream_place
 from .history import reveal
 
 log = logging.getLogger(__name__)
@@ -126,10 +125,7 @@ def play_game(game_id: str) -> Response:
     """
     check_handshake(request.headers)
     token = bearer_token() or subprotocol_token(request.headers.get("Sec-WebSocket-Protocol", ""))
-    streams: PerAddress = current_app.extensions["koz_streams"]
-    address = client_address()
-    if not streams.take(address):
-        raise Problem(429, "too_many_streams", "too_many_streams", headers={"Retry-After": "1"})
+    give_back = take_stream_place()
     try:
         koz = games()
         game = koz.repository.load(game_id)
@@ -143,7 +139,7 @@ def play_game(game_id: str) -> Response:
         with WAITING.track_inprogress():
             Channel(koz, connection, game, seat, token, current_app.extensions.get("koz_action_limit")).run()
     finally:
-        streams.give_back(address)
+        give_back()
     return Upgraded(connection.mode)
 
 
