@@ -436,3 +436,14 @@ def test_an_upgrade_no_websocket_can_be_accepted_from_is_refused_before_it_is_tr
         assert "Sec-WebSocket-Key" in bad_key.get_json()["detail"]
     no_connection_upgrade = client.get(play, headers={key: value for key, value in upgrade_headers().items() if key != "Connection"})
     assert (no_connection_upgrade.status_code, no_connection_upgrade.get_json()["code"]) == (426, "upgrade_required")
+
+
+def test_a_stopping_process_closes_its_connections_1001_at_once():
+    with app_on_socket(stream_heartbeat_seconds=30) as (app, api, url):
+        game_id = api.create(ruleset="german-whist", seats=TWO_HUMANS).body["id"]
+        connection = connect(url, game_id)
+        receive(connection)
+        app.extensions["koz"].announcements.close()  # as on SIGTERM
+        connection.settimeout(5)  # well within the heartbeat: the stop is not waited for
+        opcode, data = connection.recv_data(control_frame=True)
+        assert (opcode, data) == (websocket.ABNF.OPCODE_CLOSE, struct.pack("!H", 1001) + b"the server is stopping")

@@ -308,6 +308,9 @@ class Channel:
                     self.game_id, version, self.koz.settings.stream_heartbeat_seconds, waiter if read_after_registration else None
                 )
                 read_after_registration = True
+                if self.koz.announcements.closing:  # the process is stopping: the client connects to another
+                    self.close(CLOSE_GOING_AWAY, "the server is stopping")
+                    return
                 if heard == version:
                     continue
                 if heard is None:  # the game expired
