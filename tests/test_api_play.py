@@ -191,13 +191,16 @@ def test_a_malformed_message_is_refused_with_its_code_and_changes_nothing(table,
     connection.send(message)
     refused = receive(connection)
     assert refused["type"] == "problem" and (refused["problem"]["status"], refused["problem"]["code"]) == (status, code)
+    if code == "invalid_request":  # the field at fault is named, the action's own under `action`
+        assert set(refused["problem"]["errors"]) <= {"_schema", "type", "action", "version", "key", "id", "extra"}
+        assert '"fly"' not in message or list(refused["problem"]["errors"]) == ["action"]
     assert api.view(game_id).body["version"] == version
     connection.close()
 
 
 def test_a_refused_messages_id_is_echoed_when_it_is_one_that_may_be():
-    bodies = ({"id": "a"}, {"id": 3}, {"id": True}, {"id": [1]}, {"id": "x" * 201}, {}, [1])
-    assert [echoed_id(body) for body in bodies] == ["a", 3, None, None, None, None, None]
+    bodies = ({"id": "a"}, {"id": 3}, {"id": True}, {"id": [1]}, {"id": "x" * 200}, {"id": "x" * 201}, {}, [1])
+    assert [echoed_id(body) for body in bodies] == ["a", 3, None, None, "x" * 200, None, None, None]
 
 
 def test_a_binary_message_is_read_as_its_json_text(table):

@@ -403,7 +403,6 @@ class Channel:
 
     def close(self, code: int, reason: str) -> None:
         with self.turn:
-            self.open = False
             try:
                 self.connection.close(code, reason)
             except (ConnectionClosed, OSError):
