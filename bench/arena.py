@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1] [--bots socket]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -17,7 +17,8 @@
    total action rate as (2): action p50/p99, and the p99's ratio to (2)'s. ``--arena-share F``
    plays them at F times that rate instead: at the share where the web process spends as much
    CPU a second as in (2), it shows whether the arena's latency is the reference's at the same
-   load on the server, or worse.
+   load on the server, or worse. ``--bots socket``: the bots play over each game's WebSocket
+   instead (``/v1/games/{id}/play``), a sample an ``act`` until its answer.
 
 (2) and (3) also say how late this process's own event loop woke a sleeping greenlet (p50, p99):
 the part of a measured latency that the 200 bots' own process added, rather than the server.
@@ -47,6 +48,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import gevent  # noqa: E402
+import websocket  # noqa: E402
 from gevent.pool import Group  # noqa: E402
 
 from api import Connection, CpuMeter, action_client, ms, percentile, run_clients, start_service  # noqa: E402
@@ -174,6 +176,38 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
     connection.close()
 
 
+def play_seat_over_socket(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
+    """:func:`play_seat` over the game's WebSocket (``/v1/games/{id}/play``): each action a message,
+    the other seat's moves pushed on the same connection (no long-poll); a sample is an act until
+    its answer."""
+    game, token = event["game"], event["token"]
+    rng = random.Random(event["token"])
+    address = f"{url.replace('http', 'ws', 1)}/v1/games/{game}/play"
+    play = websocket.create_connection(address, header={"Authorization": f"Bearer {token}"}, timeout=60)
+    view = json.loads(play.recv())["view"]
+    next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
+    while time.perf_counter() < until and view["status"] == "active":
+        if not view["legal_actions"]:
+            view = json.loads(play.recv())["view"]
+            continue
+        gevent.sleep(max(0.0, next_at - time.perf_counter()))
+        next_at = max(next_at + interval, time.perf_counter() - interval)
+        started = time.perf_counter()
+        play.send(json.dumps({"type": "act", "action": rng.choice(view["legal_actions"]), "version": view["version"]}))
+        while (message := json.loads(play.recv()))["type"] == "view":  # the other seat's move, pushed before the answer
+            view = message["view"]
+        latencies.append(time.perf_counter() - started)
+        reconnected.append(False)
+        if message["type"] == "acted":
+            view = message["view"]
+        else:  # the other seat acted meanwhile (a stale view): its move is pushed
+            assert message["problem"]["status"] in (409, 412, 422), message
+            if view["legal_actions"]:  # (the push came before the answer)
+                continue
+            view = json.loads(play.recv())["view"]
+    play.close()
+
+
 def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
     """How late this process's own event loop wakes a greenlet that slept ``period``, until
     ``until``: the part of a latency measured here that the bots' own process added."""
@@ -184,7 +218,7 @@ def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
 
 
 def arena_matches(
-    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float]
+    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float], over_socket: bool = False
 ) -> tuple[list[float], list[bool], int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
     actions per second in all; (the actions' latencies, whether each was sent again on a new
@@ -199,7 +233,7 @@ def arena_matches(
     group = Group()
     group.spawn(loop_lags, until, lags)
     for event in started:
-        group.spawn(play_seat, url, event, until, interval, latencies, reconnected)
+        group.spawn(play_seat_over_socket if over_socket else play_seat, url, event, until, interval, latencies, reconnected)
     group.join(raise_error=True)
     return latencies, reconnected, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
 
@@ -245,11 +279,13 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
     )
 
     lags: list[float] = []
-    latencies, reconnected, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags)
+    latencies, reconnected, games, cpu = arena_matches(
+        url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags, args.bots == "socket"
+    )
     rate = len(latencies) / args.seconds
     ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
     print(
-        f"  {games} arena games at once, {2 * games} bots ({rate:.0f} actions/s): POST action p50 {ms(percentile(latencies, 0.5))}, "
+        f"  {games} arena games at once, {2 * games} bots over {args.bots} ({rate:.0f} actions/s): action p50 {ms(percentile(latencies, 0.5))}, "
         f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}; "
         f"CPU ms per action: {cpu}; this process's event loop late p50 {ms(percentile(lags, 0.5))}, p99 {ms(percentile(lags, 0.99))}",
         flush=True,
@@ -279,6 +315,9 @@ def main() -> None:
         type=float,
         default=1.0,
         help="the arena games' total action rate as a share of the reference's (default 1: the same rate, as the target asks)",
+    )
+    parser.add_argument(
+        "--bots", choices=["http", "socket"], default="http", help="how the arena's bots play (3): POST and long-poll (default), or the WebSocket"
     )
     parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
