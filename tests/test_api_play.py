@@ -191,6 +191,7 @@ def test_a_malformed_message_is_refused_with_its_code_and_changes_nothing(table,
     connection.send(message)
     refused = receive(connection)
     assert refused["type"] == "problem" and (refused["problem"]["status"], refused["problem"]["code"]) == (status, code)
+    assert refused["id"] is None  # none that may be echoed was sent
     if code == "invalid_request":  # the field at fault is named, the action's own under `action`
         assert set(refused["problem"]["errors"]) <= {"_schema", "type", "action", "version", "key", "id", "extra"}
         assert '"fly"' not in message or list(refused["problem"]["errors"]) == ["action"]
