@@ -176,6 +176,17 @@ def play_seat(url: str, event: dict, until: float, interval: float, latencies: l
     connection.close()
 
 
+def received(play: websocket.WebSocket) -> dict:
+    """The next message on a play connection; a close raises, saying the server's code and reason."""
+    while True:
+        opcode, data = play.recv_data(control_frame=True)
+        if opcode in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
+            return json.loads(data)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            code = int.from_bytes(data[:2], "big") if len(data) >= 2 else None
+            raise ConnectionError(f"the server closed the play connection: {code} {data[2:].decode(errors='replace')}")
+
+
 def play_seat_over_socket(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
     """:func:`play_seat` over the game's WebSocket (``/v1/games/{id}/play``): each action a message,
     the other seat's moves pushed on the same connection (no long-poll); a sample is an act until
@@ -184,17 +195,17 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     rng = random.Random(event["token"])
     address = f"{url.replace('http', 'ws', 1)}/v1/games/{game}/play"
     play = websocket.create_connection(address, header={"Authorization": f"Bearer {token}"}, timeout=60)
-    view = json.loads(play.recv())["view"]
+    view = received(play)["view"]
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:
-            view = json.loads(play.recv())["view"]
+            view = received(play)["view"]
             continue
         gevent.sleep(max(0.0, next_at - time.perf_counter()))
         next_at = max(next_at + interval, time.perf_counter() - interval)
         started = time.perf_counter()
         play.send(json.dumps({"type": "act", "action": rng.choice(view["legal_actions"]), "version": view["version"]}))
-        while (message := json.loads(play.recv()))["type"] == "view":  # the other seat's move, pushed before the answer
+        while (message := received(play))["type"] == "view":  # the other seat's move, pushed before the answer
             view = message["view"]
         latencies.append(time.perf_counter() - started)
         reconnected.append(False)
@@ -204,7 +215,7 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
             assert message["problem"]["status"] in (409, 412, 422), message
             if view["legal_actions"]:  # (the push came before the answer)
                 continue
-            view = json.loads(play.recv())["view"]
+            view = received(play)["view"]
     play.close()
 
 
