@@ -53,6 +53,8 @@ TOKEN_SUBPROTOCOL = "koz.bearer."
 #: close codes (RFC 6455): the match is over; the connection's time is up or the server stops,
 #: so reconnect; the store cannot be reached, so reconnect later; a fault of the server's
 CLOSE_OVER, CLOSE_GOING_AWAY, CLOSE_TRY_LATER, CLOSE_FAULT = 1000, 1001, 1013, 1011
+#: why a stopping process closes its connections (by whichever of a connection's two threads sees it first)
+STOPPING = "the server is stopping"
 #: the statuses of a view whose match is over (``Game.status``)
 ENDED = ("finished", "forfeited", "abandoned")
 
@@ -266,8 +268,11 @@ class Channel:
         try:
             while self.open and self.connection.connected:
                 wait = self.ends - time.monotonic()
-                if wait <= 0 or self.koz.announcements.closing:
-                    self.close(CLOSE_GOING_AWAY, "reconnect")
+                if self.koz.announcements.closing:
+                    self.close(CLOSE_GOING_AWAY, STOPPING)
+                    return
+                if wait <= 0:
+                    self.close(CLOSE_GOING_AWAY, "the connection's time is up")
                     return
                 text = self.connection.receive(timeout=min(wait, self.koz.settings.stream_heartbeat_seconds))
                 if text is not None:
@@ -309,7 +314,7 @@ class Channel:
                 )
                 read_after_registration = True
                 if self.koz.announcements.closing:  # the process is stopping: the client connects to another
-                    self.close(CLOSE_GOING_AWAY, "the server is stopping")
+                    self.close(CLOSE_GOING_AWAY, STOPPING)
                     return
                 if heard == version:
                     continue
