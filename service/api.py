@@ -91,10 +91,8 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
     def _register_error_handlers(self) -> None:
         app: Flask = self._app
         app.register_error_handler(HTTPException, self.handle_http_exception)
-        app.register_error_handler(Problem, Problem.response)
-        app.register_error_handler(RuleError, lambda error: Problem.from_rule_error(error).response())
-        app.register_error_handler(Refused, lambda refused: Problem.from_refused(refused).response())
-        app.register_error_handler(RedisError, self.handle_storage_error)
+        for refusal in (Problem, RuleError, Refused, RedisError):
+            app.register_error_handler(refusal, self.handle_refusal)
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         data = getattr(error, "data", None) or {}
@@ -121,8 +119,10 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
             response.headers["Allow"] = ", ".join(allowed)
         return response
 
-    def handle_storage_error(self, error: RedisError) -> Response:
-        return storage_problem(error).response()
+    def handle_refusal(self, error: Exception) -> Response:
+        problem = problem_of(error)
+        assert problem is not None  # (registered for the kinds it maps)
+        return problem.response()
 
     def register_blueprint(self, blp: flask_smorest.Blueprint, *, parameters: list[dict[str, Any]] | None = None, **options: Any) -> None:
         """flask-smorest's registration (0.47), its documentation written when the document is read."""
@@ -157,6 +157,20 @@ def asks_websocket(asked: Request) -> bool:
     and ``Upgrade: websocket``): only such a request reaches a WebSocket's route."""
     upgrade = "upgrade" in {token.strip() for token in asked.headers.get("Connection", "").lower().split(",")}
     return upgrade and asked.headers.get("Upgrade", "").lower() == "websocket"
+
+
+def problem_of(error: Exception) -> Problem | None:
+    """The problem a refusal is answered with, by a request or on a play connection: the service's
+    own, the rules', and the store's failures; None for anything else (a fault)."""
+    if isinstance(error, Problem):
+        return error
+    if isinstance(error, RuleError):
+        return Problem.from_rule_error(error)
+    if isinstance(error, Refused):
+        return Problem.from_refused(error)
+    if isinstance(error, RedisError):
+        return storage_problem(error)
+    return None
 
 
 def invalid_request(messages: Any) -> Problem:

@@ -82,11 +82,12 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
         storage: dict[str, Any] = {"storage_uri": f"redis+cluster://{node.host}:{node.port}"}
     else:
         storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis.connection_pool}}
+    prefix = f"{settings.key_prefix}:limits"
     limiter = RouteLimiter(
         key_func=client_address,
         app=app,
         **storage,
-        key_prefix=f"{settings.key_prefix}:limits",
+        key_prefix=prefix,
         headers_enabled=False,  # the IETF headers are written below
     )
     limited = set()
@@ -98,7 +99,7 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
             limited.add(endpoint)
 
     if "actions.post_action" in limited:
-        app.extensions["koz_action_limit"] = partial(count_action, limiter, parse(settings.rate_limit_actions))
+        app.extensions["koz_action_limit"] = partial(count_action, limiter, prefix, parse(settings.rate_limit_actions))
 
     @app.after_request
     def rate_limit_headers(response: Response) -> Response:
@@ -119,10 +120,11 @@ def install(app: Flask, settings: Settings, redis: Redis | RedisCluster) -> Limi
     return limiter
 
 
-def count_action(limiter: Limiter, limit: RateLimitItem, token: str | None) -> None:
+def count_action(limiter: Limiter, prefix: str, limit: RateLimitItem, token: str | None) -> None:
     """Count an action sent over a play connection, in the same count as ``POST /actions`` by the
-    same token (flask-limiter's key for it); over the limit, the 429 that route answers."""
-    identifiers = (limiter._key_prefix, token_key(token), "actions.post_action")
+    same token (flask-limiter's key for it: its prefix, whom it counts, the route); over the limit,
+    the 429 that route answers."""
+    identifiers = (prefix, token_key(token), "actions.post_action")
     if not limiter.limiter.hit(limit, *identifiers):
         reset = math.ceil(limiter.limiter.get_window_stats(limit, *identifiers).reset_time - time.time())
         raise Problem(429, "rate_limited", "rate_limited", params={"description": str(limit)}, headers={"Retry-After": str(max(1, reset))})

@@ -25,16 +25,13 @@ from redis.exceptions import RedisError
 from simple_websocket import ConnectionClosed, Server
 from werkzeug.datastructures import Headers
 
-from engine import RuleError
-
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request, storage_problem
+from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request, problem_of
 from ..edge import check_json_text, check_well_formed
 from ..encoding import json_text
 from ..errors import Problem
 from ..games import Games
 from ..game import Game
 from ..metrics import REFUSALS, WAITING
-from ..refusals import Refused
 from ..schemas import ActionSchema, RequestSchema
 from .actions import MAX_KEY_LENGTH
 from .games import games
@@ -212,18 +209,9 @@ class Upgraded(Response):
 
 
 def as_problem(error: Exception) -> Problem | None:
-    """The problem a refused message answers, as the HTTP handlers make it; None for a fault."""
-    if isinstance(error, Problem):
-        return error
-    if isinstance(error, RuleError):
-        return Problem.from_rule_error(error)
-    if isinstance(error, Refused):
-        return Problem.from_refused(error)
-    if isinstance(error, ma.ValidationError):
-        return invalid_request(error.messages)
-    if isinstance(error, RedisError):
-        return storage_problem(error)
-    return None
+    """The problem a refused message answers: a message that does not fit its schemas as a body
+    would not, the rest as the requests' handlers answer them; None for a fault."""
+    return invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
 
 
 def echoed_id(body: Any) -> str | int | None:
