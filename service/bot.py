@@ -21,6 +21,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+import websocket
+
 from engine.actions import Action
 from engine.players import Budget, SeatInfo, player, standard_level
 
@@ -33,6 +35,9 @@ ATTEMPTS = 8
 FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
 OVER = ("finished", "abandoned")
+#: close codes (RFC 6455): the match is over; connect again; none given; the connection refused something a retry cannot fix
+CLOSE_OVER, CLOSE_GOING_AWAY, CLOSE_NO_CODE = 1000, 1001, 1005
+REFUSED_FOR_GOOD = (1002, 1003, 1007, 1009)
 
 
 @dataclass
@@ -95,18 +100,41 @@ def _retry_after(headers: Mapping[str, str], backoff: float) -> float:
         return backoff
 
 
-class Bot:
-    """One seat of one game, played by a computer player of ``level``, each decision thinking by
-    the clock, as the server's computers do, or by a count of ``work`` (the same view and seed give
-    the same decision however busy the machine is)."""
+class Seat:
+    """One seat of one game, played by a computer player of ``level`` from what the seat saw (its
+    view and the current deal's history, a :class:`SeatInfo` as a computer seat on the server
+    gets), each decision thinking by the clock, as the server's computers do, or by a count of
+    ``work`` (the same view and seed give the same decision however busy the machine is)."""
 
-    def __init__(self, http: KozHttp, game_id: str, level: str | None = None, work: int | None = None) -> None:
-        self.http = http
-        self.game = f"/v1/games/{urllib.parse.quote(game_id, safe='')}"
+    def __init__(self, game_id: str, level: str | None = None, work: int | None = None) -> None:
         self.game_id = game_id
         self.level = level
         self.work = work
         self.events: list[dict[str, Any]] = []  # the history this seat saw, in order
+
+    def saw(self, events: list[dict[str, Any]]) -> None:
+        self.events += [{key: value for key, value in event.items() if key != "version"} for event in events]
+
+    def decide(self, view: dict[str, Any]) -> Action:
+        level = self.level or standard_level(view["ruleset"])
+        info = SeatInfo(view["ruleset"], view["seat"], view["options"], view, self.deal_events())
+        budget = Budget(timer=time.perf_counter) if self.work is None else Budget(work=self.work)
+        return player(level, view["ruleset"]).choose(info, f"{self.game_id}:{view['version']}:{view['seat']}", budget)
+
+    def deal_events(self) -> tuple[dict[str, Any], ...]:
+        """The current deal's events as this seat saw them, from its ``deal`` event on."""
+        deals = [index for index, event in enumerate(self.events) if event["type"] == "deal"]
+        return tuple(self.events[deals[-1] :] if deals else self.events)
+
+
+class Bot(Seat):
+    """A seat played over HTTP: long-polls for its turn, reads the history it has not read
+    before each decision, and posts its actions."""
+
+    def __init__(self, http: KozHttp, game_id: str, level: str | None = None, work: int | None = None) -> None:
+        super().__init__(game_id, level, work)
+        self.http = http
+        self.game = f"/v1/games/{urllib.parse.quote(game_id, safe='')}"
         self.history_after = -1
 
     def play(self) -> dict[str, Any]:
@@ -125,23 +153,15 @@ class Bot:
         query = "" if after is None else f"?wait={LONG_POLL_SECONDS}&after={after}"
         return self._expect_ok(self.http.request("GET", self.game + query))
 
-    def decide(self, view: dict[str, Any]) -> Action:
-        level = self.level or standard_level(view["ruleset"])
-        info = SeatInfo(view["ruleset"], view["seat"], view["options"], view, self.deal_events())
-        budget = Budget(timer=time.perf_counter) if self.work is None else Budget(work=self.work)
-        return player(level, view["ruleset"]).choose(info, f"{self.game_id}:{view['version']}:{view['seat']}", budget)
-
     def deal_events(self) -> tuple[dict[str, Any], ...]:
-        """The current deal's events as this seat saw them, from its ``deal`` event on."""
         while True:
             page = self._expect_ok(self.http.request("GET", f"{self.game}/history?after={self.history_after}"))
-            self.events += [{key: value for key, value in event.items() if key != "version"} for event in page["events"]]
+            self.saw(page["events"])
             if page["next_after"] is None:
                 self.history_after = page["version"]
                 break
             self.history_after = page["next_after"]
-        deals = [index for index, event in enumerate(self.events) if event["type"] == "deal"]
-        return tuple(self.events[deals[-1] :] if deals else self.events)
+        return super().deal_events()
 
     def act(self, view: dict[str, Any], action: Action) -> dict[str, Any]:
         """Post ``action`` as decided on ``view``; the new view, or a fresh one when the game had
@@ -163,11 +183,133 @@ class Bot:
         return body
 
 
-def run(url: str, game_id: str, token: str, level: str | None, work: int | None = None) -> int:
-    """``koz bot``: play the seat to the end of the match; 0 when it ended, 1 when refused."""
+class SocketBot(Seat):
+    """A seat played over its play connection (``/v1/games/{id}/play?after=``): the views, the
+    history and the answers to its acts come on one WebSocket, each act a message; no request per
+    move. The connection is made again, asking for the history after the last version that came
+    (nothing is read twice or missed), when the server closes it to be made again (its time is up
+    or it stops: 1001; it lost its store: 1013; a fault: 1011) or the network fails, with backoff.
+    An act left unanswered then is decided again on the view the new connection shows: one that
+    was applied shows in it, one that was not is refused if it reaches the server after all, as
+    it was decided on a version the game moved past."""
+
+    def __init__(
+        self, url: str, token: str, game_id: str, level: str | None = None, work: int | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        super().__init__(game_id, level, work)
+        base = url.rstrip("/").replace("http", "ws", 1)
+        self.address = f"{base}/v1/games/{urllib.parse.quote(game_id, safe='')}/play"
+        self.token = token
+        self.sleep = sleep
+        self.history_after = -1
+        self.view: dict[str, Any] | None = None
+        #: the version of the view last decided on, and whether that act waits for its answer
+        self.decided_on: int | None = None
+        self.waiting = False
+        #: how many messages came, over all connections
+        self.heard = 0
+
+    def play(self) -> dict[str, Any]:
+        """Play until the match is over; returns the last view."""
+        backoff, failures = FIRST_BACKOFF_SECONDS, 0
+        while True:
+            heard = self.heard
+            code = self.connect_and_follow()
+            if code == CLOSE_OVER and self.view is not None:
+                log.info("match over (%s): scores %s, winners %s", self.view["status"], self.view["scores"], self.view.get("winners"))
+                return self.view
+            self.decided_on, self.waiting = None, False
+            if self.heard > heard:  # that connection played: the next one starts afresh
+                backoff, failures = FIRST_BACKOFF_SECONDS, 0
+                if code == CLOSE_GOING_AWAY:
+                    continue  # made again at once: its time was up, or that server stops
+            else:
+                failures += 1
+                if failures == ATTEMPTS:
+                    raise Unrecoverable(f"the play connection failed {ATTEMPTS} times in a row")
+            self.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+
+    def connect_and_follow(self) -> int | None:
+        """One connection, followed until the server closes it: its close code; None if it could
+        not be made or broke. A refusal no retry can fix (a bad token, an unknown game) raises."""
+        try:
+            connection = websocket.create_connection(
+                f"{self.address}?after={self.history_after}", header={"Authorization": f"Bearer {self.token}"}, timeout=LONG_POLL_SECONDS + 30
+            )
+        except websocket.WebSocketBadStatusException as refused:
+            if refused.status_code != 429 and refused.status_code < 500:
+                problem = _json_or_none(refused.resp_body or b"")
+                said = problem if isinstance(problem, dict) else {}
+                raise Unrecoverable(f"{refused.status_code} {said.get('code', '')}: {said.get('detail', refused.resp_body)}") from None
+            log.info("the play connection was refused (%s); trying again", refused.status_code)
+            return None
+        except (OSError, websocket.WebSocketException) as error:
+            log.info("the play connection failed (%s); trying again", error)
+            return None
+        try:
+            code = self.follow(connection)
+        except (OSError, websocket.WebSocketException) as error:
+            log.info("the play connection broke (%s); connecting again", error)
+            return None
+        finally:
+            connection.close()
+        if code in REFUSED_FOR_GOOD:
+            raise Unrecoverable(f"the server closed the play connection: {code}")
+        return code
+
+    def follow(self, connection: websocket.WebSocket) -> int | None:
+        """Read, decide and act on one connection until the server closes it: its close code."""
+        while True:
+            opcode, data = connection.recv_data(control_frame=True)
+            if opcode == websocket.ABNF.OPCODE_CLOSE:
+                return int.from_bytes(data[:2], "big") if len(data) >= 2 else CLOSE_NO_CODE
+            if opcode not in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
+                continue  # a ping (the library answers it) or a pong
+            message = json.loads(data)
+            self.heard += 1
+            kind = message["type"]
+            if kind == "history":
+                self.saw(message["events"])
+                self.history_after = message["version"]
+            elif kind in ("view", "acted"):
+                self.waiting = self.waiting and kind != "acted"
+                if self.view is None or message["view"]["version"] >= self.view["version"]:
+                    self.view = message["view"]
+            elif kind == "problem":
+                self.waiting = False
+                self.refused(message["problem"])
+            view = self.view
+            if not self.waiting and view is not None and view["legal_actions"] and view["status"] not in OVER and view["version"] != self.decided_on:
+                self.decided_on, self.waiting = view["version"], True
+                action = self.decide(view)
+                connection.send(json.dumps({"type": "act", "action": action.to_json(), "version": view["version"], "key": str(uuid.uuid4())}))
+
+    def refused(self, problem: dict[str, Any]) -> None:
+        """An act refused: decided again on the view the game moved on to (409, 412: pushed, if
+        not already here), or on the same one after a pause (429, 5xx); any other refusal stops the bot."""
+        status = problem.get("status")
+        if status in (409, 412):
+            log.info("%s: %s; deciding on the view the game moved on to", status, problem.get("code"))
+        elif status == 429 or (isinstance(status, int) and status >= 500):
+            log.info("%s: %s; deciding again in %.1fs", status, problem.get("code"), FIRST_BACKOFF_SECONDS)
+            self.sleep(FIRST_BACKOFF_SECONDS)
+            self.decided_on = None
+        else:
+            raise Unrecoverable(f"{status} {problem.get('code', '')}: {problem.get('detail', '')}")
+
+
+def run(url: str, game_id: str, token: str, level: str | None, work: int | None = None, socket: bool = False) -> int:
+    """``koz bot``: play the seat to the end of the match (over HTTP, or over its WebSocket);
+    0 when it ended, 1 when refused."""
     try:
-        Bot(KozHttp(url, token), game_id, level, work).play()
+        seat(url, token, game_id, level, work, socket).play()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1
     return 0
+
+
+def seat(url: str, token: str, game_id: str, level: str | None, work: int | None, socket: bool) -> Bot | SocketBot:
+    """The seat's player: over the game's WebSocket, or over HTTP."""
+    return SocketBot(url, token, game_id, level, work) if socket else Bot(KozHttp(url, token), game_id, level, work)

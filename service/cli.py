@@ -297,11 +297,12 @@ def play_seat(args: argparse.Namespace) -> None:
                 options=args.options,
                 work=args.work,
                 partner=args.partner,
+                socket=args.socket,
             )
         )
     if args.game_id is None or args.token is None:
         sys.exit("koz bot takes a game and its seat's token (or --arena RULESET --key KEY)")
-    sys.exit(bot.run(args.url, args.game_id, args.token, args.level, args.work))
+    sys.exit(bot.run(args.url, args.game_id, args.token, args.level, args.work, socket=args.socket))
 
 
 def write_openapi(args: argparse.Namespace) -> None:
@@ -385,6 +386,11 @@ def main(argv: list[str] | None = None) -> None:
         "--work",
         type=positive_int,
         help="think by a count of this much work a decision rather than by the clock: a decision repeats, however busy the machine",
+    )
+    bot_parser.add_argument(
+        "--socket",
+        action="store_true",
+        help="play over each game's WebSocket (/v1/games/{id}/play): one connection a game, no request a move",
     )
     bot_parser.set_defaults(run=play_seat)
     args = parser.parse_args(argv)

@@ -49,9 +49,9 @@ def table(backend):
         yield api, url, game_id, tokens, seat
 
 
-def connect(url: str, game_id: str, token: str | None = None, **options: Any) -> websocket.WebSocket:
+def connect(url: str, game_id: str, token: str | None = None, query: str = "", **options: Any) -> websocket.WebSocket:
     header = {"Authorization": f"Bearer {token}"} if token is not None else {}
-    return websocket.create_connection(f"{url}/v1/games/{game_id}/play", header=header, timeout=20, **options)
+    return websocket.create_connection(f"{url}/v1/games/{game_id}/play{query}", header=header, timeout=20, **options)
 
 
 def receive(connection: websocket.WebSocket) -> dict[str, Any]:
@@ -273,6 +273,69 @@ def test_a_match_that_is_over_is_shown_and_revealed_at_once_on_connecting(table)
     assert [message["type"] for message in messages] == ["view", "reveal"] and messages[0]["view"] == final and code == 1000
 
 
+def history_and_views(connection: websocket.WebSocket, until: int) -> list[dict[str, Any]]:
+    """The messages up to the view (pushed, or an act's answer) of version ``until``."""
+    messages = []
+    while not messages or messages[-1].get("view", {}).get("version") != until:
+        messages.append(receive(connection))
+    return messages
+
+
+def check_history_before_views(messages: list[dict[str, Any]], after: int) -> list[dict[str, Any]]:
+    """Each version's history comes once, in order, before the view that shows it: the events."""
+    events, history_after = [], after
+    for message in messages:
+        if message["type"] == "history":
+            assert message["version"] > history_after and all(event["version"] == message["version"] for event in message["events"])
+            history_after = message["version"]
+            events += message["events"]
+        else:
+            assert message["view"]["version"] <= history_after, "a view came before its version's history"
+    return events
+
+
+def test_with_after_each_versions_history_comes_before_the_view_that_shows_it_as_get_history_shows_it(table):
+    api, url, game_id, tokens, seat = table
+    other = 1 - seat
+    connection = connect(url, game_id, tokens[seat], "?after=-1")
+    messages = history_and_views(connection, 0)
+    for _ in range(3):  # a trick of its own over the socket, and the other seat's over HTTP
+        view = messages[-1]["view"] if messages[-1]["view"]["legal_actions"] else history_and_views(connection, messages[-1]["view"]["version"] + 1)[-1]["view"]
+        connection.send(json.dumps({"type": "act", "action": view["legal_actions"][0]}))
+        messages += history_and_views(connection, view["version"] + 1)
+        assert messages[-1]["type"] == "acted"
+        theirs = api.view(game_id, tokens[other]).body
+        if theirs["legal_actions"]:
+            assert api.act(game_id, theirs["legal_actions"][0], tokens[other]).status == 200
+            messages += history_and_views(connection, theirs["version"] + 1)
+    events = check_history_before_views(messages, -1)
+    assert events == api.history(game_id, tokens[seat]).body["events"]  # the seat's own: the other's hand is not in it
+    assert events != api.history(game_id, tokens[other]).body["events"]
+    connection.close()
+
+
+def test_without_after_no_history_is_sent_and_with_it_only_the_history_after_that_version(table):
+    api, url, game_id, tokens, seat = table
+    view = api.view(game_id, tokens[seat]).body
+    assert api.act(game_id, view["legal_actions"][0], tokens[seat]).status == 200
+    plain = connect(url, game_id, tokens[seat])
+    assert receive(plain)["type"] == "view"
+    plain.close()
+    resumed = connect(url, game_id, tokens[seat], "?after=0")
+    messages = history_and_views(resumed, 1)
+    assert [message["type"] for message in messages] == ["history", "view"]
+    assert messages[0]["events"] == api.history(game_id, tokens[seat], "?after=0").body["events"] and messages[0]["version"] == 1
+    resumed.close()
+
+
+@pytest.mark.parametrize("after", ["-2", "one", "1.5", "100000001"])
+def test_an_after_that_is_not_a_version_is_refused_400_before_the_upgrade(client, after):
+    game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
+    answer = client.get(f"/v1/games/{game_id}/play?after={after}", headers=upgrade_headers())
+    assert (answer.status_code, answer.get_json()["code"]) == (400, "invalid_request")
+    assert "after" in json.dumps(answer.get_json())
+
+
 def test_the_seat_token_may_come_as_a_subprotocol_from_a_browser(table):
     api, url, game_id, tokens, seat = table
     connection = connect(url, game_id, subprotocols=["koz.v1", f"koz.bearer.{tokens[seat]}"])
@@ -368,6 +431,14 @@ def test_a_message_over_the_body_limit_closes_the_connection_1009():
 def test_a_connection_is_closed_1001_at_its_time_limit_to_be_made_again():
     with watching(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, _, connection):
         assert closing(connection) == ([], 1001)
+
+
+def test_what_a_client_sends_after_the_close_is_not_read_as_another_request():
+    with watching(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, _, connection):
+        assert closing(connection)[1] == 1001
+        connection.sock.settimeout(5)
+        connection.sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # a client late to see the close
+        assert connection.sock.recv(4096) == b""  # the server shut the socket: no answer, 400 or other
 
 
 def test_the_follower_of_a_closed_connection_ends(table):

@@ -26,6 +26,14 @@ def call(url: str, method: str = "GET", body=None, token: str | None = None):
         return json.loads(response.read())
 
 
+def play_connections(url: str) -> float:
+    """How many play connections (WebSockets) the server has accepted, from its metrics."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=60) as response:
+        lines = response.read().decode().splitlines()
+    route = 'koz_http_requests_total{method="GET",route="/v1/games/<game_id>/play",status="200"}'
+    return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(route))
+
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     service = Service(tmp_path_factory.mktemp("bot") / "koz-data")
@@ -34,22 +42,26 @@ def service(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    ("ruleset_id", "options", "level"),
+    ("ruleset_id", "options", "level", "socket"),
     [
-        ("german-whist", {}, "basic"),
-        ("partnership-batak", {"target": 21}, "basic"),
-        ("sixty-six", {}, "expert"),
-        ("sixty-six", {"variant": "schnapsen"}, None),
+        ("german-whist", {}, "basic", False),
+        ("partnership-batak", {"target": 21}, "basic", False),
+        ("sixty-six", {}, "expert", False),
+        ("sixty-six", {"variant": "schnapsen"}, None, False),
+        ("german-whist", {}, "expert", True),
+        ("partnership-batak", {"target": 21}, "basic", True),
     ],
 )
-def test_koz_bot_plays_its_seat_to_the_end_of_the_match(service, ruleset_id, options, level):
+def test_koz_bot_plays_its_seat_to_the_end_of_the_match(service, ruleset_id, options, level, socket):
     seats = [{"name": "P"}] + [{"bot": "basic"}] * (registry.get(ruleset_id).seat_count - 1)
     created = call(f"{service.url}/v1/games", "POST", {"ruleset": ruleset_id, "options": options, "seats": seats, "seed": f"bot-{ruleset_id}"})
     token = next(entry["token"] for entry in created["tokens"] if entry["seat"] == 0)
     # after "--": a token may begin with "-", which would otherwise be read as an option
-    command = [str(KOZ), "bot"] + (["--level", level] if level else []) + ["--", service.url, created["id"], token]
+    command = [str(KOZ), "bot"] + (["--level", level] if level else []) + (["--socket"] if socket else []) + ["--", service.url, created["id"], token]
+    connections = play_connections(service.url)
     bot = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert bot.returncode == 0, bot.stderr
+    assert play_connections(service.url) > connections if socket else play_connections(service.url) == connections
     game = f"{service.url}/v1/games/{created['id']}"
     assert call(game)["status"] == "finished"
     first_page = call(f"{game}/history?after=-1&limit=50", token=token)

@@ -17,14 +17,18 @@ from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator
 
+import fakeredis
 import pytest
+import websocket
 
 from engine.actions import Action
 from engine.players import standard_level
 from service import bot as service_bot
 from service.arena import bot as arena_bot
-from service.bot import ATTEMPTS, Bot, KozHttp, Unrecoverable
-from tests.conftest import serving
+from service import create_app
+from service.bot import ATTEMPTS, Bot, KozHttp, SocketBot, Unrecoverable
+from service.worker import WorkerThread
+from tests.conftest import make_settings, serving
 
 #: one scripted answer: writes the response to the request it is handed
 Reply = Callable[[BaseHTTPRequestHandler], None]
@@ -406,23 +410,25 @@ def test_a_refused_seek_without_a_problem_body_stops_the_arena_bot_with_its_stat
     assert caplog.records[-1].getMessage() == "stopped: 403 : "
 
 
-def test_koz_bot_arena_seeks_what_it_is_told_and_plays_its_games_at_its_level_and_work(scripted, monkeypatch):
+@pytest.mark.parametrize("socket", [False, True])
+def test_koz_bot_arena_seeks_what_it_is_told_and_plays_its_games_at_its_level_and_work(scripted, monkeypatch, socket):
     played: list[tuple[Any, ...]] = []
 
     class Playing:
-        def __init__(self, http, game_id, level, work):
-            played.append((http.url, http.token, game_id, level, work))
+        def __init__(self, url, token, game_id, level, work, socket):
+            played.append((url, token, game_id, level, work, socket))
 
         def play(self):
             return view(3, "finished")
 
-    monkeypatch.setattr(arena_bot, "Bot", Playing)
+    monkeypatch.setattr(arena_bot, "seat", Playing)
     started = {"type": "match_started", "game": "g3", "seat": 0, "token": "seat-token", "players": []}
     finished = {"type": "match_finished", "game": "g3", "outcome": "draw", "rating_change": 0.0}
     scripted.answer(reply(201, {}), on="/v1/arena/seeks")
     scripted.answer(stream(event(1, started), event(2, finished)), on="/v1/arena/events")
-    assert arena_bot.run(scripted.url + "/", "key", "sixty-six", "basic", 1.5, 1, rated=False, options={"target": 5}, work=40, partner="Ayşe") == 0
-    assert played == [(scripted.url, "seat-token", "g3", "basic", 40)]
+    told = {"rated": False, "options": {"target": 5}, "work": 40, "partner": "Ayşe", "socket": socket}
+    assert arena_bot.run(scripted.url + "/", "key", "sixty-six", "basic", 1.5, 1, **told) == 0
+    assert played == [(scripted.url, "seat-token", "g3", "basic", 40, socket)]
     seek = scripted.asked[0]
     assert (seek.path, seek.headers["Authorization"]) == ("/v1/arena/seeks", "Bearer key")
     assert seek.body == {"ruleset": "sixty-six", "options": {"target": 5}, "rated": False, "house_after_seconds": 1.5, "partner": "Ayşe"}
@@ -457,3 +463,128 @@ def test_a_game_the_arena_bot_cannot_play_is_logged_and_the_bot_goes_on(scripted
     with caplog.at_level("ERROR", logger="koz.bot"):
         assert arena_bot.run(scripted.url, "key", "sixty-six", None, None, 1) == 0
     assert "game g2 stopped: 401 invalid_token: No." in caplog.text
+
+
+# --- SocketBot: the same seat over the play connection ----------------------------------------
+
+
+class Frames:
+    """A play connection that hands out scripted messages (then a close) and records what is sent."""
+
+    def __init__(self, *messages: dict[str, Any], close: int = 1000) -> None:
+        self.frames = [(websocket.ABNF.OPCODE_TEXT, json.dumps(message).encode()) for message in messages]
+        self.frames.append((websocket.ABNF.OPCODE_CLOSE, close.to_bytes(2, "big") + b"bye"))
+        self.sent: list[dict[str, Any]] = []
+
+    def recv_data(self, control_frame: bool = False) -> tuple[int, bytes]:
+        assert control_frame
+        return self.frames.pop(0)
+
+    def send(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+
+def pass_view(version: int, legal: bool = True, status: str = "active") -> dict[str, Any]:
+    return {**view(version, status, [{"type": "pass"}] if legal else []), "ruleset": "sixty-six", "seat": 0, "options": {}, "scores": [0, 0]}
+
+
+def socket_bot(monkeypatch, asked: list[tuple[Any, ...]], sleeps: list[float] | None = None) -> SocketBot:
+    monkeypatch.setattr(service_bot, "player", lambda level, ruleset: Recording(asked, level, ruleset))
+    return SocketBot("http://127.0.0.1:1", "tok", "g1", "basic", 5, sleep=(sleeps if sleeps is not None else []).append)
+
+
+def test_the_socket_bot_acts_once_a_version_on_the_deals_history_with_the_version_and_a_new_key(monkeypatch):
+    asked: list[tuple[Any, ...]] = []
+    bot = socket_bot(monkeypatch, asked)
+    deal = [{"type": "deal", "version": 3, "deal": 2}]
+    connection = Frames(
+        {"type": "history", "version": 3, "events": deal},
+        {"type": "view", "view": pass_view(3)},
+        {"type": "acted", "id": None, "replayed": False, "view": pass_view(4, legal=False)},
+        {"type": "view", "view": pass_view(5)},
+        {"type": "acted", "id": None, "replayed": False, "view": pass_view(6, status="finished")},
+    )
+    assert bot.follow(connection) == 1000  # type: ignore[arg-type]
+    passed = {"type": "pass"}
+    assert [(sent["type"], sent["action"], sent["version"]) for sent in connection.sent] == [("act", passed, 3), ("act", passed, 5)]
+    assert len({sent["key"] for sent in connection.sent}) == 2
+    dealt = ({"type": "deal", "deal": 2},)
+    assert [(info.events, key) for _, _, info, key, _ in asked] == [(dealt, "g1:3:0"), (dealt, "g1:5:0")]
+    assert (bot.history_after, bot.view["version"]) == (3, 6)
+
+
+@pytest.mark.parametrize("status", [409, 412])
+def test_an_act_the_game_moved_past_is_decided_again_on_the_view_it_moved_on_to(monkeypatch, status):
+    asked: list[tuple[Any, ...]] = []
+    bot = socket_bot(monkeypatch, asked)
+    connection = Frames(
+        {"type": "view", "view": pass_view(3)},
+        {"type": "problem", "id": None, "problem": {"status": status, "code": "stale_version"}},
+        {"type": "view", "view": pass_view(4)},
+        close=1001,
+    )
+    assert bot.follow(connection) == 1001  # type: ignore[arg-type]
+    assert [sent["version"] for sent in connection.sent] == [3, 4]
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_an_act_refused_for_the_moment_is_decided_again_on_the_same_view_after_a_pause(monkeypatch, status):
+    asked: list[tuple[Any, ...]] = []
+    sleeps: list[float] = []
+    bot = socket_bot(monkeypatch, asked, sleeps)
+    refused = {"type": "problem", "id": None, "problem": {"status": status, "code": "x"}}
+    connection = Frames({"type": "view", "view": pass_view(3)}, refused, close=1001)
+    bot.follow(connection)  # type: ignore[arg-type]
+    assert [sent["version"] for sent in connection.sent] == [3, 3] and sleeps == [service_bot.FIRST_BACKOFF_SECONDS]
+
+
+def test_an_act_refused_for_good_stops_the_socket_bot_with_the_servers_code_and_detail(monkeypatch):
+    bot = socket_bot(monkeypatch, [])
+    problem = {"status": 422, "code": "illegal_action", "detail": "that card is not in your hand"}
+    with pytest.raises(Unrecoverable, match="422 illegal_action: that card is not in your hand"):
+        bot.follow(Frames({"type": "view", "view": pass_view(3)}, {"type": "problem", "id": None, "problem": problem}))  # type: ignore[arg-type]
+
+
+def test_the_socket_bot_gives_up_on_a_server_that_is_not_there_after_its_attempts_with_doubling_backoff():
+    sleeps: list[float] = []
+    with pytest.raises(Unrecoverable, match=f"failed {ATTEMPTS} times"):
+        SocketBot("http://127.0.0.1:1", "tok", "g1", sleep=sleeps.append).play()
+    assert sleeps == [min(service_bot.FIRST_BACKOFF_SECONDS * 2**number, service_bot.MAX_BACKOFF_SECONDS) for number in range(ATTEMPTS - 1)]
+
+
+@pytest.mark.parametrize(("ruleset_id", "seats"), [("german-whist", 2), ("sixty-six", 2), ("partnership-batak", 4)])
+def test_the_socket_bot_plays_to_the_end_deciding_on_what_the_http_bot_reads_across_connections_the_server_ends(ruleset_id, seats):
+    app = create_app(make_settings(stream_max_seconds=0.3), redis=fakeredis.FakeRedis())
+    with WorkerThread(app.extensions["koz"]), serving(app) as url:
+        client = app.test_client()
+        players = [{"name": "P"}] + [{"bot": "basic"}] * (seats - 1)
+        created = client.post("/v1/games", json={"ruleset": ruleset_id, "seats": players, "seed": "sock"}).json
+        token = created["tokens"][0]["token"]
+        bot = SocketBot(url, token, created["id"], "basic", 50)
+        decided, connections = [], []
+        decide, connect_and_follow = bot.decide, bot.connect_and_follow
+
+        def checked(view: dict[str, Any]) -> Action:
+            # nothing moves while the seat decides: the history over HTTP is the one the socket brought
+            assert view == client.get(f"/v1/games/{created['id']}", headers={"Authorization": f"Bearer {token}"}).json
+            assert bot.deal_events() == Bot(KozHttp(url, token), created["id"]).deal_events()
+            decided.append((view["version"], decide(view)))
+            return decided[-1][1]
+
+        def counted() -> int | None:
+            connections.append(bot.heard)
+            return connect_and_follow()
+
+        bot.decide, bot.connect_and_follow = checked, counted  # type: ignore[method-assign]
+        last = bot.play()
+        assert last["status"] == "finished" and last == client.get(f"/v1/games/{created['id']}", headers={"Authorization": f"Bearer {token}"}).json
+        # an act the server had not read when it ended the connection is decided again, the same
+        assert len(connections) > 1 and decided and len(dict(decided)) == len(set(decided))
+    app.extensions["koz"].announcements.stop()
+
+
+def test_koz_bot_over_the_socket_stops_at_a_wrong_token_with_the_servers_refusal(app, caplog):
+    created = app.test_client().post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "P"}, {"bot": "basic"}]}).json
+    with serving(app) as url:
+        assert service_bot.run(url, created["id"], "not-a-token", "basic", socket=True) == 1
+    assert "401 invalid_token" in caplog.text

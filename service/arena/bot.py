@@ -2,7 +2,8 @@
 
 It seeks a match, follows the account's event stream (``GET /v1/arena/events``, resumed with
 ``Last-Event-ID`` whenever it ends or breaks), plays every game the stream starts with today's
-``koz bot`` (:class:`service.bot.Bot`: the seat token the stream hands over, the game API only),
+``koz bot`` (:class:`service.bot.Bot`, or with ``socket`` :class:`service.bot.SocketBot`: the seat
+token the stream hands over, the game API only),
 and seeks again when a match finishes or a seek expires, until stopped (or ``matches`` played).
 """
 
@@ -16,7 +17,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Iterator
 
-from ..bot import Bot, KozHttp, Unrecoverable
+from ..bot import KozHttp, Unrecoverable, seat
 
 log = logging.getLogger("koz.bot")
 
@@ -38,6 +39,7 @@ class ArenaBot:
         matches: int | None = None,
         work: int | None = None,
         partner: str | None = None,
+        socket: bool = False,
     ) -> None:
         self.http = KozHttp(url, key)
         self.url = url.rstrip("/")
@@ -49,6 +51,7 @@ class ArenaBot:
             self.seek_body["partner"] = partner
         self.level = level
         self.work = work
+        self.socket = socket
         self.matches = matches
         self.finished = 0
         self.last_event = 0
@@ -91,7 +94,7 @@ class ArenaBot:
 
     def play(self, game_id: str, token: str) -> None:
         try:
-            Bot(KozHttp(self.url, token), game_id, self.level, self.work).play()
+            seat(self.url, token, game_id, self.level, self.work, self.socket).play()
         except Unrecoverable as error:
             log.error("game %s stopped: %s", game_id, error)
 
@@ -125,10 +128,14 @@ def run(
     options: dict[str, Any] | None = None,
     work: int | None = None,
     partner: str | None = None,
+    socket: bool = False,
 ) -> int:
     """``koz bot --arena``: 0 when stopped after its matches, 1 when refused."""
     try:
-        ArenaBot(url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work, partner=partner).run()
+        ArenaBot(
+            url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work, partner=partner,
+            socket=socket,
+        ).run()
     except Unrecoverable as error:
         log.error("stopped: %s", error)
         return 1

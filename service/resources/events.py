@@ -41,7 +41,7 @@ from ..games import Games
 from ..shared import Rendered
 from ..texts import FIELD_MESSAGES, FieldMessage
 from .games import games
-from .history import reveal
+from .history import reveal, seen_events
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it happens")
 
@@ -255,11 +255,14 @@ def shared_messages(koz: Games, game_id: str, seat: int | None, after: int, vers
 
 
 def history_messages(koz: Games, game: Game, seat: int | None, after: int) -> Iterator[bytes]:
-    by_version: dict[int, list[dict[str, Any]]] = {}
-    for version, event in koz.repository.events(game, after, game.version):
-        seen = event.for_viewer(seat, revealed=game.over)  # once over, everything is shown, as in the history
-        if seen is not None:
-            by_version.setdefault(version, []).append({"version": version, **seen})
-    for version, events in by_version.items():
+    for version, events in by_version(seen_events(koz, game, seat, after, game.version)).items():
         # as built, like the history: the events have the schema's shape (tests/test_schemas_mirror_engine.py)
         yield message("history", version, {"version": version, "events": events})
+
+
+def by_version(events: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """History events grouped by their version, in order: one message per version."""
+    grouped: dict[int, list[dict[str, Any]]] = {}
+    for event in events:
+        grouped.setdefault(event["version"], []).append(event)
+    return grouped

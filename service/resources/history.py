@@ -19,6 +19,7 @@ from ..edge import check_version_bound
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
 from ..game import Game
+from ..games import Games
 from .game_schemas import STATUS_DESCRIPTION, STATUSES
 from .games import private, games
 
@@ -198,6 +199,17 @@ def reveal(game: Game) -> dict[str, Any] | None:
     return game.ruleset.reveal(game.state, ended_early=not game.finished) if game.over else None
 
 
+def seen_events(koz: Games, game: Game, seat: int | None, after: int, up_to: int) -> list[dict[str, Any]]:
+    """The history events of versions ``after < version <= up_to`` as ``seat`` (None: a
+    spectator) may see them, each with its version, in order: once the match is over, all of them."""
+    events = []
+    for version, event in koz.repository.events(game, after, up_to):
+        seen = event.for_viewer(seat, revealed=game.over)
+        if seen is not None:
+            events.append({"version": version, **seen})
+    return events
+
+
 @blp.route("/<game_id>/history", operation_id="getHistory")
 @blp.arguments(HistoryQuerySchema(), location="query")
 @blp.response(200, HistorySchema)
@@ -214,11 +226,7 @@ def get_history(query: dict[str, Any], game_id: str) -> BaseResponse:
     game = games().repository.load(game_id)
     seat = game.viewer(bearer_token())
     up_to = min(query["after"] + query["limit"], game.version)
-    events = []
-    for version, event in games().repository.events(game, query["after"], up_to):
-        seen = event.for_viewer(seat, revealed=game.over)
-        if seen is not None:
-            events.append({"version": version, **seen})
+    events = seen_events(games(), game, seat, query["after"], up_to)
     history = {
         "id": game.id,
         "ruleset": game.ruleset.id,

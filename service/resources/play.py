@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import socket
 import threading
 import time
 from typing import Any, Callable, Mapping
@@ -26,7 +27,7 @@ from simple_websocket import ConnectionClosed, Server
 from werkzeug.datastructures import Headers
 
 from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request, problem_of
-from ..edge import check_json_text, check_well_formed
+from ..edge import check_json_text, check_version_bound, check_well_formed
 from ..encoding import json_text
 from ..errors import Problem
 from ..games import Games
@@ -35,8 +36,8 @@ from ..metrics import REFUSALS, WAITING
 from ..schemas import ActionSchema, RequestSchema
 from .actions import MAX_KEY_LENGTH
 from .games import games
-from .events import take_stream_place
-from .history import reveal
+from .events import by_version, take_stream_place
+from .history import reveal, seen_events
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,11 @@ Every message is a JSON text. The server sends:
 
 - `{{"type": "view", "view": GameView}}`: the seat's view, at once on connecting and then at each
   new version, in version order;
+- `{{"type": "history", "version": v, "events": [HistoryEvent, ...]}}`, only when the connection
+  asks for it with `after`: what version `v` did, as `GET /history` shows it to the seat, one
+  message per version, in order; first the history after `after`, then each version's before
+  the view (or the `acted` answer) that shows it, so that a client that decides from the history
+  (as `koz bot` does) needs no request of its own;
 - `{{"type": "acted", "id": ..., "replayed": false, "view": GameView}}`: the answer to an `act`,
   the view as `POST /actions` answers it (`replayed` as its `Idempotent-Replayed`);
 - `{{"type": "problem", "id": ..., "problem": Problem}}`: an `act` refused, with the problem
@@ -85,7 +91,8 @@ a fault of its own closes it with 1011.
 
 The server pings every `KOZ_STREAM_HEARTBEAT_SECONDS` and closes a connection that did not answer
 the last ping; it closes every connection after `KOZ_STREAM_MAX_SECONDS` and when it stops (code
-1001): connect again and the first message is the view as it is then. A `GET` without
+1001): connect again (with `after` the last version whose history came) and the first message
+is the view as it is then. A `GET` without
 `Upgrade: websocket` (or with a WebSocket version other than 13) is answered 426
 `upgrade_required`; one whose `Sec-WebSocket-Key` is not 16 bytes in base64, 400 `invalid_request`."""
 
@@ -106,15 +113,26 @@ def check_echoable(value: Any) -> None:
         raise ma.ValidationError(f"a string or an integer of at most {MAX_KEY_LENGTH} characters")
 
 
+class PlayQuerySchema(RequestSchema):
+    after = fields.Integer(
+        validate=validate.Range(min=-1),
+        metadata={
+            "description": "Send the history too, from the version after this one (`-1`: the whole history), and each new version's "
+            "before its view; later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"
+        },
+    )
+
+
 ACT_MESSAGE = ActMessageSchema()
 ACTION = ActionSchema()
 
 
 @blp.route("/<game_id>/play", operation_id="playGame", websocket=True)
+@blp.arguments(PlayQuerySchema(), location="query")
 @blp.response(101, description=PROTOCOL)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 426: ["upgrade_required"], 429: ["too_many_streams"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL)
-def play_game(game_id: str) -> Response:
+def play_game(query: dict[str, Any], game_id: str) -> Response:
     """Play a game over a WebSocket.
 
     One connection for a seat's actions and the views it is shown: the actions go through the
@@ -122,6 +140,7 @@ def play_game(game_id: str) -> Response:
     on, without a request per move. Counted with the address's event streams
     (`KOZ_STREAMS_PER_ADDRESS`): past them, 429 `too_many_streams`.
     """
+    check_version_bound("after", query.get("after"), games().settings.max_versions)
     check_handshake(request.headers)
     token = bearer_token() or subprotocol_token(request.headers.get("Sec-WebSocket-Protocol", ""))
     give_back = take_stream_place()
@@ -136,7 +155,7 @@ def play_game(game_id: str) -> Response:
             ping_interval=koz.settings.stream_heartbeat_seconds,
         )
         with WAITING.track_inprogress():
-            Channel(koz, connection, game, seat, token, current_app.extensions.get("koz_action_limit")).run()
+            Channel(koz, connection, game, seat, token, current_app.extensions.get("koz_action_limit"), query.get("after")).run()
     finally:
         give_back()
     return Upgraded(connection.mode)
@@ -196,7 +215,9 @@ def accepted_environ(environ: Mapping[str, Any]) -> dict[str, Any]:
 
 class Upgraded(Response):
     """The answer to an upgraded request, which has been the connection: nothing more is written
-    to it. gunicorn closes a connection on ``StopIteration``; Werkzeug's server on an ``OSError``."""
+    to it. gunicorn closes a connection on ``StopIteration``; Werkzeug's server drops it on an
+    ``OSError``, but would read what the client sent after the close as another request, unless
+    the socket is shut first."""
 
     def __init__(self, mode: str) -> None:
         super().__init__()
@@ -205,6 +226,10 @@ class Upgraded(Response):
     def __call__(self, environ: Any, start_response: Callable[..., Any]) -> Any:
         if self.mode == "gunicorn":
             raise StopIteration()
+        try:
+            environ["werkzeug.socket"].shutdown(socket.SHUT_RDWR)
+        except (KeyError, OSError):
+            pass  # (not Werkzeug's, or already closed)
         raise ConnectionError("the connection was a WebSocket")
 
 
@@ -235,7 +260,14 @@ class Channel:
     that made it."""
 
     def __init__(
-        self, koz: Games, connection: Server, game: Game, seat: int | None, token: str | None, limit: Callable[[str | None], None] | None
+        self,
+        koz: Games,
+        connection: Server,
+        game: Game,
+        seat: int | None,
+        token: str | None,
+        limit: Callable[[str | None], None] | None,
+        history_after: int | None = None,
     ) -> None:
         self.koz = koz
         self.connection = connection
@@ -247,6 +279,8 @@ class Channel:
         self.turn = threading.RLock()
         #: the version of the last view sent: a view is never sent twice, nor after a later one
         self.shown = -1
+        #: the last version whose history was sent; None: the connection did not ask for the history
+        self.history_after = history_after
         self.ends = time.monotonic() + koz.settings.stream_max_seconds
         self.open = True
 
@@ -325,7 +359,7 @@ class Channel:
         reveal, and close; whether to go on. The caller holds ``turn``."""
         if game.version > self.shown:
             self.shown = game.version
-            if not self.send({"type": "view", "view": game.view(self.seat)}):
+            if not self.send_history(game, game.version) or not self.send({"type": "view", "view": game.view(self.seat)}):
                 return False
         if not game.over:
             return True
@@ -359,9 +393,24 @@ class Channel:
                 self.send({"type": "problem", "id": message_id, "problem": problem.to_json()})
                 return
             self.shown = max(self.shown, view["version"])
+            if self.history_after is not None and view["version"] > self.history_after:
+                acted = self.koz.repository.load_announced(self.game_id, view["version"])
+                if acted is not None and not self.send_history(acted, view["version"]):
+                    return
             if self.send({"type": "acted", "id": message_id, "replayed": replayed, "view": view}) and view["status"] in ENDED:
                 ended = self.koz.repository.load(self.game_id)
                 self.show(ended)
+
+    def send_history(self, game: Game, up_to: int) -> bool:
+        """Send the history of the versions up to ``up_to`` not sent yet, if the connection asked
+        for it (the caller holds ``turn``); whether the connection is still open."""
+        if self.history_after is None or up_to <= self.history_after:
+            return True
+        for version, events in by_version(seen_events(self.koz, game, self.seat, self.history_after, up_to)).items():
+            if not self.send({"type": "history", "version": version, "events": events}):
+                return False
+        self.history_after = up_to
+        return True
 
     @staticmethod
     def parse(text: str | bytes) -> Any:
