@@ -187,6 +187,19 @@ def received(play: websocket.WebSocket) -> dict:
             raise ConnectionError(f"the server closed the play connection: {code} {data[2:].decode(errors='replace')}")
 
 
+def pushed_by(play: websocket.WebSocket, until: float) -> dict | None:
+    """The next message, or None once ``until`` has passed without one: the server pings an idle
+    connection, so only a deadline ends a wait for a move the other seat's bot, stopped at
+    ``until``, will never make."""
+    try:
+        play.settimeout(max(0.001, until - time.perf_counter()))
+        return received(play)
+    except websocket.WebSocketTimeoutException:
+        return None
+    finally:
+        play.settimeout(60)
+
+
 def play_seat_over_socket(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
     """:func:`play_seat` over the game's WebSocket (``/v1/games/{id}/play``): each action a message,
     the other seat's moves pushed on the same connection (no long-poll); a sample is an act until
@@ -199,7 +212,10 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:
-            view = received(play)["view"]
+            # the other seat's move; its bot may have stopped at `until` instead (then so does this one)
+            pushed = pushed_by(play, until)
+            if pushed is not None:
+                view = pushed["view"]
             continue
         gevent.sleep(max(0.0, next_at - time.perf_counter()))
         next_at = max(next_at + interval, time.perf_counter() - interval)
@@ -215,7 +231,9 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
             assert message["problem"]["status"] in (409, 412, 422), message
             if view["legal_actions"]:  # (the push came before the answer)
                 continue
-            view = received(play)["view"]
+            pushed = pushed_by(play, until)
+            if pushed is not None:
+                view = pushed["view"]
     play.close()
 
 
