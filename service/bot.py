@@ -278,22 +278,24 @@ class SocketBot(Seat):
                     self.view = message["view"]
             elif kind == "problem":
                 self.waiting = False
-                self.refused(message["problem"])
+                self.refused(message["problem"], message.get("retry_after"))
             view = self.view
             if not self.waiting and view is not None and view["legal_actions"] and view["status"] not in OVER and view["version"] != self.decided_on:
                 self.decided_on, self.waiting = view["version"], True
                 action = self.decide(view)
                 connection.send(json.dumps({"type": "act", "action": action.to_json(), "version": view["version"], "key": str(uuid.uuid4())}))
 
-    def refused(self, problem: dict[str, Any]) -> None:
+    def refused(self, problem: dict[str, Any], retry_after: float | None = None) -> None:
         """An act refused: decided again on the view the game moved on to (409, 412: pushed, if
-        not already here), or on the same one after a pause (429, 5xx); any other refusal stops the bot."""
+        not already here), or on the same one after a pause (429, 5xx: the ``retry_after`` the
+        server asks, up to the backoff's cap); any other refusal stops the bot."""
         status = problem.get("status")
         if status in (409, 412):
             log.info("%s: %s; deciding on the view the game moved on to", status, problem.get("code"))
         elif status == 429 or (isinstance(status, int) and status >= 500):
-            log.info("%s: %s; deciding again in %.1fs", status, problem.get("code"), FIRST_BACKOFF_SECONDS)
-            self.sleep(FIRST_BACKOFF_SECONDS)
+            pause = FIRST_BACKOFF_SECONDS if retry_after is None else min(retry_after, MAX_BACKOFF_SECONDS)
+            log.info("%s: %s; deciding again in %.1fs", status, problem.get("code"), pause)
+            self.sleep(pause)
             self.decided_on = None
         else:
             raise Unrecoverable(f"{status} {problem.get('code', '')}: {problem.get('detail', '')}")

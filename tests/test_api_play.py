@@ -299,15 +299,17 @@ def test_with_after_each_versions_history_comes_before_the_view_that_shows_it_as
     other = 1 - seat
     connection = connect(url, game_id, tokens[seat], "?after=-1")
     messages = history_and_views(connection, 0)
-    for _ in range(3):  # a trick of its own over the socket, and the other seat's over HTTP
-        view = messages[-1]["view"] if messages[-1]["view"]["legal_actions"] else history_and_views(connection, messages[-1]["view"]["version"] + 1)[-1]["view"]
-        connection.send(json.dumps({"type": "act", "action": view["legal_actions"][0]}))
-        messages += history_and_views(connection, view["version"] + 1)
-        assert messages[-1]["type"] == "acted"
-        theirs = api.view(game_id, tokens[other]).body
-        if theirs["legal_actions"]:
+    for _ in range(8):  # this seat's moves over the socket, the other's over HTTP: four tricks
+        view = messages[-1]["view"]
+        if view["legal_actions"]:
+            connection.send(json.dumps({"type": "act", "action": view["legal_actions"][0]}))
+            messages += history_and_views(connection, view["version"] + 1)
+            assert messages[-1]["type"] == "acted"
+        else:
+            theirs = api.view(game_id, tokens[other]).body
             assert api.act(game_id, theirs["legal_actions"][0], tokens[other]).status == 200
             messages += history_and_views(connection, theirs["version"] + 1)
+            assert messages[-1]["type"] == "view"
     events = check_history_before_views(messages, -1)
     assert events == api.history(game_id, tokens[seat]).body["events"]  # the seat's own: the other's hand is not in it
     assert events != api.history(game_id, tokens[other]).body["events"]
@@ -395,6 +397,7 @@ def test_acts_are_counted_with_the_posted_actions_against_the_seats_rate_limit()
         mover = connect(url, game_id, tokens[seat])
         refused = act(mover, {"type": "play", "card": receive(mover)["view"]["hand"][0]})
         assert (refused["problem"]["status"], refused["problem"]["code"]) == (429, "rate_limited")  # its posted action counted
+        assert 1 <= refused["retry_after"] <= 60  # as Retry-After says over HTTP: within the minute
         # the other seat's count is its own
         other = connect(url, game_id, tokens[1 - seat])
         view = receive(other)["view"]

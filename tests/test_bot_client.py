@@ -527,15 +527,19 @@ def test_an_act_the_game_moved_past_is_decided_again_on_the_view_it_moved_on_to(
     assert [sent["version"] for sent in connection.sent] == [3, 4]
 
 
-@pytest.mark.parametrize("status", [429, 503])
-def test_an_act_refused_for_the_moment_is_decided_again_on_the_same_view_after_a_pause(monkeypatch, status):
+@pytest.mark.parametrize(
+    ("status", "retry_after", "pause"), [(429, None, service_bot.FIRST_BACKOFF_SECONDS), (429, 2, 2), (503, 60, service_bot.MAX_BACKOFF_SECONDS)]
+)
+def test_an_act_refused_for_the_moment_is_decided_again_on_the_same_view_after_the_pause_asked(monkeypatch, status, retry_after, pause):
     asked: list[tuple[Any, ...]] = []
     sleeps: list[float] = []
     bot = socket_bot(monkeypatch, asked, sleeps)
     refused = {"type": "problem", "id": None, "problem": {"status": status, "code": "x"}}
+    if retry_after is not None:
+        refused["retry_after"] = retry_after
     connection = Frames({"type": "view", "view": pass_view(3)}, refused, close=1001)
     bot.follow(connection)  # type: ignore[arg-type]
-    assert [sent["version"] for sent in connection.sent] == [3, 3] and sleeps == [service_bot.FIRST_BACKOFF_SECONDS]
+    assert [sent["version"] for sent in connection.sent] == [3, 3] and sleeps == [pause]
 
 
 def test_an_act_refused_for_good_stops_the_socket_bot_with_the_servers_code_and_detail(monkeypatch):

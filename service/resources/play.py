@@ -74,7 +74,9 @@ Every message is a JSON text. The server sends:
 - `{{"type": "acted", "id": ..., "replayed": false, "view": GameView}}`: the answer to an `act`,
   the view as `POST /actions` answers it (`replayed` as its `Idempotent-Replayed`);
 - `{{"type": "problem", "id": ..., "problem": Problem}}`: an `act` refused, with the problem
-  `POST /actions` answers (same `code`, `status` and texts); the connection stays open;
+  `POST /actions` answers (same `code`, `status` and texts); the connection stays open. A refusal
+  that `POST /actions` answers with `Retry-After` (429 `rate_limited`, 503) carries its seconds as
+  `"retry_after"`;
 - `{{"type": "reveal", "version": v, "reveal": Reveal}}`: the match is over; the server then
   closes the connection (code 1000).
 
@@ -390,7 +392,10 @@ class Channel:
                 if problem is None:
                     raise
                 REFUSALS.labels(problem.code).inc()
-                self.send({"type": "problem", "id": message_id, "problem": problem.to_json()})
+                refused = {"type": "problem", "id": message_id, "problem": problem.to_json()}
+                if "Retry-After" in problem.headers:  # what the header says over HTTP: in seconds
+                    refused["retry_after"] = int(problem.headers["Retry-After"])
+                self.send(refused)
                 return
             self.shown = max(self.shown, view["version"])
             if self.history_after is not None and view["version"] > self.history_after:
