@@ -469,19 +469,24 @@ def test_a_game_the_arena_bot_cannot_play_is_logged_and_the_bot_goes_on(scripted
 
 
 class Frames:
-    """A play connection that hands out scripted messages (then a close) and records what is sent."""
+    """A play connection that hands out scripted messages (then a close) and records what is sent,
+    and after how many of the frames (``sent_after``)."""
 
-    def __init__(self, *messages: dict[str, Any], close: int = 1000) -> None:
-        self.frames = [(websocket.ABNF.OPCODE_TEXT, json.dumps(message).encode()) for message in messages]
-        self.frames.append((websocket.ABNF.OPCODE_CLOSE, close.to_bytes(2, "big") + b"bye"))
+    def __init__(self, *messages: dict[str, Any] | tuple[int, bytes], close: int | None = 1000) -> None:
+        self.frames = [message if isinstance(message, tuple) else (websocket.ABNF.OPCODE_TEXT, json.dumps(message).encode()) for message in messages]
+        self.frames.append((websocket.ABNF.OPCODE_CLOSE, b"" if close is None else close.to_bytes(2, "big") + b"bye"))
+        self.read = 0
         self.sent: list[dict[str, Any]] = []
+        self.sent_after: list[int] = []
 
     def recv_data(self, control_frame: bool = False) -> tuple[int, bytes]:
         assert control_frame
+        self.read += 1
         return self.frames.pop(0)
 
     def send(self, text: str) -> None:
         self.sent.append(json.loads(text))
+        self.sent_after.append(self.read)
 
 
 def pass_view(version: int, legal: bool = True, status: str = "active") -> dict[str, Any]:
@@ -513,6 +518,36 @@ def test_the_socket_bot_acts_once_a_version_on_the_deals_history_with_the_versio
     assert (bot.history_after, bot.view["version"]) == (3, 6)
 
 
+def test_a_view_pushed_while_an_act_waits_for_its_answer_is_decided_on_after_the_answer(monkeypatch):
+    bot = socket_bot(monkeypatch, [])
+    connection = Frames(
+        {"type": "view", "view": pass_view(3)},
+        {"type": "view", "view": pass_view(4)},  # the other seat moved first: the act at 3 will be refused
+        {"type": "problem", "id": None, "problem": {"status": 412, "code": "stale_version"}},
+        {"type": "acted", "id": None, "replayed": False, "view": pass_view(5, status="finished")},
+    )
+    assert bot.follow(connection) == 1000  # type: ignore[arg-type]
+    assert [sent["version"] for sent in connection.sent] == [3, 4] and connection.sent_after == [1, 3]
+
+
+def test_a_ping_is_passed_over_and_a_close_without_a_code_is_read_as_1005(monkeypatch):
+    bot = socket_bot(monkeypatch, [])
+    connection = Frames({"type": "view", "view": pass_view(3, legal=False)}, (websocket.ABNF.OPCODE_PING, b""), close=None)
+    assert bot.follow(connection) == 1005 and connection.read == 3  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("socket", [False, True])
+def test_koz_bot_plays_over_the_transport_asked_at_its_level_and_work(monkeypatch, socket):
+    player = service_bot.seat("http://127.0.0.1:1", "tok", "g1", "expert", 30, socket)
+    assert (type(player), player.game_id, player.level, player.work) == ((SocketBot if socket else Bot), "g1", "expert", 30)
+    assert player.token == "tok" if isinstance(player, SocketBot) else player.http.token == "tok"
+    played = []
+    monkeypatch.setattr(service_bot, "seat", lambda *args: played.append(args) or Bot(KozHttp("http://x", "t"), "g"))
+    monkeypatch.setattr(Bot, "play", lambda self: view(3, "finished"))
+    assert service_bot.run("http://127.0.0.1:1", "g1", "tok", "basic", 7, socket=socket) == 0
+    assert played == [("http://127.0.0.1:1", "tok", "g1", "basic", 7, socket)]
+
+
 @pytest.mark.parametrize("status", [409, 412])
 def test_an_act_the_game_moved_past_is_decided_again_on_the_view_it_moved_on_to(monkeypatch, status):
     asked: list[tuple[Any, ...]] = []
@@ -528,7 +563,13 @@ def test_an_act_the_game_moved_past_is_decided_again_on_the_view_it_moved_on_to(
 
 
 @pytest.mark.parametrize(
-    ("status", "retry_after", "pause"), [(429, None, service_bot.FIRST_BACKOFF_SECONDS), (429, 2, 2), (503, 60, service_bot.MAX_BACKOFF_SECONDS)]
+    ("status", "retry_after", "pause"),
+    [
+        (429, None, service_bot.FIRST_BACKOFF_SECONDS),
+        (429, 2, 2),
+        (500, None, service_bot.FIRST_BACKOFF_SECONDS),
+        (503, 60, service_bot.MAX_BACKOFF_SECONDS),
+    ],
 )
 def test_an_act_refused_for_the_moment_is_decided_again_on_the_same_view_after_the_pause_asked(monkeypatch, status, retry_after, pause):
     asked: list[tuple[Any, ...]] = []
@@ -542,11 +583,18 @@ def test_an_act_refused_for_the_moment_is_decided_again_on_the_same_view_after_t
     assert [sent["version"] for sent in connection.sent] == [3, 3] and sleeps == [pause]
 
 
-def test_an_act_refused_for_good_stops_the_socket_bot_with_the_servers_code_and_detail(monkeypatch):
+@pytest.mark.parametrize(
+    ("problem", "said"),
+    [
+        ({"status": 422, "code": "illegal_action", "detail": "that card is not in your hand"}, "422 illegal_action: that card is not in your hand"),
+        ({"status": 499}, "499 : "),
+    ],
+)
+def test_an_act_refused_for_good_stops_the_socket_bot_with_the_servers_code_and_detail(monkeypatch, problem, said):
     bot = socket_bot(monkeypatch, [])
-    problem = {"status": 422, "code": "illegal_action", "detail": "that card is not in your hand"}
-    with pytest.raises(Unrecoverable, match="422 illegal_action: that card is not in your hand"):
+    with pytest.raises(Unrecoverable) as stopped:
         bot.follow(Frames({"type": "view", "view": pass_view(3)}, {"type": "problem", "id": None, "problem": problem}))  # type: ignore[arg-type]
+    assert str(stopped.value) == said
 
 
 def test_the_socket_bot_gives_up_on_a_server_that_is_not_there_after_its_attempts_with_doubling_backoff():
