@@ -358,9 +358,7 @@ def test_a_stream_is_open_to_other_origins_and_private_to_its_token(app, api):
 
 
 @pytest.mark.parametrize("viewers", ["spectators", "each seat and a spectator"])
-def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, backend, monkeypatch, viewers):
-    # the move is another process's: one this process made is not read back at all (test_api_process_copy.py)
-    other = create_app(app.extensions["koz"].settings, redis=backend)
+def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, monkeypatch, viewers):
     game_id, tokens = two_humans(api)
     seats = [None] * 5 if viewers == "spectators" else [None, 0, 1, 0, 1]  # (each viewer's messages are its own)
     streams = [Stream(app.test_client(), game_id, tokens[seat] if seat is not None else None) for seat in seats]
@@ -377,14 +375,13 @@ def test_the_streams_woken_by_one_version_share_one_read_of_the_store(app, api, 
             return original(game)
 
         monkeypatch.setattr(store, "load", counted)
-        play(FlaskClient(other.test_client()), game_id, tokens, random.Random(4), count=1)
+        play(api, game_id, tokens, random.Random(4), count=1)
         for stream in streams:
             assert stream.until_view(1)[-1].id == 1
         assert reads_by_streams == [game_id]
     finally:
         for stream in streams:
             stream.close()
-        other.extensions["koz"].announcements.stop()
 
 
 def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(backend):
