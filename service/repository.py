@@ -130,11 +130,6 @@ def upgrade(game_id: str, legacy: Legacy, history: Sequence[tuple[int, Mapping[s
     return game
 
 
-def stored_of(committed: Committed) -> Stored:
-    """The game as a commit of this process wrote it, as the store would give it back."""
-    return Stored(committed.version, orjson.loads(committed.setup), unpack(committed.snapshot))
-
-
 def _action_version(number: int, own: Sequence[int]) -> int:
     """The version of the ``number``-th action, when the versions ``own`` (sorted) went to the service's events."""
     version = number
@@ -193,16 +188,7 @@ class Repository:
     def load_announced(self, game_id: str, version: int) -> Game | None:
         """The game at ``version`` or later, for the requests an announcement of ``version``
         woke: they share one read of the store (a spectator's stream, a table's long-polls), so
-        that a commit costs one read per process, not one per waiter, and none when this process
-        made it (:meth:`load_to_change`'s copy: the seat that moved is served here). None if the
-        game is gone."""
-        committed = self.announcements.last_committed(game_id)
-        if committed is not None and committed.version >= version:
-            cached = self._announced.get(game_id)
-            if cached is None or cached.version < committed.version:
-                cached = self._announced[game_id] = stored_of(committed)
-                self._forget_oldest_announced()
-            return self.from_stored(game_id, cached)
+        that a commit costs one read per process, not one per waiter. None if the game is gone."""
         for _ in range(2):
             stored = self._announced.get(game_id)
             if stored is not None and stored.version >= version:
@@ -220,15 +206,12 @@ class Repository:
                 return self.load(game_id)
             stored = loaded
             self._announced[game_id] = stored
-            self._forget_oldest_announced()
+            while len(self._announced) > ANNOUNCED_KEPT:
+                self._announced.popitem(last=False)  # the oldest first
         finally:
             self._reading.pop(game_id, None)
             reading.set()
         return self.from_stored(game_id, stored)
-
-    def _forget_oldest_announced(self) -> None:
-        while len(self._announced) > ANNOUNCED_KEPT:
-            self._announced.popitem(last=False)  # the oldest first
 
     def refuse_creation_when_full(self) -> None:
         """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
@@ -268,7 +251,8 @@ class Repository:
         committed = self.announcements.last_committed(game_id)
         if committed is None:
             return self.load(game_id), False
-        return self.from_stored(game_id, stored_of(committed)), True
+        stored = Stored(committed.version, orjson.loads(committed.setup), unpack(committed.snapshot))
+        return self.from_stored(game_id, stored), True
 
     def ttl(self, game: Game) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""

@@ -92,33 +92,6 @@ def test_a_move_of_another_process_heard_since_is_read_from_the_store(processes,
     assert reads == [game_id]  # read once: the copy at 1 was forgotten, not tried and refused first
 
 
-def test_the_waiters_woken_by_a_move_the_process_committed_read_nothing_of_the_game(processes, monkeypatch):
-    (koz, _), (api, other) = processes
-    subscription_up(koz)
-    game_id, tokens = new_table(api, koz)
-    assert pass_in_turn(api, game_id, tokens).status == 200
-    until_heard(koz, game_id, 1)
-    reads = game_reads(koz, monkeypatch)
-    woken = [koz.repository.load_announced(game_id, 1) for _ in range(3)]  # (a play connection, a stream, a long-poll)
-    assert reads == []
-    monkeypatch.undo()
-    (seat,) = other.view(game_id).body["to_act"]
-    assert {game.version for game in woken} == {1} and woken[0].view(seat) == other.view(game_id, tokens[seat]).body
-
-
-def test_the_waiters_woken_by_another_processs_move_read_it_from_the_store_once(processes, monkeypatch):
-    (koz, _), (api, other) = processes
-    subscription_up(koz)
-    game_id, tokens = new_table(api, koz)
-    assert pass_in_turn(api, game_id, tokens).status == 200
-    until_heard(koz, game_id, 1)
-    assert pass_in_turn(other, game_id, tokens).status == 200
-    until_heard(koz, game_id, 2)
-    reads = game_reads(koz, monkeypatch)
-    woken = [koz.repository.load_announced(game_id, 2) for _ in range(3)]
-    assert reads == [game_id] and {game.version for game in woken} == {2}
-
-
 def hold_announcements_of(koz, game_id: str, version: int, monkeypatch) -> tuple[threading.Event, threading.Event]:
     """``koz``'s process hears ``version`` of the game only once the test releases it."""
     held, release = threading.Event(), threading.Event()
