@@ -15,6 +15,7 @@ import subprocess
 import urllib.request
 
 import pytest
+from prometheus_client import REGISTRY
 from redis import Redis
 
 from engine import registry
@@ -92,19 +93,30 @@ def test_bots_play_rated_matches_each_recorded_once_as_the_histories_say(served,
         assert page["ratings"][0]["uncertainty"] == pytest.approx(replayed[(ruleset_id, account)].sigma)
 
 
-def test_koz_bot_seeks_the_match_options_it_is_given_and_plays_that_match(served):
+def play_connections() -> float:
+    """The play connections (WebSockets) this process's servers accepted, from the metrics."""
+    labels = {"method": "GET", "route": "/v1/games/<game_id>/play", "status": "200"}
+    return REGISTRY.get_sample_value("koz_http_requests_total", labels) or 0.0
+
+
+@pytest.mark.parametrize("socket", [False, True])
+def test_koz_bot_seeks_the_match_options_it_is_given_and_plays_that_match(served, socket):
     app, url = served
-    key = call(f"{url}/v1/accounts", "POST", {"name": "misere-seeker"})["key"]
+    name = f"misere-seeker-{'socket' if socket else 'http'}"
+    key = call(f"{url}/v1/accounts", "POST", {"name": name})["key"]
     options = {"misere": True, "target": 0}
+    connections = play_connections()
     bot = subprocess.run(
         [str(KOZ), "bot", url, "--arena", "german-whist", f"--key={key}", "--level", "random", "--matches", "1", "--house-after", "0"]
-        + ["--options", json.dumps(options)],
+        + ["--options", json.dumps(options)]
+        + (["--socket"] if socket else []),
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert bot.returncode == 0, bot.stderr
-    (result,) = [result for result in app.extensions["koz_arena"].store.results("german-whist") if "misere-seeker" in str(result["seats"])]
+    assert play_connections() > connections if socket else play_connections() == connections
+    (result,) = [result for result in app.extensions["koz_arena"].store.results("german-whist") if name in str(result["seats"])]
     assert call(f"{url}/v1/games/{result['game']}")["options"] == registry.get("german-whist").parse_options(options)
 
 
