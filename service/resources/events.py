@@ -77,14 +77,16 @@ Comment lines (`: heartbeat`) keep an idle stream open. A stream ends after an h
 lost."""
 
 
-class EventsQuerySchema(RequestSchema):
-    after = fields.Integer(
+def after_field(description: str) -> fields.Integer:
+    """A version to send the history after (``-1``: all of it), within the server's cap."""
+    return fields.Integer(
         validate=validate.Range(min=-1),
-        metadata={
-            "description": "Resume after this version: its history is not sent again (`-1`: the whole history); "
-            "later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"
-        },
+        metadata={"description": f"{description}; later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"},
     )
+
+
+class EventsQuerySchema(RequestSchema):
+    after = after_field("Resume after this version: its history is not sent again (`-1`: the whole history)")
 
 
 LAST_EVENT_ID = header_parameter(

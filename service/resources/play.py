@@ -36,7 +36,7 @@ from ..metrics import REFUSALS, WAITING
 from ..schemas import ActionSchema, RequestSchema
 from .actions import MAX_KEY_LENGTH
 from .games import games
-from .events import by_version, take_stream_place
+from .events import after_field, by_version, take_stream_place
 from .history import reveal, seen_events
 
 log = logging.getLogger(__name__)
@@ -116,12 +116,8 @@ def check_echoable(value: Any) -> None:
 
 
 class PlayQuerySchema(RequestSchema):
-    after = fields.Integer(
-        validate=validate.Range(min=-1),
-        metadata={
-            "description": "Send the history too, from the version after this one (`-1`: the whole history), and each new version's "
-            "before its view; later than the server's cap on versions (`KOZ_MAX_VERSIONS`): 400"
-        },
+    after = after_field(
+        "Send the history too, from the version after this one (`-1`: the whole history), and each new version's before its view"
     )
 
 
