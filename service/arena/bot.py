@@ -133,7 +133,16 @@ def run(
     """``koz bot --arena``: 0 when stopped after its matches, 1 when refused."""
     try:
         ArenaBot(
-            url, key, ruleset, level, options=options, house_after=house_after, matches=matches, rated=rated, work=work, partner=partner,
+            url,
+            key,
+            ruleset,
+            level,
+            options=options,
+            house_after=house_after,
+            matches=matches,
+            rated=rated,
+            work=work,
+            partner=partner,
             socket=socket,
         ).run()
     except Unrecoverable as error:
