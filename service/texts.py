@@ -213,6 +213,10 @@ DETAILS: Mapping[str, Text] = {
         "en": "the game is at version {version}, not the one in If-Match",
         "tr": "oyun {version}. sürümde; If-Match'teki sürümde değil",
     },
+    "stale_message_version": {
+        "en": "the game is at version {version}, not the one the act was decided on",
+        "tr": "oyun {version}. sürümde; hamlenin karar verildiği sürümde değil",
+    },
     "moved_on": {"en": "the game moved on to version {version} meanwhile", "tr": "oyun bu arada {version}. sürüme geçti"},
     "busy": {
         "en": "the game kept changing while this action was applied; try again",

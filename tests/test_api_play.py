@@ -227,6 +227,7 @@ def test_an_act_decided_on_a_version_the_game_moved_past_is_refused_412(table):
     refused = act(connection, view["legal_actions"][0], version=decided_on["version"])
     problem = refused["problem"]
     assert (problem["status"], problem["code"], problem["current_version"]) == (412, "stale_version", view["version"])
+    assert problem["detail"] == f"the game is at version {view['version']}, not the one the act was decided on"
     assert api.view(game_id).body["version"] == view["version"]
     assert act(connection, view["legal_actions"][0], version=view["version"])["type"] == "acted"
     connection.close()

@@ -233,8 +233,12 @@ class Upgraded(Response):
 
 def as_problem(error: Exception) -> Problem | None:
     """The problem a refused message answers: a message that does not fit its schemas as a body
-    would not, the rest as the requests' handlers answer them; None for a fault."""
-    return invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
+    would not, the rest as the requests' handlers answer them (a stale version said to be the
+    message's, not If-Match's); None for a fault."""
+    problem = invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
+    if problem is not None and problem.code == "stale_version":
+        return Problem(problem.status, problem.code, "stale_message_version", params=problem.params, headers=problem.headers, **problem.extra)
+    return problem
 
 
 def echoed_id(body: Any) -> str | int | None:
