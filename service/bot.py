@@ -38,6 +38,9 @@ OVER = ("finished", "abandoned")
 #: close codes (RFC 6455): the match is over; connect again; none given; the connection refused something a retry cannot fix
 CLOSE_OVER, CLOSE_GOING_AWAY, CLOSE_NO_CODE = 1000, 1001, 1005
 REFUSED_FOR_GOOD = (1002, 1003, 1007, 1009)
+#: how long a play connection may bring nothing, not even the server's ping, before it is taken
+#: for lost (a network that drops it silently) and made again
+SILENCE_SECONDS = LONG_POLL_SECONDS + 30
 
 
 @dataclass
@@ -194,13 +197,21 @@ class SocketBot(Seat):
     it was decided on a version the game moved past."""
 
     def __init__(
-        self, url: str, token: str, game_id: str, level: str | None = None, work: int | None = None, sleep: Callable[[float], None] = time.sleep
+        self,
+        url: str,
+        token: str,
+        game_id: str,
+        level: str | None = None,
+        work: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        silence_seconds: float = SILENCE_SECONDS,
     ) -> None:
         super().__init__(game_id, level, work)
         base = url.rstrip("/").replace("http", "ws", 1)
         self.address = f"{base}/v1/games/{urllib.parse.quote(game_id, safe='')}/play"
         self.token = token
         self.sleep = sleep
+        self.silence_seconds = silence_seconds
         self.history_after = -1
         self.view: dict[str, Any] | None = None
         #: the version of the view last decided on, and whether that act waits for its answer
@@ -235,7 +246,7 @@ class SocketBot(Seat):
         not be made or broke. A refusal no retry can fix (a bad token, an unknown game) raises."""
         try:
             connection = websocket.create_connection(
-                f"{self.address}?after={self.history_after}", header={"Authorization": f"Bearer {self.token}"}, timeout=LONG_POLL_SECONDS + 30
+                f"{self.address}?after={self.history_after}", header={"Authorization": f"Bearer {self.token}"}, timeout=self.silence_seconds
             )
         except websocket.WebSocketBadStatusException as refused:
             if refused.status_code != 429 and refused.status_code < 500:

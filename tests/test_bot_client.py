@@ -640,3 +640,17 @@ def test_koz_bot_over_the_socket_stops_at_a_wrong_token_with_the_servers_refusal
     with serving(app) as url:
         assert service_bot.run(url, created["id"], "not-a-token", "basic", socket=True) == 1
     assert "401 invalid_token" in caplog.text
+
+
+def test_a_play_connection_silent_past_its_limit_is_taken_for_lost_and_made_again():
+    # no ping for a minute, and the other seat (a person) never moves: the connection says nothing
+    app = create_app(make_settings(stream_heartbeat_seconds=60), redis=fakeredis.FakeRedis())
+    with serving(app) as url:
+        client = app.test_client()
+        created = client.post("/v1/games", json={"ruleset": "german-whist", "seats": [{"name": "P"}, {"name": "Q"}], "seed": "quiet"}).json
+        (waiting,) = [entry for entry in created["tokens"] if entry["seat"] not in client.get(f"/v1/games/{created['id']}").json["to_act"]]
+        bot = SocketBot(url, waiting["token"], created["id"], silence_seconds=0.5)
+        started = time.monotonic()
+        assert bot.connect_and_follow() is None and bot.view is not None and bot.view["version"] == 0  # the first view, then silence
+        assert time.monotonic() - started < 10
+    app.extensions["koz"].announcements.stop()
