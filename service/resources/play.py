@@ -30,6 +30,7 @@ from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request,
 from ..edge import check_json_text, check_version_bound, check_well_formed
 from ..encoding import json_text
 from ..errors import Problem
+from ..texts import DETAILS
 from ..games import Games
 from ..game import Game
 from ..metrics import REFUSALS, WAITING
@@ -236,7 +237,7 @@ def as_problem(error: Exception) -> Problem | None:
     would not, the rest as the requests' handlers answer them (a stale version said to be the
     message's, not If-Match's); None for a fault."""
     problem = invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
-    if problem is not None and problem.code == "stale_version":
+    if problem is not None and problem.text is DETAILS["stale_version"]:
         return Problem(problem.status, problem.code, "stale_message_version", params=problem.params, headers=problem.headers, **problem.extra)
     return problem
 
