@@ -252,7 +252,8 @@ class SocketBot(Seat):
             if refused.status_code != 429 and refused.status_code < 500:
                 problem = _json_or_none(refused.resp_body or b"")
                 said = problem if isinstance(problem, dict) else {}
-                raise Unrecoverable(f"{refused.status_code} {said.get('code', '')}: {said.get('detail', refused.resp_body)}") from None
+                body = (refused.resp_body or b"").decode("utf-8", "replace")
+                raise Unrecoverable(f"{refused.status_code} {said.get('code', '')}: {said.get('detail', body)}") from None
             log.info("the play connection was refused (%s); trying again", refused.status_code)
             return None
         except (OSError, websocket.WebSocketException) as error:

@@ -488,6 +488,9 @@ class Frames:
         self.sent.append(json.loads(text))
         self.sent_after.append(self.read)
 
+    def close(self) -> None:
+        self.closed = True
+
 
 def pass_view(version: int, legal: bool = True, status: str = "active") -> dict[str, Any]:
     return {**view(version, status, [{"type": "pass"}] if legal else []), "ruleset": "sixty-six", "seat": 0, "options": {}, "scores": [0, 0]}
@@ -654,3 +657,39 @@ def test_a_play_connection_silent_past_its_limit_is_taken_for_lost_and_made_agai
         assert bot.connect_and_follow() is None and bot.view is not None and bot.view["version"] == 0  # the first view, then silence
         assert time.monotonic() - started < 10
     app.extensions["koz"].announcements.stop()
+
+
+@pytest.mark.parametrize("status", [429, 500, 503])
+def test_a_play_connection_refused_for_the_moment_is_tried_again(scripted, status):
+    scripted.answer(reply(status, {"status": status, "code": "busy"}))
+    bot = SocketBot(scripted.url, "tok", "g1")
+    assert bot.connect_and_follow() is None
+    (asked,) = scripted.asked
+    assert (asked.path, asked.headers["Authorization"], asked.headers["Upgrade"]) == ("/v1/games/g1/play?after=-1", "Bearer tok", "websocket")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (reply(404, {"status": 404, "code": "unknown_game", "detail": "there is no game 'g1'"}), "404 unknown_game: there is no game 'g1'"),
+        (reply(403, raw=b"<html>no</html>"), "403 : <html>no</html>"),
+    ],
+)
+def test_a_play_connection_refused_for_good_stops_the_bot_with_what_the_server_said(scripted, answer, said):
+    scripted.answer(answer)
+    with pytest.raises(Unrecoverable) as stopped:
+        SocketBot(scripted.url, "tok", "g1").connect_and_follow()
+    assert str(stopped.value) == said
+
+
+@pytest.mark.parametrize(("code", "stops"), [(1001, False), (1011, False), (1013, False), (1009, True), (1002, True)])
+def test_a_close_that_asks_to_come_back_is_answered_by_connecting_again_and_one_for_good_stops_the_bot(monkeypatch, code, stops):
+    connection = Frames({"type": "view", "view": pass_view(3, legal=False)}, close=code)
+    monkeypatch.setattr(service_bot.websocket, "create_connection", lambda *args, **kwargs: connection)
+    bot = SocketBot("http://127.0.0.1:1", "tok", "g1")
+    if stops:
+        with pytest.raises(Unrecoverable, match=f"^the server closed the play connection: {code}$"):
+            bot.connect_and_follow()
+    else:
+        assert bot.connect_and_follow() == code
+    assert connection.closed
