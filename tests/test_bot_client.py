@@ -1,6 +1,7 @@
 """The reference bots' client side, in this process: how ``koz bot`` retries, keeps one
 idempotency key per decision, follows a game it cannot act in, reads its deal's history, and how
-``koz bot --arena`` reads its event stream, seeks and plays what the stream starts.
+``koz bot --arena`` reads its event stream, seeks and plays what the stream starts; how
+``koz bot --socket`` plays the same seat over the play connection (scripted frames, and the app).
 
 tests/test_bot.py and tests/test_arena_bots.py run the real commands against a real server; the
 server here answers from a script, so that each answer a client must cope with (a 503, a 429 with
