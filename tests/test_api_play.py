@@ -13,6 +13,7 @@ from typing import Any, Iterator
 import fakeredis
 import pytest
 import websocket
+from prometheus_client import REGISTRY
 from redis.exceptions import ConnectionError as LostStore
 
 from service import create_app
@@ -146,8 +147,10 @@ def test_an_illegal_act_is_refused_with_the_rule_it_breaks_and_the_connection_pl
     connection = connect(url, game_id, tokens[seat])
     view = receive(connection)["view"]
     not_held = next(card for card in ("AS", "KS", "AH", "KH", "AD") if card not in view["hand"])
+    counted = REGISTRY.get_sample_value("koz_refusals_total", {"code": "card_not_in_hand"}) or 0
     refused = act(connection, {"type": "play", "card": not_held}, id="m-1")
     assert refused["type"] == "problem" and refused["id"] == "m-1"
+    assert REGISTRY.get_sample_value("koz_refusals_total", {"code": "card_not_in_hand"}) == counted + 1  # counted as a refused request is
     posted = api.act(game_id, {"type": "play", "card": not_held}, tokens[seat]).body
     assert refused["problem"] == posted | {"instance": f"/v1/games/{game_id}/play"}
     assert refused["problem"]["code"] == "card_not_in_hand" and refused["problem"]["legal_actions"] == view["legal_actions"]
