@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -246,35 +247,50 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
 
 
 def play_over_websockets_and_check(url: str, api: SocketClient, ruleset_id: str, options: dict, seed: str) -> None:
-    """A match between humans, each seat on its own ``/play`` WebSocket, random legal actions: each
-    act's answer and each view pushed to the other seats is checked against the revealed deal,
-    and every connection ends with the reveal and a normal close."""
+    """A match between humans, each seat on its own ``/play`` WebSocket with the history asked for
+    (``?after=-1``), random legal actions: each act's answer, each view pushed to the other seats
+    and each history message is checked against the revealed deal (a history sent once the match
+    is over shows everything, as ``GET /history`` then does), and every connection ends with the
+    reveal and a normal close."""
     ruleset = registry.get(ruleset_id)
     created = api.create(ruleset=ruleset_id, options=options, seats=[{"name": "P"}] * ruleset.seat_count, seed=seed).body
     sockets = {
         entry["seat"]: websocket.create_connection(
-            f"{url.replace('http', 'ws', 1)}/v1/games/{created['id']}/play", header={"Authorization": f"Bearer {entry['token']}"}, timeout=30
+            f"{url.replace('http', 'ws', 1)}/v1/games/{created['id']}/play?after=-1",
+            header={"Authorization": f"Bearer {entry['token']}"},
+            timeout=30,
         )
         for entry in created["tokens"]
     }
+    shown: list[tuple[int, int, Any]] = []  # (seat, version, what it was shown while the match went on)
+    pending: dict[int, list[dict]] = {seat: [] for seat in sockets}
+
+    def next_view(seat: int) -> dict:
+        """The seat's next view or answer, its history before it kept to be checked."""
+        while (message := json.loads(sockets[seat].recv()))["type"] == "history":
+            pending[seat].append(message)
+        view = message["view"]
+        if view["status"] == "active":
+            shown.extend((seat, history["version"], history["events"]) for history in pending[seat])
+            shown.append((seat, view["version"], view))
+        pending[seat] = []
+        return message
+
     rng = random.Random(seed)
-    latest = {seat: json.loads(connection.recv())["view"] for seat, connection in sockets.items()}
-    shown = [(seat, view) for seat, view in latest.items()]
+    latest = {seat: next_view(seat)["view"] for seat in sockets}
     while latest[0]["status"] == "active":
         seat = rng.choice(latest[0]["to_act"])
         legal = latest[seat]["legal_actions"]
         action = {"type": "pass"} if {"type": "pass"} in legal and rng.random() < 0.85 else rng.choice(legal)
         sockets[seat].send(json.dumps({"type": "act", "action": action}))
-        answer = json.loads(sockets[seat].recv())
+        answer = next_view(seat)
         assert answer["type"] == "acted", answer
         latest[seat] = answer["view"]
-        shown.append((seat, answer["view"]))
-        for other, connection in sockets.items():
+        for other in sockets:
             while latest[other]["version"] < answer["view"]["version"]:
-                message = json.loads(connection.recv())
+                message = next_view(other)
                 assert message["type"] == "view", message
                 latest[other] = message["view"]
-                shown.append((other, message["view"]))
     history = api.whole_history(created["id"])
     for connection in sockets.values():
         assert json.loads(connection.recv()) == {"type": "reveal", "version": latest[0]["version"], "reveal": history["reveal"]}
@@ -284,9 +300,10 @@ def play_over_websockets_and_check(url: str, api: SocketClient, ruleset_id: str,
     for event in history["events"]:
         if event["type"] == "action":
             states[event["version"]] = ruleset.apply(states[event["version"] - 1], event["seat"], Action.from_json(event["action"]))[0]
-    for seat, view in shown:
-        leaked = card_codes_in(view) & concealed_cards(ruleset_id, states[view["version"]], seat)
-        assert not leaked, f"seat {seat} was shown {sorted(leaked)} at version {view['version']}"
+    assert any(isinstance(what, list) for _, _, what in shown), "no history came to check"
+    for seat, version, what in shown:
+        leaked = card_codes_in(what) & concealed_cards(ruleset_id, states[version], seat)
+        assert not leaked, f"seat {seat} was shown {sorted(leaked)} at version {version}"
 
 
 def test_koz_serve_plays_over_its_websocket_without_leaks(data_dir):
