@@ -338,9 +338,12 @@ class Games:
         action_json: Mapping[str, Any],
         *,
         if_match: str | None = None,
+        decided_on: int | None = None,
         idempotency_key: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """Apply a seat's action and the computer moves it brings on; the seat's new view.
+        ``if_match`` (a request's header) or ``decided_on`` (a play connection's message's
+        version): the version the action was decided on, refused 412 if the game moved past it.
 
         Returns (view, replayed): ``replayed`` is True when an earlier request with the same
         idempotency key had already applied it.
@@ -362,10 +365,10 @@ class Games:
                     earlier = self.store.idempotent_answer(game_id, seat, idempotency_key)
                     if earlier is not None:
                         return self._replay(earlier, fingerprint), True
-                if if_match is not None and not version_matches(if_match, game.version):
+                if (if_match is not None and not version_matches(if_match, game.version)) or decided_on not in (None, game.version):
                     raise Refused(
                         "stale_version",
-                        "stale_version",
+                        "stale_version" if if_match is not None else "stale_message_version",
                         params={"version": game.version},
                         current_version=game.version,
                     )
@@ -405,7 +408,7 @@ class Games:
                 return self._replay(commit.earlier_answer, fingerprint), True
             if commit.missing:
                 raise Refused("unknown_game", "unknown_game", params={"game": repr(game_id)})
-            if if_match is not None:
+            if if_match is not None or decided_on is not None:
                 raise Refused(
                     "stale_version",
                     "moved_on",

@@ -30,7 +30,6 @@ from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request,
 from ..edge import check_json_text, check_version_bound, check_well_formed
 from ..encoding import json_text
 from ..errors import Problem
-from ..texts import DETAILS
 from ..games import Games
 from ..game import Game
 from ..metrics import REFUSALS, WAITING
@@ -234,12 +233,8 @@ class Upgraded(Response):
 
 def as_problem(error: Exception) -> Problem | None:
     """The problem a refused message answers: a message that does not fit its schemas as a body
-    would not, the rest as the requests' handlers answer them (a stale version said to be the
-    message's, not If-Match's); None for a fault."""
-    problem = invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
-    if problem is not None and problem.text is DETAILS["stale_version"]:
-        return Problem(problem.status, problem.code, "stale_message_version", params=problem.params, headers=problem.headers, **problem.extra)
-    return problem
+    would not, the rest as the requests' handlers answer them; None for a fault."""
+    return invalid_request(error.messages) if isinstance(error, ma.ValidationError) else problem_of(error)
 
 
 def echoed_id(body: Any) -> str | int | None:
@@ -380,13 +375,8 @@ class Channel:
                 message = self.check(body)
                 if self.limit is not None:
                     self.limit(self.token)
-                version = message.get("version")
                 view, replayed = self.koz.act(
-                    self.game_id,
-                    self.token,
-                    message["action"],
-                    if_match=None if version is None else f'"{version}"',
-                    idempotency_key=message.get("key"),
+                    self.game_id, self.token, message["action"], decided_on=message.get("version"), idempotency_key=message.get("key")
                 )
             except Exception as error:
                 problem = as_problem(error)
