@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1] [--bots socket]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1] [--bots http|stream|socket]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -18,7 +18,9 @@
    plays them at F times that rate instead: at the share where the web process spends as much
    CPU a second as in (2), it shows whether the arena's latency is the reference's at the same
    load on the server, or worse. ``--bots socket``: the bots play over each game's WebSocket
-   instead (``/v1/games/{id}/play``), a sample an ``act`` until its answer.
+   instead (``/v1/games/{id}/play``), a sample an ``act`` until its answer; ``--bots stream``: each
+   action a ``POST`` as over ``http``, but the bots wait for the other seat's move on the game's
+   event stream (``/v1/games/{id}/events``, held open) instead of long-polling, as Lichess bots do.
 
 (2) and (3) also say how late this process's own event loop woke a sleeping greenlet (p50, p99):
 the part of a measured latency that the 200 bots' own process added, rather than the server.
@@ -237,6 +239,73 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     play.close()
 
 
+class GameStream:
+    """A seat's event stream of one game (``/v1/games/{id}/events``), read for its views."""
+
+    def __init__(self, url: str, game: str, token: str) -> None:
+        self.connection = Connection(url, timeout=60)
+        self.connection.http.request("GET", f"/v1/games/{game}/events", headers={"Authorization": f"Bearer {token}"})
+        self.response = self.connection.http.getresponse()
+        assert self.response.status == 200, self.response.read()
+
+    def view(self, until: float | None = None) -> dict | None:
+        """The next view the stream sends; None once ``until`` has passed without one (the other
+        seat's bot, stopped at ``until``, will not move), or once the stream has ended."""
+        kind = None
+        while True:
+            if until is not None:
+                self.connection.http.sock.settimeout(max(0.001, until - time.perf_counter()))
+            try:
+                line = self.response.readline()
+            except TimeoutError:
+                return None
+            if not line:
+                return None
+            text = line.decode().rstrip("\n")
+            if text.startswith("event: "):
+                kind = text[7:]
+            elif text.startswith("data: ") and kind == "view":
+                return json.loads(text[6:])
+
+    def newer_view(self, version: int, until: float) -> dict | None:
+        """The first view the stream sends that is newer than ``version`` (None as :meth:`view`)."""
+        while (view := self.view(until)) is not None and view["version"] <= version:
+            pass
+        return view
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def play_seat_over_stream(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
+    """:func:`play_seat` waiting on the game's event stream instead of long-polls, as a Lichess bot
+    follows its game: each action a ``POST``, the other seat's moves pushed on one held response;
+    a sample is a ``POST`` until its answer."""
+    game, token = event["game"], event["token"]
+    rng = random.Random(event["token"])
+    stream = GameStream(url, game, token)
+    connection = Reconnecting(url)
+    view = stream.view()
+    next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
+    while view is not None and time.perf_counter() < until and view["status"] == "active":
+        if not view["legal_actions"]:
+            view = stream.newer_view(view["version"], until)
+            continue
+        gevent.sleep(max(0.0, next_at - time.perf_counter()))
+        next_at = max(next_at + interval, time.perf_counter() - interval)
+        started = time.perf_counter()
+        status, answer = connection.call("POST", f"/v1/games/{game}/actions", rng.choice(view["legal_actions"]), token)
+        latencies.append(time.perf_counter() - started)
+        reconnected.append(connection.reconnected)
+        if status == 200:
+            view = answer
+        else:  # the other seat acted meanwhile (a stale view): its move comes on the stream
+            assert status in (409, 422), answer
+            view = stream.newer_view(view["version"], until)
+    connection.close()
+    stream.close()
+
+
 def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
     """How late this process's own event loop wakes a greenlet that slept ``period``, until
     ``until``: the part of a latency measured here that the bots' own process added."""
@@ -247,7 +316,7 @@ def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
 
 
 def arena_matches(
-    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float], over_socket: bool = False
+    url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float], bots: str = "http"
 ) -> tuple[list[float], list[bool], int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
     actions per second in all; (the actions' latencies, whether each was sent again on a new
@@ -262,9 +331,13 @@ def arena_matches(
     group = Group()
     group.spawn(loop_lags, until, lags)
     for event in started:
-        group.spawn(play_seat_over_socket if over_socket else play_seat, url, event, until, interval, latencies, reconnected)
+        group.spawn(PLAYERS[bots], url, event, until, interval, latencies, reconnected)
     group.join(raise_error=True)
     return latencies, reconnected, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
+
+
+#: how a bot plays its seat, by ``--bots``
+PLAYERS = {"http": play_seat, "stream": play_seat_over_stream, "socket": play_seat_over_socket}
 
 
 def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
@@ -309,7 +382,7 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
 
     lags: list[float] = []
     latencies, reconnected, games, cpu = arena_matches(
-        url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags, args.bots == "socket"
+        url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags, args.bots
     )
     rate = len(latencies) / args.seconds
     ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
@@ -346,7 +419,10 @@ def main() -> None:
         help="the arena games' total action rate as a share of the reference's (default 1: the same rate, as the target asks)",
     )
     parser.add_argument(
-        "--bots", choices=["http", "socket"], default="http", help="how the arena's bots play (3): POST and long-poll (default), or the WebSocket"
+        "--bots",
+        choices=list(PLAYERS),
+        default="http",
+        help="how the arena's bots play (3): POST and long-poll (default), POST and the game's event stream, or the WebSocket",
     )
     parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()
