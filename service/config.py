@@ -41,6 +41,11 @@ class Settings:
     stream_heartbeat_seconds: float = 15.0
     #: an event stream ends after this long; the client reconnects with Last-Event-ID, losing nothing
     stream_max_seconds: float = 3600.0
+    #: the games whose history a web process keeps replayed (from their action logs): reading
+    #: one's history, or following it on a stream or a play connection, replays only the actions
+    #: since; past this many games followed at once, the least recently read replays from the
+    #: start (a German Whist match's replay takes about 60 KiB)
+    replays_kept: int = 256
     #: a computer move a worker took and did not finish in this time is taken over by another
     job_claim_seconds: float = 10.0
     #: when a human may act in the same moment as a computer player, the computer waits this long
@@ -131,6 +136,7 @@ class Settings:
             stream_heartbeat_seconds=number("KOZ_STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds)
             or defaults.stream_heartbeat_seconds,
             stream_max_seconds=number("KOZ_STREAM_MAX_SECONDS", defaults.stream_max_seconds) or defaults.stream_max_seconds,
+            replays_kept=number("KOZ_REPLAYS_KEPT", defaults.replays_kept, int),
             job_claim_seconds=number("KOZ_JOB_CLAIM_SECONDS", defaults.job_claim_seconds) or defaults.job_claim_seconds,
             bot_decision_ceiling=number("KOZ_BOT_DECISION_CEILING", defaults.bot_decision_ceiling),
             bot_expert_seconds=number("KOZ_BOT_EXPERT_SECONDS", defaults.bot_expert_seconds),

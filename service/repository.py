@@ -27,6 +27,7 @@ from .config import Settings
 from .refusals import Refused
 from .game import DealBase, Game, SeatRecord, check_presentable
 from .replay import ReplayCache
+from .shared import Rendered, SharedRenders
 from .store import Commit, GameStore, Legacy, Prepared, Stored, unpack
 from .waiting import after_computers
 
@@ -150,13 +151,14 @@ class Repository:
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
-        #: the last action log read, per game (and setup: an id may come back as another game)
-        self._logs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        #: the last action log read, per game (and setup: an id may come back as another game),
+        #: as a rendering whose version is its length
+        self._logs: SharedRenders[bytes] = SharedRenders(ANNOUNCED_KEPT)
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
         self._memory_full = False
-        self.replays = ReplayCache()
+        self.replays = ReplayCache(settings.replays_kept)
 
     @property
     def length_cap(self) -> tuple[int, int]:
@@ -350,12 +352,18 @@ class Repository:
         """The history events of versions ``after < version <= up_to``, in order, derived by
         replaying the game's log (and the service's word that the match was abandoned)."""
         cache_key = (game.id, f"{game.seed}@{game.created_at}")
-        log = self._logs.get(cache_key)
-        if log is None or len(log) < game.log_length:
-            # read once per process and version, however many streams of the game ask for it
-            log = self._logs[cache_key] = self.store.log(game.id)
-            while len(self._logs) > ANNOUNCED_KEPT:
-                self._logs.popitem(last=False)  # the oldest first
+
+        def read_since() -> Rendered[bytes]:
+            # the log only grows (APPEND): what is read is what came since the copy kept
+            kept = self._logs.latest(cache_key)
+            known = kept.value if kept is not None else b""
+            log = known + self.store.log(game.id, len(known))
+            return Rendered(len(log), log)
+
+        # read once per process and length, however many streams of the game ask for it at once
+        shared = self._logs.get(cache_key, game.log_length, read_since)
+        assert shared is not None  # read_since always reads
+        log = shared.value
         # the replay numbers the actions 1, 2, ...; the service's own events take versions between
         own = [stored["version"] for stored in game.seat_events]
 

@@ -76,5 +76,10 @@ class SharedRenders(Generic[T]):
                     del self._pending[key]
             pending.set()
 
+    def latest(self, key: Hashable) -> Rendered[T] | None:
+        """The rendering of ``key`` kept, whatever its version (None: none)."""
+        with self._lock:
+            return self._renders.get(key)
+
     def __len__(self) -> int:
         return len(self._renders)

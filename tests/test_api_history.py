@@ -10,7 +10,10 @@ import pytest
 from engine import registry
 from engine import Action
 from engine.ruleset import replay
+import service.replay as service_replay
 from service import create_app
+from service.config import Settings
+from service.store import GameStore
 from service.cli import openapi_document
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -167,3 +170,68 @@ def test_a_finished_history_is_sent_exactly_as_its_schema_declares(api, ruleset)
     assert body["status"] == "finished" and body["reveal"]
     history = jsonschema_rs.Draft202012Validator({"$ref": "#/components/schemas/History", "components": DOCUMENT["components"]})
     assert [error.message for error in history.iter_errors(body)] == []
+
+
+def play_one(api, game_id, tokens):
+    (seat,) = api.view(game_id).body["to_act"]
+    assert api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).status == 200
+
+
+def following_many_games(fake_redis, monkeypatch, replays_kept: int) -> tuple[int, list[int], list[int]]:
+    """20 German Whist games of two people on one process keeping ``replays_kept`` replays: each
+    game's history read after its first action, then twice after its second; (the actions the
+    later reads replayed, the log offsets the store was asked from on them, each game's log
+    length after its first action)."""
+    app = create_app(make_settings(replays_kept=replays_kept), redis=fake_redis)
+    api = FlaskClient(app.test_client())
+    games = []
+    for number in range(20):
+        answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed=f"following-{number}")
+        games.append((answer.body["id"], {entry["seat"]: entry["token"] for entry in answer.body["tokens"]}))
+    for game_id, tokens in games:
+        play_one(api, game_id, tokens)
+        assert api.history(game_id).status == 200
+    store = app.extensions["koz"].repository.store
+    first_lengths = [len(store.log(game_id)) for game_id, _ in games]
+    replayed, offsets = [], []
+    counting = service_replay.apply_logged
+
+    def apply_counted(*args):
+        for applied in counting(*args):
+            replayed.append(1)
+            yield applied
+
+    stored_log = GameStore.log
+
+    def log_read(store, game_id, start=0):
+        offsets.append(start)
+        return stored_log(store, game_id, start)
+
+    monkeypatch.setattr(service_replay, "apply_logged", apply_counted)
+    monkeypatch.setattr(GameStore, "log", log_read)
+    for game_id, tokens in games:
+        play_one(api, game_id, tokens)
+        assert {event["version"] for event in api.history(game_id, query="?after=1").body["events"]} == {2}
+        assert api.history(game_id, query="?after=1").status == 200  # read again: nothing new to read or replay
+    app.extensions["koz"].announcements.stop()
+    return len(replayed), offsets, first_lengths
+
+
+def test_a_process_following_many_games_replays_only_the_actions_since_in_each(fake_redis, monkeypatch):
+    replayed, _, _ = following_many_games(fake_redis, monkeypatch, replays_kept=256)
+    assert replayed == 20
+
+
+def test_past_the_replays_kept_a_history_is_replayed_from_the_start(fake_redis, monkeypatch):
+    replayed, _, _ = following_many_games(fake_redis, monkeypatch, replays_kept=4)
+    assert replayed == 2 * 20
+
+
+def test_a_history_read_asks_the_store_only_for_the_log_appended_since_the_last(fake_redis, monkeypatch):
+    _, offsets, first_lengths = following_many_games(fake_redis, monkeypatch, replays_kept=256)
+    assert offsets == first_lengths  # once a game, from where the last read ended; not at all on the read again
+
+
+def test_the_replays_kept_are_a_setting():
+    assert Settings.from_env({"KOZ_REPLAYS_KEPT": "1000"}).replays_kept == 1000
+    assert Settings.from_env({}).replays_kept == 256

@@ -27,6 +27,14 @@ def test_a_kept_rendering_answers_the_same_or_an_older_version_without_rendering
     assert made == [3, 4, 3]
 
 
+def test_the_latest_rendering_kept_is_there_to_build_on_whatever_its_version():
+    renders: SharedRenders[str] = SharedRenders()
+    assert renders.latest("a") is None
+    renders.get("a", 3, lambda: Rendered(3, "view 3"))
+    assert renders.latest("a") == Rendered(3, "view 3")
+    assert renders.latest("b") is None
+
+
 def test_nothing_to_show_is_not_kept():
     renders: SharedRenders[str] = SharedRenders()
     assert renders.get("gone", 1, lambda: None) is None
