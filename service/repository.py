@@ -140,6 +140,12 @@ def _action_version(number: int, own: Sequence[int]) -> int:
     return version
 
 
+def log_key(game: Game) -> tuple[str, str]:
+    """What names a game's log among the copies a process keeps: its id and setup (an id may come
+    back as another game)."""
+    return (game.id, f"{game.seed}@{game.created_at}")
+
+
 class Repository:
     """Every game read and every change committed, as one compare-and-set on the store."""
 
@@ -151,8 +157,8 @@ class Repository:
         self.announcements = Announcements(store)
         #: the last version read after an announcement, per game (insertion order: oldest first)
         self._announced: OrderedDict[str, Stored] = OrderedDict()
-        #: the last action log read, per game (and setup: an id may come back as another game),
-        #: as a rendering whose version is its length
+        #: the last action log read or written, per game (:func:`log_key`), as a rendering whose
+        #: version is its length
         self._logs: SharedRenders[bytes] = SharedRenders(ANNOUNCED_KEPT)
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
@@ -276,12 +282,23 @@ class Repository:
             self.announcements.expect_commit(game.id, committed)
             commit = self.store.commit(write)
             self.announcements.settled(game.id, committed, commit.written)
+            if commit.written:
+                self._append_to_log_copy(game)
         deadline = game.deadline()
         if commit.written and deadline is not None:
             # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
             # process did not get to schedule is caught by the next change of the game
             self.store.schedule_clock(game.id, deadline)
         return commit
+
+    def _append_to_log_copy(self, game: Game) -> None:
+        """After ``game``'s commit: the process's copy of its log, if it is the log as it was
+        before (its length says so: the log only grows), with what the commit appended; so the
+        history of a move made here is replayed without reading the log back."""
+        key, appended = log_key(game), bytes(game.appended)
+        kept = self._logs.latest(key)
+        if appended and kept is not None and kept.version == game.log_length - len(appended):
+            self._logs.offer(key, Rendered(game.log_length, kept.value + appended))
 
     def prepare(self, game: Game, expected_version: int | None, idempotency: tuple[int, str, dict[str, Any]] | None = None) -> Prepared:
         """The write of what changed in ``game`` since ``expected_version`` (None: a new game)."""
@@ -351,7 +368,7 @@ class Repository:
     def events(self, game: Game, after: int, up_to: int) -> list[tuple[int, Event]]:
         """The history events of versions ``after < version <= up_to``, in order, derived by
         replaying the game's log (and the service's word that the match was abandoned)."""
-        cache_key = (game.id, f"{game.seed}@{game.created_at}")
+        cache_key = log_key(game)
 
         def read_since() -> Rendered[bytes]:
             # the log only grows (APPEND): what is read is what came since the copy kept

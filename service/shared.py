@@ -62,19 +62,23 @@ class SharedRenders(Generic[T]):
         try:
             made = render()
             if made is not None:
-                with self._lock:
-                    found = self._renders.get(key)
-                    if found is None or found.version <= made.version:
-                        self._renders[key] = made
-                        self._renders.move_to_end(key)
-                    while len(self._renders) > self.kept:
-                        self._renders.popitem(last=False)  # the least recently used first
+                self.offer(key, made)
             return made
         finally:
             with self._lock:
                 if self._pending.get(key) is pending:
                     del self._pending[key]
             pending.set()
+
+    def offer(self, key: Hashable, rendered: Rendered[T]) -> None:
+        """Keep ``rendered`` (a :meth:`get`'s, or one made by other means), unless a newer one is kept."""
+        with self._lock:
+            found = self._renders.get(key)
+            if found is None or found.version <= rendered.version:
+                self._renders[key] = rendered
+                self._renders.move_to_end(key)
+            while len(self._renders) > self.kept:
+                self._renders.popitem(last=False)  # the least recently used first
 
     def latest(self, key: Hashable) -> Rendered[T] | None:
         """The rendering of ``key`` kept, whatever its version (None: none)."""

@@ -177,13 +177,15 @@ def play_one(api, game_id, tokens):
     assert api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).status == 200
 
 
-def following_many_games(fake_redis, monkeypatch, replays_kept: int) -> tuple[int, list[int], list[int]]:
-    """20 German Whist games of two people on one process keeping ``replays_kept`` replays: each
-    game's history read after its first action, then twice after its second; (the actions the
-    later reads replayed, the log offsets the store was asked from on them, each game's log
-    length after its first action)."""
-    app = create_app(make_settings(replays_kept=replays_kept), redis=fake_redis)
+def following_many_games(fake_redis, monkeypatch, replays_kept: int, moved_elsewhere: bool = False) -> tuple[int, list[int], list[int]]:
+    """20 German Whist games of two people, followed by one process keeping ``replays_kept``
+    replays: each game's history read after its first action, then twice after its second (made
+    on another process, if ``moved_elsewhere``); (the actions the later reads replayed, the log
+    offsets the store was asked from on them, each game's log length after its first action)."""
+    settings = make_settings(replays_kept=replays_kept)
+    app = create_app(settings, redis=fake_redis)
     api = FlaskClient(app.test_client())
+    elsewhere = create_app(settings, redis=fake_redis)
     games = []
     for number in range(20):
         answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed=f"following-{number}")
@@ -210,10 +212,11 @@ def following_many_games(fake_redis, monkeypatch, replays_kept: int) -> tuple[in
     monkeypatch.setattr(service_replay, "apply_logged", apply_counted)
     monkeypatch.setattr(GameStore, "log", log_read)
     for game_id, tokens in games:
-        play_one(api, game_id, tokens)
+        play_one(FlaskClient(elsewhere.test_client()) if moved_elsewhere else api, game_id, tokens)
         assert {event["version"] for event in api.history(game_id, query="?after=1").body["events"]} == {2}
         assert api.history(game_id, query="?after=1").status == 200  # read again: nothing new to read or replay
-    app.extensions["koz"].announcements.stop()
+    for each in (app, elsewhere):
+        each.extensions["koz"].announcements.stop()
     return len(replayed), offsets, first_lengths
 
 
@@ -227,9 +230,15 @@ def test_past_the_replays_kept_a_history_is_replayed_from_the_start(fake_redis, 
     assert replayed == 2 * 20
 
 
+def test_the_history_of_a_move_committed_by_the_process_is_replayed_without_reading_the_log(fake_redis, monkeypatch):
+    replayed, offsets, _ = following_many_games(fake_redis, monkeypatch, replays_kept=256)
+    assert offsets == [] and replayed == 20
+
+
 def test_a_history_read_asks_the_store_only_for_the_log_appended_since_the_last(fake_redis, monkeypatch):
-    _, offsets, first_lengths = following_many_games(fake_redis, monkeypatch, replays_kept=256)
+    replayed, offsets, first_lengths = following_many_games(fake_redis, monkeypatch, replays_kept=256, moved_elsewhere=True)
     assert offsets == first_lengths  # once a game, from where the last read ended; not at all on the read again
+    assert replayed == 20
 
 
 def test_the_replays_kept_are_a_setting():

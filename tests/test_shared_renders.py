@@ -35,6 +35,16 @@ def test_the_latest_rendering_kept_is_there_to_build_on_whatever_its_version():
     assert renders.latest("b") is None
 
 
+def test_a_rendering_offered_is_kept_unless_a_newer_one_is():
+    renders: SharedRenders[str] = SharedRenders()
+    renders.offer("a", Rendered(3, "view 3"))
+    assert renders.get("a", 3, lambda: Rendered(3, "unused")) == Rendered(3, "view 3")
+    renders.offer("a", Rendered(2, "view 2"))
+    assert renders.latest("a") == Rendered(3, "view 3")
+    renders.offer("a", Rendered(4, "view 4"))
+    assert renders.latest("a") == Rendered(4, "view 4")
+
+
 def test_nothing_to_show_is_not_kept():
     renders: SharedRenders[str] = SharedRenders()
     assert renders.get("gone", 1, lambda: None) is None
