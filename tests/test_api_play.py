@@ -236,6 +236,28 @@ def test_an_act_decided_on_a_version_the_game_moved_past_is_refused_412(table):
     connection.close()
 
 
+def test_an_act_whose_commit_another_came_before_is_refused_412_at_the_version_the_store_holds(backend, monkeypatch):
+    """The act is decided on the version the connection showed, and the game read to change is at
+    that version; another commit comes first (as if just after the read): the compare-and-set
+    fails, and the act is refused as over HTTP with If-Match, saying the game moved on."""
+    with app_on_socket(backend) as (app, api, url):
+        created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="play")
+        tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+        game_id = created.body["id"]
+        (seat,) = api.view(game_id).body["to_act"]
+        connection = connect(url, game_id, tokens[seat])
+        view = receive(connection)["view"]
+        koz = app.extensions["koz"]
+        before = koz.store.load(game_id)
+        moved = api.act(game_id, view["legal_actions"][0], tokens[seat]).body["version"]
+        monkeypatch.setattr(koz.repository, "load_to_change", lambda loaded_id: (koz.repository.from_stored(loaded_id, before), True))
+        problem = act(connection, view["legal_actions"][0], version=view["version"])["problem"]
+        assert (problem["status"], problem["code"], problem["current_version"]) == (412, "stale_version", moved)
+        assert problem["detail"] == f"the game moved on to version {moved} meanwhile"
+        assert api.view(game_id).body["version"] == moved
+        connection.close()
+
+
 def test_an_act_sent_again_with_its_key_is_answered_as_the_first_and_applied_once(table):
     api, url, game_id, tokens, seat = table
     connection = connect(url, game_id, tokens[seat])
