@@ -54,6 +54,30 @@ class Unrecoverable(Exception):
     """The server refused in a way a retry cannot fix (a bad token, an unknown game)."""
 
 
+class Backoff:
+    """The pauses between attempts after failures in a row: doubling from
+    :data:`FIRST_BACKOFF_SECONDS` up to :data:`MAX_BACKOFF_SECONDS`, at most :data:`ATTEMPTS`
+    attempts."""
+
+    def __init__(self, sleep: Callable[[float], None]) -> None:
+        self.sleep = sleep
+        self.reset()
+
+    def reset(self) -> None:
+        """An attempt succeeded: the next failure starts afresh."""
+        self.seconds, self.failures = FIRST_BACKOFF_SECONDS, 0
+
+    def failed(self) -> bool:
+        """One more failure in a row; whether another attempt may be made."""
+        self.failures += 1
+        return self.failures < ATTEMPTS
+
+    def pause(self, asked: float | None = None) -> None:
+        """Wait before the next attempt: ``asked`` (the server's Retry-After) or the backoff's own."""
+        self.sleep(self.seconds if asked is None else asked)
+        self.seconds = min(self.seconds * 2, MAX_BACKOFF_SECONDS)
+
+
 class KozHttp:
     """The few HTTP calls a seat needs, retried with backoff on 5xx, 429 and network failures."""
 
@@ -67,8 +91,8 @@ class KozHttp:
         all_headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json", **(headers or {})}
         if data is not None:
             all_headers["Content-Type"] = "application/json"
-        backoff = FIRST_BACKOFF_SECONDS
-        for attempt in range(1, ATTEMPTS + 1):
+        backoff = Backoff(self.sleep)
+        while True:
             request = urllib.request.Request(self.url + path, data=data, method=method, headers=all_headers)
             try:
                 with urllib.request.urlopen(request, timeout=LONG_POLL_SECONDS + 30) as response:
@@ -77,15 +101,14 @@ class KozHttp:
                 answer = Answer(error.code, _json_or_none(error.read()), dict(error.headers))
                 if error.code != 429 and error.code < 500:
                     return answer
-                wait = _retry_after(answer.headers, backoff)
+                wait = _retry_after(answer.headers, backoff.seconds)
                 log.info("%s %s answered %s; retrying in %.1fs", method, path, error.code, wait)
             except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
-                wait = backoff
+                wait = backoff.seconds
                 log.info("%s %s failed (%s); retrying in %.1fs", method, path, error, wait)
-            if attempt == ATTEMPTS:
+            if not backoff.failed():
                 break
-            self.sleep(wait)
-            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+            backoff.pause(wait)
         raise Unrecoverable(f"{method} {path} still failing after {ATTEMPTS} attempts")
 
 
@@ -222,7 +245,7 @@ class SocketBot(Seat):
 
     def play(self) -> dict[str, Any]:
         """Play until the match is over; returns the last view."""
-        backoff, failures = FIRST_BACKOFF_SECONDS, 0
+        backoff = Backoff(self.sleep)
         while True:
             heard = self.heard
             code = self.connect_and_follow()
@@ -231,15 +254,12 @@ class SocketBot(Seat):
                 return self.view
             self.decided_on, self.waiting = None, False
             if self.heard > heard:  # that connection played: the next one starts afresh
-                backoff, failures = FIRST_BACKOFF_SECONDS, 0
+                backoff.reset()
                 if code == CLOSE_GOING_AWAY:
                     continue  # made again at once: its time was up, or that server stops
-            else:
-                failures += 1
-                if failures == ATTEMPTS:
-                    raise Unrecoverable(f"the play connection failed {ATTEMPTS} times in a row")
-            self.sleep(backoff)
-            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+            elif not backoff.failed():
+                raise Unrecoverable(f"the play connection failed {ATTEMPTS} times in a row")
+            backoff.pause()
 
     def connect_and_follow(self) -> int | None:
         """One connection, followed until the server closes it: its close code; None if it could
