@@ -196,6 +196,3 @@ class Computers:
             if commit.written:
                 game.committed()
                 played.written.add(game.id)
-                deadline = game.deadline()
-                if deadline is not None:  # beside the compare-and-set, as in commit
-                    store.schedule_clock(game.id, deadline)

@@ -44,7 +44,7 @@ class Settings:
     #: the games whose history a web process keeps replayed (from their action logs): reading
     #: one's history, or following it on a stream or a play connection, replays only the actions
     #: since; past this many games followed at once, the least recently read replays from the
-    #: start (a German Whist match's replay takes about 60 KiB)
+    #: start (a replay of a whole match of 52 cards takes about 60 KiB)
     replays_kept: int = 256
     #: a computer move a worker took and did not finish in this time is taken over by another
     job_claim_seconds: float = 10.0

@@ -1,7 +1,8 @@
 """The store's keys of their own, apart from any game's slot: the lobby's index of public games
 with open seats, each address's games waiting for players, and the turn clocks' schedule. On a
 Redis Cluster each lives on one node and is written beside a game's compare-and-set, not inside
-it (a part of :class:`~service.store.GameStore`, whose client, prefix and scripts it uses).
+it; on one Redis, a commit schedules its clock itself (a part of :class:`~service.store.GameStore`,
+whose client, prefix and scripts it uses).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class Indexes:
     # --- turn clocks ------------------------------------------------------------------------
     #
     # The deadline of each timed game's seat to act, in one sorted set (``<prefix>:clocks``, a
-    # key of its own like the lobby's), read by whoever enforces the clocks.
+    # key of its own like the lobby's), read by whoever enforces the clocks. Each commit of a
+    # game schedules its new deadline (GameStore.prepare); these are for the clocks' checks.
 
     def _clocks_key(self) -> str:
         return f"{self.prefix}:clocks"

@@ -284,11 +284,6 @@ class Repository:
             self.announcements.settled(game.id, committed, commit.written)
             if commit.written:
                 self._append_to_log_copy(game)
-        deadline = game.deadline()
-        if commit.written and deadline is not None:
-            # beside the compare-and-set, not in it (another slot on a cluster): a deadline the
-            # process did not get to schedule is caught by the next change of the game
-            self.store.schedule_clock(game.id, deadline)
         return commit
 
     def _append_to_log_copy(self, game: Game) -> None:
@@ -307,21 +302,16 @@ class Repository:
         return self.store.prepare(
             game.id, expected_version, game.version, snapshot_of(game), bytes(game.appended),
             setup=setup, idempotency=idempotency, ttl_seconds=self.ttl(game), computer_due=game.computer_to_act() is not None,
-            arena_ended=game.arena and game.over,
+            arena_ended=game.arena and game.over, deadline=game.deadline(),
         )
 
     def store_new_games(self, games: list[Game]) -> list[bool]:
-        """Store new games together, in one round trip (each write atomic by itself), and their
-        clocks in another; whether each was written (not: its id was taken meanwhile)."""
+        """Store new games together, in one round trip (each write atomic by itself, with its
+        clock); whether each was written (not: its id was taken meanwhile)."""
         commits = self.store.commit_all([self.prepare(game, None) for game in games])
-        deadlines = {}
         for game, commit in zip(games, commits):
             if commit.written:
                 game.committed()
-                if (deadline := game.deadline()) is not None:
-                    deadlines[game.id] = deadline
-        if deadlines:
-            self.store.schedule_clocks(deadlines)
         return [commit.written for commit in commits]
 
     def commit_and_follow(

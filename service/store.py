@@ -40,17 +40,19 @@ from .due import CLAIM_SCRIPT, SETTLE_SCRIPT, DueMoves, game_slot
 from .indexes import RESERVE_WAITING_SCRIPT, UNSCHEDULE_SCRIPT, Indexes
 
 #: KEYS: game hash, log, idempotent answer, the due computer moves of the game's slot, the ended
-#: arena games of the game's slot. ARGV: expected version ("new" to create), new version, setup
-#: (written only when creating), snapshot, log bytes to append, ttl, idempotent answer ("" for
-#: none), channel, game id, "1" when a computer is due to move in the new version (else "0"), the
-#: channel of due computer moves, "1" when the new version ends an arena match (else "0").
+#: arena games of the game's slot, and (not on a cluster, where it is another slot's) the turn
+#: clocks. ARGV: expected version ("new" to create), new version, setup (written only when
+#: creating), snapshot, log bytes to append, ttl, idempotent answer ("" for none), channel, game
+#: id, "1" when a computer is due to move in the new version (else "0"), the channel of due
+#: computer moves, "1" when the new version ends an arena match (else "0"), the deadline of the
+#: seat to act in the new version ("" for none), scheduled among the turn clocks.
 #: Returns {1, version} when written, {0, version} on a version mismatch (or an existing game when
 #: creating), {2, answer} when the idempotency key has an answer already, {3, ""} for no game.
 #: Announces "<new version> <expected version> <log bytes appended>" on the game's channel, and
 #: the game's id on the channel of computer moves when one is due.
 COMMIT_SCRIPT = """
-local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers, ended =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12]
+local expected, new_version, setup, snapshot, appended, ttl, answer, channel, game, due, computers, ended, deadline =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
 if answer ~= '' then
   local seen = redis.call('GET', KEYS[3])
   if seen then return {2, seen} end
@@ -76,6 +78,7 @@ else
   redis.call('ZREM', KEYS[4], game)
 end
 if ended == '1' then redis.call('ZADD', KEYS[5], 'NX', redis.call('TIME')[1], game) end
+if deadline ~= '' and KEYS[6] then redis.call('ZADD', KEYS[6], deadline, game) end
 redis.call('PUBLISH', channel, new_version .. ' ' .. expected .. ' ' .. appended)
 if due == '1' then redis.call('PUBLISH', computers, game) end
 return {1, new_version}
@@ -172,6 +175,8 @@ class Prepared:
     game_id: str
     keys: list[str]
     args: list[Any]
+    #: when the seat to act in the new version times out, if a clock runs
+    deadline: float | None = None
 
     @property
     def snapshot(self) -> bytes:
@@ -300,6 +305,7 @@ class GameStore(DueMoves, Indexes):
         idempotency: tuple[int, str, dict[str, Any]] | None = None,
         computer_due: bool = False,
         arena_ended: bool = False,
+        deadline: float | None = None,
         ttl_seconds: int | None = None,
     ) -> Prepared:
         """A new version of a game, written atomically or not at all by :meth:`commit` (or with
@@ -312,7 +318,9 @@ class GameStore(DueMoves, Indexes):
         the new version; the write records it in the game's slot, so that no commit leaving a
         computer to act is without the record a worker finds. ``arena_ended``: the new version is
         an arena match's end; the write records it in the game's slot likewise, for the arena's
-        pass to settle (:meth:`ended_arena_games`)."""
+        pass to settle (:meth:`ended_arena_games`). ``deadline``: when the seat to act in the new
+        version times out; the write schedules it among the turn clocks (on a cluster, whose
+        clocks are on another slot, just after: :meth:`commit_all`)."""
         answer_key = self._idempotency_key(game_id, idempotency[0], idempotency[1]) if idempotency else self._key(game_id, "idem:none")
         args: list[Any] = [
             "new" if expected_version is None else expected_version,
@@ -327,10 +335,13 @@ class GameStore(DueMoves, Indexes):
             "1" if computer_due else "0",
             self.computer_channel(game_id),
             "1" if arena_ended else "0",
+            repr(deadline) if deadline is not None else "",
         ]
         slot = game_slot(game_id)
         keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(slot), self.ended_key(slot)]
-        return Prepared(game_id, keys, args)
+        if not self.cluster:
+            keys.append(self._clocks_key())
+        return Prepared(game_id, keys, args, deadline)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
         """Make the prepared writes, each atomic by itself, in one round trip (one after the
@@ -344,6 +355,12 @@ class GameStore(DueMoves, Indexes):
             results = [self._commit(keys=write.keys, args=write.args) for write in writes]
         else:
             results = self._evalsha_all(self.redis, self._commit, [(write.keys, write.args) for write in writes])
+        if self.cluster:
+            # beside the compare-and-set, not in it: a deadline the process did not get to
+            # schedule is caught by the next change of the game
+            deadlines = {write.game_id: write.deadline for write, (status, _) in zip(writes, results) if status == 1 and write.deadline is not None}
+            if deadlines:
+                self.schedule_clocks(deadlines)
         return [
             Commit(True, int(value))
             if status == 1

@@ -1,10 +1,11 @@
 """Turn clocks enforced with no request coming: a check the worker runs on a schedule.
 
 Every change of a timed game schedules the deadline of its seat to act in one sorted set of the
-store (:meth:`GameStore.schedule_clock`). :func:`enforce` takes the games whose deadline has
-passed and times each out through :func:`expire` (one compare-and-set, so an action that arrives
-first wins). :func:`run` calls it every ``interval`` seconds until stopped, on a thread of each
-worker process (``koz worker``, and the worker that ``koz serve`` starts), never in a web request.
+store, in the change's own compare-and-set (on a cluster, just after it: :meth:`GameStore.prepare`).
+:func:`enforce` takes the games whose deadline has passed and times each out through
+:func:`expire` (one compare-and-set, so an action that arrives first wins). :func:`run` calls it
+every ``interval`` seconds until stopped, on a thread of each worker process (``koz worker``, and
+the worker that ``koz serve`` starts), never in a web request.
 """
 
 from __future__ import annotations

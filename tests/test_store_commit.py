@@ -18,6 +18,10 @@ from service.store import GameStore, ReplicationTimeout
 from tests.redis_cluster import LocalCluster, started
 
 
+#: a deadline (seconds of the epoch)
+START = 1_800_000_000.0
+
+
 def new_store(backend, **settings) -> GameStore:
     return GameStore(backend, ttl_seconds=60, prefix=f"commit-{uuid.uuid4().hex[:8]}", **settings)
 
@@ -72,17 +76,41 @@ def test_a_write_that_ends_an_arena_match_records_it_in_its_slot_once_and_no_oth
     assert backend.zrange(ended, 0, -1) == []
 
 
-def test_every_key_a_write_touches_is_in_its_games_cluster_slot_with_or_without_an_idempotency_key(backend):
+def test_every_key_a_write_touches_on_a_cluster_is_in_its_games_slot_with_or_without_an_idempotency_key(backend):
     store = new_store(backend)
+    store.cluster = True  # as a cluster's store prepares its writes
     slot = key_slot(b"g1")
-    plain = store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "s"})
-    keyed = store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(0, "key", {"version": 1}))
+    plain = store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "s"}, deadline=START)
+    keyed = store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(0, "key", {"version": 1}), deadline=START)
     for write in (plain, keyed):
         assert write.game_id == "g1"
         assert [key_slot(key.encode()) for key in write.keys] == [slot] * 5
     # without an idempotency key, nothing is stored under the answer's key
     assert store.commit(plain).written and store.commit(keyed).written
     assert not [key for key in backend.scan_iter(match=f"{store.prefix}:*idem*") if key.decode() != keyed.keys[2]]
+
+
+def test_a_write_schedules_the_deadline_of_the_seat_to_act_in_the_same_compare_and_set(backend):
+    store = new_store(backend)
+    assert store.prepare("g1", None, 0, {"state": 1}, b"").keys[5] == store.prepare("g2", None, 0, {"state": 1}, b"").keys[5]  # one set
+    assert store.commit(store.prepare("g1", None, 0, {"state": 1}, b"", setup={"seed": "s"}, deadline=START)).written
+    assert store.due_clocks(START) == ["g1"] and store.due_clocks(START - 0.5) == []
+    assert store.commit(store.prepare("g1", 0, 1, {"state": 2}, b"x", deadline=START + 30)).written
+    assert store.due_clocks(START + 29.5) == [] and store.due_clocks(START + 30) == ["g1"]
+    assert not store.commit(store.prepare("g1", 0, 1, {"state": 3}, b"y", deadline=START + 5)).written  # stale: nothing written
+    assert store.due_clocks(START + 29.5) == []
+    assert store.commit(store.prepare("g1", 1, 2, {"state": 4}, b"z")).written  # no clock runs: the entry waits to be found so
+    assert store.due_clocks(START + 30) == ["g1"]
+
+
+def test_on_a_cluster_a_written_deadline_is_scheduled_just_after_the_compare_and_set(backend):
+    store = new_store(backend)
+    store.cluster = True  # the clocks are another slot's: scheduled beside the write
+    writes = [store.prepare(game, None, 0, {"state": 1}, b"", setup={"seed": "s"}, deadline=START) for game in ("g1", "g2")]
+    assert [commit.written for commit in store.commit_all(writes)] == [True, True]
+    assert sorted(store.due_clocks(START)) == ["g1", "g2"]
+    assert not store.commit(store.prepare("g1", 5, 6, {"state": 2}, b"x", deadline=START - 10)).written
+    assert store.due_clocks(START - 5) == []
 
 
 def test_a_games_setup_and_an_idempotent_answer_are_stored_as_compact_json(backend):
