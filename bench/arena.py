@@ -47,6 +47,7 @@ import random  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import gevent  # noqa: E402
@@ -150,34 +151,6 @@ class Reconnecting:
         self.connection.close()
 
 
-def play_seat(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
-    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds
-    (each one's latency, and whether it was sent again on a new connection)."""
-    connection = Reconnecting(url)
-    game, token = event["game"], event["token"]
-    rng = random.Random(event["token"])
-    _, view = connection.call("GET", f"/v1/games/{game}", token=token)
-    next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
-    while time.perf_counter() < until and view["status"] == "active":
-        if not view["legal_actions"]:
-            status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
-            if status == 200:
-                view = seen
-            continue
-        gevent.sleep(max(0.0, next_at - time.perf_counter()))
-        next_at = max(next_at + interval, time.perf_counter() - interval)
-        started = time.perf_counter()
-        status, answer = connection.call("POST", f"/v1/games/{game}/actions", rng.choice(view["legal_actions"]), token)
-        latencies.append(time.perf_counter() - started)
-        reconnected.append(connection.reconnected)
-        if status == 200:
-            view = answer
-        else:  # the other seat acted meanwhile (a stale view): read it again
-            assert status in (409, 422), answer
-            _, view = connection.call("GET", f"/v1/games/{game}", token=token)
-    connection.close()
-
-
 def received(play: websocket.WebSocket) -> dict:
     """The next message on a play connection; a close raises, saying the server's code and reason."""
     while True:
@@ -277,19 +250,30 @@ class GameStream:
         self.connection.close()
 
 
-def play_seat_over_stream(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
-    """:func:`play_seat` waiting on the game's event stream instead of long-polls, as a Lichess bot
-    follows its game: each action a ``POST``, the other seat's moves pushed on one held response;
-    a sample is a ``POST`` until its answer."""
+def play_seat(
+    url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool], over_stream: bool = False
+) -> None:
+    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds
+    (each one's latency, and whether it was sent again on a new connection), the other seat's
+    moves long-polled, or (``over_stream``) pushed on the game's event stream, held open, as a
+    Lichess bot follows its game."""
+    connection = Reconnecting(url)
     game, token = event["game"], event["token"]
     rng = random.Random(event["token"])
-    stream = GameStream(url, game, token)
-    connection = Reconnecting(url)
-    view = stream.view()
+    stream = GameStream(url, game, token) if over_stream else None
+
+    def newer(view: dict) -> dict | None:
+        """The view after the other seat's move (None: it will not come: its bot stopped at ``until``)."""
+        if stream is not None:
+            return stream.newer_view(view["version"], until)
+        status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
+        return seen if status == 200 else view
+
+    view: dict | None = stream.view() if stream is not None else connection.call("GET", f"/v1/games/{game}", token=token)[1]
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while view is not None and time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:
-            view = stream.newer_view(view["version"], until)
+            view = newer(view)
             continue
         gevent.sleep(max(0.0, next_at - time.perf_counter()))
         next_at = max(next_at + interval, time.perf_counter() - interval)
@@ -299,11 +283,12 @@ def play_seat_over_stream(url: str, event: dict, until: float, interval: float, 
         reconnected.append(connection.reconnected)
         if status == 200:
             view = answer
-        else:  # the other seat acted meanwhile (a stale view): its move comes on the stream
+        else:  # the other seat acted meanwhile (a stale view)
             assert status in (409, 422), answer
-            view = stream.newer_view(view["version"], until)
+            view = newer(view)
     connection.close()
-    stream.close()
+    if stream is not None:
+        stream.close()
 
 
 def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
@@ -337,7 +322,7 @@ def arena_matches(
 
 
 #: how a bot plays its seat, by ``--bots``
-PLAYERS = {"http": play_seat, "stream": play_seat_over_stream, "socket": play_seat_over_socket}
+PLAYERS = {"http": play_seat, "stream": partial(play_seat, over_stream=True), "socket": play_seat_over_socket}
 
 
 def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
