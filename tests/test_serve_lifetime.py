@@ -145,8 +145,10 @@ def daemonized_redis(data_dir: Path, socket: Path) -> int:
          "--pidfile", str(socket.with_suffix(".pid"))],
         check=True,
     )
-    wait_until(lambda: socket.with_suffix(".pid").exists() and socket.exists(), 30, "redis-server did not start")
-    return int(socket.with_suffix(".pid").read_text())
+    pid_file = socket.with_suffix(".pid")
+    # the pid file is made before the id is written in it: wait for the id, not the file
+    wait_until(lambda: pid_file.exists() and pid_file.read_text().strip() != "" and socket.exists(), 30, "redis-server did not start")
+    return int(pid_file.read_text())
 
 
 def test_a_redis_server_left_on_the_data_is_stopped_and_the_service_runs_its_own_with_its_own_settings(tmp_path):
