@@ -146,9 +146,15 @@ def daemonized_redis(data_dir: Path, socket: Path) -> int:
         check=True,
     )
     pid_file = socket.with_suffix(".pid")
-    # the pid file is made before the id is written in it: wait for the id, not the file
-    wait_until(lambda: pid_file.exists() and pid_file.read_text().strip() != "" and socket.exists(), 30, "redis-server did not start")
-    return int(pid_file.read_text())
+    try:
+        # the pid file is made before the id is written in it: wait for the id, not the file
+        wait_until(lambda: pid_file.exists() and pid_file.read_text().strip() != "" and socket.exists(), 30, "redis-server did not start")
+        return int(pid_file.read_text())
+    except BaseException:
+        # not the caller's to stop, having no id: it would outlive the tests
+        if socket.exists():
+            Redis(unix_socket_path=str(socket)).shutdown(nosave=True)
+        raise
 
 
 def test_a_redis_server_left_on_the_data_is_stopped_and_the_service_runs_its_own_with_its_own_settings(tmp_path):
