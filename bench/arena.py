@@ -61,25 +61,39 @@ RULESETS = ["german-whist", "sixty-six", "partnership-batak"]
 
 
 class Stream:
-    """An account's arena event stream, read as it comes."""
+    """An event stream (Server-Sent Events) read as it comes: an account's arena events, or a
+    seat's events of one game."""
 
-    def __init__(self, url: str, key: str) -> None:
+    def __init__(self, url: str, path: str, token: str) -> None:
         self.connection = Connection(url, timeout=120)
-        self.connection.http.request("GET", "/v1/arena/events", headers={"Authorization": f"Bearer {key}"})
+        self.connection.http.request("GET", path, headers={"Authorization": f"Bearer {token}"})
         self.response = self.connection.http.getresponse()
         assert self.response.status == 200, self.response.read()
 
-    def next_event(self, wanted: str) -> dict:
+    def next_event(self, wanted: str, until: float | None = None) -> dict | None:
+        """The data of the next ``wanted`` event; None once ``until`` has passed without one, or
+        once the stream has ended."""
         kind = None
         while True:
-            line = self.response.readline()
+            if until is not None:
+                self.connection.http.sock.settimeout(max(0.001, until - time.perf_counter()))
+            try:
+                line = self.response.readline()
+            except TimeoutError:
+                return None
             if not line:
-                raise RuntimeError(f"the stream ended before {wanted}")
+                return None
             text = line.decode().rstrip("\n")
             if text.startswith("event: "):
                 kind = text[7:]
             elif text.startswith("data: ") and kind == wanted:
                 return json.loads(text[6:])
+
+    def newer_view(self, version: int, until: float) -> dict | None:
+        """The first view a game's stream sends that is newer than ``version`` (None: as :meth:`next_event`)."""
+        while (view := self.next_event("view", until)) is not None and view["version"] <= version:
+            pass
+        return view
 
     def close(self) -> None:
         self.connection.close()
@@ -97,13 +111,14 @@ def new_accounts(url: str, prefix: str, count: int) -> list[str]:
 
 
 def seek_and_wait(url: str, key: str, body: dict, waits: list[tuple[float, float]], started: list[dict]) -> None:
-    stream = Stream(url, key)
+    stream = Stream(url, "/v1/arena/events", key)
     connection = Connection(url)
     begun = time.perf_counter()
     status, seek = connection.call("POST", "/v1/arena/seeks", body, key)
     answered = time.perf_counter()
     assert status == 201, seek
     event = stream.next_event("match_started")
+    assert event is not None, "the stream ended before match_started"
     waits.append((time.perf_counter() - begun, answered - begun))
     started.append(event)
     connection.close()
@@ -212,44 +227,6 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     play.close()
 
 
-class GameStream:
-    """A seat's event stream of one game (``/v1/games/{id}/events``), read for its views."""
-
-    def __init__(self, url: str, game: str, token: str) -> None:
-        self.connection = Connection(url, timeout=60)
-        self.connection.http.request("GET", f"/v1/games/{game}/events", headers={"Authorization": f"Bearer {token}"})
-        self.response = self.connection.http.getresponse()
-        assert self.response.status == 200, self.response.read()
-
-    def view(self, until: float | None = None) -> dict | None:
-        """The next view the stream sends; None once ``until`` has passed without one (the other
-        seat's bot, stopped at ``until``, will not move), or once the stream has ended."""
-        kind = None
-        while True:
-            if until is not None:
-                self.connection.http.sock.settimeout(max(0.001, until - time.perf_counter()))
-            try:
-                line = self.response.readline()
-            except TimeoutError:
-                return None
-            if not line:
-                return None
-            text = line.decode().rstrip("\n")
-            if text.startswith("event: "):
-                kind = text[7:]
-            elif text.startswith("data: ") and kind == "view":
-                return json.loads(text[6:])
-
-    def newer_view(self, version: int, until: float) -> dict | None:
-        """The first view the stream sends that is newer than ``version`` (None as :meth:`view`)."""
-        while (view := self.view(until)) is not None and view["version"] <= version:
-            pass
-        return view
-
-    def close(self) -> None:
-        self.connection.close()
-
-
 def play_seat(
     url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool], over_stream: bool = False
 ) -> None:
@@ -260,7 +237,7 @@ def play_seat(
     connection = Reconnecting(url)
     game, token = event["game"], event["token"]
     rng = random.Random(event["token"])
-    stream = GameStream(url, game, token) if over_stream else None
+    stream = Stream(url, f"/v1/games/{game}/events", token) if over_stream else None
 
     def newer(view: dict) -> dict | None:
         """The view after the other seat's move (None: it will not come: its bot stopped at ``until``)."""
@@ -269,7 +246,7 @@ def play_seat(
         status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
         return seen if status == 200 else view
 
-    view: dict | None = stream.view() if stream is not None else connection.call("GET", f"/v1/games/{game}", token=token)[1]
+    view: dict | None = stream.next_event("view") if stream is not None else connection.call("GET", f"/v1/games/{game}", token=token)[1]
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while view is not None and time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:

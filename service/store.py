@@ -175,14 +175,17 @@ class Prepared:
     game_id: str
     keys: list[str]
     args: list[Any]
-    #: when the seat to act in the new version times out, if a clock runs
-    deadline: float | None = None
 
     @property
     def snapshot(self) -> bytes:
         """The snapshot written, packed as stored."""
         packed: bytes = self.args[3]
         return packed
+
+    @property
+    def deadline(self) -> float | None:
+        """When the seat to act in the new version times out, if a clock runs."""
+        return float(self.args[12]) if self.args[12] else None
 
 
 @dataclass(frozen=True)
@@ -341,7 +344,7 @@ class GameStore(DueMoves, Indexes):
         keys = [self._key(game_id, "game"), self._key(game_id, "log"), answer_key, self.due_key(slot), self.ended_key(slot)]
         if not self.cluster:
             keys.append(self._clocks_key())
-        return Prepared(game_id, keys, args, deadline)
+        return Prepared(game_id, keys, args)
 
     def commit_all(self, writes: list[Prepared]) -> list[Commit]:
         """Make the prepared writes, each atomic by itself, in one round trip (one after the
