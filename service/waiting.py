@@ -10,6 +10,8 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+import orjson
+
 from .announcements import Waiter
 from .encoding import json_bytes
 from .shared import Rendered, SharedRenders
@@ -99,6 +101,20 @@ class Waiting:
                 return shared
             game = self.repository.load(game_id)  # gone since the announcement: 404
         return Rendered(game.version, json_bytes(game.view(seat)))
+
+    def watch_turn(self, game_id: str, token: str, wait: float, after: int) -> Rendered[bytes]:
+        """The seat's view, as JSON, once a version after ``after`` has the seat to act or the game
+        over, or when ``wait`` ends (the game as it then is): an action's answer that spares a bot
+        the long-polls of the other seats' moves. Each version passed is a long-poll's, shared alike."""
+        deadline = time.monotonic() + min(wait, self.repository.settings.max_wait_seconds)
+        while True:
+            shown = self.watch_view(game_id, token, deadline - time.monotonic(), after)
+            if shown.version <= after or time.monotonic() >= deadline:
+                return shown
+            view = orjson.loads(shown.value)
+            if view["legal_actions"] or view["status"] != "active":
+                return shown
+            after = shown.version
 
     def _render_view(self, game_id: str, seat: int | None, version: int) -> Rendered[bytes] | None:
         game = self.repository.load_announced(game_id, version)

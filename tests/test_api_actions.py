@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
+
 import pytest
 
 from engine.texts import card_name
+from service import create_app
+from service.waiting import Waiting
+from service.worker import WorkerThread
 from tests.api import FlaskClient
+from tests.conftest import make_settings
 from tests.support import card_codes_in, expire
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
@@ -278,3 +286,116 @@ def test_computer_answers_within_the_request(api):
     view = api.view(game_id, token).body
     answer = api.act(game_id, view["legal_actions"][0], token).body
     assert answer["to_act"] == [0] and answer["version"] >= view["version"] + 2
+
+
+# --- an action that waits for the seat's next turn (?wait=) ------------------------------------
+
+
+@pytest.fixture
+def patient_app(backend):
+    """The app on each kind of Redis, with waits of up to 300 s allowed: an answer long before
+    that shows it did not wait."""
+    app = create_app(make_settings(max_wait_seconds=300), redis=backend)
+    with WorkerThread(app.extensions["koz"]):
+        yield app
+    app.extensions["koz"].announcements.stop()
+
+
+def until_version(api, game_id, version):
+    deadline = time.monotonic() + 120
+    while api.view(game_id).body["version"] < version:
+        assert time.monotonic() < deadline, f"the game never reached version {version}"
+        time.sleep(0.01)
+
+
+def new_actions_game(api):
+    """The fixture's game ("actions"): seat 1 leads 2C; 3C and 7C both win it for seat 0."""
+    answer = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="actions").body
+    return answer["id"], {entry["seat"]: entry["token"] for entry in answer["tokens"]}
+
+
+def in_background(call):
+    """``call()``'s answer, as a queue it will be put on."""
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(call()), daemon=True).start()
+    return answers
+
+
+def play(card):
+    return {"type": "play", "card": card}
+
+
+def test_an_action_asked_to_wait_answers_once_its_seat_is_to_act_again(patient_app, monkeypatch):
+    api = FlaskClient(patient_app.test_client())
+    game_id, tokens = new_actions_game(api)
+    passed: queue.Queue = queue.Queue()  # the versions the waiting answer was woken by
+    watch_view = Waiting.watch_view
+
+    def watched(self, game_id, token, wait, after):
+        shown = watch_view(self, game_id, token, wait, after)
+        if after is not None:  # not the test's own reads
+            passed.put(shown.version)
+        return shown
+
+    monkeypatch.setattr(Waiting, "watch_view", watched)
+    answers = in_background(lambda: api.request("POST", f"/v1/games/{game_id}/actions?wait=300", json_body=play("2C"), token=tokens[1]))
+    until_version(api, game_id, 1)
+    taken = api.act(game_id, play("3C"), tokens[0]).body  # seat 0 takes the trick: it leads, seat 1 still waits
+    assert taken["version"] == 2 and taken["to_act"] == [0]
+    assert passed.get(timeout=120) == 2  # the waiting answer saw that version, and waits on
+    led = api.act(game_id, taken["legal_actions"][0], tokens[0]).body
+    answer = answers.get(timeout=120)
+    assert answer.status == 200 and answer.headers["ETag"] == 'W/"3"'
+    assert answer.body == api.view(game_id, tokens[1]).body and answer.body["version"] == led["version"] == 3
+    assert answer.body["to_act"] == [1] and answer.body["legal_actions"]
+
+
+def test_an_action_asked_to_wait_answers_at_once_when_its_seat_acts_next(patient_app):
+    api = FlaskClient(patient_app.test_client())
+    game_id, tokens = new_actions_game(api)
+    api.act(game_id, play("2C"), tokens[1])
+    answers = in_background(lambda: api.request("POST", f"/v1/games/{game_id}/actions?wait=300", json_body=play("3C"), token=tokens[0]))
+    answer = answers.get(timeout=120)
+    assert answer.status == 200 and answer.body["version"] == 2 and answer.body["to_act"] == [0] and answer.body["legal_actions"]
+
+
+def test_an_action_asked_to_wait_that_ends_the_match_answers_at_once(patient_app):
+    api = FlaskClient(patient_app.test_client())
+    game_id, tokens = new_actions_game(api)
+    played = []
+    while (to_act := api.view(game_id).body)["status"] == "active":
+        (seat,) = to_act["to_act"]
+        action = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+        played.append((seat, action))
+        api.act(game_id, action, tokens[seat])
+    game_id, tokens = new_actions_game(api)  # the same deal again, played alike up to its last action
+    for seat, action in played[:-1]:
+        assert api.act(game_id, action, tokens[seat]).status == 200
+    seat, action = played[-1]
+    answers = in_background(lambda: api.request("POST", f"/v1/games/{game_id}/actions?wait=300", json_body=action, token=tokens[seat]))
+    answer = answers.get(timeout=120)
+    assert answer.status == 200 and answer.body["status"] == "finished" and answer.body["version"] == len(played)
+
+
+def test_an_action_asked_to_wait_answers_the_game_as_it_is_when_the_wait_ends(api):
+    game_id, tokens = new_actions_game(api)
+    answer = api.request("POST", f"/v1/games/{game_id}/actions?wait=0.3", json_body=play("2C"), token=tokens[1])
+    assert answer.status == 200 and answer.body["version"] == 1 and answer.body["to_act"] == [0] and not answer.body["legal_actions"]
+    assert answer.body == api.view(game_id, tokens[1]).body
+
+
+def test_a_retry_asked_to_wait_is_still_marked_replayed(api):
+    game_id, tokens = new_actions_game(api)
+    first = api.act(game_id, play("2C"), tokens[1], **{"Idempotency-Key": "lead"})
+    again = api.request("POST", f"/v1/games/{game_id}/actions?wait=0.3", json_body=play("2C"), token=tokens[1], headers={"Idempotency-Key": "lead"})
+    assert again.status == 200 and again.headers["Idempotent-Replayed"] == "true" and again.body == first.body
+
+
+@pytest.mark.parametrize("query", ["wait=-1", "wait=abc", "wait=1000", "wait=nan"])
+def test_bad_wait_on_an_action_is_400_and_applies_nothing(api, query):
+    game_id, tokens = new_actions_game(api)
+    before = snapshot(api, game_id)
+    answer = api.request("POST", f"/v1/games/{game_id}/actions?{query}", json_body=play("2C"), token=tokens[1])
+    assert (answer.status, answer.code) == (400, "invalid_request")
+    unchanged(api, game_id, before)
+

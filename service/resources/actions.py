@@ -13,8 +13,9 @@ from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
-from .game_schemas import GameViewSchema
-from .games import ETAG_HEADER, games, view_response
+from ..metrics import WAITING
+from .game_schemas import ActionQuerySchema, GameViewSchema
+from .games import ETAG_HEADER, games, rendered_response, view_response
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/games", description="Act in a game")
 
@@ -47,6 +48,7 @@ def idempotency_key() -> str | None:
 
 @blp.route("/<game_id>/actions", methods=["POST"], operation_id="postAction")
 @blp.arguments(ActionSchema())
+@blp.arguments(ActionQuerySchema(), location="query")
 @blp.response(
     200,
     GameViewSchema,
@@ -67,7 +69,7 @@ def idempotency_key() -> str | None:
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
-def post_action(action: dict[str, Any], game_id: str) -> BaseResponse:
+def post_action(action: dict[str, Any], query: dict[str, Any], game_id: str) -> BaseResponse:
     """Act as a seat.
 
     Post one action object (an `Action`, told apart by its `type`); any member of the view's
@@ -79,12 +81,20 @@ def post_action(action: dict[str, Any], game_id: str) -> BaseResponse:
     turn answers 409 `not_your_turn`. A seat that left to a computer answers 409 `seat_left`
     until its token takes it back. An action that comes after the seat's turn-clock deadline
     applies the timeout instead (the history shows it) and answers 409 `deadline_passed`.
+    With `?wait=<seconds>`, an action that leaves the seat nothing to do (others are to act,
+    the game goes on) answers once the seat is to act again or the game is over, or when the
+    wait ends (the game as it then is): a bot's move and its long-polls for its next turn in
+    one request.
     """
     key = idempotency_key()
     token = require_token(bearer_token())
     if_match = check_if_match(request.headers.get("If-Match"))
     view, replayed = games().act(game_id, token, action, if_match=if_match, idempotency_key=key)
-    response = view_response(view)
+    if query["wait"] > 0 and view["status"] == "active" and not view["legal_actions"]:
+        with WAITING.track_inprogress():
+            response = rendered_response(games().waiting.watch_turn(game_id, token, query["wait"], view["version"]))
+    else:
+        response = view_response(view)
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response

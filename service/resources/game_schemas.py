@@ -314,6 +314,18 @@ class ViewQuerySchema(RequestSchema):
     )
 
 
+class ActionQuerySchema(RequestSchema):
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=300),
+        metadata={
+            "description": "Hold the answer up to this many seconds (capped by the server) when the action leaves the seat nothing to do "
+            "while the game goes on: it answers once the seat is to act again or the game is over (the action and the long-polls "
+            "for the seat's next turn in one request)"
+        },
+    )
+
+
 # --- the lobby ---------------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ from ..edge import check_version_bound
 from ..limits import client_address
 from ..metrics import WAITING
 from ..games import Games, version_matches
+from ..shared import Rendered
 from .game_schemas import GameCreatedSchema, GameCreateSchema, GameViewSchema, LobbySchema, LobbyQuerySchema, ViewQuerySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -30,6 +31,11 @@ def view_response(view: dict[str, Any]) -> BaseResponse:
     in the schema's shape already (tests/test_schemas_mirror_engine.py holds every view to it),
     and the dump took more time than the rest of an action's work in the web process."""
     return private(current_app.json.response(view), view["version"])
+
+
+def rendered_response(view: Rendered[bytes]) -> BaseResponse:
+    """A view already rendered as JSON (a long-poll's, shared with the others it woke), as :func:`view_response` answers it."""
+    return private(Response(view.value, mimetype="application/json"), view.version)
 
 
 def private_headers(version: int) -> dict[str, str]:
@@ -145,7 +151,7 @@ def get_game(query: dict[str, Any], game_id: str) -> BaseResponse:
     condition = request.headers.get("If-None-Match")
     if condition is not None and version_matches(condition, shown.version):
         return private(Response(status=304), shown.version)
-    return private(Response(shown.value, mimetype="application/json"), shown.version)
+    return rendered_response(shown)
 
 
 @blp.route("", methods=["GET"], operation_id="listWaitingGames")
