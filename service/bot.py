@@ -5,7 +5,8 @@ the seat's view (long-polling ``?wait=&after=`` while others move), reads the hi
 for the current deal, lets one of Koz's own computer players decide from exactly that (a
 :class:`SeatInfo`, as a computer seat on the server gets), and posts the action with
 ``If-Match`` (the version it decided on) and an ``Idempotency-Key`` (so a retry after a lost
-answer never acts twice). A 409 or 412 means the game moved on: it reads again. A 5xx, a 429 or
+answer never acts twice), asking the answer to wait for its next turn (``?wait=``: the
+long-polls after its move spared). A 409 or 412 means the game moved on: it reads again. A 5xx, a 429 or
 a broken connection is retried with backoff. It stops when the match is over.
 """
 
@@ -194,7 +195,7 @@ class Bot(Seat):
         moved on (409, 412) and the decision must be taken again."""
         # one key per decision: the client's own retries inside `request` replay, never re-apply
         headers = {"If-Match": f'W/"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())}
-        answer = self.http.request("POST", f"{self.game}/actions", action.to_json(), headers)
+        answer = self.http.request("POST", f"{self.game}/actions?wait={LONG_POLL_SECONDS}", action.to_json(), headers)
         if answer.status in (409, 412):
             log.info("%s: %s; reading the game again", answer.status, (answer.body or {}).get("code"))
             return self.read_view(after=None)

@@ -218,14 +218,14 @@ def test_every_call_carries_the_token_and_asks_for_json_and_only_a_body_is_sent_
 # --- Bot: acting, following, reading the deal ------------------------------------------------
 
 
-def test_a_decision_is_posted_with_the_version_it_was_taken_on_and_its_retries_keep_its_idempotency_key(scripted):
+def test_a_decision_is_posted_with_the_version_it_was_taken_on_waiting_for_the_next_turn_and_its_retries_keep_its_idempotency_key(scripted):
     scripted.answer(reply(503), reply(200, view(8)), reply(200, view(9)))
     bot = Bot(KozHttp(scripted.url, "tok", sleep=lambda seconds: None), "g/1")
     play = Action.from_json({"type": "play", "card": "AS"})
     assert bot.act(view(7), play) == view(8)
     assert bot.act(view(8), play) == view(9)
     first, retried, second = scripted.asked
-    assert [asked.path for asked in scripted.asked] == ["/v1/games/g%2F1/actions"] * 3
+    assert [asked.path for asked in scripted.asked] == ["/v1/games/g%2F1/actions?wait=20"] * 3
     assert (first.headers["If-Match"], second.headers["If-Match"]) == ('W/"7"', 'W/"8"')
     assert first.body == retried.body == play.to_json()
     assert first.headers["Idempotency-Key"] == retried.headers["Idempotency-Key"] != second.headers["Idempotency-Key"]
@@ -236,7 +236,7 @@ def test_a_decision_the_game_moved_past_reads_the_game_again(scripted, status):
     scripted.answer(reply(status, {"code": "version_conflict"}), reply(200, view(9)))
     bot = Bot(KozHttp(scripted.url, "tok"), "g1")
     assert bot.act(view(7), Action.from_json({"type": "pass"})) == view(9)
-    assert [(asked.method, asked.path) for asked in scripted.asked] == [("POST", "/v1/games/g1/actions"), ("GET", "/v1/games/g1")]
+    assert [(asked.method, asked.path) for asked in scripted.asked] == [("POST", "/v1/games/g1/actions?wait=20"), ("GET", "/v1/games/g1")]
 
 
 def test_a_refused_decision_stops_the_bot_with_the_servers_code_and_detail(scripted):
