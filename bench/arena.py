@@ -1,7 +1,7 @@
 """The arena under load, in one run against one ``koz serve`` (as ``bench/api.py`` starts it).
 
     python bench/arena.py [--accounts 200] [--house-after 2] [--matches 100] [--clients 8] [--seconds 10]
-                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1] [--bots http|stream|socket]
+                          [--processes 1] [--baseline DIR] [--rounds 1] [--only-seeks] [--arena-share 1] [--bots http|stream|wait|socket]
 
 1. ``--accounts`` accounts, each with its event stream open, seek at once: a third German Whist,
    a third Sixty-Six, the rest Eşli Batak (so that some are left without a full table and meet
@@ -20,7 +20,13 @@
    load on the server, or worse. ``--bots socket``: the bots play over each game's WebSocket
    instead (``/v1/games/{id}/play``), a sample an ``act`` until its answer; ``--bots stream``: each
    action a ``POST`` as over ``http``, but the bots wait for the other seat's move on the game's
-   event stream (``/v1/games/{id}/events``, held open) instead of long-polling, as Lichess bots do.
+   event stream (``/v1/games/{id}/events``, held open) instead of long-polling, as Lichess bots do;
+   ``--bots wait``: each action a ``POST .../actions?wait=``, whose answer waits for the bot's next
+   turn (one request a move; a server that does not know ``wait`` answers at once, and the bot
+   long-polls as over ``http``). Besides each request's latency (not for ``wait``, whose answer
+   comes with the other bot's move), the time from a move's sending until the seat to act next
+   holds the game after it (the other bot, or the mover again): ``bench/api.py``'s sample is that,
+   a move until the client holds the game with its turn again (the computer's reply in the answer).
 
 (2) and (3) also say how late this process's own event loop woke a sleeping greenlet (p50, p99):
 the part of a measured latency that the 200 bots' own process added, rather than the server.
@@ -47,7 +53,6 @@ import random  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import gevent  # noqa: E402
@@ -190,7 +195,35 @@ def pushed_by(play: websocket.WebSocket, until: float) -> dict | None:
         play.settimeout(60)
 
 
-def play_seat_over_socket(url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool]) -> None:
+class Samples:
+    """What the arena's bots measure: each action's latency (its request, or its message, until
+    its answer), whether it was sent again on a new connection, and each move's time until the
+    seat to act next held the game after it (the other bot, or the mover again): what
+    ``bench/api.py``'s sample is, a move until the client holds the game with its turn again."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.reconnected: list[bool] = []
+        self.to_next_actor: list[float] = []
+        self.actions = 0
+        self._sent: dict[str, float] = {}  # by game: when its last move was sent, until its next actor held it
+
+    def sent(self, game: str) -> float:
+        self._sent[game] = started = time.perf_counter()
+        return started
+
+    def refused(self, game: str) -> None:
+        self._sent.pop(game, None)
+
+    def held(self, game: str, view: dict) -> None:
+        """A bot holds ``view``: if it is to act (or the game is over), the last move sent has reached its next actor."""
+        if view["legal_actions"] or view["status"] != "active":
+            sent = self._sent.pop(game, None)
+            if sent is not None:
+                self.to_next_actor.append(time.perf_counter() - sent)
+
+
+def play_seat_over_socket(url: str, event: dict, until: float, interval: float, samples: Samples) -> None:
     """:func:`play_seat` over the game's WebSocket (``/v1/games/{id}/play``): each action a message,
     the other seat's moves pushed on the same connection (no long-poll); a sample is an act until
     its answer."""
@@ -198,53 +231,67 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     rng = random.Random(event["token"])
     address = f"{url.replace('http', 'ws', 1)}/v1/games/{game}/play"
     play = websocket.create_connection(address, header={"Authorization": f"Bearer {token}"}, timeout=60)
-    view = received(play)["view"]
+
+    def hold(view: dict) -> dict:
+        samples.held(game, view)
+        return view
+
+    view = hold(received(play)["view"])
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
     while time.perf_counter() < until and view["status"] == "active":
         if not view["legal_actions"]:
             # the other seat's move; its bot may have stopped at `until` instead (then so does this one)
             pushed = pushed_by(play, until)
             if pushed is not None:
-                view = pushed["view"]
+                view = hold(pushed["view"])
             continue
         gevent.sleep(max(0.0, next_at - time.perf_counter()))
         next_at = max(next_at + interval, time.perf_counter() - interval)
-        started = time.perf_counter()
+        started = samples.sent(game)
         play.send(json.dumps({"type": "act", "action": rng.choice(view["legal_actions"]), "version": view["version"]}))
         while (message := received(play))["type"] == "view":  # the other seat's move, pushed before the answer
             view = message["view"]
-        latencies.append(time.perf_counter() - started)
-        reconnected.append(False)
+        samples.latencies.append(time.perf_counter() - started)
+        samples.reconnected.append(False)
         if message["type"] == "acted":
-            view = message["view"]
+            samples.actions += 1
+            view = hold(message["view"])
         else:  # the other seat acted meanwhile (a stale view): its move is pushed
             assert message["problem"]["status"] in (409, 412, 422), message
+            samples.refused(game)
             if view["legal_actions"]:  # (the push came before the answer)
                 continue
             pushed = pushed_by(play, until)
             if pushed is not None:
-                view = pushed["view"]
+                view = hold(pushed["view"])
     play.close()
 
 
-def play_seat(
-    url: str, event: dict, until: float, interval: float, latencies: list[float], reconnected: list[bool], over_stream: bool = False
-) -> None:
-    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds
-    (each one's latency, and whether it was sent again on a new connection), the other seat's
-    moves long-polled, or (``over_stream``) pushed on the game's event stream, held open, as a
-    Lichess bot follows its game."""
+def play_seat(url: str, event: dict, until: float, interval: float, samples: Samples, bots: str = "http") -> None:
+    """One bot playing its seat of an arena game: a random legal action every ``interval`` seconds,
+    the other seat's moves long-polled (``http``); or pushed on the game's event stream, held open,
+    as a Lichess bot follows its game (``stream``); or waited for by the action's own request
+    (``wait``: ``POST .../actions?wait=``, whose answer comes with the bot's next turn, so that its
+    latency is not the action's but the other bot's too: only the time to the next actor says)."""
     connection = Reconnecting(url)
     game, token = event["game"], event["token"]
     rng = random.Random(event["token"])
-    stream = Stream(url, f"/v1/games/{game}/events", token) if over_stream else None
+    stream = Stream(url, f"/v1/games/{game}/events", token) if bots == "stream" else None
+
+    def wait() -> str:
+        """A wait for the other bot's move that ends with the run: that bot stops at ``until``."""
+        return f"{min(30.0, max(0.1, until - time.perf_counter())):.2f}"
 
     def newer(view: dict) -> dict | None:
         """The view after the other seat's move (None: it will not come: its bot stopped at ``until``)."""
         if stream is not None:
-            return stream.newer_view(view["version"], until)
-        status, seen = connection.call("GET", f"/v1/games/{game}?wait=30&after={view['version']}", token=token)
-        return seen if status == 200 else view
+            seen = stream.newer_view(view["version"], until)
+        else:
+            status, seen = connection.call("GET", f"/v1/games/{game}?wait={wait()}&after={view['version']}", token=token)
+            seen = seen if status == 200 else view
+        if seen is not None:
+            samples.held(game, seen)
+        return seen
 
     view: dict | None = stream.next_event("view") if stream is not None else connection.call("GET", f"/v1/games/{game}", token=token)[1]
     next_at = time.perf_counter() + rng.random() * interval  # the bots' first actions spread out
@@ -254,14 +301,19 @@ def play_seat(
             continue
         gevent.sleep(max(0.0, next_at - time.perf_counter()))
         next_at = max(next_at + interval, time.perf_counter() - interval)
-        started = time.perf_counter()
-        status, answer = connection.call("POST", f"/v1/games/{game}/actions", rng.choice(view["legal_actions"]), token)
-        latencies.append(time.perf_counter() - started)
-        reconnected.append(connection.reconnected)
+        started = samples.sent(game)
+        path = f"/v1/games/{game}/actions" + (f"?wait={wait()}" if bots == "wait" else "")
+        status, answer = connection.call("POST", path, rng.choice(view["legal_actions"]), token)
+        if bots != "wait":
+            samples.latencies.append(time.perf_counter() - started)
+            samples.reconnected.append(connection.reconnected)
         if status == 200:
+            samples.actions += 1
+            samples.held(game, answer)
             view = answer
         else:  # the other seat acted meanwhile (a stale view)
             assert status in (409, 422), answer
+            samples.refused(game)
             view = newer(view)
     connection.close()
     if stream is not None:
@@ -279,27 +331,28 @@ def loop_lags(until: float, lags: list[float], period: float = 0.01) -> None:
 
 def arena_matches(
     url: str, prefix: str, matches: int, seconds: float, total_rate: float, meter: CpuMeter, lags: list[float], bots: str = "http"
-) -> tuple[list[float], list[bool], int, str]:
+) -> tuple[Samples, int, str]:
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
-    actions per second in all; (the actions' latencies, whether each was sent again on a new
-    connection, the games started, the CPU per action)."""
+    actions per second in all; (what the bots measured, the games started, the CPU per action)."""
     keys = new_accounts(url, prefix, 2 * matches)
     _, started = seek_at_once(url, keys, [{"ruleset": "german-whist"}] * len(keys))
-    latencies: list[float] = []
-    reconnected: list[bool] = []
+    samples = Samples()
     interval = len(started) / total_rate
     before = meter.sample()
     until = time.perf_counter() + seconds
     group = Group()
     group.spawn(loop_lags, until, lags)
     for event in started:
-        group.spawn(PLAYERS[bots], url, event, until, interval, latencies, reconnected)
+        if bots == "socket":
+            group.spawn(play_seat_over_socket, url, event, until, interval, samples)
+        else:
+            group.spawn(play_seat, url, event, until, interval, samples, bots)
     group.join(raise_error=True)
-    return latencies, reconnected, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), len(latencies))
+    return samples, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), samples.actions)
 
 
-#: how a bot plays its seat, by ``--bots``
-PLAYERS = {"http": play_seat, "stream": partial(play_seat, over_stream=True), "socket": play_seat_over_socket}
+#: how the bots play their seats (``--bots``)
+BOTS = ["http", "stream", "wait", "socket"]
 
 
 def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
@@ -343,24 +396,31 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
     )
 
     lags: list[float] = []
-    latencies, reconnected, games, cpu = arena_matches(
-        url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags, args.bots
-    )
-    rate = len(latencies) / args.seconds
-    ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
+    samples, games, cpu = arena_matches(url, f"{prefix}player", args.matches, args.seconds, half_rate * args.arena_share, meter, lags, args.bots)
+
+    def against_reference(latencies: list[float]) -> str:
+        ratio = percentile(latencies, 0.99) / percentile(reference, 0.99)
+        return (
+            f"p50 {ms(percentile(latencies, 0.5))}, p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above "
+            f"(target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}"
+        )
+
     print(
-        f"  {games} arena games at once, {2 * games} bots over {args.bots} ({rate:.0f} actions/s): action p50 {ms(percentile(latencies, 0.5))}, "
-        f"p99 {ms(percentile(latencies, 0.99))} = {ratio:.2f}x the half-load p99 above (target <= 1x): {'ok' if ratio <= 1 else 'MISSED'}; "
+        f"  {games} arena games at once, {2 * games} bots over {args.bots} ({samples.actions / args.seconds:.0f} actions/s): "
         f"CPU ms per action: {cpu}; this process's event loop late p50 {ms(percentile(lags, 0.5))}, p99 {ms(percentile(lags, 0.99))}",
         flush=True,
     )
-    kept = [latency for latency, again in zip(latencies, reconnected) if not again]
-    print(
-        f"    {sum(reconnected)} of the {len(latencies)} actions were sent again on a new connection (the server had closed the "
-        f"bot's connection, idle past its keep-alive while the bot waited to act); the others: p50 {ms(percentile(kept, 0.5))}, "
-        f"p99 {ms(percentile(kept, 0.99))}",
-        flush=True,
-    )
+    if samples.latencies:  # (a waiting action's answer comes with the other bot's move: not a latency of its own)
+        print(f"    action (request until its answer): {against_reference(samples.latencies)}", flush=True)
+    print(f"    a move until the seat to act next holds it: {against_reference(samples.to_next_actor)}", flush=True)
+    if samples.latencies and any(samples.reconnected):
+        kept = [latency for latency, again in zip(samples.latencies, samples.reconnected) if not again]
+        print(
+            f"    {sum(samples.reconnected)} of the {len(samples.latencies)} actions were sent again on a new connection (the server had "
+            f"closed the bot's connection, idle past its keep-alive while the bot waited to act); the others: p50 "
+            f"{ms(percentile(kept, 0.5))}, p99 {ms(percentile(kept, 0.99))}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -382,9 +442,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--bots",
-        choices=list(PLAYERS),
+        choices=BOTS,
         default="http",
-        help="how the arena's bots play (3): POST and long-poll (default), POST and the game's event stream, or the WebSocket",
+        help="how the arena's bots play (3): POST and long-poll (default), POST and the event stream, POST waiting for its turn, or the WebSocket",
     )
     parser.add_argument("--only-seeks", action="store_true", help="measure the seeks only (1), not the actions (2, 3)")
     args = parser.parse_args()

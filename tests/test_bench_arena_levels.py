@@ -126,3 +126,18 @@ def test_the_store_bench_stopped_while_it_measures_leaves_no_process_and_no_data
     sigterm = lambda run: run.send_signal(signal.SIGTERM)  # noqa: E731
     started = lambda line: line.startswith("measuring ")  # noqa: E731
     assert_stopped_cleanly(short_folder, [str(STORE_BENCH)], started, 2, sigterm, 128 + signal.SIGTERM, progress_on_stderr=True)
+
+
+@pytest.mark.parametrize("bots", ["http", "wait"])
+def test_the_arena_crowd_bench_measures_each_move_until_the_seat_to_act_next_holds_it(short_folder, bots):
+    arguments = ["--accounts", "3", "--house-after", "0.2", "--matches", "2", "--clients", "2", "--seconds", "1", "--bots", bots]
+    run = subprocess.run(
+        [sys.executable, str(ARENA_BENCH), *arguments], capture_output=True, text=True, env={**os.environ, "TMPDIR": str(short_folder)}, timeout=300
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert any(line.startswith("  2 arena games at once, 4 bots over " + bots) for line in lines), run.stdout
+    assert any(line.startswith("    a move until the seat to act next holds it: p50 ") for line in lines), run.stdout
+    # a waiting action's answer comes with the other bot's move: it is no latency of the action's
+    assert any(line.startswith("    action (request until its answer): p50 ") for line in lines) == (bots == "http"), run.stdout
+    assert not list(short_folder.glob("koz-bench-*"))
