@@ -99,6 +99,9 @@ class Committed:
     snapshot: bytes
     written: bool = False
     heard: bool = False
+    #: its announcement, heard before the commit's answer: the waiters it wakes are held until
+    #: the commit is settled, so that they find what the committing request offers them once written
+    held: tuple[int, tuple[int, bytes] | None] | None = None
 
 
 class Announcements:
@@ -175,13 +178,19 @@ class Announcements:
 
     def settled(self, game_id: str, committed: Committed, written: bool) -> None:
         """The commit expected by :meth:`expect_commit` was ``written``, or not (then another
-        process's commit of the same versions may have been heard as its announcement)."""
+        process's commit of the same versions may have been heard as its announcement); the
+        waiters its announcement would have woken meanwhile are woken now."""
         with self._lock:
             if self._committed.get(game_id) is committed:
                 if written:
                     committed.written = True
                 else:
                     del self._committed[game_id]
+            held, committed.held = committed.held, None
+            waiters = [] if held is None else [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < held[0]]
+        if held is not None:
+            for waiter in waiters:
+                waiter._wake(*held)
 
     def last_committed(self, game_id: str) -> Committed | None:
         """The game as this process last committed it, if the subscription heard that commit's
@@ -283,6 +292,9 @@ class Announcements:
             if committed is not None:
                 if not committed.heard and change is not None and (change[0], version) == (committed.over, committed.version):
                     committed.heard = True
+                    if not committed.written:  # its answer is on its way: the commit wakes the waiters once settled
+                        committed.held = (version, change)
+                        return
                 else:  # passed by a commit not made here, or not this game any more
                     del self._committed[game_id]
             waiters = [waiter for waiter in self._waiters.get(game_id, ()) if waiter.after < version]

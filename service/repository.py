@@ -165,6 +165,9 @@ class Repository:
         self._memory_read_at = float("-inf")
         self._memory_full = False
         self.replays = ReplayCache(settings.replays_kept)
+        #: called with each change this process commits, once written and before the requests
+        #: waiting on the game here are woken: what they will want of it may be made at hand
+        self.on_written: list[Callable[[Game], None]] = []
 
     @property
     def length_cap(self) -> tuple[int, int]:
@@ -280,10 +283,16 @@ class Repository:
         else:
             committed = Committed(expected_version, game.version, orjson.dumps(setup_of(game)), write.snapshot)
             self.announcements.expect_commit(game.id, committed)
-            commit = self.store.commit(write)
-            self.announcements.settled(game.id, committed, commit.written)
-            if commit.written:
-                self._append_to_log_copy(game)
+            written = False
+            try:
+                commit = self.store.commit(write)
+                written = commit.written
+                if written:
+                    self._append_to_log_copy(game)
+                    for offer in self.on_written:
+                        offer(game)
+            finally:  # (the requests waiting on the game here are woken now, if its announcement came first)
+                self.announcements.settled(game.id, committed, written)
         return commit
 
     def _append_to_log_copy(self, game: Game) -> None:

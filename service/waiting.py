@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections import Counter, OrderedDict
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 import orjson
 
@@ -69,6 +70,9 @@ class Waiting:
         #: reading and building the whole game (a table's long-polls all ask again at once)
         self._seatings: OrderedDict[str, tuple[int, tuple[str | None, ...]]] = OrderedDict()
         self._seatings_lock = threading.Lock()  # held only for dictionary updates
+        #: the seats (None: a spectator) long-polling each game here, and how many of each
+        self._waiting_seats: dict[str, Counter[int | None]] = {}
+        repository.on_written.append(self._render_for_waiters)
         #: how long the subscription's word on a game's version is taken for the store's: a game
         #: expires unannounced, no sooner than the shortest time to live after its last commit
         settings = repository.settings
@@ -153,10 +157,34 @@ class Waiting:
                 del game
             else:
                 seat = None if token is None else authenticated_seat(token, hashes)
-            version = self.wait_for_version(game_id, after, min(wait, repository.settings.max_wait_seconds), waiter)
+            with self._waiting_as(game_id, seat):
+                version = self.wait_for_version(game_id, after, min(wait, repository.settings.max_wait_seconds), waiter)
         if version is None or version <= after:
             return repository.load(game_id), seat, None
         return None, seat, version
+
+    @contextmanager
+    def _waiting_as(self, game_id: str, seat: int | None) -> Iterator[None]:
+        with self._seatings_lock:
+            self._waiting_seats.setdefault(game_id, Counter())[seat] += 1
+        try:
+            yield
+        finally:
+            with self._seatings_lock:
+                seats = self._waiting_seats[game_id]
+                seats[seat] -= 1
+                if not seats[seat]:
+                    del seats[seat]
+                    if not seats:
+                        del self._waiting_seats[game_id]
+
+    def _render_for_waiters(self, game: Game) -> None:
+        """The views of ``game``, just committed here, for the seats long-polling it here: offered
+        before they are woken, they are not read back from the store nor built again."""
+        with self._seatings_lock:
+            seats = list(self._waiting_seats.get(game.id, ()))
+        for seat in seats:
+            self.views.offer((game.id, seat), Rendered(game.version, json_bytes(game.view(seat))))
 
     def _heard_version(self, game_id: str) -> int | None:
         """The game's version as the process's subscription last heard it, if it is up and heard

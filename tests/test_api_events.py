@@ -967,16 +967,17 @@ def test_the_long_polls_and_streams_woken_by_one_version_share_one_rendering_per
         deadline = time.monotonic() + 60
         while koz.announcements.waiting_count < 24 and time.monotonic() < deadline:  # every long-poll and stream waits
             time.sleep(0.01)
+        mover = 1 - waiting_seat
+        action = api.view(game_id, tokens[mover]).body["legal_actions"][0]
         built: list[int | None] = []
         original = Game.view
 
         def counted(game, seat):
-            if threading.current_thread() is not threading.main_thread():  # the woken requests run on threads of their own
-                built.append(seat)
+            built.append(seat)
             return original(game, seat)
 
         monkeypatch.setattr(Game, "view", counted)
-        play(api, game_id, tokens, random.Random(8), count=1)
+        assert api.act(game_id, action, tokens[mover]).status == 200
         received = [answers.get(timeout=60) for _ in range(12)]
         shown = {name: [message.data for message in group[0].until_view(1) if message.kind == "view"][-1] for name, group in streams.items()}
         for name, group in streams.items():
@@ -987,8 +988,9 @@ def test_the_long_polls_and_streams_woken_by_one_version_share_one_rendering_per
             assert (answer.status, answer.body) == (200, api.view(game_id, viewers[name]).body)
         for name, token in viewers.items():
             assert shown[name] == api.view(game_id, token).body
-        # each viewer's view built twice (the long-polls' JSON, the streams' messages), never once per request
-        assert sorted(built, key=str) == sorted([waiting_seat, waiting_seat, 1 - waiting_seat, 1 - waiting_seat, None, None], key=str)
+        # each viewer's view built twice (the long-polls' JSON, made by the move's request before it
+        # woke them, and the streams' messages), never once per request; and the mover's answer
+        assert sorted(built, key=str) == sorted([waiting_seat, waiting_seat, mover, mover, mover, None, None], key=str)
     finally:
         for stream in [stream for group in streams.values() for stream in group]:
             stream.close()

@@ -6,11 +6,13 @@ on fakeredis and on a real redis-server."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from dataclasses import replace
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from engine import Action, registry
 from service import create_app
@@ -235,3 +237,101 @@ def test_a_copy_whose_commit_lost_the_race_to_the_same_version_is_never_trusted(
     assert (answer.status, answer.body["version"]) == (200, 3)
     stored = other_koz.repository.load(game_id)
     assert stored.ruleset.dump(stored.state) == expected.ruleset.dump(expected.state)
+
+
+# --- the requests waiting here on a game this process moves -------------------------------------
+
+
+@pytest.fixture
+def patient_processes(backend):
+    """As ``processes``, with long-polls of up to 300 s: one answered long before shows it was woken."""
+    settings = make_settings(max_wait_seconds=300)
+    apps = [create_app(settings, redis=backend) for _ in range(2)]
+    yield [app.extensions["koz"] for app in apps], [FlaskClient(app.test_client()) for app in apps]
+    for app in apps:
+        app.extensions["koz"].announcements.stop()
+
+
+def spectator_long_poll(koz, api, game_id: str, after: int) -> queue.Queue:
+    """A spectator's long-poll after ``after``, on a thread, once it waits; its answer comes on the queue."""
+    answers: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: answers.put(api.request("GET", f"/v1/games/{game_id}?wait=300&after={after}")), daemon=True).start()
+    deadline = time.monotonic() + 30
+    while koz.announcements.waiting_count < 1:
+        assert time.monotonic() < deadline, "the long-poll never waited"
+        time.sleep(0.01)
+    return answers
+
+
+def commit_answered_after_its_announcement(koz, game_id: str, version: int, monkeypatch, then=lambda commit: commit) -> None:
+    """``koz``'s next commit is answered only once its process has heard its announcement (as
+    when the subscription's message comes before the commit's answer); ``then`` makes the answer."""
+    commit = koz.repository.store.commit
+
+    def heard_first(write):
+        monkeypatch.setattr(koz.repository.store, "commit", commit)
+        written = commit(write)
+        until_heard(koz, game_id, version)
+        return then(written)
+
+    monkeypatch.setattr(koz.repository.store, "commit", heard_first)
+
+
+def test_a_long_poll_woken_by_a_move_made_here_gets_the_view_the_move_made_without_reading_the_game(patient_processes, monkeypatch):
+    (koz, _), (api, _) = patient_processes
+    subscription_up(koz)
+    game_id, tokens = new_table(api, koz)
+    answers = spectator_long_poll(koz, api, game_id, 0)
+    commit_answered_after_its_announcement(koz, game_id, 1, monkeypatch)
+    reads_by_the_long_poll: list[str] = []
+    load = koz.repository.store.load
+
+    def counted(read_id):
+        if threading.current_thread() is not threading.main_thread():  # the long-poll's thread
+            reads_by_the_long_poll.append(read_id)
+        return load(read_id)
+
+    monkeypatch.setattr(koz.repository.store, "load", counted)
+    assert pass_in_turn(api, game_id, tokens).status == 200
+    answer = answers.get(timeout=60)
+    assert (answer.status, answer.body["version"]) == (200, 1)
+    assert reads_by_the_long_poll == []
+    monkeypatch.undo()
+    assert answer.body == api.view(game_id).body
+
+
+def test_a_long_poll_held_for_a_move_made_here_that_lost_its_race_is_woken_by_the_move_that_won(patient_processes, monkeypatch):
+    (koz, _), (api, other) = patient_processes
+    subscription_up(koz)
+    game_id, tokens = new_table(api, koz)
+    assert pass_in_turn(api, game_id, tokens).status == 200
+    until_heard(koz, game_id, 1)
+    (seat,) = api.view(game_id).body["to_act"]
+    bid = next(action for action in other.view(game_id, tokens[seat]).body["legal_actions"] if action["type"] == "bid")
+    answers = spectator_long_poll(koz, api, game_id, 1)
+    commit = koz.repository.store.commit
+
+    def first_the_other(write):
+        monkeypatch.setattr(koz.repository.store, "commit", commit)
+        assert other.act(game_id, bid, tokens[seat]).status == 200
+        until_heard(koz, game_id, 2)  # the versions this commit expects: its waiters are held for it
+        return commit(write)
+
+    monkeypatch.setattr(koz.repository.store, "commit", first_the_other)
+    assert api.act(game_id, {"type": "pass"}, tokens[seat]).status == 409
+    answer = answers.get(timeout=60)
+    assert (answer.status, answer.body["version"]) == (200, 2)
+    assert answer.body == other.view(game_id).body
+
+
+def test_a_long_poll_held_for_a_move_made_here_whose_answer_was_lost_is_woken_all_the_same(patient_processes, monkeypatch):
+    (koz, _), (api, _) = patient_processes
+    subscription_up(koz)
+    game_id, tokens = new_table(api, koz)
+    answers = spectator_long_poll(koz, api, game_id, 0)
+
+    def lost(_commit):
+        raise RedisConnectionError("the answer was lost on its way")
+
+    commit_answered_after_its_announcement(koz, game_id, 1, monkeypatch, then=lost)
+    assert (pass_in_turn(api, game_id, tokens).status, answers.get(timeout=60).body["version"]) == (503, 1)
