@@ -377,6 +377,21 @@ def test_an_action_asked_to_wait_that_ends_the_match_answers_at_once(patient_app
     assert answer.status == 200 and answer.body["status"] == "finished" and answer.body["version"] == len(played)
 
 
+def test_an_action_waiting_for_its_turn_answers_the_game_as_it_is_once_the_process_is_stopping(patient_app):
+    api = FlaskClient(patient_app.test_client())
+    game_id, tokens = new_actions_game(api)
+    answers = in_background(lambda: api.request("POST", f"/v1/games/{game_id}/actions?wait=300", json_body=play("2C"), token=tokens[1]))
+    until_version(api, game_id, 1)
+    announcements = patient_app.extensions["koz"].announcements
+    deadline = time.monotonic() + 60
+    while announcements.waiting_count < 1:  # the answer waits
+        assert time.monotonic() < deadline, "the answer never waited"
+        time.sleep(0.01)
+    announcements.close()  # as on SIGTERM: no request waits any more
+    answer = answers.get(timeout=60)
+    assert answer.status == 200 and answer.body["version"] == 1 and not answer.body["legal_actions"]
+
+
 def test_an_action_asked_to_wait_answers_the_game_as_it_is_when_the_wait_ends(api):
     game_id, tokens = new_actions_game(api)
     answer = api.request("POST", f"/v1/games/{game_id}/actions?wait=0.3", json_body=play("2C"), token=tokens[1])
