@@ -335,3 +335,16 @@ def test_a_long_poll_held_for_a_move_made_here_whose_answer_was_lost_is_woken_al
 
     commit_answered_after_its_announcement(koz, game_id, 1, monkeypatch, then=lost)
     assert (pass_in_turn(api, game_id, tokens).status, answers.get(timeout=60).body["version"]) == (503, 1)
+
+
+def test_a_move_committed_here_with_nobody_waiting_is_settled_when_its_announcement_came_first(patient_processes, monkeypatch):
+    """(A time-out's commit, say: no request waits on the game, not even the mover's for replies.)"""
+    (koz, _), (api, _) = patient_processes
+    subscription_up(koz)
+    game_id, tokens = new_table(api, koz)
+    (seat,) = api.view(game_id).body["to_act"]
+    game = koz.repository.load(game_id)
+    game.act(game.acting_seat(tokens[seat]), Action.from_json({"type": "pass"}))
+    commit_answered_after_its_announcement(koz, game_id, 1, monkeypatch)
+    assert koz.repository.commit(game, 0).written
+    assert koz.announcements.last_committed(game_id).version == 1
