@@ -94,6 +94,28 @@ def test_a_move_of_another_process_heard_since_is_read_from_the_store(processes,
     assert reads == [game_id]  # read once: the copy at 1 was forgotten, not tried and refused first
 
 
+def the_other_bids_first(koz, apis, game_id: str, tokens: dict[int, str], monkeypatch, meanwhile=lambda: None) -> int:
+    """After a first pass through ``koz``'s process (``apis[0]``): the seat to act next, whose next
+    move through that process will find the other process's bid (``apis[1]``) made just before its
+    commit, over the same version, and heard (``meanwhile`` is then called)."""
+    api, other = apis
+    assert pass_in_turn(api, game_id, tokens).status == 200
+    until_heard(koz, game_id, 1)
+    (seat,) = api.view(game_id).body["to_act"]
+    bid = next(action for action in other.view(game_id, tokens[seat]).body["legal_actions"] if action["type"] == "bid")
+    commit = koz.repository.store.commit
+
+    def first_the_other(write):
+        monkeypatch.setattr(koz.repository.store, "commit", commit)
+        assert other.act(game_id, bid, tokens[seat]).status == 200
+        until_heard(koz, game_id, 2)
+        meanwhile()
+        return commit(write)
+
+    monkeypatch.setattr(koz.repository.store, "commit", first_the_other)
+    return seat
+
+
 def hold_announcements_of(koz, game_id: str, version: int, monkeypatch) -> tuple[threading.Event, threading.Event]:
     """``koz``'s process hears ``version`` of the game only once the test releases it."""
     held, release = threading.Event(), threading.Event()
@@ -213,21 +235,12 @@ def test_a_copy_whose_commit_lost_the_race_to_the_same_version_is_never_trusted(
     (koz, other_koz), (api, other) = processes
     subscription_up(koz)
     game_id, tokens = new_table(api, koz)
-    assert pass_in_turn(api, game_id, tokens).status == 200
-    until_heard(koz, game_id, 1)
-    (seat,) = api.view(game_id).body["to_act"]
-    bid = next(action for action in other.view(game_id, tokens[seat]).body["legal_actions"] if action["type"] == "bid")
-    commit = koz.repository.store.commit
 
-    def first_the_other(write):
-        monkeypatch.setattr(koz.repository.store, "commit", commit)
-        assert other.act(game_id, bid, tokens[seat]).status == 200
-        until_heard(koz, game_id, 2)
+    def not_a_copy_yet():
         # heard, as the versions this commit expects, but not written: not a copy to take yet
         assert koz.announcements.last_committed(game_id) is None
-        return commit(write)
 
-    monkeypatch.setattr(koz.repository.store, "commit", first_the_other)
+    seat = the_other_bids_first(koz, (api, other), game_id, tokens, monkeypatch, meanwhile=not_a_copy_yet)
     lost = api.act(game_id, {"type": "pass"}, tokens[seat])
     assert lost.status == 409  # the store's game: that seat bid already
     (next_seat,) = other.view(game_id).body["to_act"]
@@ -304,20 +317,9 @@ def test_a_long_poll_held_for_a_move_made_here_that_lost_its_race_is_woken_by_th
     (koz, _), (api, other) = patient_processes
     subscription_up(koz)
     game_id, tokens = new_table(api, koz)
-    assert pass_in_turn(api, game_id, tokens).status == 200
-    until_heard(koz, game_id, 1)
-    (seat,) = api.view(game_id).body["to_act"]
-    bid = next(action for action in other.view(game_id, tokens[seat]).body["legal_actions"] if action["type"] == "bid")
+    # the other's bid is heard as the versions this process's pass expects: its waiters are held for it
+    seat = the_other_bids_first(koz, (api, other), game_id, tokens, monkeypatch)
     answers = spectator_long_poll(koz, api, game_id, 1)
-    commit = koz.repository.store.commit
-
-    def first_the_other(write):
-        monkeypatch.setattr(koz.repository.store, "commit", commit)
-        assert other.act(game_id, bid, tokens[seat]).status == 200
-        until_heard(koz, game_id, 2)  # the versions this commit expects: its waiters are held for it
-        return commit(write)
-
-    monkeypatch.setattr(koz.repository.store, "commit", first_the_other)
     assert api.act(game_id, {"type": "pass"}, tokens[seat]).status == 409
     answer = answers.get(timeout=60)
     assert (answer.status, answer.body["version"]) == (200, 2)
