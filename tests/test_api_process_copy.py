@@ -309,6 +309,7 @@ def test_a_long_poll_woken_by_a_move_made_here_gets_the_view_the_move_made_witho
     answer = answers.get(timeout=60)
     assert (answer.status, answer.body["version"]) == (200, 1)
     assert reads_by_the_long_poll == []
+    assert not koz.waiting._waiting_seats  # whose long-polls are kept only while they wait
     monkeypatch.undo()
     assert answer.body == api.view(game_id).body
 
