@@ -9,7 +9,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import orjson
 
@@ -54,6 +54,12 @@ def after_computers(repository: Repository, game: Game, replies: Waiter) -> Game
             game = repository.load(game.id)
         replies.after = game.version
     return game
+
+
+def nothing_to_do(view: dict[str, Any]) -> bool:
+    """Whether the seat of ``view`` has no action to take while the game goes on: what an action
+    asked to wait for the seat's next turn waits past."""
+    return view["status"] == "active" and not view["legal_actions"]
 
 
 class Waiting:
@@ -115,8 +121,7 @@ class Waiting:
             shown = self.watch_view(game_id, token, deadline - time.monotonic(), after)
             if shown.version <= after or time.monotonic() >= deadline:
                 return shown
-            view = orjson.loads(shown.value)
-            if view["legal_actions"] or view["status"] != "active":
+            if not nothing_to_do(orjson.loads(shown.value)):
                 return shown
             after = shown.version
 

@@ -14,6 +14,7 @@ from ..schemas import ActionSchema
 from ..tokens import require_token
 from ..texts import FIELD_MESSAGES, FieldMessage
 from ..metrics import WAITING
+from ..waiting import nothing_to_do
 from .game_schemas import ActionQuerySchema, GameViewSchema
 from .games import ETAG_HEADER, games, rendered_response, view_response
 
@@ -90,7 +91,7 @@ def post_action(action: dict[str, Any], query: dict[str, Any], game_id: str) -> 
     token = require_token(bearer_token())
     if_match = check_if_match(request.headers.get("If-Match"))
     view, replayed = games().act(game_id, token, action, if_match=if_match, idempotency_key=key)
-    if query["wait"] > 0 and view["status"] == "active" and not view["legal_actions"]:
+    if query["wait"] > 0 and nothing_to_do(view):
         with WAITING.track_inprogress():
             response = rendered_response(games().waiting.watch_turn(game_id, token, query["wait"], view["version"]))
     else:
