@@ -165,12 +165,19 @@ def new_game_against_the_computer(connection: Connection):
     return created["id"], token, view
 
 
-def action_client(url: str, until: float, seed: int, latencies: list[float], interval: float = 0.0) -> None:
-    """Plays against a random computer, one action every ``interval`` seconds (0: at once)."""
+def action_client(
+    url: str, until: float, seed: int, latencies: list[float], interval: float = 0.0, spread: bool = False, game: tuple[str, str] | None = None
+) -> None:
+    """Plays against a random computer, one action every ``interval`` seconds (0: at once);
+    ``spread``: the first action at a random moment of the first interval, not at once;
+    ``game``: the first game's id and seat token, made beforehand (it is read first), else made here."""
     connection = Connection(url)
     rng = random.Random(seed)
-    game_id, token, view = new_game_against_the_computer(connection)
-    next_at = time.perf_counter()
+    if game is None:
+        game_id, token, view = new_game_against_the_computer(connection)
+    else:
+        (game_id, token), (_, view) = game, connection.call("GET", f"/v1/games/{game[0]}", token=game[1])
+    next_at = time.perf_counter() + (rng.random() * interval if spread else 0.0)
     while time.perf_counter() < until:
         if view["status"] == "finished":
             game_id, token, view = new_game_against_the_computer(connection)
