@@ -290,7 +290,7 @@ def play_seat(url: str, event: dict, until: float, interval: float, samples: Sam
 
     def wait() -> str:
         """A wait for the other bot's move that ends soon after the run (that bot stops at ``until``)."""
-        return f"{min(30.0, until - time.perf_counter() + LAST_MOVES_SECONDS):.2f}"
+        return f"{min(30.0, max(0.1, until - time.perf_counter() + LAST_MOVES_SECONDS)):.2f}"
 
     def newer(view: dict) -> dict | None:
         """The view after the other seat's move (None: it will not come: its bot stopped at ``until``)."""
