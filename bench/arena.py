@@ -40,8 +40,10 @@ the part of a measured latency that the 200 bots' own process added, rather than
 processes, the worker, Redis, and this client): an arena action costs the web several requests
 (the action, the other bot's long-poll answered, this bot's next long-poll), the reference one.
 ``--baseline DIR`` runs the same against a ``koz serve`` of another checkout (a git worktree),
-server after server, ``--rounds`` times, in one run: before and after side by side (both warmed
-up by a few seeks first, and each round in the other order than the last).
+server after server, in one run: before and after side by side (both warmed up by a few seeks
+first, and each round in the other order than the last). ``--rounds N`` measures each server N
+times and ends with each one's median of the moves' p99 ratios: one 10 s phase's p99 rests on
+some 40 moves, and a host's stall moves it by half or more from one run to the next.
 """
 
 from __future__ import annotations
@@ -56,9 +58,11 @@ import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Iterable  # noqa: E402
 
 import gevent  # noqa: E402
 import websocket  # noqa: E402
@@ -361,12 +365,19 @@ def arena_matches(
     return samples, len({event["game"] for event in started}), CpuMeter.per_request(before, meter.sample(), samples.actions)
 
 
+def spread(ratios: Iterable[float]) -> str:
+    """Ratios as their median and range."""
+    ordered = sorted(ratios)
+    return f"median {statistics.median(ordered):.2f}x ({ordered[0]:.2f}x-{ordered[-1]:.2f}x)"
+
+
 #: how the bots play their seats (``--bots``)
 BOTS = ["http", "stream", "wait", "socket"]
 
 
-def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> None:
-    """The three measures against one server, printed under ``name``."""
+def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Namespace) -> tuple[float, float] | None:
+    """The three measures against one server, printed under ``name``; the moves' p99 against the
+    reference's and against the house action's paced as the bots (None with ``--only-seeks``)."""
     print(f"{name}:", flush=True)
     waits, started = matching(url, f"{prefix}seeker", args.accounts, args.house_after)
     with_house = [any(player["kind"] == "house" for player in event["players"]) for event in started]
@@ -386,7 +397,7 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
             print(f"; then to match_started, {label}: p50 {ms(percentile(rest, 0.5))}, max {ms(max(rest))}", end="")
     print(flush=True)
     if args.only_seeks:
-        return
+        return None
 
     actions = lambda number, until, latencies: action_client(url, until, number, latencies)  # noqa: E731
     run_clients(actions, args.clients, min(args.seconds, 3.0))  # warm-up, as bench/api.py does
@@ -445,6 +456,8 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
             f"{ms(percentile(kept, 0.5))}, p99 {ms(percentile(kept, 0.99))}",
             flush=True,
         )
+    moves_p99 = percentile(samples.to_next_actor, 0.99)
+    return moves_p99 / percentile(reference, 0.99), moves_p99 / percentile(shaped_reference, 0.99)
 
 
 def main() -> None:
@@ -457,7 +470,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="koz serve's web processes (default 1)")
     parser.add_argument("--source", help="a checkout of Koz whose code the server runs (default: the installed one), to compare two versions")
     parser.add_argument("--baseline", metavar="DIR", help="also measure a koz serve of this checkout (e.g. a git worktree), server after server")
-    parser.add_argument("--rounds", type=int, default=1, help="with --baseline: how many times each server is measured (default 1)")
+    parser.add_argument("--rounds", type=int, default=1, help="how many times each server is measured (default 1)")
     parser.add_argument(
         "--arena-share",
         type=float,
@@ -474,8 +487,10 @@ def main() -> None:
     args = parser.parse_args()
     stop_on_signals()
 
-    # every bot's connections and stream come from this one address
-    os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * (args.accounts + 2 * args.matches))
+    # every bot's connections and stream come from this one address, and every round's: the server
+    # counts a connection until it has seen it closed, and a second round of a small run found the
+    # first's not all seen closed yet (refused 429 too_many_connections)
+    os.environ["KOZ_STREAMS_PER_ADDRESS"] = os.environ["KOZ_CONNECTIONS_PER_ADDRESS"] = str(4 * args.rounds * (args.accounts + 2 * args.matches))
     # the games (1) starts are never played: their clocks must not run out (and the worker forfeit
     # them by the hundred) while a later phase, or the other server, is measured
     os.environ["KOZ_ARENA_SECONDS_PER_ACTION"] = os.environ["KOZ_ARENA_BANK_SECONDS"] = "3600"
@@ -489,16 +504,26 @@ def main() -> None:
         for number, (process, url, data) in enumerate(servers.values()):  # warmed up alike: the first requests of a process cost more
             matching(url, f"warm{number}seeker", 12, 0.0)
         print(f"load average before: {os.getloadavg()}", file=sys.stderr, flush=True)
-        for round_ in range(args.rounds if args.baseline else 1):
+        ratios: dict[str, list[tuple[float, float]]] = {name: [] for name in servers}
+        for round_ in range(args.rounds):
             # each round in the other order: a server measured first, or after the other's bots stopped, is not always the same
             order = list(enumerate(servers.items()))
             for number, (name, (process, url, data)) in order[:: -1 if round_ % 2 else 1]:
-                measure(
+                measured = measure(
                     f"{name} ({args.processes} web process{'es' if args.processes > 1 else ''})",
                     url,
                     CpuMeter(process.pid, data),
                     f"r{round_}s{number}",
                     args,
+                )
+                if measured is not None:
+                    ratios[name].append(measured)
+        for name, measured in ratios.items():
+            if len(measured) > 1:
+                print(
+                    f"{name}, over {len(measured)} rounds: a move's p99 against the half-load p99 {spread(r for r, _ in measured)}; "
+                    f"against the same action's paced as the bots {spread(r for _, r in measured)}",
+                    flush=True,
                 )
         print(f"load average after: {os.getloadavg()}", file=sys.stderr, flush=True)
     finally:

@@ -131,6 +131,8 @@ def test_the_store_bench_stopped_while_it_measures_leaves_no_process_and_no_data
 @pytest.mark.parametrize("bots", ["http", "wait"])
 def test_the_arena_crowd_bench_measures_each_move_until_the_seat_to_act_next_holds_it(short_folder, bots):
     arguments = ["--accounts", "3", "--house-after", "0.2", "--matches", "2", "--clients", "2", "--seconds", "1", "--bots", bots]
+    rounds = 2 if bots == "wait" else 1
+    arguments += ["--rounds", str(rounds)]
     run = subprocess.run(
         [sys.executable, str(ARENA_BENCH), *arguments], capture_output=True, text=True, env={**os.environ, "TMPDIR": str(short_folder)}, timeout=300
     )
@@ -140,7 +142,11 @@ def test_the_arena_crowd_bench_measures_each_move_until_the_seat_to_act_next_hol
     # the reference's action also paced as the bots are, one client a bot, and the moves' p99 against both
     assert any(line.startswith("  the same action paced as the arena's bots (") and ", 4 clients, " in line for line in lines), run.stdout
     moves = [line for line in lines if line.startswith("    a move until the seat to act next holds it: p50 ")]
-    assert len(moves) == 1 and "x the half-load p99 above" in moves[0] and moves[0].endswith("x the same action's paced as the bots"), run.stdout
+    assert len(moves) == rounds, run.stdout
+    assert all("x the half-load p99 above" in line and line.endswith("x the same action's paced as the bots") for line in moves), run.stdout
+    # over several rounds, each server's median ratios (one server here: the one round prints none)
+    medians = [line for line in lines if line.startswith("this checkout, over 2 rounds: a move's p99 against the half-load p99 median ")]
+    assert len(medians) == (rounds > 1) and all("; against the same action's paced as the bots median " in line for line in medians), run.stdout
     # a waiting action's answer comes with the other bot's move: it is no latency of the action's
     assert any(line.startswith("    action (request until its answer): p50 ") for line in lines) == (bots == "http"), run.stdout
     assert not list(short_folder.glob("koz-bench-*"))
