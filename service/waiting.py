@@ -9,9 +9,8 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
-
-import orjson
 
 from .announcements import Waiter
 from .encoding import json_bytes
@@ -62,6 +61,21 @@ def nothing_to_do(view: dict[str, Any]) -> bool:
     return view["status"] == "active" and not view["legal_actions"]
 
 
+@dataclass(frozen=True)
+class ShownView:
+    """A seat's view as a long-poll answers it (JSON), and whether it leaves the seat nothing to
+    do (what a waiting action waits past, known without reading the JSON back)."""
+
+    json: bytes
+    nothing_to_do: bool
+
+
+def shown_view(game: Game, seat: int | None) -> Rendered[ShownView]:
+    """``seat``'s view of ``game`` (None: a spectator's) as a long-poll answers it."""
+    view = game.view(seat)
+    return Rendered(game.version, ShownView(json_bytes(view), nothing_to_do(view)))
+
+
 class Waiting:
     """Long-polls and event streams: a game read once it passes a version."""
 
@@ -69,7 +83,7 @@ class Waiting:
         self.repository = repository
         #: what the requests woken by one announcement send alike: a long-poll's view (JSON) by
         #: (game, seat); a stream's messages (the text, whether it ends the stream) by (game, seat, after)
-        self.views: SharedRenders[bytes] = SharedRenders()
+        self.views: SharedRenders[ShownView] = SharedRenders()
         self.stream_messages: SharedRenders[tuple[bytes, bool]] = SharedRenders()
         #: the seats' token hashes of a game at a version, by game: what a long-poll asking again
         #: after the version it was just shown needs to know whose it is before it waits, without
@@ -100,7 +114,7 @@ class Waiting:
             known = self._seatings.get(game_id)
         return known[1] if known is not None and known[0] == version else None
 
-    def watch_view(self, game_id: str, token: str | None, wait: float, after: int | None) -> Rendered[bytes]:
+    def watch_view(self, game_id: str, token: str | None, wait: float, after: int | None) -> Rendered[ShownView]:
         """The caller's view, as JSON, once the game's version passes ``after`` or ``wait`` ends.
         The long-polls that one announcement wakes share one rendering of each seat's view."""
         game, seat, announced = self._until_passed(game_id, token, wait, after)
@@ -110,9 +124,9 @@ class Waiting:
             if shared is not None:
                 return shared
             game = self.repository.load(game_id)  # gone since the announcement: 404
-        return Rendered(game.version, json_bytes(game.view(seat)))
+        return shown_view(game, seat)
 
-    def watch_turn(self, game_id: str, token: str, wait: float, after: int) -> Rendered[bytes]:
+    def watch_turn(self, game_id: str, token: str, wait: float, after: int) -> Rendered[ShownView]:
         """The seat's view, as JSON, once a version after ``after`` has the seat to act or the game
         over, or when ``wait`` ends (the game as it then is): an action's answer that spares a bot
         the long-polls of the other seats' moves. Each version passed is a long-poll's, shared alike."""
@@ -121,16 +135,16 @@ class Waiting:
             shown = self.watch_view(game_id, token, deadline - time.monotonic(), after)
             if shown.version <= after or time.monotonic() >= deadline:
                 return shown
-            if not nothing_to_do(orjson.loads(shown.value)):
+            if not shown.value.nothing_to_do:
                 return shown
             after = shown.version
 
-    def _render_view(self, game_id: str, seat: int | None, version: int) -> Rendered[bytes] | None:
+    def _render_view(self, game_id: str, seat: int | None, version: int) -> Rendered[ShownView] | None:
         game = self.repository.load_announced(game_id, version)
         if game is None:
             return None
         self.remember_seating(game)  # the long-polls it answers ask again after this version
-        return Rendered(game.version, json_bytes(game.view(seat)))
+        return shown_view(game, seat)
 
     def _until_passed(self, game_id: str, token: str | None, wait: float, after: int | None) -> tuple[Game | None, int | None, int | None]:
         """Wait until the game's version passes ``after`` or ``wait`` ends: (the game, the caller's
@@ -189,7 +203,7 @@ class Waiting:
         with self._seatings_lock:
             seats = list(self._waiting_seats.get(game.id, ()))
         for seat in seats:
-            self.views.offer((game.id, seat), Rendered(game.version, json_bytes(game.view(seat))))
+            self.views.offer((game.id, seat), shown_view(game, seat))
 
     def _heard_version(self, game_id: str) -> int | None:
         """The game's version as the process's subscription last heard it, if it is up and heard

@@ -15,6 +15,7 @@ from ..limits import client_address
 from ..metrics import WAITING
 from ..games import Games, version_matches
 from ..shared import Rendered
+from ..waiting import ShownView
 from .game_schemas import GameCreatedSchema, GameCreateSchema, GameViewSchema, LobbySchema, LobbyQuerySchema, ViewQuerySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games and see them")
@@ -33,9 +34,9 @@ def view_response(view: dict[str, Any]) -> BaseResponse:
     return private(current_app.json.response(view), view["version"])
 
 
-def rendered_response(view: Rendered[bytes]) -> BaseResponse:
+def rendered_response(view: Rendered[ShownView]) -> BaseResponse:
     """A view already rendered as JSON (a long-poll's, shared with the others it woke), as :func:`view_response` answers it."""
-    return private(Response(view.value, mimetype="application/json"), view.version)
+    return private(Response(view.value.json, mimetype="application/json"), view.version)
 
 
 def private_headers(version: int) -> dict[str, str]:
