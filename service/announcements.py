@@ -97,6 +97,9 @@ class Committed:
     version: int
     setup: bytes
     snapshot: bytes
+    #: the engine's state as committed (immutable, and what the snapshot holds dumped): the next
+    #: change made here starts from it instead of loading the snapshot's again
+    state: Any = None
     written: bool = False
     heard: bool = False
     #: its announcement, heard before the commit's answer: the waiters it wakes are held until

@@ -47,7 +47,8 @@ MEMORY_READING_SECONDS = 1.0
 # --- the stored format ---------------------------------------------------------------------
 
 
-def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tuple[int, int] | None) -> Game:
+def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tuple[int, int] | None, state: Any = None) -> Game:
+    """``state``: the engine's state the snapshot holds, when the caller has it loaded already."""
     setup, snapshot = stored.setup, stored.snapshot
     ruleset = registry.get(setup["ruleset"])
     return Game(
@@ -55,7 +56,7 @@ def game_from_stored(game_id: str, stored: Stored, *, now: float, length_cap: tu
         ruleset,
         setup["options"],
         [SeatRecord(**seat) for seat in setup["seats"]],
-        ruleset.load(snapshot["state"]),
+        ruleset.load(snapshot["state"]) if state is None else state,
         seed=setup["seed"],
         version=stored.version,
         stored_version=stored.version,
@@ -174,9 +175,10 @@ class Repository:
         """The cap on a match's length, (deals, versions): a match past it ends abandoned."""
         return (self.settings.max_deals, self.settings.max_versions)
 
-    def from_stored(self, game_id: str, stored: Stored) -> Game:
-        """The game as stored, as this request sees it (now, and under the length cap)."""
-        return game_from_stored(game_id, stored, now=self.timer(), length_cap=self.length_cap)
+    def from_stored(self, game_id: str, stored: Stored, state: Any = None) -> Game:
+        """The game as stored, as this request sees it (now, and under the length cap);
+        ``state``: its engine state, when already loaded."""
+        return game_from_stored(game_id, stored, now=self.timer(), length_cap=self.length_cap, state=state)
 
     def new_game(
         self,
@@ -263,7 +265,7 @@ class Repository:
         if committed is None:
             return self.load(game_id), False
         stored = Stored(committed.version, orjson.loads(committed.setup), unpack(committed.snapshot))
-        return self.from_stored(game_id, stored), True
+        return self.from_stored(game_id, stored, committed.state), True
 
     def ttl(self, game: Game) -> int:
         """How long the game is kept: finished (or abandoned) games go sooner."""
@@ -281,7 +283,7 @@ class Repository:
         if expected_version is None:
             commit = self.store.commit(write)
         else:
-            committed = Committed(expected_version, game.version, orjson.dumps(setup_of(game)), write.snapshot)
+            committed = Committed(expected_version, game.version, orjson.dumps(setup_of(game)), write.snapshot, game.state)
             self.announcements.expect_commit(game.id, committed)
             written = False
             try:

@@ -74,6 +74,23 @@ def test_the_next_move_of_a_game_the_process_committed_last_reads_nothing_of_the
     assert other_views_agree(other, game_id, tokens)
 
 
+def test_the_next_move_of_a_game_the_process_committed_last_starts_from_the_state_it_committed(processes, monkeypatch):
+    (koz, _), (api, other) = processes
+    subscription_up(koz)
+    game_id, tokens = new_table(api, koz)
+    assert pass_in_turn(api, game_id, tokens).status == 200
+    until_heard(koz, game_id, 1)
+    (seat,) = other.view(game_id).body["to_act"]
+    ruleset, loaded = registry.get(RULESET), []
+    load = ruleset.load
+    monkeypatch.setattr(ruleset, "load", lambda document: loaded.append(document) or load(document))
+    answer = api.act(game_id, {"type": "pass"}, tokens[seat])
+    assert loaded == []  # not the snapshot's state decoded again
+    monkeypatch.undo()
+    assert answer.body == other.view(game_id, tokens[seat]).body
+    assert other_views_agree(other, game_id, tokens)
+
+
 def other_views_agree(other, game_id: str, tokens: dict[int, str]) -> bool:
     """The next seat's move, read from the store by the other process, goes on from what was written."""
     return pass_in_turn(other, game_id, tokens).body["version"] == 3
