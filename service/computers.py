@@ -63,10 +63,14 @@ class Computers:
     def decision(self, game: Game, seat: int, level: str) -> Callable[[], Action]:
         """:meth:`decide` in two steps: this call reads what the seat knows (from the store);
         calling its answer thinks, with no I/O, within the decision ceiling."""
-        view = game.ruleset.view(game.state, seat)
-        chooser = player(level, game.ruleset.id)
+        ruleset, state = game.ruleset, game.state
+        chooser = player(level, ruleset.id)
+        if chooser.reads_view:
+            view, knowledge = ruleset.view(state, seat), ruleset.knowledge(state, seat)
+        else:
+            view, knowledge = {"legal_actions": [action.to_json() for action in ruleset.legal_actions(state, seat)]}, None
         events = self.events_seen_by(game, seat) if chooser.reads_events else ()
-        info = SeatInfo(game.ruleset.id, seat, game.options, view, events, game.ruleset.knowledge(game.state, seat))
+        info = SeatInfo(ruleset.id, seat, game.options, view, events, knowledge)
         settings = self.repository.settings
         budget = Budget(seconds=settings.bot_expert_seconds, ceiling=settings.bot_decision_ceiling, timer=time.perf_counter)
         seed = f"{game.seed}:{game.version}:{seat}"

@@ -143,6 +143,7 @@ def test_a_computer_decides_from_a_seed_of_its_game_version_and_seat_within_the_
 
     class Recorder:
         reads_events = False
+        reads_view = True
 
         def choose(self, info, seed, budget):
             asked.append((info.seat, seed, budget))
@@ -153,6 +154,20 @@ def test_a_computer_decides_from_a_seed_of_its_game_version_and_seat_within_the_
     ((seat, seed, budget),) = asked
     assert (seat, seed) == (1, f"{game.seed}:{game.version}:1")
     assert (budget.seconds, budget.ceiling, budget.has_timer) == (0.07, 0.3, True)
+
+
+@pytest.mark.parametrize("level", ["random", "basic"])
+def test_a_computer_reply_in_a_request_builds_the_whole_view_only_for_a_level_that_reads_it(fake_redis, monkeypatch, level):
+    app = create_app(make_settings(), redis=fake_redis)
+    api = FlaskClient(app.test_client())
+    game_id, token = human_at_0(api, "german-whist", level, "view-for-a-reply")
+    view = api.view(game_id, token).body
+    ruleset, viewed = registry.get("german-whist"), []
+    whole_view = ruleset.view
+    monkeypatch.setattr(ruleset, "view", lambda state, seat: viewed.append(seat) or whole_view(state, seat))
+    answer = api.act(game_id, view["legal_actions"][0], token)
+    assert answer.status == 200 and answer.body["version"] > view["version"] + 1  # the computer replied in the request
+    assert (1 in viewed) == (level != "random")
 
 
 def test_a_hint_is_refused_to_a_seat_that_may_not_act(api):

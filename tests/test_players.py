@@ -82,6 +82,17 @@ def test_a_level_that_reads_no_events_decides_the_same_without_them(ruleset_id):
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_level_that_reads_no_view_decides_the_same_from_its_legal_actions_alone(ruleset_id):
+    """The service hands such a level a view of only its legal actions: the rest must not change its choice."""
+    quick = [level for level in level_names(ruleset_id) if not player(level).reads_view]
+    assert "random" in quick
+    for level in quick:
+        for number, (_, info) in enumerate(decision_points(ruleset_id, {}, f"no-view-{level}")):
+            bare = SeatInfo(info.ruleset, info.seat, info.options, {"legal_actions": info.view["legal_actions"]})
+            assert player(level).choose(info, f"s{number}", SMALL) == player(level).choose(bare, f"s{number}", SMALL)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_same_information_seed_and_budget_give_the_same_action(ruleset_id, level):
     chosen = player(level)

@@ -78,6 +78,10 @@ class Player(ABC):
     #: whether :meth:`choose` reads ``info.events``: a caller may leave them out when it does not
     #: (replaying a deal to find them is most of the cost of a quick decision)
     reads_events: ClassVar[bool] = True
+    #: whether :meth:`choose` reads more of ``info`` than its view's legal actions: a caller may
+    #: hand one that does not a view of only those, and no knowledge (building the whole view was
+    #: most of what was left of a random reply's cost)
+    reads_view: ClassVar[bool] = True
 
     @abstractmethod
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
@@ -120,6 +124,7 @@ class RandomPlayer(Player):
     level = "random"
     names = {"en": "Random", "tr": "Rastgele"}
     reads_events = False
+    reads_view = False
 
     def choose(self, info: SeatInfo, seed: str, budget: Budget | None = None) -> Action:
         legal = info.view["legal_actions"]
