@@ -129,6 +129,15 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+class StrictFloat(fields.Float):
+    """A JSON number, and nothing that merely looks like one (``"5"``, ``true``)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.make_error("invalid", input=value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 def _action_field(name: str, annotation: Any, required: bool, description: str) -> fields.Field[Any]:
     """The field of an action's attribute, from its type in the engine's action class."""
     kwargs: dict[str, Any] = {"required": required, "metadata": {"description": description}}
@@ -138,8 +147,8 @@ def _action_field(name: str, annotation: Any, required: bool, description: str) 
         return suit_field(**kwargs)
     if annotation is bool:
         return StrictBoolean(**kwargs)
-    if annotation is int:
-        return fields.Integer(**kwargs)
+    if annotation is int:  # a JSON integer: not 8.9 read as 8, nor "8"
+        return fields.Integer(strict=True, **kwargs)
     raise TypeError(f"no schema field for the action field {name!r} of type {annotation!r}")
 
 

@@ -108,6 +108,8 @@ def test_card_not_in_hand_is_422(api, game):
         ({"type": "play"}, "malformed_action"),
         ({"type": "play", "card": "QS", "value": 3}, "malformed_action"),
         ({"type": "bid", "value": "eight"}, "invalid_request"),
+        ({"type": "bid", "value": "8"}, "invalid_request"),
+        ({"type": "bid", "value": 8.5}, "invalid_request"),
         ({"type": "dance"}, "invalid_request"),
         ({"card": "QS"}, "invalid_request"),
         ({"type": "play", "card": "1S"}, "invalid_request"),
@@ -120,6 +122,20 @@ def test_malformed_action_is_400(api, game, action, code):
     answer = api.act(game_id, action, tokens[seat])
     assert (answer.status, answer.code) == (400, code)
     unchanged(api, game_id, before)
+
+
+@pytest.mark.parametrize("value", [8.9, "8"])
+def test_a_bid_is_a_json_integer_not_a_number_or_text_read_as_one(api, value):
+    """8.9 is not a bid of 8, nor is "8": a client that sent either has a fault to hear of."""
+    created = api.create(ruleset="partnership-batak", seats=[{"name": name} for name in "ABCD"], seed="bid-as-integer").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (bidder,) = api.view(created["id"]).body["to_act"]
+    assert {"type": "bid", "value": 8} in api.view(created["id"], tokens[bidder]).body["legal_actions"]
+    before = snapshot(api, created["id"])
+    answer = api.act(created["id"], {"type": "bid", "value": value}, tokens[bidder])
+    assert (answer.status, answer.code) == (400, "invalid_request")
+    assert list(answer.body["errors"]) == ["value"]
+    unchanged(api, created["id"], before)
 
 
 def test_acting_without_a_token_is_401(api, game):

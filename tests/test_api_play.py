@@ -178,6 +178,8 @@ def test_acting_out_of_turn_is_refused_409(table):
         ('{"type": "act", "action": {"type": "fly"}}', 400, "invalid_request"),
         ('{"type": "act", "action": "2C"}', 400, "invalid_request"),
         ('{"type": "act", "action": {"type": "play", "card": "2C"}, "version": -1}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "version": 0.5}', 400, "invalid_request"),
+        ('{"type": "act", "action": {"type": "play", "card": "2C"}, "version": "0"}', 400, "invalid_request"),
         ('{"type": "act", "action": {"type": "play", "card": "2C"}, "key": ""}', 400, "invalid_request"),
         ('{"type": "act", "action": {"type": "play", "card": "2C"}, "id": [1]}', 400, "invalid_request"),
         ('{"type": "act", "action": {"type": "play", "card": "2C"}, "extra": 1}', 400, "invalid_request"),

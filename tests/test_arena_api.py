@@ -698,6 +698,15 @@ def test_a_seek_beside_no_one_it_can_sit_beside_is_refused_and_queues_nothing(cl
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
 
 
+@pytest.mark.parametrize("after", ["5", True])
+def test_a_seeks_house_after_is_a_json_number_of_seconds_not_text_read_as_one(client, after):
+    key = account(client, "Nil")
+    refused = client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "house_after_seconds": after}, headers=bearer(key))
+    assert refused.status_code == 400 and refused.get_json()["code"] == "invalid_request"
+    assert list(refused.get_json()["errors"]) == ["house_after_seconds"]
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
 def stored_values(redis, prefix: str) -> list[bytes]:
     """Every value kept under ``prefix``, whatever its key's type."""
     values: list[bytes] = []

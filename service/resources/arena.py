@@ -16,7 +16,7 @@ from marshmallow import Schema, fields, validate
 
 from ..api import Blueprint, header_parameter
 from ..errors import Problem
-from ..schemas import RequestSchema, StrictBoolean
+from ..schemas import RequestSchema, StrictBoolean, StrictFloat
 from ..texts import FIELD_MESSAGES, FieldMessage
 from ..arena.accounts import Account
 from ..arena.arena import Arena, public_seek
@@ -49,7 +49,7 @@ class SeekCreateSchema(RequestSchema):
     rated = StrictBoolean(
         load_default=True, metadata={"description": "Whether the match changes ratings; absent: true. Rated and unrated seeks never pair"}
     )
-    house_after_seconds = fields.Float(
+    house_after_seconds = StrictFloat(
         allow_none=True,
         validate=validate.Range(min=0, max=86400),
         metadata={

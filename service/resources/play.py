@@ -104,7 +104,9 @@ class ActMessageSchema(RequestSchema):
 
     type = fields.String(required=True, validate=validate.OneOf(["act"]))
     action = fields.Raw(required=True, metadata={"description": "An `Action`, as posted to `POST /actions`"})
-    version = fields.Integer(validate=validate.Range(min=0), metadata={"description": "As `If-Match`: the version the action was decided on"})
+    version = fields.Integer(
+        strict=True, validate=validate.Range(min=0), metadata={"description": "As `If-Match`: the version the action was decided on"}
+    )
     key = fields.String(validate=validate.Length(min=1, max=MAX_KEY_LENGTH), metadata={"description": "As `Idempotency-Key`"})
     id = fields.Raw(validate=lambda value: check_echoable(value), metadata={"description": "Echoed in the answer: a string or an integer"})
 
