@@ -19,10 +19,11 @@ from redis.exceptions import ConnectionError as LostStore
 from service import create_app
 from service.games import Games
 from service.repository import Repository
-from service.resources.play import echoed_id
+from service.resources.play import Upgraded, WholeSends, accepted_environ, echoed_id, subprotocol_token
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings, serving
+from tests.test_api_events import store_reads, subscription_up, until_heard
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
 
@@ -373,6 +374,65 @@ def test_the_seat_token_may_come_as_a_subprotocol_from_a_browser(table):
     assert receive(connection)["view"] == api.view(game_id, tokens[seat]).body
     assert act(connection, api.view(game_id, tokens[seat]).body["legal_actions"][0])["type"] == "acted"
     connection.close()
+
+
+def test_only_a_subprotocol_that_names_a_token_is_read_as_one():
+    assert subprotocol_token("koz.v1, koz.bearer.abc") == "abc"
+    assert subprotocol_token("koz.v1, koz.bearer.") is None  # the prefix alone names none
+    assert subprotocol_token("koz.v1, graphql-transport-ws") is None  # nor does a longer protocol of another kind
+    assert subprotocol_token("koz.v1") is None
+
+
+def test_an_upgrade_is_taken_on_the_servers_socket_made_to_send_whole_and_with_no_extension():
+    for key in ("gunicorn.socket", "werkzeug.socket"):
+        sent: list[bytes] = []
+
+        class Socket:
+            def sendall(self, data: bytes) -> None:
+                sent.append(data)
+
+        environ = {key: Socket(), "HTTP_SEC_WEBSOCKET_EXTENSIONS": "permessage-deflate", "PATH_INFO": "/v1/games/x/play"}
+        accepted = accepted_environ(environ)
+        assert isinstance(accepted[key], WholeSends) and "HTTP_SEC_WEBSOCKET_EXTENSIONS" not in accepted
+        assert accepted["PATH_INFO"] == environ["PATH_INFO"] and "HTTP_SEC_WEBSOCKET_EXTENSIONS" in environ  # a copy
+        assert accepted[key].send(b"frame") == 5 and sent == [b"frame"]
+
+
+def test_an_upgraded_connection_is_ended_as_its_server_ends_one():
+    """gunicorn ends a connection whose app stops iterating; Werkzeug's server drops it on an
+    error, once the socket is shut (else it would read what the client sends next as a request)."""
+    with pytest.raises(StopIteration):
+        Upgraded("gunicorn")({}, None)
+    shut: list[int] = []
+
+    class Socket:
+        def shutdown(self, how: int) -> None:
+            shut.append(how)
+
+    with pytest.raises(ConnectionError):
+        Upgraded("werkzeug")({"werkzeug.socket": Socket()}, None)
+    assert shut == [socket.SHUT_RDWR]
+
+
+def test_an_act_on_a_game_this_process_committed_last_reads_nothing_of_it_from_the_store(monkeypatch):
+    with app_on_socket() as (app, api, url):
+        koz = app.extensions["koz"]
+        subscription_up(koz)
+        created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="play").body
+        game_id, tokens = created["id"], {entry["seat"]: entry["token"] for entry in created["tokens"]}
+        (leader,) = api.view(game_id).body["to_act"]
+        follower = 1 - leader
+        connection = connect(url, game_id, tokens[follower])
+        receive(connection)
+        led = api.act(game_id, api.view(game_id, tokens[leader]).body["legal_actions"][0], tokens[leader]).body
+        view = receive(connection)["view"]  # the lead, pushed
+        until_heard(koz, game_id, led["version"])
+        reads = store_reads(koz, monkeypatch)
+        assert act(connection, view["legal_actions"][0])["type"] == "acted"
+        connection.send("not json")  # answered once the act's answer is done with, whatever it did after sending
+        assert receive(connection)["problem"]["code"] == "malformed_json"
+        assert reads == []
+        connection.close()
 
 
 def test_compression_is_not_taken_up():
