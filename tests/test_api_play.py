@@ -7,6 +7,7 @@ import json
 import socket
 import struct
 import threading
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -51,6 +52,16 @@ def table(backend):
         yield api, url, game_id, tokens, seat
 
 
+@pytest.fixture
+def table_with_quick_heartbeats():
+    """:func:`table`'s two humans on an app whose followers wait 0.2 s at most before a heartbeat, on fakeredis."""
+    with app_on_socket(stream_heartbeat_seconds=0.2) as (_, api, url):
+        created = api.create(ruleset="german-whist", seats=TWO_HUMANS, seed="play")
+        tokens = {entry["seat"]: entry["token"] for entry in created.body["tokens"]}
+        (seat,) = api.view(created.body["id"]).body["to_act"]
+        yield api, url, created.body["id"], tokens, seat
+
+
 def connect(url: str, game_id: str, token: str | None = None, query: str = "", **options: Any) -> websocket.WebSocket:
     header = {"Authorization": f"Bearer {token}"} if token is not None else {}
     return websocket.create_connection(f"{url}/v1/games/{game_id}/play{query}", header=header, timeout=20, **options)
@@ -70,13 +81,13 @@ def act(connection: websocket.WebSocket, action: Any, **fields: Any) -> dict[str
             return message
 
 
-def closing(connection: websocket.WebSocket) -> tuple[list[dict[str, Any]], int]:
-    """The messages until the server closes the connection, and its close code."""
+def closing(connection: websocket.WebSocket) -> tuple[list[dict[str, Any]], int, str]:
+    """The messages until the server closes the connection, and its close code and reason."""
     messages = []
     while True:
         opcode, data = connection.recv_data(control_frame=True)
         if opcode == websocket.ABNF.OPCODE_CLOSE:
-            return messages, struct.unpack("!H", data[:2])[0]
+            return messages, struct.unpack("!H", data[:2])[0], data[2:].decode()
         if opcode == websocket.ABNF.OPCODE_TEXT:
             messages.append(json.loads(data))
 
@@ -287,10 +298,11 @@ def test_the_match_over_is_shown_revealed_and_the_connection_closed():
                 view = receive(connection)["view"]
                 continue
             view = act(connection, view["legal_actions"][0])["view"]
-        messages, code = closing(connection)
+        messages, code, reason = closing(connection)
         assert view == api.view(created["id"], token).body and view["status"] == "finished"
         history = api.history(created["id"], token).body
-        assert messages == [{"type": "reveal", "version": view["version"], "reveal": history["reveal"]}] and code == 1000
+        assert messages == [{"type": "reveal", "version": view["version"], "reveal": history["reveal"]}]
+        assert (code, reason) == (1000, "the match is over")
 
 
 def test_a_match_that_is_over_is_shown_and_revealed_at_once_on_connecting(table):
@@ -298,8 +310,9 @@ def test_a_match_that_is_over_is_shown_and_revealed_at_once_on_connecting(table)
     for entry_seat, token in tokens.items():
         api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=token)
     final = api.finished_view(game_id)
-    messages, code = closing(connect(url, game_id))
-    assert [message["type"] for message in messages] == ["view", "reveal"] and messages[0]["view"] == final and code == 1000
+    messages, code, reason = closing(connect(url, game_id))
+    assert [message["type"] for message in messages] == ["view", "reveal"] and messages[0]["view"] == final
+    assert (code, reason) == (1000, "the match is over")
 
 
 def history_and_views(connection: websocket.WebSocket, until: int) -> list[dict[str, Any]]:
@@ -516,12 +529,12 @@ def test_connections_past_the_addresses_cap_are_refused_429():
 def test_a_message_over_the_body_limit_closes_the_connection_1009():
     with watching(max_body_bytes=1024) as (_, _, connection):
         connection.send(json.dumps({"type": "act", "action": {"type": "play", "card": "2C"}, "key": "k" * 2000}))
-        assert closing(connection) == ([], 1009)
+        assert closing(connection)[:2] == ([], 1009)
 
 
 def test_a_connection_is_closed_1001_at_its_time_limit_to_be_made_again():
     with watching(stream_max_seconds=0.5, stream_heartbeat_seconds=0.2) as (_, _, connection):
-        assert closing(connection) == ([], 1001)
+        assert closing(connection) == ([], 1001, "the connection's time is up")
 
 
 def test_what_a_client_sends_after_the_close_is_not_read_as_another_request():
@@ -575,7 +588,7 @@ def test_a_fault_in_an_act_closes_the_connection_1011_and_answers_no_http(table,
 
     monkeypatch.setattr(Games, "act", fault)
     connection.send(json.dumps({"type": "act", "action": view["legal_actions"][0]}))
-    assert closing(connection) == ([], 1011)
+    assert closing(connection) == ([], 1011, "server error")
 
 
 def test_a_store_lost_while_following_closes_the_connection_1013_to_come_back_later(table, monkeypatch):
@@ -588,7 +601,36 @@ def test_a_store_lost_while_following_closes_the_connection_1013_to_come_back_la
 
     monkeypatch.setattr(Repository, "load_announced", store_lost)
     api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes the follower
-    assert closing(connection) == ([], 1013)
+    assert closing(connection) == ([], 1013, "storage unavailable")
+
+
+def test_a_fault_while_following_closes_the_connection_1011(table, monkeypatch):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[1 - seat])
+    receive(connection)
+
+    def fault(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Repository, "load_announced", fault)
+    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes the follower
+    assert closing(connection) == ([], 1011, "server error")
+
+
+def test_a_move_after_heartbeats_with_none_is_pushed_all_the_same(table_with_quick_heartbeats):
+    api, url, game_id, tokens, seat = table_with_quick_heartbeats
+    connection = connect(url, game_id, tokens[1 - seat])
+    receive(connection)
+    connection.settimeout(0.3)
+    quiet_until = time.monotonic() + 0.7
+    while time.monotonic() < quiet_until:  # three heartbeats and no move: only pings come, each answered
+        assert connection.recv_data(control_frame=True)[0] == websocket.ABNF.OPCODE_PING
+    moved = api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat]).body
+    pushed_by = time.monotonic() + 10
+    while (frame := connection.recv_data(control_frame=True))[0] == websocket.ABNF.OPCODE_PING:
+        assert time.monotonic() < pushed_by, "the move was never pushed"
+    assert json.loads(frame[1])["view"]["version"] == moved["version"]
+    connection.close()
 
 
 def test_an_upgrade_no_websocket_can_be_accepted_from_is_refused_before_it_is_tried(client):
@@ -596,6 +638,7 @@ def test_an_upgrade_no_websocket_can_be_accepted_from_is_refused_before_it_is_tr
     play = f"/v1/games/{game_id}/play"
     old_version = client.get(play, headers=upgrade_headers(**{"Sec-WebSocket-Version": "8"}))
     assert (old_version.status_code, old_version.get_json()["code"], old_version.headers["Sec-WebSocket-Version"]) == (426, "upgrade_required", "13")
+    assert (old_version.headers["Upgrade"], old_version.headers["Connection"]) == ("websocket", "Upgrade")  # what 426 must name (RFC 9110)
     for key in ("", "not base64!", "c2hvcnQ="):  # none, not base64, 5 bytes
         bad_key = client.get(play, headers=upgrade_headers(**{"Sec-WebSocket-Key": key}))
         assert (bad_key.status_code, bad_key.get_json()["code"]) == (400, "invalid_request")
