@@ -157,8 +157,9 @@ def probe_healthz(url: str, until: float, latencies: list[float], unanswered: li
         gevent.sleep(max(0.0, 0.01 - (time.perf_counter() - started)))
 
 
-def new_game_against_the_computer(connection: Connection):
-    status, created = connection.call("POST", "/v1/games", {"ruleset": "german-whist", "seats": [{"name": "bench"}, {"bot": "random"}]})
+def new_game_against_the_computer(connection: Connection, options: dict | None = None):
+    body = {"ruleset": "german-whist", "seats": [{"name": "bench"}, {"bot": "random"}], **({"options": options} if options else {})}
+    status, created = connection.call("POST", "/v1/games", body)
     assert status == 201, created
     token = created["tokens"][0]["token"]
     _, view = connection.call("GET", f"/v1/games/{created['id']}", token=token)

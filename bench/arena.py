@@ -13,11 +13,13 @@
 2. ``bench/api.py``'s action latency at half load, as it measures it (``--clients`` clients
    playing the random computer, paced at half their peak rate): the figure to keep. Then the
    same action paced as (3)'s bots are: as many clients as bots, at (3)'s total rate, their games
-   made before and read at once, each first action at a random moment of the first interval. Its
+   made before (matches of many deals, as (3)'s) and read at once, each first action at a random
+   moment of the first interval. Its
    work per action is the reference's, its load's shape the arena's (many independent clients: a
    stall delays every action sent meanwhile, where 8 clients have at most 8 in flight), so (3)'s
    p99 against it says what the arena's actions add beyond the shape of their load.
-3. ``--matches`` arena games of German Whist between bot accounts (paired by seeking), played at
+3. ``--matches`` arena matches of German Whist to 100 tricks (many deals: none ends within a
+   phase, see ``LONG_MATCH``) between bot accounts (paired by seeking), played at
    once over HTTP by one bot per seat with the seat token its stream handed over, at the same
    total action rate as (2): action p50/p99, and the p99's ratio to (2)'s. ``--arena-share F``
    plays them at F times that rate instead: at the share where the web process spends as much
@@ -276,6 +278,15 @@ def play_seat_over_socket(url: str, event: dict, until: float, interval: float, 
     play.close()
 
 
+#: the options of the arena's matches and of the paced house clients' games: German Whist to 100
+#: tricks, many deals. A single deal lasted about one 10 s phase at a fast host's pace, so the 200
+#: games started together ended together, inside the phase: the paced house clients made 200 new
+#: games at once, and the arena's 100 matches were settled at once, a burst only the bench's timing
+#: made (the paced house clients' p99 22-125 ms in six rounds on one host, 6.8-14.2 ms in the next
+#: six with these matches). The reference's 8 clients play single deals, as bench/api.py does:
+#: theirs end one at a time.
+LONG_MATCH = {"target": 100}
+
 #: how long the bots' waits outlast the run: were they all to end at its end, the last moves would
 #: meet a burst of answers (each the game read again) that only the bench's stopping causes
 LAST_MOVES_SECONDS = 1.0
@@ -349,7 +360,7 @@ def arena_matches(
     """``matches`` German Whist games between bot accounts, all played at once at ``total_rate``
     actions per second in all; (what the bots measured, the games started, the CPU per action)."""
     keys = new_accounts(url, prefix, 2 * matches)
-    _, started = seek_at_once(url, keys, [{"ruleset": "german-whist"}] * len(keys))
+    _, started = seek_at_once(url, keys, [{"ruleset": "german-whist", "options": LONG_MATCH}] * len(keys))
     samples = Samples()
     interval = len(started) / total_rate
     before = meter.sample()
@@ -417,7 +428,7 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
     )
     bots = 2 * args.matches
     connection = Connection(url)
-    made = [new_game_against_the_computer(connection)[:2] for _ in range(bots)]  # as the arena's matches are, before they are played
+    made = [new_game_against_the_computer(connection, LONG_MATCH)[:2] for _ in range(bots)]  # as the arena's matches are, before they are played
     connection.close()
     shaped_interval = bots / (half_rate * args.arena_share)
     shaped = lambda number, until, latencies: action_client(url, until, number, latencies, shaped_interval, True, made[number])  # noqa: E731
