@@ -591,30 +591,22 @@ def test_a_fault_in_an_act_closes_the_connection_1011_and_answers_no_http(table,
     assert closing(connection) == ([], 1011, "server error")
 
 
-def test_a_store_lost_while_following_closes_the_connection_1013_to_come_back_later(table, monkeypatch):
+@pytest.mark.parametrize(
+    "error, code, reason",
+    [(LostStore("the store is gone"), 1013, "storage unavailable"), (RuntimeError("a bug"), 1011, "server error")],
+    ids=["store lost: come back later", "a fault"],
+)
+def test_a_failure_while_following_closes_the_connection_with_its_code(table, monkeypatch, error, code, reason):
     api, url, game_id, tokens, seat = table
     connection = connect(url, game_id, tokens[1 - seat])
     receive(connection)
 
-    def store_lost(*args, **kwargs):
-        raise LostStore("the store is gone")
+    def failing(*args, **kwargs):
+        raise error
 
-    monkeypatch.setattr(Repository, "load_announced", store_lost)
+    monkeypatch.setattr(Repository, "load_announced", failing)
     api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes the follower
-    assert closing(connection) == ([], 1013, "storage unavailable")
-
-
-def test_a_fault_while_following_closes_the_connection_1011(table, monkeypatch):
-    api, url, game_id, tokens, seat = table
-    connection = connect(url, game_id, tokens[1 - seat])
-    receive(connection)
-
-    def fault(*args, **kwargs):
-        raise RuntimeError("a bug")
-
-    monkeypatch.setattr(Repository, "load_announced", fault)
-    api.act(game_id, api.view(game_id, tokens[seat]).body["legal_actions"][0], tokens[seat])  # wakes the follower
-    assert closing(connection) == ([], 1011, "server error")
+    assert closing(connection) == ([], code, reason)
 
 
 def test_a_move_after_heartbeats_with_none_is_pushed_all_the_same(table_with_quick_heartbeats):
