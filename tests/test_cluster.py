@@ -269,7 +269,7 @@ def test_two_seats_play_a_match_over_their_sockets_through_two_nodes(app, cluste
                 assert heard[seat][-1]["view"] == final and final["status"] == "finished"
                 assert check_history_before_views(heard[seat], -1)[-1]["version"] == final["version"]
                 revealed = {"type": "reveal", "version": final["version"], "reveal": api.history(created["id"]).body["reveal"]}
-                assert closing(connection) == ([revealed], 1000)
+                assert closing(connection) == ([revealed], 1000, "the match is over")
             assert moves == 52 and [message["type"] for message in heard[0] if message["type"] != "history"].count("acted") == 26
     finally:
         other.extensions["koz"].announcements.stop()
