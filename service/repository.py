@@ -103,7 +103,7 @@ def snapshot_of(game: Game) -> dict[str, Any]:
     if game.turn is not None:
         snapshot["turn"] = game.turn
     if not game.over:
-        snapshot["deal_base"] = asdict(game.deal_base) if game.deal_base else None
+        snapshot["deal_base"] = game.deal_base.to_json() if game.deal_base else None
     return snapshot
 
 

@@ -11,6 +11,7 @@ from engine import registry
 from engine.players import STANDARD_LEVEL
 from service import create_app
 from tests.api import FlaskClient
+from service.repository import snapshot_of
 from service.store import GameStore
 from service.worker import WorkerThread
 from tests.conftest import make_settings
@@ -96,7 +97,8 @@ def test_a_human_against_computers_plays_a_whole_match(api, ruleset_id):
     assert view["status"] == "finished"
 
 
-def test_a_computer_looking_back_at_the_deal_replays_only_the_deal_under_way(backend, monkeypatch):
+def in_the_second_deal(backend):
+    """A Sixty-Six match against the basic computer played into its second deal: (the app's Koz, the game)."""
     app = create_app(make_settings(reply_wait_seconds=60), redis=backend)
     koz = app.extensions["koz"]
     api = FlaskClient(app.test_client())
@@ -106,13 +108,25 @@ def test_a_computer_looking_back_at_the_deal_replays_only_the_deal_under_way(bac
         view = api.view(game_id, token).body
         while view["deal"] < 2:
             view = api.act(game_id, rng.choice(view["legal_actions"]), token).body
-    game = koz.repository.load(game_id)
+    return koz, koz.repository.load(game_id)
+
+
+def test_a_computer_looking_back_at_the_deal_replays_only_the_deal_under_way(backend, monkeypatch):
+    koz, game = in_the_second_deal(backend)
     assert game.deal_base is not None and game.deal_base.offset > 0  # where the second deal's actions begin
     read_from = []
     log = koz.store.log
     monkeypatch.setattr(koz.store, "log", lambda log_id, start=0: read_from.append(start) or log(log_id, start))
     seen = koz.computers.events_seen_by(game, 1)
     assert read_from == [game.deal_base.offset] and seen[0]["type"] == "deal" and seen[0]["deal"] == 2
+
+
+def test_a_snapshot_keeps_the_deals_base_state_as_it_is_not_a_copy(backend):
+    """It is packed at once: a deep copy of a whole state at every commit of a match's later deals was waste."""
+    _, game = in_the_second_deal(backend)
+    assert game.deal_base is not None and game.deal_base.state is not None
+    kept = snapshot_of(game)["deal_base"]
+    assert kept == {"offset": game.deal_base.offset, "state": game.deal_base.state} and kept["state"] is game.deal_base.state
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
