@@ -14,14 +14,14 @@
    playing the random computer, paced at half their peak rate): the figure to keep. Then the
    same action paced as (3)'s bots are: as many clients as bots, at (3)'s total rate, their games
    made before (matches of many deals, as (3)'s) and read at once, each first action at a random
-   moment of the first interval. Its
-   work per action is the reference's, its load's shape the arena's (many independent clients: a
-   stall delays every action sent meanwhile, where 8 clients have at most 8 in flight), so (3)'s
-   p99 against it says what the arena's actions add beyond the shape of their load.
+   moment of the first interval. Its work per action is the reference's, its load's shape the
+   arena's (many independent clients: a stall delays every action sent meanwhile, where 8 clients
+   have at most 8 in flight), so (3)'s p99 against it says what the arena's actions add beyond the
+   shape of their load.
 3. ``--matches`` arena matches of German Whist to 100 tricks (many deals: none ends within a
-   phase, see ``LONG_MATCH``) between bot accounts (paired by seeking), played at
-   once over HTTP by one bot per seat with the seat token its stream handed over, at the same
-   total action rate as (2): action p50/p99, and the p99's ratio to (2)'s. ``--arena-share F``
+   phase, see ``LONG_MATCH``) between bot accounts (paired by seeking), played at once over HTTP
+   by one bot per seat with the seat token its stream handed over, at the same total action rate
+   as (2): action p50/p99, and the p99's ratio to (2)'s. ``--arena-share F``
    plays them at F times that rate instead: at the share where the web process spends as much
    CPU a second as in (2), it shows whether the arena's latency is the reference's at the same
    load on the server, or worse. ``--bots socket``: the bots play over each game's WebSocket
