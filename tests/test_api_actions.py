@@ -281,10 +281,14 @@ def test_idempotency_keys_are_per_seat(api, game):
     assert answer.status == 200 and "Idempotent-Replayed" not in answer.headers
 
 
-def test_overlong_idempotency_key_is_400(api, game):
+def test_an_idempotency_key_of_up_to_200_characters_is_taken_and_a_longer_one_is_400_naming_it(api, game):
     game_id, tokens, seat = game
     answer = api.act(game_id, {"type": "play", "card": "AS"}, tokens[seat], **{"Idempotency-Key": "k" * 201})
     assert (answer.status, answer.code) == (400, "invalid_request")
+    assert answer.body["errors"] == {"Idempotency-Key": ["1 to 200 characters"]}
+    assert api.view(game_id).body["version"] == 0
+    legal = api.view(game_id, tokens[seat]).body["legal_actions"][0]
+    assert api.act(game_id, legal, tokens[seat], **{"Idempotency-Key": "k" * 200}).status == 200
 
 
 def test_no_action_after_the_match_is_over(api):

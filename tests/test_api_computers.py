@@ -140,7 +140,8 @@ def test_a_hint_is_a_legal_action_of_the_seat_and_can_be_posted_as_it_is(api, ru
         assert hint.status == 200 and hint.body["seat"] == 0 and hint.body["level"] == "expert"
         assert hint.body["version"] == view["version"]
         assert hint.body["action"] in view["legal_actions"]
-        assert hint.headers["Vary"] == "Authorization"
+        assert (hint.headers["Vary"], hint.headers["Cache-Control"]) == ("Authorization", "private, no-cache")
+        assert hint.headers["ETag"] == f'W/"{view["version"]}"'
         assert api.act(game_id, hint.body["action"], token).status == 200
 
 

@@ -20,6 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from engine import Action, registry
 from service import create_app, texts
 from service.game import Game
+from service.resources.events import HeldStream
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
@@ -44,6 +45,8 @@ class Stream:
         self.messages: queue.Queue = queue.Queue()
         self.comments: list[str] = []
         self.ended = threading.Event()
+        #: what the server's generator raised while the stream was read, if anything
+        self.error: BaseException | None = None
         self._closing = threading.Event()
         if self.response.status_code == 200:
             threading.Thread(target=self._read, daemon=True).start()
@@ -58,6 +61,8 @@ class Stream:
                     self._parse(block)
                 if self._closing.is_set():
                     break
+        except Exception as error:
+            self.error = error
         finally:
             self.response.close()
             self.ended.set()
@@ -190,9 +195,10 @@ def test_after_in_the_query_resumes_too_and_last_event_id_takes_precedence(app, 
         both.close()
 
 
-def test_after_minus_one_sends_the_whole_history_from_the_deal(app, api):
+@pytest.mark.parametrize("resume", [{"query": "?after=-1"}, {"headers": {"Last-Event-ID": "-1"}}])
+def test_after_minus_one_sends_the_whole_history_from_the_deal(app, api, resume):
     game_id, tokens = two_humans(api)
-    stream = Stream(app.test_client(), game_id, tokens[0], query="?after=-1")
+    stream = Stream(app.test_client(), game_id, tokens[0], **resume)
     try:
         first = stream.next()
         assert (first.kind, first.id) == ("history", 0)
@@ -307,6 +313,18 @@ def test_a_stream_of_an_unknown_game_or_with_a_bad_token_is_a_problem(api):
     assert (bad_resume.status, bad_resume.code) == (400, "invalid_request")
 
 
+@pytest.mark.parametrize(
+    "header, error",
+    [("1" * 18, "at most {max_versions}"), ("1" * 19, "-1 or a whole number"), ("-2", "-1 or a whole number"), ("+1", "-1 or a whole number")],
+)
+def test_a_last_event_id_past_every_version_or_no_version_at_all_is_refused_as_such(app, api, header, error):
+    """(Up to 18 digits it is a number, whatever its size, and compared with the cap on versions.)"""
+    game_id, _ = two_humans(api)
+    refused = api.request("GET", f"/v1/games/{game_id}/events", headers={"Last-Event-ID": header})
+    expected = error.format(max_versions=app.extensions["koz"].settings.max_versions)
+    assert (refused.status, refused.code, refused.body["errors"]) == (400, "invalid_request", {"Last-Event-ID": [expected]})
+
+
 @pytest.mark.parametrize("by", ["lang", "Accept-Language"])
 def test_a_streams_problems_speak_the_language_asked_like_every_route(app, api, by):
     game_id, tokens = two_humans(api)
@@ -397,6 +415,74 @@ def test_a_stream_ends_after_its_longest_time_and_a_reconnection_loses_nothing(b
         assert [(message.kind, message.id) for message in again.until_view(2)] == [("history", 1), ("history", 2), ("view", 2)]
     finally:
         again.close()
+
+
+def test_a_stream_waits_no_longer_than_the_time_it_has_left_whatever_its_heartbeat(backend, monkeypatch):
+    app = create_app(make_settings(stream_heartbeat_seconds=30, stream_max_seconds=0.3), redis=backend)
+    api = FlaskClient(app.test_client())
+    game_id, tokens = two_humans(api)
+    waiting = app.extensions["koz"].waiting
+    timeouts: list[float] = []
+    wait_for_version = waiting.wait_for_version
+    monkeypatch.setattr(waiting, "wait_for_version", lambda *args: timeouts.append(args[2]) or wait_for_version(*args))
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        stream.next()
+        assert stream.ended.wait(5), "the stream outlived its longest time"
+        assert timeouts and max(timeouts) <= 0.3
+    finally:
+        stream.close()
+
+
+def test_a_stream_asks_the_store_its_games_version_once_then_goes_by_what_is_announced(app, api, monkeypatch):
+    """(Its waiter stays registered between messages: nothing announced meanwhile is missed, and
+    neither a move nor a heartbeat needs the store's word.)"""
+    game_id, tokens = two_humans(api)
+    koz = app.extensions["koz"]
+    subscription_up(koz)
+    asked: list[str] = []
+    store = type(koz.repository.store)
+    version = store.version
+
+    def counted(self, asked_id):
+        if threading.current_thread() is not threading.main_thread():  # the stream is read on its own thread
+            asked.append(asked_id)
+        return version(self, asked_id)
+
+    monkeypatch.setattr(store, "version", counted)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        stream.next()
+        for moves in (1, 2, 3):
+            play(api, game_id, tokens, random.Random(moves), count=1)
+            assert stream.until_view(moves)[-1].id == moves
+            time.sleep(0.3)  # heartbeats (every 0.1 s here)
+        assert "heartbeat" in stream.comments
+        assert asked == [game_id]
+    finally:
+        stream.close()
+
+
+def test_a_stream_ends_when_its_game_is_gone_at_the_version_announced(app, api, monkeypatch):
+    game_id, tokens = two_humans(api)
+    stream = Stream(app.test_client(), game_id, tokens[0])
+    try:
+        stream.next()
+        # the game expires between its announcement and the stream's read of it
+        monkeypatch.setattr(app.extensions["koz"].repository, "load_announced", lambda *args: None)
+        play(api, game_id, tokens, random.Random(6), count=1)
+        assert stream.ended.wait(10)
+        assert stream.error is None and stream.messages.empty()
+    finally:
+        stream.close()
+
+
+def test_a_stream_closed_twice_gives_its_place_back_once():
+    given_back: list[bool] = []
+    held = HeldStream((text for text in [b"retry: 2000\n\n"]), lambda: given_back.append(True))
+    held.close()
+    held.close()
+    assert given_back == [True]
 
 
 def copies_of(game_id: str) -> list[Game]:

@@ -72,6 +72,7 @@ def test_taking_an_open_seat_returns_its_token_once_and_starts_the_game(api):
     game_id, _ = open_game(api)
     taken = take(api, game_id, 1, name="Bora")
     assert taken.status == 200 and taken.body["view"]["status"] == "active"
+    assert taken.body["view"] == api.view(game_id, taken.body["token"]).body  # its own view: its hand, its legal actions
     assert api.view(game_id, taken.body["token"]).body["seat"] == 1
     assert api.view(game_id).body["seats"][1]["name"] == "Bora"
     again = take(api, game_id, 1, name="Cem")
@@ -349,6 +350,7 @@ def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(
     second = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[2])
     assert second.body["id"] == new_id and second.body["view"]["status"] == "active"
     new = api.view(new_id, second.body["token"]).body
+    assert second.body["view"]["seat"] == 2 and second.body["view"]["hand"] == new["hand"]  # the answer is the seat's own view
     assert new["seat"] == 2 and new["options"] == old["options"]
     assert [(seat["name"], seat["bot"]) for seat in new["seats"]] == [(seat["name"], seat["bot"]) for seat in created.body["seats"]]
     assert first_dealer(api, new_id) == (first_dealer(api, game_id) + 1) % 4
