@@ -174,6 +174,23 @@ def test_a_started_server_answers_on_its_socket_and_its_folder_records_the_start
         assert json.load(lock) == {"pid": os.getpid(), "runtime_dir": server.runtime_dir}
 
 
+def test_a_started_server_keeps_every_write_in_its_append_only_file_in_the_data_folder_and_evicts_nothing(server):
+    """(Its files' names are what an upgraded service finds its games in.)"""
+    config = {name: server.client.config_get(name)[name] for name in (
+        "appendonly", "appendfsync", "appendfilename", "dbfilename", "dir", "save", "maxmemory", "maxmemory-policy",
+        "port", "unixsocket", "unixsocketperm", "logfile", "daemonize",
+    )}
+    assert config == {
+        "appendonly": "yes", "appendfsync": "always", "appendfilename": "koz.aof", "dbfilename": "koz.db",
+        "dir": os.path.realpath(server.data_dir), "save": "", "maxmemory": str(32 * 1024 * 1024), "maxmemory-policy": "noeviction",
+        "port": "0", "unixsocket": server.socket_file, "unixsocketperm": "700", "logfile": os.path.join(server.runtime_dir, "redis.log"),
+        "daemonize": "no",
+    }
+    server.client.set("kept", "yes")
+    written = [name for _, _, names in os.walk(server.data_dir) for name in names]  # (Redis 7 keeps it in a folder of its own)
+    assert any(name.startswith("koz.aof") for name in written)
+
+
 def test_a_dead_server_is_restarted_on_its_data_and_a_live_one_is_left_alone(server):
     server.client.set("kept", "yes")
     first = server.pid

@@ -106,6 +106,16 @@ def test_headers_over_the_limit_are_answered_in_the_accept_language_parsed_befor
     assert refused_language(None, refused(b"GET /x HTTP/1.1\r\n" + padding)) == "en"
 
 
+def test_a_request_refused_for_a_header_after_its_accept_language_is_answered_in_it():
+    assert refused_language(None, refused(b"POST /x HTTP/1.1\r\nAccept-Language: tr\r\nTransfer-Encoding: gzip\r\n\r\n")) == "tr"
+
+
+def test_the_accept_language_of_a_refused_request_is_one_list_over_its_headers_read_by_language_range():
+    padding = b"X-Pad: " + b"p" * 100 + b"\r\n\r\n"
+    assert refused_language(None, refused(b"GET /x HTTP/1.1\r\nAccept-Language: fr\r\nAccept-Language: tr;q=0.9\r\n" + padding)) == "tr"
+    assert refused_language(None, refused(b"GET /x HTTP/1.1\r\nAccept-Language: tr-TR\r\n" + padding)) == "tr"
+
+
 def test_bytes_that_are_not_http_are_answered_in_english():
     assert refused_language(None, refused(b"NOT HTTP\r\n\r\n")) == "en"
 
