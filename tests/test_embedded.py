@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -191,6 +193,32 @@ def test_a_started_server_keeps_every_write_in_its_append_only_file_in_the_data_
     assert any(name.startswith("koz.aof") for name in written)
 
 
+def test_a_started_server_works_in_its_data_folder_in_a_session_of_its_own(server):
+    """(Its working folder is how a later start finds it left over; its own session keeps a
+    Ctrl-C meant for the service from stopping it before the service is done with it.)"""
+    assert servers_on(server.data_dir) == [server.pid]
+    assert os.getsid(server.pid) == server.pid != os.getsid(0)
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_the_runtime_folder_is_in_the_temporary_folder_while_its_socket_path_fits_in_a_socket_address(monkeypatch, over):
+    # a temporary folder whose runtime folder's socket path is SOCKET_PATH_MAX bytes long, or one over
+    base = tempfile.mkdtemp(dir="/tmp")  # (pytest's tmp_path is too long to make the path just fit)
+    suffix = os.path.join(f"{embedded.RUNTIME_PREFIX}12345678", "redis.socket")
+    temporary = os.path.join(base, "t" * (embedded.SOCKET_PATH_MAX + over - len(base) - 2 - len(suffix)))
+    os.mkdir(temporary)
+    monkeypatch.setattr(embedded.tempfile, "gettempdir", lambda: temporary)
+    try:
+        made = embedded.runtime_folder()
+        if over:
+            assert os.path.dirname(made) == "/tmp"
+        else:
+            assert os.path.dirname(made) == temporary and len(os.fsencode(os.path.join(made, "redis.socket"))) == embedded.SOCKET_PATH_MAX
+        os.rmdir(made)
+    finally:
+        shutil.rmtree(base)
+
+
 def test_a_dead_server_is_restarted_on_its_data_and_a_live_one_is_left_alone(server):
     server.client.set("kept", "yes")
     first = server.pid
@@ -262,8 +290,8 @@ def test_a_stop_ends_the_server_removes_its_folder_lets_go_of_the_data_and_is_do
     assert not os.path.exists(server.runtime_dir)
     claim(server.data_dir).close()
     server.stop()
-    server.supervise()  # a stopped server is not brought back
-    assert not server.alive()
+    server.supervise()  # a stopped server is not brought back, nor counted as died
+    assert not server.alive() and not server.failed and server.restarts == []
 
 
 def test_a_server_that_does_not_stop_in_time_is_killed(server, monkeypatch):
