@@ -21,8 +21,9 @@ class RecordingSocket:
         self.writes.append(bytes(data))
 
 
-def answer(response_class: type, method: str, status: str, headers: list[tuple[str, str]], body: Iterable[bytes]) -> list[bytes]:
-    """The writes by which ``response_class`` answers an HTTP/1.1 request, as gunicorn's worker drives it."""
+def answered(response_class: type, method: str, status: str, headers: list[tuple[str, str]], body: Iterable[bytes]) -> tuple[list[bytes], int]:
+    """The writes by which ``response_class`` answers an HTTP/1.1 request, as gunicorn's worker
+    drives it, and the body's bytes it counts as sent (which gunicorn's log reads)."""
     request = SimpleNamespace(version=(1, 1), method=method, should_close=lambda: False)
     sock = RecordingSocket()
     response = response_class(request, sock, Config())
@@ -30,7 +31,11 @@ def answer(response_class: type, method: str, status: str, headers: list[tuple[s
     for item in body:
         response.write(item)
     response.close()
-    return sock.writes
+    return sock.writes, response.sent
+
+
+def answer(response_class: type, method: str, status: str, headers: list[tuple[str, str]], body: Iterable[bytes]) -> list[bytes]:
+    return answered(response_class, method, status, headers, body)[0]
 
 
 @pytest.fixture(autouse=True)
@@ -56,10 +61,9 @@ VIEW = b'{"version":3}'
         ("GET", "200 OK", [("Content-Length", "2")], [b"{}  "]),
     ],
 )
-def test_every_answer_leaves_as_the_same_bytes_as_gunicorns_own(method, status, headers, body):
-    assert b"".join(answer(OneWriteResponse, method, status, headers, body)) == b"".join(
-        answer(wsgi.Response, method, status, headers, body)
-    )
+def test_every_answer_leaves_as_the_same_bytes_as_gunicorns_own_and_counts_them_alike(method, status, headers, body):
+    (ours, our_count), (theirs, their_count) = (answered(kind, method, status, headers, body) for kind in (OneWriteResponse, wsgi.Response))
+    assert (b"".join(ours), our_count) == (b"".join(theirs), their_count)
 
 
 def test_an_answer_whose_body_comes_whole_leaves_in_one_write_where_gunicorn_makes_two():
