@@ -60,7 +60,7 @@ class GunicornWorker:
             raise self.fail
 
     def handle_request(self, listener_name: str, req: Any, sock: Any, addr: Any) -> bool:
-        self.calls.append(("handle_request", req.body.read(), sock.request_began))
+        self.calls.append(("handle_request", listener_name, req.body.read(), sock.request_began, addr))
         return True
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
@@ -161,6 +161,16 @@ def test_a_connection_past_its_addresses_cap_is_held_for_its_429_while_there_is_
         peer.recv(1)  # not answered yet: held
 
 
+def test_connections_refused_after_the_held_ones_were_answered_are_held_and_answered_too():
+    refusals = HeldRefusals(seconds=0.05, capacity=10)
+    for _ in range(2):  # a second round, once the first is answered and its answering is done
+        client, peer = gevent.socket.socketpair()
+        assert refusals.hold(client)
+        assert answer_on(peer)[1]["code"] == "too_many_connections"
+        gevent.sleep(0.01)
+        assert refusals.answering is None and not refusals.held
+
+
 def test_a_connection_from_an_address_that_is_no_host_and_port_counts_under_the_empty_address():
     made = worker(connections=1)
     assert made.connections.take("")
@@ -181,8 +191,19 @@ def test_a_body_is_read_whole_before_the_app_and_the_next_request_times_from_its
     began = timed.request_began
     assert began is not None
     assert made.handle_request("listener", request, timed, ADDRESS) is True
-    assert made.calls == [("handle_request", b"hello", began)]
+    assert made.calls == [("handle_request", "listener", b"hello", began, ADDRESS)]
     assert timed.request_began is None
+
+
+def test_a_client_that_expects_100_continue_is_told_to_send_its_body_before_the_app_runs():
+    made = worker()
+    server, client = gevent.socket.socketpair()
+    client.sendall(b"POST /x HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+    timed = TimedSocket(server)
+    request = request_over(timed)
+    gevent.spawn_later(0.05, lambda: client.recv(100) and client.sendall(b"hello"))  # the body once told to send it
+    assert made.handle_request("listener", request, timed, ADDRESS) is True
+    assert made.calls[0][2] == b"hello"
 
 
 def test_a_request_without_a_body_goes_to_the_app_without_a_read_of_one(monkeypatch):
@@ -192,7 +213,7 @@ def test_a_request_without_a_body_goes_to_the_app_without_a_read_of_one(monkeypa
     client.sendall(b"GET /x HTTP/1.1\r\n\r\n")
     timed = TimedSocket(server)
     assert made.handle_request("listener", request_over(timed), timed, ADDRESS) is True
-    assert made.calls[0][:2] == ("handle_request", b"")
+    assert made.calls[0][2] == b""
 
 
 def test_a_body_that_does_not_arrive_within_the_request_seconds_of_its_first_byte_is_answered_408_and_closed():
