@@ -219,6 +219,31 @@ def test_the_runtime_folder_is_in_the_temporary_folder_while_its_socket_path_fit
         shutil.rmtree(base)
 
 
+def test_a_server_ends_with_the_process_that_started_it_even_when_that_process_is_killed(tmp_path):
+    """Nothing is left running after a crash: the server is told to stop (SIGTERM, its data
+    synced) when its service's process dies, SIGKILL included. (In a process of its own, started
+    the way this one imports the service, so that a mutant of the start is the one at work.)"""
+    starter = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from service.embedded import EmbeddedRedis; "
+         "print(EmbeddedRedis(sys.argv[1], maxmemory='32mb').pid, flush=True); time.sleep(60)", str(tmp_path / "data")],
+        stdout=subprocess.PIPE, text=True, cwd=os.getcwd(), env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        pid = int(starter.stdout.readline())
+        assert os.path.exists(f"/proc/{pid}")
+        starter.kill()
+        starter.wait(10)
+        deadline = time.monotonic() + 10
+        while servers_on(os.path.realpath(tmp_path / "data")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert servers_on(os.path.realpath(tmp_path / "data")) == []
+    finally:
+        if starter.poll() is None:
+            starter.kill()
+        for left in servers_on(os.path.realpath(tmp_path / "data")):  # (when the test fails)
+            os.kill(left, signal.SIGKILL)
+
+
 def test_a_dead_server_is_restarted_on_its_data_and_a_live_one_is_left_alone(server):
     server.client.set("kept", "yes")
     first = server.pid
