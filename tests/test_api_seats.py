@@ -9,6 +9,8 @@ import threading
 
 import pytest
 
+from engine.players.base import standard_level
+from service import texts
 from service.cli import main as koz
 from service.store import Commit
 from service.verify import verify
@@ -83,6 +85,40 @@ def test_a_seat_that_is_not_open_cannot_be_taken_and_an_unknown_one_is_404(api):
     game_id, _ = open_game(api)
     assert take(api, game_id, 0).code == "seat_taken"
     assert (take(api, game_id, 7).status, take(api, game_id, 7).code) == (404, "unknown_seat")
+
+
+def detail(name: str, **params) -> str:
+    return texts.DETAILS[name]["en"].format(**params)
+
+
+def test_a_seat_that_cannot_be_taken_is_refused_saying_why(api):
+    game_id, _ = open_game(api)
+    assert take(api, game_id, 0).body["detail"] == detail("human_seat_never_open", seat=0)
+    with_a_computer = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"bot": "random"}]).body["id"]
+    assert take(api, with_a_computer, 1).body["detail"] == detail("computer_seat_never_open", seat=1)
+    assert take(api, game_id, 1, name="Bora").status == 200
+    assert take(api, game_id, 1, name="Cem").body["detail"] == detail("seat_not_open", seat=1)
+
+
+@pytest.mark.parametrize("seat", [2, -1])
+def test_a_seat_past_the_tables_is_404_naming_the_seats_there_are(api, seat):
+    game_id, _ = open_game(api)
+    refused = take(api, game_id, seat)
+    assert (refused.status, refused.code, refused.body["detail"]) == (404, "unknown_seat", detail("unknown_seat", last=1))
+
+
+def test_a_seat_taken_without_a_name_gets_the_rulesets_name_for_a_person_there(api):
+    created = api.create(ruleset="partnership-batak", seats=[{"open": True}, {"bot": "random"}, {"bot": "random"}, {"bot": "random"}])
+    taken = take(api, created.body["id"], 0)
+    assert taken.status == 200 and taken.body["view"]["seats"][0]["name"] == "Sen"  # as the source table names you
+
+
+def test_after_the_match_a_seat_that_left_cannot_be_taken_back_nor_leave_again(api):
+    game_id, tokens = finished_game(api)
+    back = take(api, game_id, 1, token=tokens[1])
+    assert (back.status, back.code, back.body["detail"]) == (409, "game_over", detail("game_over"))
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[1])
+    assert (left.status, left.code) == (409, "game_over")
 
 
 def test_a_seat_open_and_a_computer_at_once_is_refused(api):
@@ -263,7 +299,10 @@ def test_a_seat_that_leaves_is_played_by_a_computer_of_the_chosen_level(api):
 def test_the_token_of_a_seat_that_left_takes_it_back(api):
     created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}])
     game_id, (ayse, bora) = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
-    api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=bora)
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=bora)
+    assert left.body["seats"][1]["bot"] == standard_level("german-whist")  # no level asked: the standard table's
+    again = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=bora)
+    assert (again.status, again.code, again.body["detail"]) == (409, "seat_left", detail("seat_left", seat=1))
     assert take(api, game_id, 1, token=ayse).code == "not_your_seat"
     back = take(api, game_id, 1, token=bora)
     assert back.status == 200 and back.body["token"] is None
