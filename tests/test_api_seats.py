@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import threading
 
@@ -13,6 +14,7 @@ from engine.players.base import standard_level
 from service import texts
 from service.cli import main as koz
 from service.store import Commit
+from service.tokens import derived_token
 from service.verify import verify
 from tests.api import FlaskClient
 from tests.support import expire
@@ -119,6 +121,27 @@ def test_after_the_match_a_seat_that_left_cannot_be_taken_back_nor_leave_again(a
     assert (back.status, back.code, back.body["detail"]) == (409, "game_over", detail("game_over"))
     left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={}, token=tokens[1])
     assert (left.status, left.code) == (409, "game_over")
+
+
+def computable_from(token: str, *public: str) -> bool:
+    """Whether ``token`` is derived from public values alone (any of them, in any order)."""
+    return any(
+        derived_token(*chosen) == token for size in range(1, len(public) + 1) for chosen in itertools.permutations(public, size)
+    )
+
+
+def test_a_seat_taken_with_an_idempotency_key_gets_its_own_token_again_and_no_one_else_can_compute_it(api):
+    created = api.create(ruleset="partnership-batak", seats=[{"name": "Ayşe"}, {"open": True}, {"open": True}, {"bot": "random"}])
+    game_id = created.body["id"]
+
+    def taken(seat):
+        path = f"/v1/games/{game_id}/seats/{seat}"
+        return api.request("POST", path, json_body={"name": f"P{seat}"}, headers={"Idempotency-Key": "my-key"}).body["token"]
+
+    first = taken(1)
+    assert first and taken(1) == first  # asked again: the same seat, the same token
+    assert taken(2) not in (first, None)  # the same key at another seat: another token
+    assert not computable_from(first, "my-key", "seat", game_id, "1")  # the game's secret salt is in it
 
 
 def test_a_seat_open_and_a_computer_at_once_is_refused(api):
@@ -282,11 +305,11 @@ def test_a_seat_that_leaves_is_played_by_a_computer_of_the_chosen_level(api):
     created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="leave")
     game_id, (ayse, bora) = created.body["id"], [entry["token"] for entry in created.body["tokens"]]
     before = api.view(game_id).body["version"]
-    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "basic"}, token=bora)
+    left = api.request("POST", f"/v1/games/{game_id}/leave", json_body={"level": "random"}, token=bora)  # (not the standard level)
     assert left.status == 200
     seat = left.body["seats"][1]
-    assert (seat["bot"], seat["left"], seat["human"]) == ("basic", True, False)
-    assert {"version": before + 1, "type": "left", "seat": 1, "level": "basic"} in api.history(game_id).body["events"]
+    assert (seat["bot"], seat["left"], seat["human"]) == ("random", True, False)
+    assert {"version": before + 1, "type": "left", "seat": 1, "level": "random"} in api.history(game_id).body["events"]
     # the computer answers Ayşe's cards from now on: whenever the game waits, it waits for her
     for _ in range(3):
         view = api.view(game_id, ayse).body
@@ -385,6 +408,8 @@ def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(
     new_id = first.body["id"]
     assert api.view(game_id).body["rematch"] == new_id
     assert first.body["view"]["status"] == "waiting"  # until Cem asks too
+    assert first.body["view"]["seats"][2]["name"] == "Cem"  # kept for Cem, under Cem's name
+    assert not computable_from(first.body["token"], "rematch", new_id, "0")  # derived from the old token, which only Ayşe holds
     assert take(api, new_id, 2).code == "invalid_join_code"  # Cem's seat is kept for Cem's token
     second = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[2])
     assert second.body["id"] == new_id and second.body["view"]["status"] == "active"
