@@ -20,17 +20,19 @@ def computers_move(api: FlaskClient) -> None:
     drain(api.test_client.application)
 
 
-def test_a_match_of_computers_past_the_cap_on_deals_ends_abandoned_with_no_winner(fake_redis):
-    api = api_with(fake_redis, max_deals=1)
+@pytest.mark.parametrize("max_deals", [1, 2])
+def test_a_match_of_computers_past_the_cap_on_deals_ends_abandoned_with_no_winner(fake_redis, max_deals):
+    api = api_with(fake_redis, max_deals=max_deals)
     created = api.create(ruleset="partnership-batak", seats=[{"bot": "random"}] * 4, seed="long", options={"target": 51})
     assert created.status == 201
     computers_move(api)
     view = api.view(created.body["id"]).body
     assert view["status"] == "abandoned" and view["winners"] == [] and view["to_act"] == [] and view["legal_actions"] == []
     history = api.whole_history(created.body["id"])
-    assert history["status"] == "abandoned" and len(history["reveal"]["deals"]) == 2  # over: revealed, as a finished match
-    last = history["events"][-1]
-    assert last["type"] == "abandoned" and last["deal"] == 2 and last["max_deals"] == 1
+    assert history["status"] == "abandoned" and len(history["reveal"]["deals"]) == max_deals + 1  # over: revealed, as a finished match
+    last = {key: value for key, value in history["events"][-1].items() if key != "version"}
+    max_versions = api.test_client.application.extensions["koz"].settings.max_versions
+    assert last == {"type": "abandoned", "reason": "too_long", "deal": max_deals + 1, "max_deals": max_deals, "max_versions": max_versions}
 
 
 def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_actions(fake_redis):
@@ -46,7 +48,9 @@ def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_act
     refused = api.act(created["id"], {"type": "play", "card": "AS"}, tokens[0])
     assert (refused.status, refused.code) == (409, "game_over")
     assert api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[0]).code == "game_over"
-    assert api.whole_history(created["id"])["events"][-1]["type"] == "abandoned"
+    last = {key: value for key, value in api.whole_history(created["id"])["events"][-1].items() if key != "version"}
+    max_deals = api.test_client.application.extensions["koz"].settings.max_deals
+    assert last == {"type": "abandoned", "reason": "too_long", "deal": 1, "max_deals": max_deals, "max_versions": 3}
 
 
 def test_the_hidden_cards_of_an_abandoned_match_are_shown_once_it_is_over(fake_redis):
