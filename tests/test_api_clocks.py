@@ -186,6 +186,7 @@ def test_on_timeout_forfeit_loses_the_match_for_the_seat(api, tables, clock):
     assert enforce(tables) == 1
     view = api.view(game_id).body
     assert (view["status"], view["winners"], view["to_act"]) == ("forfeited", [1 - seat], [])
+    assert api.view(game_id, tokens[seat]).body["legal_actions"] == []  # the seat whose turn it was acts no more
     assert view["clock"]["banks"][seat] == 0 and game_id not in tables.store.due_clocks(float("inf"))  # spent, and off the schedule
     assert {"type": "timeout", "seat": seat, "on_timeout": "forfeit", "winners": [1 - seat]} in [
         {key: value for key, value in event.items() if key != "version"} for event in events(api, game_id)

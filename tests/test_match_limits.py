@@ -43,8 +43,9 @@ def test_a_match_past_the_cap_on_versions_ends_abandoned_and_refuses_further_act
         seat = api.view(created["id"]).body["to_act"][0]
         action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
         assert api.act(created["id"], action, tokens[seat]).status == 200
-    view = api.view(created["id"], tokens[0]).body
-    assert (view["status"], view["version"], view["legal_actions"]) == ("abandoned", 3, [])
+    for token in tokens.values():  # (whichever seat was to act)
+        view = api.view(created["id"], token).body
+        assert (view["status"], view["version"], view["to_act"], view["legal_actions"], view["winners"]) == ("abandoned", 3, [], [], [])
     refused = api.act(created["id"], {"type": "play", "card": "AS"}, tokens[0])
     assert (refused.status, refused.code) == (409, "game_over")
     assert api.request("GET", f"/v1/games/{created['id']}/hint", token=tokens[0]).code == "game_over"
