@@ -10,10 +10,10 @@ import pytest
 from engine import registry
 from engine.players import STANDARD_LEVEL
 from service import create_app
-from tests.api import FlaskClient
 from service.repository import snapshot_of
 from service.store import GameStore
 from service.worker import WorkerThread
+from tests.api import FlaskClient
 from tests.conftest import make_settings
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
