@@ -48,3 +48,27 @@ def test_a_malformed_action_is_refused_naming_its_kinds_fields(doc, case, wanted
         assert params["wanted"] == wanted
     if case == "missing_fields":
         assert params["missing"] == ["suit"]
+
+
+@pytest.mark.parametrize(
+    "doc, says",
+    [
+        (["play"], 'an action is a JSON object such as {"type": "play", "card": "QS"}'),
+        ({"type": "resign"}, "unknown action type 'resign'; types are play, bid, pass, trump, exchange, close, marriage, declare"),
+        ({"type": ["play"]}, "unknown action type ['play']; types are play, bid, pass, trump, exchange, close, marriage, declare"),
+        ({"card": "QS"}, "unknown action type None; types are play, bid, pass, trump, exchange, close, marriage, declare"),
+        ({"type": "trump"}, "a 'trump' action needs suit"),
+        ({"type": "play", "card": "QS", "suit": "H"}, "a 'play' action has no field suit; its fields are card"),
+        ({"type": "pass", "card": "QS"}, 'a \'pass\' action has no field but "type"; got card'),
+        ({"type": "play", "card": "QX"}, "'QX' is not a card code such as \"QS\" or \"TD\""),
+        ({"type": "bid", "value": "7"}, "a bid's value is an integer"),
+        ({"type": "bid", "value": True}, "a bid's value is an integer"),
+        ({"type": "trump", "suit": "X"}, "'X' is not a suit; suits are C, D, H, S"),
+        ({"type": "marriage", "card": "KH", "declare": 1}, "declare is true or false"),
+    ],
+)
+def test_a_malformed_action_is_refused_in_words_that_say_what_is_wrong_with_it(doc, says):
+    with pytest.raises(RuleError) as refused:
+        Action.from_json(doc)
+    assert (refused.value.code, refused.value.refusal.value) == ("malformed_action", "malformed")
+    assert refused.value.message == says

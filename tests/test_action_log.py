@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
@@ -35,7 +36,24 @@ def test_a_played_card_takes_one_byte_with_its_seat():
 def test_every_kind_of_action_takes_at_most_two_bytes(action, size):
     entry = action_log.encode(2, action)
     assert len(entry) == size
-    assert list(action_log.decode(entry)) == [(2, action)]
+    # the entry after it is read from where it ends
+    assert list(action_log.decode(entry + action_log.encode(1, action))) == [(2, action), (1, action)]
+
+
+@pytest.mark.parametrize("value, size", [(0, 2), (255, 2), (256, 2 + len('{"type":"bid","value":256}'))])
+def test_a_bid_takes_two_bytes_when_its_value_fits_in_one(value, size):
+    entry = action_log.encode(0, {"type": "bid", "value": value})
+    assert len(entry) == size
+    assert list(action_log.decode(entry)) == [(0, {"type": "bid", "value": value})]
+
+
+def test_an_action_kept_whole_is_its_compact_json_of_at_most_255_bytes():
+    longest = {"type": "resign", "why": "x" * (255 - len('{"type":"resign","why":""}'))}
+    entry = action_log.encode(1, longest)
+    assert entry[1:] == bytes([255]) + json.dumps(longest, separators=(",", ":")).encode()
+    assert list(action_log.decode(entry)) == [(1, longest)]
+    with pytest.raises(ValueError, match="at most 255 bytes"):
+        action_log.encode(1, {**longest, "why": longest["why"] + "x"})
 
 
 @pytest.mark.parametrize("action", [{"type": "resign"}, {"type": "bid", "value": 300}, {"type": "marriage", "card": "KH", "declare": False}])
@@ -45,8 +63,14 @@ def test_an_action_the_table_does_not_know_is_kept_whole(action):
 
 
 def test_a_seat_the_log_cannot_hold_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="holds seats 0 to 3, not 4"):
         action_log.encode(4, {"type": "pass"})
+
+
+@pytest.mark.parametrize("op", [60, 61, 62])
+def test_an_operation_the_table_does_not_have_is_an_error_not_an_action(op):
+    with pytest.raises(ValueError, match=f"unknown operation {op} in the action log"):
+        list(action_log.decode(bytes([op])))
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)

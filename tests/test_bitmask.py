@@ -44,6 +44,20 @@ def test_a_card_takes_the_trick_with_a_stronger_card_of_its_suit_or_a_trump_over
     assert bool(deck.beaters[trump][win] >> card & 1) == takes
 
 
+@given(st.sampled_from([STANDARD, SIXTY_SIX_DECK]), st.integers(-1, 3), st.data())
+def test_a_trick_is_won_by_the_card_that_beat_every_card_before_it_and_its_place_is_where_it_was_played(deck, trump, data):
+    trick = data.draw(st.lists(st.integers(0, len(deck.cards) - 1), min_size=1, max_size=4, unique=True))
+    place = 0
+    for offset in range(1, len(trick)):
+        if deck.beaters[trump][trick[place]] >> trick[offset] & 1:
+            place = offset
+    assert deck.winning(trick, trump) == (trick[place], place)
+
+
+def test_a_trick_not_led_yet_has_no_winner():
+    assert STANDARD.winning([], 0) == (-1, -1)
+
+
 @given(st.integers(0, (1 << 24) - 1), st.integers(0, 23), st.integers(0, 3))
 def test_a_sixty_six_reply_denies_only_cards_its_follower_could_not_hold(hand, lead, trump):
     """With the talon closed, whatever a follower plays, the cards it is then known not to hold

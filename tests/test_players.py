@@ -17,7 +17,8 @@ import pytest
 
 from engine import Action, Pass, registry
 from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
-from engine.players.base import Player, RandomPlayer
+from engine.players import base as players_base
+from engine.players.base import Player, RandomPlayer, Strategy
 from service import create_app, timeouts
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
@@ -98,6 +99,40 @@ def test_the_same_information_seed_and_budget_give_the_same_action(ruleset_id, l
     chosen = player(level)
     for state, info in itertools.islice(decision_points(ruleset_id, {}, f"same-{level}"), 0, 60, 6):
         assert chosen.choose(info, "seed", SMALL) == chosen.choose(info, "seed", SMALL)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_the_random_players_choice_is_drawn_from_the_seed(ruleset_id):
+    info = next(info for _, info in decision_points(ruleset_id, {}, "draws") if len(info.view["legal_actions"]) >= 5)
+    choices = [RandomPlayer().choose(info, f"seed-{number}") for number in range(20)]
+    assert len({str(choice) for choice in choices}) > 1
+
+
+class DrawingStrategy(Strategy):
+    """A strategy that records the first draw of the stream it is handed, and the budget."""
+
+    expert_work = 9
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, Budget]] = []
+
+    def basic(self, info, rng):
+        raise AssertionError("only the expert is asked")
+
+    def expert(self, info, rng, budget):
+        self.seen.append((rng.below(1 << 62), budget))
+        return info.legal_actions()[0]
+
+
+def test_the_experts_samples_are_drawn_from_the_seed_and_a_decision_without_a_budget_counts_the_calibrated_work(monkeypatch):
+    spy = DrawingStrategy()
+    monkeypatch.setitem(players_base._STRATEGIES, "german-whist", spy)
+    info = next(info for _, info in decision_points("german-whist", {}, "draws"))
+    for seed in ("one", "two", "one"):
+        player("expert").choose(info, seed)
+    (first, budget), (second, _), (again, _) = spy.seen
+    assert first == again != second
+    assert budget.work == DrawingStrategy.expert_work
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
