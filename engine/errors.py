@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .texts import DEFAULT_LANGUAGE, Text, render
 
@@ -32,8 +32,8 @@ class Refusal(str, Enum):
 class RuleError(Exception):
     """A refused option or action, with a stable machine-readable ``code``.
 
-    ``legal_actions`` is set when a seat that may act asked for an illegal action: it lists what
-    the seat may do instead. ``details`` holds further machine-readable facts (for a bad option:
+    ``legal_actions`` is set (by the ruleset that refuses) when a seat that may act asked for an
+    illegal action: it lists what the seat may do instead. ``details`` holds further machine-readable facts (for a bad option:
     the option and its allowed values). The message is ``text``, a template per language, with
     ``params``, the facts it names (a card, a suit, a bid), rendered by :meth:`message_in`.
     Nothing in a RuleError reveals a concealed card: a card in it is one the refused seat sees.
@@ -46,7 +46,6 @@ class RuleError(Exception):
         refusal: Refusal,
         *,
         params: Mapping[str, Any] | None = None,
-        legal_actions: Iterable["Action"] | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> None:
         self.code = code
@@ -54,7 +53,7 @@ class RuleError(Exception):
         self.params = dict(params or {})
         super().__init__(self.message)
         self.refusal = refusal
-        self.legal_actions = tuple(legal_actions) if legal_actions is not None else None
+        self.legal_actions: tuple["Action", ...] | None = None
         self.details = dict(details or {})
 
     @property

@@ -71,4 +71,4 @@ def test_a_malformed_action_is_refused_in_words_that_say_what_is_wrong_with_it(d
     with pytest.raises(RuleError) as refused:
         Action.from_json(doc)
     assert (refused.value.code, refused.value.refusal.value) == ("malformed_action", "malformed")
-    assert refused.value.message == says
+    assert refused.value.message == str(refused.value) == says
