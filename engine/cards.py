@@ -159,12 +159,6 @@ EXAMPLE_CODES = ("QS", "TD")
 FULL_DECK: tuple[Card, ...] = tuple(_CARDS.values())
 
 
-def deck(ranks: Iterable[Rank]) -> tuple[Card, ...]:
-    """The cards of the given ranks in every suit, in the canonical order."""
-    wanted = set(ranks)
-    return tuple(card for card in FULL_DECK if card.rank in wanted)
-
-
 def cards(codes: str | Iterable[str]) -> tuple[Card, ...]:
     """Cards from codes: ``cards("AS KH 9C")`` or ``cards(["AS", "KH"])``."""
     if isinstance(codes, str):
