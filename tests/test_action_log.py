@@ -56,7 +56,16 @@ def test_an_action_kept_whole_is_its_compact_json_of_at_most_255_bytes():
         action_log.encode(1, {**longest, "why": longest["why"] + "x"})
 
 
-@pytest.mark.parametrize("action", [{"type": "resign"}, {"type": "bid", "value": 300}, {"type": "marriage", "card": "KH", "declare": False}])
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "resign"},
+        {"type": "resign", "suit": "H"},
+        {"type": "trump", "suit": "N"},
+        {"type": "bid", "value": 300},
+        {"type": "marriage", "card": "KH", "declare": False},
+    ],
+)
 def test_an_action_the_table_does_not_know_is_kept_whole(action):
     log = action_log.encode(0, action) + action_log.encode(1, {"type": "play", "card": "AS"})
     assert list(action_log.decode(log)) == [(0, action), (1, {"type": "play", "card": "AS"})]
