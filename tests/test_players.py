@@ -15,8 +15,8 @@ import time
 import fakeredis
 import pytest
 
-from engine import Action, Pass, registry
-from engine.players import Budget, SeatInfo, SeatLogs, level_names, player
+from engine import Action, Pass, RuleError, registry
+from engine.players import Budget, SeatInfo, SeatLogs, level_names, player, standard_level, strongest_level
 from engine.players import base as players_base
 from engine.players.base import Player, RandomPlayer, Strategy
 from service import create_app, timeouts
@@ -99,6 +99,39 @@ def test_the_same_information_seed_and_budget_give_the_same_action(ruleset_id, l
     chosen = player(level)
     for state, info in itertools.islice(decision_points(ruleset_id, {}, f"same-{level}"), 0, 60, 6):
         assert chosen.choose(info, "seed", SMALL) == chosen.choose(info, "seed", SMALL)
+
+
+def test_every_game_here_has_every_level_basic_its_standard_and_expert_its_strongest():
+    for ruleset_id in RULESETS:
+        assert level_names(ruleset_id) == ["random", "basic", "expert"]
+        assert (standard_level(ruleset_id), strongest_level(ruleset_id)) == ("basic", "expert")
+
+
+def test_a_game_without_a_strategy_is_played_by_the_random_level_alone():
+    assert level_names("plain-whist") == ["random"]
+    assert (standard_level("plain-whist"), strongest_level("plain-whist")) == ("random", "random")
+
+
+@pytest.mark.parametrize(
+    "level, ruleset_id, says, allowed",
+    [
+        ("grandmaster", None, "there is no computer level 'grandmaster'; levels are: random, basic, expert", ["random", "basic", "expert"]),
+        (5, "german-whist", "there is no computer level 5; levels are: random, basic, expert", ["random", "basic", "expert"]),
+        ("basic", "plain-whist", "there is no computer level 'basic'; levels are: random", ["random"]),
+    ],
+)
+def test_an_unknown_level_is_refused_naming_it_and_the_levels_there_are(level, ruleset_id, says, allowed):
+    with pytest.raises(RuleError) as refused:
+        player(level, ruleset_id)
+    assert (refused.value.code, refused.value.message, refused.value.details) == ("unknown_level", says, {"allowed": allowed})
+
+
+def test_an_unknown_ruleset_is_refused_naming_it_and_the_rulesets_there_are():
+    with pytest.raises(RuleError) as refused:
+        registry.get("chess")
+    allowed = [ruleset.id for ruleset in registry.all_rulesets()]
+    assert refused.value.code == "unknown_ruleset" and refused.value.details == {"allowed": allowed}
+    assert refused.value.message == f"there is no ruleset 'chess'; rulesets are: {', '.join(allowed)}"
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
