@@ -1,11 +1,15 @@
 """The start check refuses a ruleset that is not fit to serve, saying what is wrong with it: a game
-registered from outside Koz is checked before the service answers anything about it."""
+registered from outside Koz is checked before the service answers anything about it. A ruleset
+is registered once, and taken out with its computer strategy."""
 
 from __future__ import annotations
 
 import pytest
 
+from engine import RuleError, registry
 from engine.errors import RefusalCode
+from engine.players import level_names
+from engine.players.base import Strategy
 from plain_whist import CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, PlainWhist
 
 ENGLISH_ONLY_WORDS = RefusalCode(
@@ -58,3 +62,25 @@ def test_a_ruleset_not_fit_to_serve_is_refused_saying_why(ruleset, says):
     with pytest.raises(ValueError) as refused:
         ruleset().check()
     assert str(refused.value) == f"ruleset 'plain-whist': {says}"
+
+
+class FirstLegalAction(Strategy):
+    def basic(self, info, rng):
+        return info.legal_actions()[0]
+
+    def expert(self, info, rng, budget):
+        return info.legal_actions()[0]
+
+
+def test_a_ruleset_is_registered_once_and_taken_out_with_its_strategy():
+    registry.register(PlainWhist(), FirstLegalAction())
+    try:
+        assert level_names("plain-whist") == ["random", "basic", "expert"]
+        with pytest.raises(ValueError) as again:
+            registry.register(PlainWhist())
+        assert str(again.value) == "ruleset 'plain-whist' is registered already"
+    finally:
+        registry.unregister("plain-whist")
+    assert level_names("plain-whist") == ["random"]
+    with pytest.raises(RuleError):
+        registry.get("plain-whist")
