@@ -248,6 +248,16 @@ def test_the_service_hands_a_computer_seat_only_what_that_seat_may_see(ruleset_i
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_seats_log_shows_it_its_own_hand_dealt_and_no_card_hidden_from_it(ruleset_id):
+    points = decision_points(ruleset_id, {}, "logs")
+    _, first = next(points)  # nothing played yet: the hand is the hand dealt
+    (dealt,) = [event for event in first.events if event["type"] == "dealt" and event["seat"] == first.seat]
+    assert sorted(dealt["hand"]) == sorted(first.view["hand"])
+    for state, info in itertools.islice(points, 0, 40, 5):
+        assert not card_codes_in(info.events) & concealed_cards(ruleset_id, state, info.seat)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_a_seats_knowledge_is_what_its_view_says(ruleset_id):
     """The engine hands a computer seat its knowledge in masks; a client holding only the view
     (``koz bot``) reads back the same."""
