@@ -11,7 +11,7 @@ import pytest
 from redis import Redis
 
 from service import create_app
-from service.due import game_slot
+from service.due import DUE_SPACING, game_slot
 from service.store import GameStore
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -206,3 +206,17 @@ def test_an_idempotent_write_keeps_its_answer_under_its_seat_and_key_and_a_retry
     assert store.idempotent_answer("g1", 0, "key-1") is None and store.idempotent_answer("g1", 1, "key-2") is None
     retry = store.commit(store.prepare("g1", 0, 1, {"state": 2}, b"x", idempotency=(1, "key-1", answer)))
     assert (retry.written, retry.earlier_answer) == (False, answer)
+
+
+def test_the_ended_arena_matches_are_read_oldest_first_up_to_the_count_from_each_slot_and_forgotten_one_by_one(backend):
+    store = create_app(make_settings(), redis=backend).extensions["koz"].store
+    backend.zadd(store.ended_key(0), {"a1": 1, "a2": 2, "a3": 3})
+    backend.zadd(store.ended_key(DUE_SPACING), {"b1": 1})
+    assert sorted(store.ended_arena_games(10)) == ["a1", "a2", "a3", "b1"]
+    assert sorted(store.ended_arena_games(2)) == ["a1", "a2", "b1"]
+    assert sorted(store.ended_arena_games(1)) == ["a1", "b1"]
+    game_id = store.new_game_id()
+    backend.zadd(store.ended_key(game_slot(game_id)), {game_id: 4})
+    assert game_id in store.ended_arena_games(10)
+    store.forget_ended(game_id)
+    assert game_id not in store.ended_arena_games(10)
