@@ -34,9 +34,10 @@ class RuleError(Exception):
 
     ``legal_actions`` is set (by the ruleset that refuses) when a seat that may act asked for an
     illegal action: it lists what the seat may do instead. ``details`` holds further
-    machine-readable facts (for a bad option: the option and its allowed values). The message is ``text``, a template per language, with
-    ``params``, the facts it names (a card, a suit, a bid), rendered by :meth:`message_in`.
-    Nothing in a RuleError reveals a concealed card: a card in it is one the refused seat sees.
+    machine-readable facts (for a bad option: the option and its allowed values). The message is
+    ``text``, a template per language, with ``params``, the facts it names (a card, a suit, a
+    bid), rendered by :meth:`message_in`. Nothing in a RuleError reveals a concealed card: a card
+    in it is one the refused seat sees.
     """
 
     def __init__(
