@@ -7,7 +7,9 @@ leaves it to another; a human's action waits a short, configured time for the re
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -67,8 +69,29 @@ def test_a_commit_that_leaves_a_computer_to_move_records_it_in_the_games_slot(ba
 
 def test_new_games_live_in_the_slots_a_worker_sweeps_and_a_tag_names_every_slot(backend):
     store = create_app(make_settings(), redis=backend).extensions["koz"].store
-    assert all(game_slot(store.new_game_id()) % DUE_SPACING == 0 for _ in range(50))
+    ids = [store.new_game_id() for _ in range(50)]
+    assert all(re.fullmatch("[0-9a-f]{16}", game_id) for game_id in ids)
+    assert all(game_slot(game_id) % DUE_SPACING == 0 for game_id in ids)
+    assert len({game_slot(game_id) for game_id in ids}) > 10  # spread over the swept slots, so over a cluster's nodes
     assert all(key_slot(store.due_key(slot).encode()) == slot for slot in range(SLOTS))
+
+
+def test_a_games_computer_channel_is_in_its_slot_and_heard_by_the_workers_pattern(backend):
+    store = create_app(make_settings(), redis=backend).extensions["koz"].store
+    game_id = store.new_game_id()
+    channel = store.computer_channel(game_id)
+    assert key_slot(channel.encode()) == game_slot(game_id) and f"{{{game_id}}}" in channel
+    assert fnmatch.fnmatchcase(channel, store.computer_channel_pattern)
+    assert not fnmatch.fnmatchcase(store.computer_channel(game_id).replace(store.prefix, "other", 1), store.computer_channel_pattern)
+
+
+def test_the_sweep_is_one_workers_for_its_period_then_free_for_another(backend):
+    store = create_app(make_settings(), redis=backend).extensions["koz"].store
+    assert store.take_sweep("first", 0.3)
+    assert not store.take_sweep("second", 0.3)
+    assert 0 < backend.pttl(f"{store.prefix}:sweep") <= 300
+    time.sleep(0.4)
+    assert store.take_sweep("second", 0.3)
 
 
 def test_one_round_moves_each_game_it_claims_once(backend):
