@@ -48,6 +48,7 @@ def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_r
     assert api.act(created["id"], view["legal_actions"][0], token).status == 200
     drain(app)  # a worker in this process makes the computer's moves
     api.request("GET", f"/v1/games/{created['id']}?wait=0.1&after=1000")
+    api.request("GET", "/v1/no-such-thing")
     after = samples(api)
 
     def grew(name: str, **labels: str) -> float:
@@ -55,6 +56,7 @@ def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_r
 
     assert grew("koz_http_requests_total", method="POST", route="/v1/games", status="201") == 1
     assert grew("koz_http_requests_total", method="POST", route="/v1/games/<game_id>/actions", status="401") == 1
+    assert grew("koz_http_requests_total", method="GET", route="unmatched", status="404") == 1  # never the path: no series per id
     assert grew("koz_http_request_duration_seconds_count", method="GET", route="/v1/games/<game_id>") >= 2
     assert grew("koz_actions_applied_total", ruleset="german-whist", by="human") == 1
     assert grew("koz_actions_applied_total", ruleset="german-whist", by="computer") >= 1
