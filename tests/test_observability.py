@@ -258,3 +258,10 @@ def test_the_timed_redis_client_answers_every_command_as_redis_py_does(redis_ser
     finally:
         timed.delete(key)
         timed.close()
+
+
+def test_a_line_written_outside_any_request_has_a_null_request_id(log_lines):
+    """A worker's lines, and the service's own at start, are about no request."""
+    logging.getLogger("koz.worker").info("swept")
+    (line,) = [json.loads(line) for line in log_lines()]
+    assert (line["message"], line["request_id"]) == ("swept", None)
