@@ -10,11 +10,16 @@ import queue
 import threading
 import time
 
+import fakeredis
 import pytest
 from redis import Redis
-from redis.exceptions import OutOfMemoryError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError, ResponseError
 
 from service import create_app
+from service.api import storage_problem
+from service.redis_pool import StorageBusy
+from service.texts import DETAILS
 from tests.api import FlaskClient
 from tests.conftest import make_settings
 from tests.redis_process import RedisProcess
@@ -158,3 +163,21 @@ def test_a_redis_that_refuses_a_write_for_lack_of_memory_answers_503_capacity(sm
         filler.set("filler:last", b"x")
     answer = play_one(api, game_id, tokens)
     assert (answer.status, answer.code) == (503, "capacity")
+
+
+@pytest.mark.parametrize(
+    "error, status, code, retry_after, detail",
+    [
+        (OutOfMemoryError("command not allowed when used memory > 'maxmemory'."), 503, "capacity", "60", "store_full"),
+        (ResponseError("OOM command not allowed when used memory > 'maxmemory'. script: 1a2b"), 503, "capacity", "60", "store_full"),
+        (StorageBusy("4096 requests wait for a Redis connection already"), 503, "busy", "1", "storage_busy"),
+        (RedisConnectionError("Connection refused"), 503, "storage_unavailable", "1", "store_unavailable"),
+        (ResponseError("ERR wrong number of arguments"), 503, "storage_unavailable", "1", "store_unavailable"),
+    ],
+    ids=["out of memory", "out of memory inside a script", "too many waiting", "connection lost", "another error"],
+)
+def test_each_failure_of_the_store_is_answered_as_what_it_says_and_when_to_come_back(error, status, code, retry_after, detail):
+    app = create_app(make_settings(), redis=fakeredis.FakeRedis())
+    with app.test_request_context("/v1/games", method="POST"):
+        problem = storage_problem(error)
+    assert (problem.status, problem.code, problem.headers, problem.text) == (status, code, {"Retry-After": retry_after}, DETAILS[detail])
