@@ -476,6 +476,18 @@ def test_a_get_without_the_upgrade_is_answered_426_in_the_asked_language(client)
     assert answer.get_json()["title"] == "Yükseltme gerekli" and answer.get_json()["detail"].startswith("bu adreste \"Connection: Upgrade\"")
 
 
+def test_an_upgrade_to_another_protocol_is_told_to_ask_for_the_websocket(client):
+    game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
+    answer = client.get(f"/v1/games/{game_id}/play", headers={"Connection": "Upgrade", "Upgrade": "h2c"})
+    assert (answer.status_code, answer.get_json()["code"]) == (426, "upgrade_required")
+
+
+@pytest.mark.parametrize("connection, upgrade", [("Upgrade", "websocket"), ("keep-alive, Upgrade", "WebSocket")])
+def test_a_websocket_asked_of_an_address_that_has_none_is_a_malformed_request_not_told_to_upgrade(client, connection, upgrade):
+    answer = client.get("/v1/rulesets", headers={"Connection": connection, "Upgrade": upgrade})
+    assert (answer.status_code, answer.get_json()["code"]) == (400, "malformed_request")
+
+
 def test_an_unknown_game_or_token_is_refused_before_the_upgrade(client):
     game_id = client.post("/v1/games", json={"ruleset": "german-whist", "seats": TWO_HUMANS}).get_json()["id"]
     unknown = client.get("/v1/games/no-such-game/play", headers=upgrade_headers())
