@@ -46,6 +46,17 @@ def redis_server_in(data: str) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=data, stdout=subprocess.DEVNULL)
 
 
+def answers(socket_path: str) -> bool:
+    """Whether a redis-server answers on ``socket_path``."""
+    client = redis.Redis(unix_socket_path=socket_path, socket_timeout=1)
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+    finally:
+        client.close()
+
+
 # --- one service per data folder -------------------------------------------------------------
 
 
@@ -154,8 +165,10 @@ def test_a_left_over_server_whose_service_is_gone_is_stopped(tmp_path, monkeypat
     reaping = threading.Thread(target=left.wait, daemon=True)
     reaping.start()
     try:
+        # running, as a left-over server is: one signalled while it starts has no handler yet
+        # and dies of the SIGTERM it would have stopped on
         deadline = time.monotonic() + 10
-        while not servers_on(data) and time.monotonic() < deadline:
+        while not (servers_on(data) and answers(os.path.join(data, "s.sock"))) and time.monotonic() < deadline:
             time.sleep(0.05)
         stop_left_over_server(data)
         assert left.wait(10) == 0 and servers_on(data) == []  # asked to stop (SIGTERM: it syncs its data), not killed
