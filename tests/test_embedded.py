@@ -31,6 +31,7 @@ from service.embedded import (
     servers_on,
     stop_left_over_server,
 )
+from tests.redis_cluster import answers
 
 
 @pytest.fixture
@@ -44,17 +45,6 @@ def redis_server_in(data: str) -> subprocess.Popen:
     """A redis-server working in ``data`` (listening on a socket there: one that listens nowhere exits)."""
     command = [redis_server_binary(), "--port", "0", "--unixsocket", os.path.join(data, "s.sock"), "--save", ""]
     return subprocess.Popen(command, cwd=data, stdout=subprocess.DEVNULL)
-
-
-def answers(socket_path: str) -> bool:
-    """Whether a redis-server answers on ``socket_path``."""
-    client = redis.Redis(unix_socket_path=socket_path, socket_timeout=1)
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-    finally:
-        client.close()
 
 
 # --- one service per data folder -------------------------------------------------------------
@@ -167,9 +157,11 @@ def test_a_left_over_server_whose_service_is_gone_is_stopped(tmp_path, monkeypat
     try:
         # running, as a left-over server is: one signalled while it starts has no handler yet
         # and dies of the SIGTERM it would have stopped on
+        probe = redis.Redis(unix_socket_path=os.path.join(data, "s.sock"), socket_timeout=1)
         deadline = time.monotonic() + 10
-        while not (servers_on(data) and answers(os.path.join(data, "s.sock"))) and time.monotonic() < deadline:
+        while not (servers_on(data) and answers(probe)) and time.monotonic() < deadline:
             time.sleep(0.05)
+        probe.close()
         stop_left_over_server(data)
         assert left.wait(10) == 0 and servers_on(data) == []  # asked to stop (SIGTERM: it syncs its data), not killed
     finally:
