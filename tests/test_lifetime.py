@@ -14,6 +14,7 @@ import time
 import pytest
 
 from service import lifetime
+from tests.test_serve_lifetime import wait_until
 
 pytestmark = pytest.mark.skipif(lifetime._prctl is None, reason="prctl(PR_SET_PDEATHSIG) is Linux's")
 
@@ -58,10 +59,7 @@ def test_a_child_whose_parent_lives_goes_on_and_is_signalled_when_the_parent_end
     child.stdin.write("end\n")
     child.stdin.flush()
     assert child.wait(20) == 0
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(grandchild):
-        time.sleep(0.05)
-    assert not _alive(grandchild)
+    wait_until(lambda: not _alive(grandchild), 10, "the grandchild outlived its parent")
 
 
 def test_a_request_the_kernel_refuses_is_an_error_not_ignored():
