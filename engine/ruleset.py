@@ -38,7 +38,7 @@ from .cards import Deck
 from .errors import Refusal, RefusalCode, RuleError
 from .rules import INVALID_OPTION, ONLY, DealRecord, Event, MatchResult, Names, Option, Trick, event_of, public, seat_at, trick_of, turns
 from .shuffle import first_dealer
-from .texts import DEFAULT_LANGUAGE, LANGUAGES
+from .texts import DEFAULT_LANGUAGE, LANGUAGES, render
 
 
 class Match(NamedTuple):
@@ -386,8 +386,8 @@ class Ruleset(ABC, Generic[S]):
     # --- catalog ----------------------------------------------------------------------------
 
     def describe(self, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
-        """The ruleset's catalog entry, its descriptions in ``language`` (without the computer
-        levels, which the bots add)."""
+        """The ruleset's catalog entry, its descriptions and its refusals' meanings in ``language``
+        (without the computer levels, which the bots add)."""
         return {
             "id": self.id,
             "names": dict(self.names),
@@ -396,6 +396,10 @@ class Ruleset(ABC, Generic[S]):
             "sides": self.sides(),
             "options": [option.to_json(language) for option in self.options],
             "labels": [{"code": code, "names": dict(names)} for code, names in self.table_labels.items()],
+            "refusals": [
+                {"code": code, "kind": refusal.kind.value, "meaning": render(refusal.meaning, {}, language)}
+                for code, refusal in self.catalogue.items()
+            ],
         }
 
 

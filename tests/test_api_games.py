@@ -65,6 +65,55 @@ def test_the_catalog_and_every_view_say_the_ruleset_s_sides(api, ruleset, sides)
     assert api.view(created["id"], created["tokens"][0]["token"]).body["sides"] == sides
 
 
+def refusals_of(api, ruleset, language="en"):
+    catalog = api.request("GET", "/v1/rulesets", headers={"Accept-Language": language}).body
+    entry = next(entry for entry in catalog["rulesets"] if entry["id"] == ruleset)
+    return {refusal["code"]: refusal for refusal in entry["refusals"]}
+
+
+def test_the_catalog_lists_every_refusal_of_a_ruleset_with_its_kind_status_and_meaning(api):
+    refusals = refusals_of(api, "german-whist")
+    assert list(refusals) == [
+        "unknown_option", "invalid_option", "malformed_action", "game_over", "unknown_seat", "not_your_turn",
+        "illegal_action", "card_not_in_hand", "must_follow_suit",
+    ]
+    assert refusals["must_follow_suit"] == {
+        "code": "must_follow_suit", "kind": "illegal", "status": 422, "meaning": "a player holding the suit led must follow it"
+    }
+    assert refusals["not_your_turn"] == {"code": "not_your_turn", "kind": "not_your_turn", "status": 409, "meaning": "the seat may not act now"}
+    assert refusals["unknown_option"]["status"] == 400 and refusals["unknown_option"]["kind"] == "bad_setup"
+    assert refusals["malformed_action"]["status"] == 400 and refusals["malformed_action"]["kind"] == "malformed"
+    assert {"must_beat", "bid_too_low", "dummy_cannot_act"} <= set(refusals_of(api, "partnership-batak"))
+    assert {"talon_closed", "declare_not_allowed"} <= set(refusals_of(api, "sixty-six"))
+
+
+def test_a_refusal_s_meaning_is_the_game_s_own_and_in_the_language_asked_for(api):
+    """One code, said as each game puts it: what a wrong kind of action is where only cards are played."""
+    assert refusals_of(api, "german-whist")["illegal_action"]["meaning"] == "German Whist has only play actions"
+    assert refusals_of(api, "german-whist", "tr")["illegal_action"]["meaning"] == "Alman Whist'te yalnızca kart oynanır"
+    assert refusals_of(api, "sixty-six")["illegal_action"]["meaning"] == "Sixty-Six has no actions of this kind"
+    assert refusals_of(api, "sixty-six")["must_follow_suit"]["meaning"] == "with the talon closed or exhausted, the follower must follow suit"
+    assert refusals_of(api, "partnership-batak", "tr")["not_declarer"]["meaning"] == "kozu yalnızca ihaleci söyler"
+
+
+def test_a_refused_action_is_answered_with_the_status_the_catalog_lists_for_its_code(api):
+    refusals = refusals_of(api, "german-whist")
+    created = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"name": "Bora"}], seed="catalog").body
+    tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
+    (seat,) = api.view(created["id"]).body["to_act"]
+    other_hand = api.view(created["id"], tokens[1 - seat]).body["hand"]
+    refused = [
+        api.act(created["id"], {"type": "play", "card": other_hand[0]}, tokens[1 - seat]),  # out of turn
+        api.act(created["id"], {"type": "play", "card": other_hand[0]}, tokens[seat]),  # not in the hand
+        api.act(created["id"], {"type": "play"}, tokens[seat]),  # no card
+        api.act(created["id"], {"type": "bid", "value": 8}, tokens[seat]),  # a kind German Whist has not
+    ]
+    assert [answer.code for answer in refused] == ["not_your_turn", "card_not_in_hand", "malformed_action", "illegal_action"]
+    assert [answer.status for answer in refused] == [refusals[answer.code]["status"] for answer in refused] == [409, 422, 400, 422]
+    made = api.create(ruleset="german-whist", options={"no_such_option": True})
+    assert (made.status, made.code) == (refusals["unknown_option"]["status"], "unknown_option")
+
+
 # --- create ------------------------------------------------------------------------------------
 
 

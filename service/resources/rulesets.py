@@ -6,11 +6,12 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from engine import registry
+from engine import Refusal, registry
 from engine.cards import Card, Rank, Suit
 from engine.players import level_names, player
 
 from ..api import Blueprint
+from ..errors import REFUSAL_STATUS
 from ..schemas import NamesSchema, sides_field
 from ..texts import CONTENT_LANGUAGE, language
 
@@ -56,6 +57,20 @@ class LevelSchema(Schema):
     names = fields.Nested(NamesSchema, required=True)
 
 
+class RefusalSchema(Schema):
+    code = fields.String(required=True, metadata={"description": "The problem's `code`"})
+    kind = fields.String(
+        required=True,
+        metadata={
+            "enum": [kind.value for kind in Refusal],
+            "description": "`bad_setup`: a new game's options; `malformed`: not an action at all; "
+            "`not_your_turn`: the seat may not act now; `illegal`: the seat may act, but not this action"
+        },
+    )
+    status = fields.Integer(required=True, metadata={"description": "The HTTP status of an answer refused with this code"})
+    meaning = fields.String(required=True, metadata={"description": "What the code means in this game, in the language of `Content-Language`"})
+
+
 class RulesetSchema(Schema):
     id = fields.String(required=True)
     names = fields.Nested(NamesSchema, required=True)
@@ -82,6 +97,14 @@ class RulesetSchema(Schema):
         required=True,
         metadata={"description": "The ruleset's computer levels, weakest first (`random` only for a game without computer strategies)"},
     )
+    refusals = fields.List(
+        fields.Nested(RefusalSchema),
+        required=True,
+        metadata={
+            "description": "Every refusal the game's rules may give (a problem's `code`, its kind and status, what it means in "
+            "this game): the rule an illegal action breaks is one of them"
+        },
+    )
 
 
 class CardNameSchema(Schema):
@@ -104,7 +127,8 @@ def catalog() -> dict[str, Any]:
     return {
         "rulesets": [
             {
-                **ruleset.describe(language()),
+                **(described := ruleset.describe(language())),
+                "refusals": [{**refusal, "status": REFUSAL_STATUS[Refusal(refusal["kind"])]} for refusal in described["refusals"]],
                 "standard_human_seats": list(ruleset.standard_human_seats),
                 "levels": [{"level": level, "names": dict(player(level).names)} for level in level_names(ruleset.id)],
             }
@@ -123,7 +147,8 @@ def list_rulesets() -> dict[str, Any]:
 
     Each ruleset with its names in English and Turkish, its seats in play order, its options
     (type, default, allowed values and their labels in English and Turkish, a description in
-    the language asked for by `Accept-Language`) and the computer levels; also the names of
+    the language asked for by `Accept-Language`), the computer levels and the refusals its rules
+    may answer (each code with its status and its meaning in that language); also the names of
     suits, ranks and cards.
     """
     return catalog()
