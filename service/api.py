@@ -344,9 +344,13 @@ def _add_examples(paths: dict[str, Any], examples: Mapping[str, dict[str, Any]])
                     media["example"] = body
 
 
+#: where the operations' arguments are read from (webargs nests its messages under the location)
+ARGUMENT_LOCATIONS = frozenset({"json", "query"})
+
+
 def _flatten(messages: Any) -> dict[str, object]:
     """webargs nests messages by location (``{"json": {...}}``); clients want the fields."""
-    if isinstance(messages, dict) and set(messages) <= {"json", "query", "headers", "form", "files", "view_args"}:
+    if isinstance(messages, dict) and set(messages) <= ARGUMENT_LOCATIONS:
         flat: dict[str, object] = {}
         for location_messages in messages.values():
             flat.update(location_messages if isinstance(location_messages, dict) else {"_schema": location_messages})

@@ -11,6 +11,7 @@ import pytest
 from redis import Redis
 
 from service import create_app
+from service.api import ARGUMENT_LOCATIONS
 from service.store import Commit
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
@@ -202,6 +203,17 @@ def test_a_seat_takes_exactly_one_form_and_the_refusal_names_the_field(api, seat
     assert (answer.status, answer.code) == (400, "invalid_request")
     assert list(answer.body["errors"]["seats"]["1"]) == [named]
     assert "'seats'" in answer.body["detail"] and "'name'" in answer.body["detail"] and "'bot'" in answer.body["detail"]
+
+
+def test_every_operation_reads_its_arguments_where_a_refusal_is_told_by_field(app):
+    """A refusal names the fields of the body or query it refused, unnested from where webargs read
+    them: an operation reading its arguments elsewhere would be refused by location instead."""
+    read_from = {
+        argument["in"]
+        for view in app.view_functions.values()
+        for argument in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    }
+    assert read_from == ARGUMENT_LOCATIONS
 
 
 @pytest.mark.parametrize("seat", [{"name": "A", "bot": None, "open": False}, {"name": None, "bot": "basic"}, {"open": True, "name": None}])
