@@ -372,6 +372,7 @@ FIELD_MESSAGES: Mapping[str, Text] = {
     "if_match": {"en": '"*" or entity tags such as W/"12"', "tr": '"*" ya da W/"12" gibi varlık etiketleri'},
     "idempotency_key_length": {"en": "1 to {limit} characters", "tr": "1 ile {limit} karakter arası"},
     "last_event_id": {"en": "-1 or a whole number", "tr": "-1 ya da bir tam sayı"},
+    "echoable_id": {"en": "a string or an integer of at most {limit} characters", "tr": "en çok {limit} karakterlik bir metin ya da tam sayı"},
     "version_beyond": {"en": "at most {limit}", "tr": "en çok {limit}"},
     "seat_without_form": {
         "en": "a seat takes one of 'name' (a person), 'bot' (a computer) or 'open': true (a seat to take later)",

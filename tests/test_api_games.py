@@ -11,13 +11,18 @@ import pytest
 from redis import Redis
 
 from service import create_app
-from service.api import ARGUMENT_LOCATIONS
+from service.api import ARGUMENT_LOCATIONS, invalid_request
 from service.store import Commit
+from service.texts import FIELD_MESSAGES, FieldMessage
 from tests.api import FlaskClient
 from tests.conftest import drain, make_settings
 from tests.support import card_codes_in
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
+
+
+SEED_TYPE = FieldMessage(FIELD_MESSAGES["seed_type"])
+EN, TR = SEED_TYPE.texts["en"], SEED_TYPE.texts["tr"]
 
 
 @pytest.fixture
@@ -203,6 +208,32 @@ def test_a_seat_takes_exactly_one_form_and_the_refusal_names_the_field(api, seat
     assert (answer.status, answer.code) == (400, "invalid_request")
     assert list(answer.body["errors"]["seats"]["1"]) == [named]
     assert "'seats'" in answer.body["detail"] and "'name'" in answer.body["detail"] and "'bot'" in answer.body["detail"]
+
+
+@pytest.mark.parametrize(
+    "messages, errors, english, turkish",
+    [
+        ({"json": {"seed": [SEED_TYPE]}}, {"seed": [SEED_TYPE]}, f"'seed': {EN}", f"'seed': {TR}"),
+        (
+            {"query": {"wait": [SEED_TYPE], "after": ["plain words"]}},
+            {"wait": [SEED_TYPE], "after": ["plain words"]},
+            f"'wait': {EN} (and 1 more)",
+            f"'wait': {TR} (ve 1 alan daha)",
+        ),
+        ({"json": {"_schema": [SEED_TYPE]}}, {"_schema": [SEED_TYPE]}, f"the request: {EN}", f"istek: {TR}"),
+        ({"id": ["plain words"]}, {"id": ["plain words"]}, "'id': plain words", "'id': plain words"),
+        ({"action": {"card": {"0": [SEED_TYPE]}}}, {"action": {"card": {"0": [SEED_TYPE]}}}, f"'action': {EN}", f"'action': {TR}"),
+        (["whole"], {"_schema": ["whole"]}, "the request: whole", "istek: whole"),
+        ({"json": ["whole"]}, {"_schema": ["whole"]}, "the request: whole", "istek: whole"),
+        ({}, {}, "the request is not valid", "istek geçersiz"),
+    ],
+    ids=["a field", "two fields in the query", "the whole body", "words without Turkish", "nested", "a list", "a list in a location", "none"],
+)
+def test_an_invalid_request_is_said_by_its_first_field_or_as_the_whole_request(messages, errors, english, turkish):
+    problem = invalid_request(messages)
+    assert (problem.status, problem.code, problem.extra) == (400, "invalid_request", {"errors": errors})
+    assert problem.detail_in("en") == english
+    assert problem.detail_in("tr") == turkish
 
 
 def test_every_operation_reads_its_arguments_where_a_refusal_is_told_by_field(app):

@@ -216,6 +216,20 @@ def test_a_malformed_message_is_refused_with_its_code_and_changes_nothing(table,
     connection.close()
 
 
+@pytest.mark.parametrize(
+    "language, said", [("en", "a string or an integer of at most 200 characters"), ("tr", "en çok 200 karakterlik bir metin ya da tam sayı")]
+)
+def test_a_message_s_refused_id_is_said_in_the_connection_s_language(table, language, said):
+    api, url, game_id, tokens, seat = table
+    connection = connect(url, game_id, tokens[seat], query=f"?lang={language}")
+    receive(connection)
+    connection.send(json.dumps({"type": "act", "action": {"type": "play", "card": "2C"}, "id": True}))
+    problem = receive(connection)["problem"]
+    assert (problem["code"], problem["errors"]) == ("invalid_request", {"id": [said]})
+    assert problem["detail"].endswith(f"'id': {said}")
+    connection.close()
+
+
 def test_a_refused_messages_id_is_echoed_when_it_is_one_that_may_be():
     bodies = ({"id": "a"}, {"id": 3}, {"id": True}, {"id": [1]}, {"id": "x" * 200}, {"id": "x" * 201}, {}, [1])
     assert [echoed_id(body) for body in bodies] == ["a", 3, None, None, "x" * 200, None, None, None]

@@ -34,6 +34,7 @@ from ..games import Games
 from ..game import Game
 from ..metrics import REFUSALS, WAITING
 from ..schemas import ActionSchema, RequestSchema
+from ..texts import FIELD_MESSAGES, FieldMessage
 from .actions import MAX_KEY_LENGTH
 from .games import games
 from .events import after_field, by_version, take_stream_place
@@ -114,7 +115,7 @@ class ActMessageSchema(RequestSchema):
 def check_echoable(value: Any) -> None:
     """An ``id`` the answer may echo: a string or an integer (not a boolean) of at most ``MAX_KEY_LENGTH`` characters."""
     if not isinstance(value, (str, int)) or isinstance(value, bool) or len(str(value)) > MAX_KEY_LENGTH:
-        raise ma.ValidationError(f"a string or an integer of at most {MAX_KEY_LENGTH} characters")
+        raise ma.ValidationError(FieldMessage(FIELD_MESSAGES["echoable_id"]).format(limit=MAX_KEY_LENGTH))
 
 
 class PlayQuerySchema(RequestSchema):
