@@ -96,7 +96,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         data = getattr(error, "data", None) or {}
-        messages = data.get("messages") or data.get("errors")
+        messages = data.get("messages")
         if isinstance(error, WebsocketMismatch) and not asks_websocket(request):
             # a plain request to a WebSocket's address (Werkzeug routes a WebSocket's apart)
             problem = Problem(426, "upgrade_required", "upgrade_required", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
