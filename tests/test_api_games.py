@@ -12,6 +12,7 @@ from redis import Redis
 
 from service import create_app
 from service.api import ARGUMENT_LOCATIONS, invalid_request
+from service.resources import rulesets
 from service.store import Commit
 from service.texts import FIELD_MESSAGES, FieldMessage
 from tests.api import FlaskClient
@@ -436,6 +437,43 @@ def test_unknown_route_and_method_answer_problems(client):
     assert missing.status_code == 404 and missing.get_json()["code"] == "not_found"
     wrong = client.delete("/v1/rulesets")
     assert wrong.status_code == 405 and wrong.get_json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("language, detail", [("en", "the server failed to answer this request"), ("tr", "sunucu bu isteği yanıtlayamadı")])
+def test_a_fault_is_answered_500_as_a_problem_that_says_nothing_of_it_and_is_logged_with_its_traceback(
+    client, monkeypatch, caplog, language, detail
+):
+    fault = RuntimeError("the catalog's secret insides")
+
+    def failing_catalog():
+        raise fault
+
+    monkeypatch.setattr(rulesets, "catalog", failing_catalog)
+    with caplog.at_level("ERROR", logger="service.api"):
+        answer = client.get("/v1/rulesets", headers={"Accept-Language": language})
+    assert (answer.status_code, answer.content_type) == (500, "application/problem+json")
+    body = answer.get_json()
+    assert (body["code"], body["detail"]) == ("internal_error", detail)
+    assert "secret" not in answer.get_data(as_text=True)
+    (logged,) = [record for record in caplog.records if record.name == "service.api"]
+    assert logged.getMessage() == "unhandled error on GET /v1/rulesets"
+    assert logged.exc_info[1] is fault
+
+
+@pytest.mark.parametrize(
+    "language, title, detail",
+    [
+        ("en", "Requested Range Not Satisfiable", "The server cannot provide the requested range."),
+        ("tr", "İstenen aralık verilemez", "istek yanıtlanamadı"),
+    ],
+)
+def test_a_range_past_a_documentation_file_is_a_416_problem_in_the_language_asked_for(client, language, title, detail):
+    """A status the service has no code of its own for (Werkzeug's, answering a static file) is
+    still a problem, its code the status's name."""
+    answer = client.get("/docs/swagger-ui-bundle.js", headers={"Range": "bytes=99999999-", "Accept-Language": language})
+    assert (answer.status_code, answer.content_type, answer.headers["Content-Language"]) == (416, "application/problem+json", language)
+    body = answer.get_json()
+    assert (body["code"], body["title"], body["detail"]) == ("requested_range_not_satisfiable", title, detail)
 
 
 def test_health_and_readiness(client):
