@@ -326,12 +326,28 @@ def test_unknown_game_is_404(api):
     assert (answer.status, answer.code) == (404, "unknown_game")
 
 
-@pytest.mark.parametrize("header", ["Bearer not-a-real-token", "Bearer ", "Basic dXNlcjpwYXNz", "token-without-scheme"])
-def test_bad_token_is_401_not_a_spectator_view(api, header):
+@pytest.mark.parametrize(
+    "header, error",
+    [
+        ("Bearer not-a-real-token", "invalid_token"),
+        ("Bearer ", "invalid_request"),
+        ("Basic dXNlcjpwYXNz", "invalid_request"),
+        ("token-without-scheme", "invalid_request"),
+    ],
+)
+def test_bad_token_is_401_not_a_spectator_view(api, header, error):
+    """A token not known is invalid_token; a header that is not a bearer token at all is a malformed request (RFC 6750, 3.1)."""
     game_id, _ = new_whist(api)
     answer = api.view(game_id, Authorization=header)
     assert (answer.status, answer.code) == (401, "invalid_token")
-    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert answer.headers["WWW-Authenticate"] == f'Bearer error="{error}"'
+
+
+@pytest.mark.parametrize("written", ["Bearer {}", "bearer  {}  ", "BEARER {}"])
+def test_a_token_is_read_whatever_the_scheme_s_case_and_the_spaces_around_it(api, written):
+    game_id, tokens = new_whist(api)
+    answer = api.view(game_id, Authorization=written.format(tokens[0]))
+    assert answer.status == 200 and answer.body["seat"] == 0
 
 
 def test_long_poll_returns_when_the_wait_ends_without_a_change(api):
