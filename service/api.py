@@ -328,18 +328,19 @@ EXAMPLES: dict[str, dict[str, Any]] = json.loads((Path(__file__).parent / "examp
 def _add_examples(paths: dict[str, Any], examples: Mapping[str, dict[str, Any]]) -> None:
     """Show each operation's captured request and answers as the examples of its media types,
     and the HTTP server's own refusals (captured under ``*``) on every operation."""
+    server_refusals = examples["*"]["responses"]  # (documented on every operation)
     for operations in paths.values():
         for operation in operations.values():
-            if not isinstance(operation, dict) or "operationId" not in operation:
+            if not isinstance(operation, dict):  # (the path's own parameters)
                 continue
-            captured = examples.get(operation["operationId"], {})
+            captured = examples[operation["operationId"]]
             if "request" in captured:
                 for media in operation["requestBody"]["content"].values():
                     media["example"] = captured["request"]
-            for status, body in examples.get("*", {}).get("responses", {}).items():
-                for media in operation["responses"].get(status, {}).get("content", {}).values():
+            for status, body in server_refusals.items():
+                for media in operation["responses"][status]["content"].values():
                     media["example"] = body
-            for status, body in captured.get("responses", {}).items():  # a captured answer is documented
+            for status, body in captured["responses"].items():  # a captured answer is documented
                 for media in operation["responses"][status]["content"].values():
                     media["example"] = body
 
