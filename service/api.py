@@ -114,8 +114,8 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
                 detail = code if code in DETAILS else "http_error"
                 problem = Problem(error.code or 500, code, detail, params={"description": error.description or ""})
         response = problem.response()
-        allowed = getattr(error, "valid_methods", None)
-        if error.code == 405 and allowed:
+        allowed = getattr(error, "valid_methods", None)  # (a 405's)
+        if allowed:
             response.headers["Allow"] = ", ".join(allowed)
         return response
 

@@ -453,6 +453,9 @@ def test_unknown_route_and_method_answer_problems(client):
     assert missing.status_code == 404 and missing.get_json()["code"] == "not_found"
     wrong = client.delete("/v1/rulesets")
     assert wrong.status_code == 405 and wrong.get_json()["code"] == "method_not_allowed"
+    # a 405 names the methods the resource has (RFC 9110)
+    assert set(wrong.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS"}
+    assert set(client.patch("/v1/games/0123456789abcdef").headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS", "DELETE"}
 
 
 @pytest.mark.parametrize("language, detail", [("en", "the server failed to answer this request"), ("tr", "sunucu bu isteği yanıtlayamadı")])
