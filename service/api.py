@@ -60,12 +60,12 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
     same as if each were written at once."""
 
     ERROR_SCHEMA = ProblemSchema
+    _spec: APISpec | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._unwritten: list[DocumentStep] = []
         self._writing = threading.RLock()  # a step reading the document sees it as written so far
-        self._spec: APISpec | None = None
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)  # (which sets the spec: None until init_app)
 
     @property
     def spec(self) -> APISpec:
@@ -267,7 +267,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         decorator: Callable[[F], F] = super().doc(**options)
         return decorator
 
-    def route(self, rule: str, *, operation_id: str, tags: list[str] | None = None, **options: Any) -> Callable[[F], F]:
+    def route(self, rule: str, *, operation_id: str, **options: Any) -> Callable[[F], F]:
         """Register an operation under a stable ``operationId`` (generated clients name their
         methods after it). Every operation takes an ``X-Request-ID`` and a language (``Accept-Language``,
         ``lang``), and may meet the server's own
@@ -281,7 +281,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             headers = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
             parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
-            register = super(Blueprint, self).route(rule, parameters=parameters, tags=tags, **options)
+            register = super(Blueprint, self).route(rule, parameters=parameters, **options)
             registered: F = register(function)
             return registered
 

@@ -310,3 +310,17 @@ def test_documenting_an_operations_problems_gives_its_function_back_unwrapped():
     assert documented is view
     assert set(view._apidoc["response"]["responses"]) == {404, 409}  # type: ignore[attr-defined]
     assert view._apidoc["koz_problems"] == {404: ["unknown_game"], 409: ["not_your_turn"]}  # type: ignore[attr-defined]
+
+
+def test_a_status_documented_twice_lists_each_code_once_in_the_order_given():
+    """The server's own refusals are documented beside an operation's (its 429 beside the rate limiter's)."""
+    from service.api import Blueprint
+
+    def view() -> None:
+        """A view."""
+
+    blueprint = Blueprint("twice", __name__)
+    blueprint.problems({429: ["too_many_connections"]})(blueprint.problems({429: ["rate_limited", "too_many_connections"]})(view))
+    assert view._apidoc["koz_problems"] == {429: ["rate_limited", "too_many_connections"]}  # type: ignore[attr-defined]
+    (documented,) = view._apidoc["response"]["responses"][429]  # type: ignore[attr-defined]  # (one response: the first is replaced)
+    assert documented["schema"]["allOf"][1]["properties"]["code"]["enum"] == ["rate_limited", "too_many_connections"]
