@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from engine import Refusal, registry
+from engine import Refusal, Ruleset, registry
 from engine.cards import Card, Rank, Suit
 from engine.players import level_names, player
 
@@ -125,18 +125,22 @@ class CatalogSchema(Schema):
 
 def catalog() -> dict[str, Any]:
     return {
-        "rulesets": [
-            {
-                **(described := ruleset.describe(language())),
-                "refusals": [{**refusal, "status": REFUSAL_STATUS[Refusal(refusal["kind"])]} for refusal in described["refusals"]],
-                "standard_human_seats": list(ruleset.standard_human_seats),
-                "levels": [{"level": level, "names": dict(player(level).names)} for level in level_names(ruleset.id)],
-            }
-            for ruleset in registry.all_rulesets()
-        ],
+        "rulesets": [catalog_entry(ruleset) for ruleset in registry.all_rulesets()],
         "suits": [{"code": suit.value, "names": suit.names} for suit in Suit],
         "ranks": [{"code": rank.code, "names": rank.names} for rank in Rank],
         "cards": [{"code": Card(rank, suit).code, "names": Card(rank, suit).names()} for suit in Suit for rank in Rank],
+    }
+
+
+def catalog_entry(ruleset: Ruleset[Any]) -> dict[str, Any]:
+    """A ruleset as the engine describes it, with its computer levels, its standard table, and the
+    HTTP status each of its refusals is answered with."""
+    described = ruleset.describe(language())
+    return {
+        **described,
+        "refusals": [{**refusal, "status": REFUSAL_STATUS[Refusal(refusal["kind"])]} for refusal in described["refusals"]],
+        "standard_human_seats": list(ruleset.standard_human_seats),
+        "levels": [{"level": level, "names": dict(player(level).names)} for level in level_names(ruleset.id)],
     }
 
 
