@@ -4,6 +4,7 @@ answered for the timeout, and past the queue's length is refused at once (503 bu
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -122,3 +123,57 @@ def test_a_request_refused_for_the_queue_answers_503_busy_storage_busy(redis_ser
     answer = api.request("POST", "/v1/games", json_body={"ruleset": "german-whist"})
     assert (answer.status, answer.code, answer.body["type"], answer.headers["Retry-After"]) == (503, "busy", "urn:koz:problem:busy", "1")
     assert answer.headers["Content-Type"] == "application/problem+json"
+
+
+class DroppingServer:
+    """A TCP server that reads what a client sends, then closes the connection without answering:
+    a Redis lost while a command was under way (it may have been applied)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.1)
+        self.connections = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def _serve(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            with connection:
+                connection.recv(65536)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+        self.listener.close()
+
+
+def test_the_service_s_redis_client_never_sends_a_command_again_by_itself():
+    """A write whose connection was lost may have been applied: only the caller, with its version
+    check and idempotency key, may try it again, so the client the service makes must not."""
+    server = DroppingServer()
+    try:
+        client = service_app.redis_client(1.0, 1.0, url=server.url)
+        with pytest.raises(ConnectionError):
+            client.set("game", "moved")
+        assert server.connections == 1
+    finally:
+        server.stop()
+
+
+def test_the_service_s_redis_client_shares_its_connections_and_waits_for_redis_as_long_as_its_timeout():
+    client = service_app.redis_client(0.25, 1.5, url="redis://127.0.0.1:1")
+    connections = client.connection_pool
+    assert (connections.max_connections, connections.max_queued) == (service_app.MAX_CONNECTIONS, service_app.MAX_QUEUED)
+    assert connections.timeout == 1.5
+    options = connections.connection_kwargs
+    assert (options["socket_connect_timeout"], options["socket_timeout"]) == (0.25, 1.5)
