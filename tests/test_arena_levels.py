@@ -37,8 +37,6 @@ from bench.ratings import (
     told_apart,
 )
 from engine import registry
-from engine.players import player
-from engine.players.arena import play_match
 from service.arena.ratings import Rating
 
 
@@ -69,13 +67,6 @@ def test_sixty_six_and_batak_ratings_put_the_random_level_below_the_others(rules
         sum(rating.games for rating in ratings) == rounds * (len(LEVELS) // registry.get(ruleset_id).seat_count) * registry.get(ruleset_id).seat_count
     )
     assert_random_below_the_others(ratings)
-
-
-def test_a_match_past_its_deal_cap_ends_without_a_winner():
-    ruleset = registry.get("partnership-batak")
-    players = [player("random", ruleset.id) for _ in range(ruleset.seat_count)]
-    record = play_match(ruleset, {"target": 51}, "capped", players, timer=lambda: 0.0, max_deals=2)
-    assert len(record.deal_results) == 2 and record.result.winners == ()
 
 
 def test_drawn_matches_tell_apart_levels_whose_stronger_always_wins_and_never_levels_that_are_even():
