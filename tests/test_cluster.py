@@ -11,11 +11,14 @@ import time
 
 import pytest
 from prometheus_client import REGISTRY
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster, key_slot
+from redis.retry import Retry
 
 from service import create_app, timeouts
 from service.config import Settings
-from service.slot_map import SlotMapReads
+from service.app import CLUSTER_RETRIES
+from service.slot_map import FailoverRedisCluster, SlotMapReads
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings, serving
@@ -64,6 +67,24 @@ def test_the_setting_names_one_node_of_a_cluster():
 
 def test_the_app_uses_a_cluster_client(app):
     assert isinstance(app.extensions["koz"].store.redis, RedisCluster)
+
+
+def test_the_cluster_client_waits_as_the_settings_say_and_follows_a_moved_slot_a_few_times_at_once(cluster):
+    """Its commands give up after the request timeouts, a command refused by a lost node is held
+    for as long as a request waits, and redis-py's own retries (a slot that moved) are immediate and
+    few; the readiness probe's client answers within its own short timeout."""
+    ports, _, _ = cluster
+    app = create_app(make_settings(redis_url=f"redis://127.0.0.1:{ports[0]}", redis_cluster=True, redis_connect_timeout=0.75, redis_timeout=2.5))
+    try:
+        redis, readiness = app.extensions["koz"].store.redis, app.extensions["koz_readiness"]
+        assert isinstance(redis, FailoverRedisCluster) and isinstance(readiness, FailoverRedisCluster)
+        for client, connect_timeout, timeout in ((redis, 0.75, 2.5), (readiness, 0.5, 0.5)):
+            options = client.nodes_manager.connection_kwargs
+            assert (options["socket_connect_timeout"], options["socket_timeout"]) == (connect_timeout, timeout)
+            assert client.failover_seconds == timeout
+            assert client.retry == Retry(NoBackoff(), CLUSTER_RETRIES)
+    finally:
+        app.extensions["koz"].announcements.stop()
 
 
 def test_reading_the_slot_map_again_keeps_the_pooled_connections(app):
