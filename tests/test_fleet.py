@@ -418,15 +418,20 @@ def _answers(client: Redis) -> bool:
 def test_with_replicas_a_commit_answers_once_they_hold_it_and_503_when_they_do_not(primary_and_replica):
     primary = primary_and_replica
     prefix = f"wait-{uuid.uuid4().hex[:8]}"
-    settings = make_settings(key_prefix=prefix, redis_replicas=1, redis_replica_timeout=0.3, reply_wait_seconds=0)
+    # two replicas asked for, one there: a write is made on the primary, but not reported as done
+    settings = make_settings(key_prefix=prefix, redis_replicas=2, redis_replica_timeout=0.3, reply_wait_seconds=0)
     app = create_app(settings, redis=primary)
     api = FlaskClient(app.test_client())
+    started = time.monotonic()
+    refused = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="replicated")
+    assert (refused.status, refused.body["code"]) == (503, "storage_unavailable")
+    assert 0.25 < time.monotonic() - started < 0.95  # the settings' 0.3 s, not the store's default second
+    app.extensions["koz"].store.replicas = 1
     created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="replicated").body
     tokens = {entry["seat"]: entry["token"] for entry in created["tokens"]}
     (seat,) = api.view(created["id"]).body["to_act"]
     legal = api.view(created["id"], tokens[seat]).body["legal_actions"]
     assert api.act(created["id"], legal[0], tokens[seat]).status == 200  # the replica acknowledged it
-    # two replicas asked for, one there: the write is made on the primary, but not reported as done
     app.extensions["koz"].store.replicas = 2
     (seat,) = api.view(created["id"]).body["to_act"]
     action = api.view(created["id"], tokens[seat]).body["legal_actions"][0]
