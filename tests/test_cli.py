@@ -1,0 +1,111 @@
+"""``koz``'s command line, the parts that run in its own process: what it refuses before it starts
+anything, and the housekeeping ``koz serve`` does at start (``tests/test_serve_lifetime.py`` runs
+the commands whole, in processes of their own)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+import pytest
+
+from service import cli
+from service.cli import main as koz
+
+
+def test_koz_bot_refuses_a_game_without_its_seat_s_token_and_an_arena_run_without_a_key_or_with_a_game(monkeypatch):
+    monkeypatch.setattr(cli.bot, "run", lambda *args, **kwargs: pytest.fail("played"))
+    monkeypatch.setattr(cli.arena_bot, "run", lambda *args, **kwargs: pytest.fail("played"))
+    for argv in (["bot", "http://127.0.0.1:1"], ["bot", "http://127.0.0.1:1", "g1"]):
+        with pytest.raises(SystemExit) as refused:
+            koz(argv)
+        assert refused.value.code == "koz bot takes a game and its seat's token (or --arena RULESET --key KEY)"
+    for argv in (["--arena", "sixty-six"], ["g1", "--arena", "sixty-six", "--key", "k"]):
+        with pytest.raises(SystemExit) as refused:
+            koz(["bot", "http://127.0.0.1:1", *argv])
+        assert refused.value.code == "koz bot --arena RULESET takes --key KEY, and no game or token"
+
+
+def test_koz_bot_plays_its_seat_with_what_it_was_given_and_ends_with_the_bot_s_own_status(monkeypatch):
+    asked = []
+    monkeypatch.setattr(cli.bot, "run", lambda *args, **kwargs: asked.append((args, kwargs)) or 3)
+    with pytest.raises(SystemExit) as ended:
+        koz(["bot", "http://127.0.0.1:1", "g1", "t1", "--level", "expert", "--work", "1", "--socket"])
+    assert ended.value.code == 3
+    assert asked == [(("http://127.0.0.1:1", "g1", "t1", "expert", 1), {"socket": True})]
+
+
+def test_koz_bot_in_the_arena_seeks_as_it_was_told(monkeypatch):
+    asked = []
+    monkeypatch.setattr(cli.arena_bot, "run", lambda *args, **kwargs: asked.append((args, kwargs)) or 0)
+    with pytest.raises(SystemExit):
+        koz(["bot", "http://h", "--arena", "sixty-six", "--key", "k", "--level", "basic", "--house-after", "2.5", "--matches", "4",
+             "--unrated", "--options", '{"target": 5}', "--partner", "Ada"])  # fmt: skip
+    assert asked == [
+        (
+            ("http://h", "k", "sixty-six", "basic", 2.5, 4),
+            {"rated": False, "options": {"target": 5}, "work": None, "partner": "Ada", "socket": False},
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [("1.5", "not a whole number: '1.5'"), ("x", "not a whole number: 'x'"), ("0", "must be at least 1"), ("-2", "must be at least 1")],
+)
+def test_a_count_of_work_is_a_whole_number_of_at_least_one(text, refusal):
+    with pytest.raises(cli.argparse.ArgumentTypeError, match=f"^{refusal}$"):
+        cli.positive_int(text)
+    assert cli.positive_int("1") == 1
+
+
+def test_the_metrics_folders_of_services_that_are_gone_are_removed_and_no_other(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    gone, running = tmp_path / f"koz-metrics-{ended.pid}", tmp_path / f"koz-metrics-{os.getpid()}"
+    for folder in (gone, running, tmp_path / "koz-metrics-x1", tmp_path / f"other-{ended.pid}"):
+        folder.mkdir()
+        (folder / "counter_1.db").write_bytes(b"counts")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link, file = tmp_path / f"koz-metrics-{ended.pid + 1000000}", tmp_path / f"koz-metrics-{ended.pid + 2000000}"
+    link.symlink_to(elsewhere)  # not folders it made: left alone
+    file.write_text("a file")
+    cli.remove_metrics_of_killed_services()
+    kept = [running.name, "koz-metrics-x1", f"other-{ended.pid}", "elsewhere", link.name, file.name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(kept)
+    assert (elsewhere.exists(), (running / "counter_1.db").exists()) == (True, True)
+    assert cli.own_metrics_folder() == running
+
+
+def test_a_process_is_alive_until_it_has_ended():
+    process = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    assert cli.process_alive(process.pid) and cli.process_alive(os.getpid())
+    process.communicate(b"")
+    assert not cli.process_alive(process.pid)
+
+
+#: a process that ends at once, leaving one it started holding the pipe open until its input ends
+HOLDER = "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'], pass_fds=({fd},))"
+
+
+@pytest.mark.parametrize(
+    ("code", "ready"),
+    [("import os, sys; os.write({fd}, b'1'); sys.stdin.read()", True), ("pass", False), (HOLDER, False)],
+)
+def test_a_worker_is_ready_once_it_says_so_and_not_if_it_ends_first(code, ready):
+    ready_read, ready_write = os.pipe()
+    process = subprocess.Popen([sys.executable, "-c", code.format(fd=ready_write)], stdin=subprocess.PIPE, pass_fds=(ready_write,))
+    os.close(ready_write)
+    answer = []
+    asking = threading.Thread(target=lambda: answer.append(cli.said_ready(process, ready_read)))
+    asking.start()
+    asking.join(10)  # the pipe is read a second at a time: its end is seen within one
+    answered = not asking.is_alive()
+    process.communicate(b"")
+    asking.join()
+    assert answered and answer == [ready]
