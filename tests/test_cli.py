@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -53,6 +54,45 @@ def test_koz_bot_in_the_arena_seeks_as_it_was_told(monkeypatch):
 
 
 @pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        ("[1]", "a JSON object is needed, as a game's options are"),
+        ("{target: 1}", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ],
+)
+def test_koz_bot_s_options_are_a_json_object(options, refusal, monkeypatch, capsys):
+    monkeypatch.setattr(cli.arena_bot, "run", lambda *args, **kwargs: pytest.fail("played"))
+    with pytest.raises(SystemExit) as refused:
+        koz(["bot", "http://127.0.0.1:1", "--arena", "sixty-six", "--key", "k", "--options", options])
+    assert refused.value.code == 2 and capsys.readouterr().err.endswith(f"argument --options: {refusal}\n")
+
+
+def test_each_command_s_defaults_are_the_documented_ones(monkeypatch):
+    """As the README gives them: one web process on 127.0.0.1:8000 holding up to 10,000 connections,
+    one worker beside it, the embedded Redis; the document written where it is committed."""
+    run = []
+    for command in ("serve", "work", "write_openapi", "verify_history"):
+        monkeypatch.setattr(cli, command, run.append)
+    koz(["serve"])
+    koz(["worker"])
+    koz(["openapi"])
+    koz(["verify", "history.json"])
+    serve, work, openapi, verify = run
+    assert (serve.command, serve.host, serve.port, serve.processes, serve.connections, serve.workers, serve.redis_url) == (
+        "serve", "127.0.0.1", 8000, 1, 10000, 1, None
+    )
+    assert (work.command, work.with_parent, work.redis_url, work.ready_fd) == ("worker", False, None, None)
+    assert (openapi.command, openapi.output) == ("openapi", Path("openapi") / "openapi.json")
+    assert (verify.command, verify.history) == ("verify", "history.json")
+    given = ["serve", "--host", "0.0.0.0", "--port", "8080", "--processes", "4", "--connections", "500", "--workers", "0", "--redis-url", "redis://r"]
+    koz(given)
+    koz(["worker", "--with-parent", "--redis-url", "redis://r", "--ready-fd", "7"])
+    assert (run[4].host, run[4].port, run[4].processes, run[4].connections, run[4].workers, run[4].redis_url) == ("0.0.0.0", 8080, 4, 500, 0, "redis://r")
+    assert (run[5].with_parent, run[5].redis_url, run[5].ready_fd) == (True, "redis://r", 7)
+    assert run[4].argv == given  # what koz serve starts itself again with (its web processes' shared metrics)
+
+
+@pytest.mark.parametrize(
     ("text", "refusal"),
     [("1.5", "not a whole number: '1.5'"), ("x", "not a whole number: 'x'"), ("0", "must be at least 1"), ("-2", "must be at least 1")],
 )
@@ -87,6 +127,14 @@ def test_a_process_is_alive_until_it_has_ended():
     assert cli.process_alive(process.pid) and cli.process_alive(os.getpid())
     process.communicate(b"")
     assert not cli.process_alive(process.pid)
+
+
+def test_another_user_s_process_is_alive(monkeypatch):
+    def not_allowed(pid: int, signal: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "kill", not_allowed)
+    assert cli.process_alive(1)
 
 
 #: a process that ends at once, leaving one it started holding the pipe open until its input ends
