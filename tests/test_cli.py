@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,16 @@ def test_each_command_s_defaults_are_the_documented_ones(monkeypatch):
     assert (run[4].host, run[4].port, run[4].processes, run[4].connections, run[4].workers, run[4].redis_url) == ("0.0.0.0", 8080, 4, 500, 0, "redis://r")
     assert (run[5].with_parent, run[5].redis_url, run[5].ready_fd) == (True, "redis://r", 7)
     assert run[4].argv == given  # what koz serve starts itself again with (its web processes' shared metrics)
+    monkeypatch.setattr(sys, "argv", ["koz", "serve", "--port", "9"])  # as the koz script calls it
+    koz()
+    assert (run[6].port, run[6].argv) == (9, ["serve", "--port", "9"])
+
+
+def test_koz_without_a_command_says_which_it_takes(capsys):
+    with pytest.raises(SystemExit) as refused:
+        koz([])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.endswith("error: the following arguments are required: command\n")
 
 
 @pytest.mark.parametrize(
@@ -157,3 +168,92 @@ def test_a_worker_is_ready_once_it_says_so_and_not_if_it_ends_first(code, ready)
     process.communicate(b"")
     asking.join()
     assert answered and answer == [ready]
+
+
+def test_koz_openapi_writes_the_document_where_it_is_told_making_its_folder(tmp_path, capsys):
+    output = tmp_path / "docs" / "api" / "openapi.json"
+    koz(["openapi", "--output", str(output)])
+    assert output.read_text() == (Path(__file__).parents[1] / "openapi" / "openapi.json").read_text()  # as committed
+    assert capsys.readouterr().out == f"wrote {output}\n"
+
+
+def test_koz_serve_with_several_web_processes_starts_again_with_a_fresh_metrics_folder_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    started = []
+
+    def execv(path: str, argv: list[str]) -> None:
+        started.append((path, argv, os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execv", execv)
+    left = tmp_path / f"koz-metrics-{os.getpid()}"  # a killed service's of the same process id
+    left.mkdir()
+    (left / "counter_1.db").write_bytes(b"counts")
+    with pytest.raises(SystemExit):
+        koz(["serve", "--processes", "2"])
+    assert started == [(sys.executable, [sys.executable, "-m", "service.cli", "serve", "--processes", "2"], str(left))]
+    assert left.is_dir() and not any(left.iterdir())
+    monkeypatch.setattr(cli, "remove_metrics_of_killed_services", lambda: None)
+    monkeypatch.setattr(cli, "Settings", None)  # past the metrics, serve would start: stop it there
+    for argv in (["serve"], ["serve", "--processes", "2"]):  # one web process, or the folder set already
+        with pytest.raises(AttributeError, match="from_env"):
+            koz(argv)
+    assert len(started) == 1
+
+
+def test_the_redis_url_given_stands_for_redis_url_and_none_given_leaves_it(monkeypatch):
+    monkeypatch.setenv("REDIS_URL", "redis://before")
+    cli.use_redis_url(cli.argparse.Namespace(redis_url=None))
+    assert os.environ["REDIS_URL"] == "redis://before"
+    cli.use_redis_url(cli.argparse.Namespace(redis_url="redis://given"))
+    assert os.environ["REDIS_URL"] == "redis://given"
+
+
+def test_a_web_process_that_ended_is_left_out_of_the_shared_metrics_only_when_they_are_shared(monkeypatch):
+    dead = []
+    monkeypatch.setattr(cli.multiprocess, "mark_process_dead", dead.append)
+    worker = cli.argparse.Namespace(pid=4321)
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    cli.forget_process(None, worker)
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "/somewhere")
+    cli.forget_process(None, worker)
+    assert dead == [4321]
+
+
+def test_a_worker_started_with_its_parent_stops_once_its_parent_is_gone_and_not_before():
+    stop = threading.Event()
+    watching = threading.Thread(target=cli.stop_with_parent, args=(os.getppid(), stop))
+    watching.start()
+    watching.join(1.5)
+    assert watching.is_alive() and not stop.is_set()
+    stop.set()
+    watching.join()
+    orphaned = threading.Event()
+    watching = threading.Thread(target=cli.stop_with_parent, args=(os.getppid() + 1, orphaned))  # started by another: gone
+    watching.start()
+    watching.join(10)
+    assert orphaned.is_set() and not watching.is_alive()
+
+
+@pytest.mark.redis_server
+def test_koz_serve_s_workers_start_on_its_redis_say_when_ready_are_started_again_when_one_stops_and_stop_with_it(redis_server_url):
+    workers = cli.WorkerProcesses(2, redis_server_url)
+    workers.start()
+    try:
+        assert workers.wait_ready(60)
+        first = list(workers.processes)
+        assert len(first) == 2 and all(process.poll() is None for process in first)
+        assert all(process.args[2:5] == ["service.cli", "worker", "--with-parent"] for process in first)
+        assert workers.environment == {**os.environ, "REDIS_URL": redis_server_url}
+        first[0].kill()
+        deadline = time.monotonic() + 30
+        while len(workers.processes) < 2 or first[0] in workers.processes:
+            assert time.monotonic() < deadline, "the stopped worker was not started again"
+            time.sleep(0.1)
+        assert first[1] in workers.processes
+    finally:
+        workers.stop()
+    assert all(process.poll() is not None for process in workers.processes + first)
+    time.sleep(1.5)  # a stopped service starts none again
+    assert workers.processes == []
