@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from flask import Flask
 
 from service import cli
 from service.cli import main as koz
@@ -257,3 +258,26 @@ def test_koz_serve_s_workers_start_on_its_redis_say_when_ready_are_started_again
     assert all(process.poll() is not None for process in workers.processes + first)
     time.sleep(1.5)  # a stopped service starts none again
     assert workers.processes == []
+
+
+def test_koz_serve_s_gunicorn_serves_its_app_with_the_service_s_settings_and_its_options_and_supervises_the_embedded_redis(monkeypatch):
+    app = Flask("koz")
+    server = cli.Server(app, {"bind": "127.0.0.1:9", "workers": 3, "worker_connections": 7})
+    assert server.load() is app
+    assert (server.cfg.bind, server.cfg.workers, server.cfg.worker_connections) == (["127.0.0.1:9"], 3, 7)  # the options win
+    assert (server.cfg.timeout, server.cfg.graceful_timeout, server.cfg.worker_class_str) == (30, 5, "service.http_server.KozGeventWorker")
+    supervised = []
+
+    class Arbiter:
+        def __init__(self, application: cli.Server) -> None:
+            self.application = application
+
+        def run(self) -> None:
+            supervised.append((self.application, self.supervise))
+
+    monkeypatch.setattr(cli, "SupervisingArbiter", Arbiter)
+    server.run()
+    embedded = cli.argparse.Namespace(supervise=lambda: None)
+    app.extensions["koz_embedded"] = embedded
+    server.run()
+    assert supervised == [(server, None), (server, embedded.supervise)]
