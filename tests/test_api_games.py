@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from pathlib import Path
 
 import fakeredis
 import pytest
@@ -427,25 +428,56 @@ def test_every_answer_carries_the_cors_headers_flask_cors_gives(monkeypatch):
         assert method == "OPTIONS" or ("Access-Control-Allow-Origin", "*") in found
 
 
-def test_cors_preflight_allows_token_authorized_writes_from_any_origin(client):
+#: the request headers a browser may send only once a preflight allows them (Accept-Language and
+#: a plain Content-Type are safelisted: sent without asking), and the answer headers a page may
+#: read only when they are exposed
+CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "Last-Event-ID", "X-Request-ID"]
+CORS_EXPOSED_HEADERS = [
+    "ETag", "Idempotent-Replayed", "Location", "RateLimit-Limit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset",
+    "Retry-After", "X-Request-ID",
+]  # fmt: skip
+CORS_SAFELISTED_HEADERS = {"Accept-Language", "Content-Language"}
+
+
+def documented_headers() -> tuple[set[str], set[str]]:
+    """The headers the OpenAPI document says a request may carry, and an answer carries."""
+    document = json.loads((Path(__file__).parents[1] / "openapi" / "openapi.json").read_text())
+
+    def named(found: dict, kind: str) -> dict:
+        return document["components"][kind][found["$ref"].rsplit("/", 1)[-1]] if "$ref" in found else found
+
+    sent, answered = set(), set()
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else operation:
+                if named(parameter, "parameters")["in"] == "header":
+                    sent.add(named(parameter, "parameters")["name"])
+            for response in operation.get("responses", {}).values() if isinstance(operation, dict) else []:
+                answered |= set(named(response, "responses").get("headers", {}))
+    return sent, answered
+
+
+def test_cors_preflight_allows_from_any_origin_every_method_and_request_header_the_api_reads(client):
+    asked = ", ".join([*CORS_ALLOWED_HEADERS, "X-Other"])
     response = client.options(
         "/v1/games/abc/actions",
-        headers={
-            "Origin": "https://table.example",
-            "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "Authorization, Content-Type, If-Match, Idempotency-Key",
-        },
+        headers={"Origin": "https://table.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": asked},
     )
     assert response.headers["Access-Control-Allow-Origin"] == "*"
-    allowed = response.headers["Access-Control-Allow-Headers"].lower()
-    assert all(header in allowed for header in ("authorization", "content-type", "if-match", "idempotency-key"))
+    assert response.headers["Access-Control-Allow-Headers"].split(", ") == CORS_ALLOWED_HEADERS  # not X-Other
+    assert response.headers["Access-Control-Allow-Methods"] == "DELETE, GET, OPTIONS, POST"
+    assert response.headers["Access-Control-Max-Age"] == "600"  # a browser asks again after ten minutes at most
+    sent, _ = documented_headers()
+    assert sent <= set(CORS_ALLOWED_HEADERS) | CORS_SAFELISTED_HEADERS
 
 
-def test_cors_reads_expose_the_etag(api):
+def test_cors_answers_expose_every_header_a_client_reads(api):
     game_id, _ = new_whist(api)
     answer = api.view(game_id, Origin="https://table.example")
     assert answer.headers["Access-Control-Allow-Origin"] == "*"
-    assert "ETag" in answer.headers["Access-Control-Expose-Headers"]
+    assert answer.headers["Access-Control-Expose-Headers"].split(", ") == CORS_EXPOSED_HEADERS
+    _, answered = documented_headers()
+    assert answered <= set(CORS_EXPOSED_HEADERS) | CORS_SAFELISTED_HEADERS
 
 
 def test_unknown_route_and_method_answer_problems(client):
