@@ -18,7 +18,7 @@ import time
 import pytest
 import redis.retry
 
-from service import embedded
+from service import create_app, embedded
 from service.embedded import (
     DataInUse,
     EmbeddedRedis,
@@ -31,6 +31,8 @@ from service.embedded import (
     servers_on,
     stop_left_over_server,
 )
+from tests.api import FlaskClient
+from tests.conftest import make_settings
 from tests.redis_cluster import answers
 
 
@@ -331,3 +333,36 @@ def test_a_server_that_does_not_stop_in_time_is_killed(server, monkeypatch):
     process.send_signal(signal.SIGSTOP)
     server.stop()
     assert process.poll() == -signal.SIGKILL
+
+
+def test_an_app_made_without_a_redis_starts_its_own_with_the_settings_and_plays_on_it(tmp_path):
+    """What ``create_app()`` does alone (``gunicorn service.wsgi:app``): the embedded default, as
+    the settings configure it, for its requests and its readiness probe."""
+    settings = make_settings(data_dir=str(tmp_path / "data"), redis_appendfsync="everysec", redis_maxmemory="16mb", redis_timeout=1.5)
+    app = create_app(settings)
+    started = app.extensions["koz_embedded"]
+    try:
+        assert isinstance(started, EmbeddedRedis) and started.data_dir == str(tmp_path / "data") and started.alive
+        assert (started.client.config_get("appendfsync"), started.client.config_get("maxmemory")) == (
+            {"appendfsync": "everysec"}, {"maxmemory": str(16 * 1024 * 1024)}
+        )
+        for client, timeout in ((app.extensions["koz"].store.redis, 1.5), (app.extensions["koz_readiness"], 0.5)):
+            options = client.connection_pool.connection_kwargs
+            assert (options["path"], options["socket_timeout"]) == (started.socket_file, timeout)
+        api = FlaskClient(app.test_client())
+        created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}], seed="embedded")
+        assert created.status == 201 and any(created.body["id"].encode() in key for key in started.client.scan_iter(f"{settings.key_prefix}*"))
+        assert api.request("GET", "/readyz").status == 200 and api.request("GET", "/healthz").status == 200
+    finally:
+        app.extensions["koz"].announcements.stop()
+        started.stop()
+
+
+def test_an_app_given_a_started_embedded_redis_serves_on_it_and_starts_none(server):
+    app = create_app(make_settings(), embedded=server)
+    try:
+        assert app.extensions["koz_embedded"] is server
+        assert app.extensions["koz"].store.redis.connection_pool.connection_kwargs["path"] == server.socket_file
+        assert FlaskClient(app.test_client()).request("GET", "/readyz").status == 200
+    finally:
+        app.extensions["koz"].announcements.stop()
