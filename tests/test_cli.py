@@ -5,6 +5,7 @@ the commands whole, in processes of their own)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -195,12 +196,21 @@ def test_koz_serve_with_several_web_processes_starts_again_with_a_fresh_metrics_
         koz(["serve", "--processes", "2"])
     assert started == [(sys.executable, [sys.executable, "-m", "service.cli", "serve", "--processes", "2"], str(left))]
     assert left.is_dir() and not any(left.iterdir())
+    shutil.rmtree(left)  # and with none left before
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+    with pytest.raises(SystemExit):
+        koz(["serve", "--processes", "3"])
+    assert started[1][2] == str(left) and left.is_dir()
     monkeypatch.setattr(cli, "remove_metrics_of_killed_services", lambda: None)
     monkeypatch.setattr(cli, "Settings", None)  # past the metrics, serve would start: stop it there
-    for argv in (["serve"], ["serve", "--processes", "2"]):  # one web process, or the folder set already
+    for argv, folder in ((["serve"], None), (["serve", "--processes", "2"], "/elsewhere")):  # one web process, or the folder set
+        if folder is None:
+            monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+        else:
+            monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", folder)
         with pytest.raises(AttributeError, match="from_env"):
             koz(argv)
-    assert len(started) == 1
+    assert len(started) == 2
 
 
 def test_the_redis_url_given_stands_for_redis_url_and_none_given_leaves_it(monkeypatch):
@@ -242,7 +252,7 @@ def test_koz_serve_s_workers_start_on_its_redis_say_when_ready_are_started_again
     workers = cli.WorkerProcesses(2, redis_server_url)
     workers.start()
     try:
-        assert workers.wait_ready(60)
+        assert workers.wait_ready(30)
         first = list(workers.processes)
         assert len(first) == 2 and all(process.poll() is None for process in first)
         assert all(process.args[2:5] == ["service.cli", "worker", "--with-parent"] for process in first)
