@@ -310,7 +310,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                     },
                     content_type=PROBLEM_CONTENT_TYPE,
                     description=f"{HTTPStatus(status).phrase}: problem with code {listed}",
-                    headers={"Content-Language": CONTENT_LANGUAGE},
+                    headers={"Content-Language": CONTENT_LANGUAGE, **PROBLEM_HEADERS.get(status, {})},
                 )(function)
                 # only the documentation is taken: alt_response's wrapper does nothing but call the
                 # function, and a dozen of them nested (one per status) were passed on every request
@@ -319,6 +319,24 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             return function
 
         return decorator
+
+
+#: seconds to wait, on every 429 and 503 that says when to come back
+RETRY_AFTER = {
+    "description": "Seconds to wait before trying again (on every 429 and 503 but `storage_failed`, which waiting will not mend)",
+    "schema": {"type": "integer", "minimum": 1},
+}
+#: the headers that come with the problems of some statuses, as a client reads them
+PROBLEM_HEADERS: Mapping[int, Mapping[str, Any]] = {
+    401: {
+        "WWW-Authenticate": {
+            "description": 'How to authenticate (RFC 6750): `Bearer`, or `Bearer error="invalid_token"` when the token or key sent was refused',
+            "schema": {"type": "string"},
+        }
+    },
+    429: {"Retry-After": RETRY_AFTER},
+    503: {"Retry-After": RETRY_AFTER},
+}
 
 
 #: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)

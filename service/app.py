@@ -242,6 +242,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
             "RateLimit-Remaining",
             "RateLimit-Reset",
             "RateLimit-Policy",
+            "WWW-Authenticate",
         ],
         max_age=600,
     )

@@ -110,7 +110,7 @@ def test_one_address_keeps_only_so_many_games_waiting_at_once(fake_redis):
     first, first_token = invite(api)
     second, _ = invite(api, private=True)  # a private waiting game counts too
     refused = api.create(ruleset="german-whist", seats=[{"name": "Ayşe"}, {"open": True}])
-    assert (refused.status, refused.code) == (429, "too_many_waiting_games")
+    assert (refused.status, refused.code, refused.headers["Retry-After"]) == (429, "too_many_waiting_games", "60")
     assert len(listed(api)) == 1
     # a game that does not wait is not capped, and another address has its own count
     assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"bot": "random"}]).status == 201

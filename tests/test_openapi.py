@@ -72,6 +72,21 @@ def test_every_error_response_is_problem_json():
                     assert list(response["content"]) == ["application/problem+json"], (path, method, status)
 
 
+def test_a_problem_that_says_when_to_come_back_or_how_to_authenticate_documents_that_header():
+    """A generated client reads ``Retry-After`` on a 429 or a 503, ``WWW-Authenticate`` on a 401."""
+    document = json.loads(COMMITTED.read_text())
+    expected = {"401": "WWW-Authenticate", "429": "Retry-After", "503": "Retry-After"}
+    found = 0
+    for operations in document["paths"].values():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items() if method != "parameters" else []:
+                if status in expected:
+                    found += 1
+                    assert list(response["headers"]) == ["Content-Language", expected[status]]
+                    assert response["headers"][expected[status]]["schema"]["type"] == ("string" if status == "401" else "integer")
+    assert found > 50
+
+
 schema = schemathesis.openapi.from_wsgi("/openapi.json", fuzzed_app())
 # a malformed request is refused; to the play connection, a request without the upgrade is refused
 # 426 before its query is read, malformed or not (tests/test_api_play.py has its 400s)
