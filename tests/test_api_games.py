@@ -538,9 +538,10 @@ def test_readiness_fails_with_a_problem_when_redis_is_unreachable():
     assert response.status_code == 503 and response.get_json()["code"] == "storage_unavailable"
 
 
-def test_documentation_page_is_served(client):
+def test_documentation_page_is_served_and_shows_koz_s_document(client):
     page = client.get("/docs/")
-    assert page.status_code == 200 and b"swagger" in page.data.lower()
+    assert page.status_code == 200 and b"<title>Koz API</title>" in page.data
+    assert b'"url": "/openapi.json"' in page.data  # the document this server serves
     assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
 
 
