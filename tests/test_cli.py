@@ -1,6 +1,8 @@
-"""``koz``'s command line, the parts that run in its own process: what it refuses before it starts
-anything, and the housekeeping ``koz serve`` does at start (``tests/test_serve_lifetime.py`` runs
-the commands whole, in processes of their own)."""
+"""``koz``'s command line, run in this process: what it refuses before it starts anything, its
+defaults, and what ``koz serve`` does around gunicorn (its metrics folders, its workers' supervision,
+gunicorn's configuration), with gunicorn's own run stood in for. ``tests/test_serve.py`` and
+``tests/test_serve_lifetime.py`` run the commands whole, in processes of their own, where a mutant
+of this module does not reach (docs/mutation-report.md)."""
 
 from __future__ import annotations
 
