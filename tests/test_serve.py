@@ -238,12 +238,15 @@ def test_koz_serve_runs_a_worker_beside_it_streams_over_http_and_stops_them_all(
         assert alive(worker_pid)
         # the computers think at a lower CPU priority than the requests are answered
         assert os.getpriority(os.PRIO_PROCESS, worker_pid) == min(19, os.getpriority(os.PRIO_PROCESS, service.process.pid) + 10)
+        runtime_dir = json.loads((data_dir / "koz.lock").read_text())["runtime_dir"]  # the embedded Redis's socket and log
+        assert os.path.isdir(runtime_dir)
     finally:
         assert service.stop() == 0
     gone_by = time.monotonic() + 5  # its exit may still be under way as the master's ends
     while alive(worker_pid) and time.monotonic() < gone_by:
         time.sleep(0.1)
     assert not alive(worker_pid), "koz serve left its worker running"
+    assert not os.path.exists(runtime_dir), "koz serve left its Redis's runtime folder"  # its own stop, not the kernel's
 
 
 def play_over_websockets_and_check(url: str, api: SocketClient, ruleset_id: str, options: dict, seed: str) -> None:
