@@ -174,11 +174,15 @@ def test_a_worker_is_ready_once_it_says_so_and_not_if_it_ends_first(code, ready)
     assert answered and answer == [ready]
 
 
-def test_koz_openapi_writes_the_document_where_it_is_told_making_its_folder(tmp_path, capsys):
+def test_koz_openapi_writes_the_document_where_it_is_told_making_its_folder_and_logs_no_request(tmp_path, capsys):
     output = tmp_path / "docs" / "api" / "openapi.json"
-    koz(["openapi", "--output", str(output)])
-    assert output.read_text() == (Path(__file__).parents[1] / "openapi" / "openapi.json").read_text()  # as committed
-    assert capsys.readouterr().out == f"wrote {output}\n"
+    for again in (False, True):  # again: into the folder made the first time, over its file, as into openapi/ by default
+        if again:
+            output.write_text("an older document")
+        koz(["openapi", "--output", str(output)])
+        assert output.read_text() == (Path(__file__).parents[1] / "openapi" / "openapi.json").read_text()  # as committed
+        written = capsys.readouterr()
+        assert written.out == f"wrote {output}\n" and "openapi.json" not in written.err  # fetched in process, not served
 
 
 def test_koz_serve_with_several_web_processes_starts_again_with_a_fresh_metrics_folder_of_its_own(tmp_path, monkeypatch):
