@@ -297,3 +297,14 @@ def test_koz_serve_s_gunicorn_serves_its_app_with_the_service_s_settings_and_its
     app.extensions["koz_embedded"] = embedded
     server.run()
     assert supervised == [(server, None), (server, embedded.supervise)]
+
+
+def test_koz_serve_waits_for_workers_that_never_get_ready_only_as_long_as_it_said():
+    workers = cli.WorkerProcesses(2, "")  # no Redis named: each koz worker refuses to start, and is started again
+    workers.start()
+    try:
+        asked = time.monotonic()
+        assert not workers.wait_ready(0.5)
+        assert time.monotonic() - asked < 1.5  # the half second in all, not for each worker
+    finally:
+        workers.stop()
