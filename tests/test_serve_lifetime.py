@@ -81,11 +81,15 @@ def test_nothing_a_killed_koz_serve_started_outlives_it_and_the_next_one_starts_
         api.close()
         service.worker_pids(2)
         # its children (the web processes, the workers), theirs, and the Redis it says it started
-        started = sorted({*children(service.process.pid), service.redis_pid})
+        running = lambda: sorted({*children(service.process.pid), service.redis_pid})  # noqa: E731
+        every_kind = ["redis-server", "web", "web", "worker", "worker"]
+        # (one web process answers as soon as it is up: on a loaded machine the other may come a little later)
+        wait_until(lambda: sorted(map(kind_of, running())) == every_kind, 10, f"not all started: {list(map(command_of, running()))}")
+        started = running()
         killed_folder = service.redis_socket.parent  # the temporary folder that start made
         killed_metrics = Path(tempfile.gettempdir()) / f"koz-metrics-{service.process.pid}"  # its web processes' counts
         try:
-            assert sorted(map(kind_of, started)) == ["redis-server", "web", "web", "worker", "worker"], list(map(command_of, started))
+            assert sorted(map(kind_of, started)) == every_kind, list(map(command_of, started))
             assert killed_folder.is_dir() and killed_metrics.is_dir()
             service.process.send_signal(signal.SIGKILL)  # no chance to stop anything itself
             service.process.wait(10)
