@@ -280,6 +280,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             # documents from the arguments schema (`wait`, `after`): headers go on the path instead
             headers = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
+            if "rate_limited" in vars(function)["_apidoc"]["koz_problems"].get(429, []):
+                _document_rate_limit_headers(vars(function)["_apidoc"])
             parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
             register = super(Blueprint, self).route(rule, parameters=parameters, **options)
             registered: F = register(function)
@@ -337,6 +339,23 @@ PROBLEM_HEADERS: Mapping[int, Mapping[str, Any]] = {
     429: {"Retry-After": RETRY_AFTER},
     503: {"Retry-After": RETRY_AFTER},
 }
+
+#: the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of an operation the service limits
+RATE_LIMIT_HEADERS: Mapping[str, Any] = {
+    "RateLimit-Limit": {"description": "Requests the limit allows in its window", "schema": {"type": "integer", "minimum": 1}},
+    "RateLimit-Remaining": {"description": "Requests left in the window", "schema": {"type": "integer", "minimum": 0}},
+    "RateLimit-Reset": {"description": "Seconds until the window starts again", "schema": {"type": "integer", "minimum": 0}},
+    "RateLimit-Policy": {"description": "The limit and its window in seconds: `<limit>;w=<seconds>`", "schema": {"type": "string"}},
+}
+
+
+def _document_rate_limit_headers(documentation: dict[str, Any]) -> None:
+    """Document the RateLimit headers on the answers of a limited operation a client paces itself
+    by: its successes and its 429. (Its other refusals carry them too once the request was counted;
+    the server's own, answered before, do not.)"""
+    for status, responses in documentation["response"]["responses"].items():
+        for response in responses if 200 <= int(status) < 300 or int(status) == 429 else []:
+            response["headers"] = {**(response.get("headers") or {}), **RATE_LIMIT_HEADERS}
 
 
 #: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)

@@ -4,12 +4,17 @@ Retry-After and the IETF RateLimit headers."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema_rs
 import pytest
 from flask import request
 from flask_limiter import Limiter
 from redis import Redis
 
 from service import create_app
+from service.limits import LIMITED
 from service.store import Commit
 from tests.api import FlaskClient
 from tests.conftest import make_settings
@@ -185,3 +190,50 @@ def test_only_the_limited_routes_are_checked_and_each_once(fake_redis, monkeypat
     assert checked == []
     assert api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).status == 201
     assert len(checked) == 1 and checked[0] is not None and checked[0].endswith("create_game")
+
+
+RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset"]
+
+
+def documented_operations() -> dict[str, dict]:
+    document = json.loads((Path(__file__).parents[1] / "openapi" / "openapi.json").read_text())
+    return {
+        operation["operationId"]: operation
+        for operations in document["paths"].values()
+        for method, operation in operations.items()
+        if method != "parameters"
+    }
+
+
+def test_the_document_gives_the_ratelimit_headers_on_the_answers_of_exactly_the_limited_operations(app):
+    """A client paces itself by a limited operation's RateLimit headers: the document lists them on
+    each such operation's successes and its 429, and on no other operation's answers."""
+    limited = {app.view_functions[endpoint]._apidoc["manual_doc"]["operationId"] for endpoint in LIMITED}
+    telling = {}
+    for operation_id, operation in documented_operations().items():
+        for status, response in operation["responses"].items():
+            if set(RATE_LIMIT_HEADERS) & set(response.get("headers", {})):
+                assert sorted(name for name in response["headers"] if name.startswith("RateLimit-")) == RATE_LIMIT_HEADERS
+                telling.setdefault(operation_id, []).append(status)
+    assert set(telling) == limited and len(limited) == len(LIMITED)
+    for operation_id in limited:
+        answers = documented_operations()[operation_id]["responses"]
+        assert telling[operation_id] == [status for status in answers if status.startswith("2") or status == "429"]
+        assert "rate_limited" in answers["429"]["content"]["application/problem+json"]["schema"]["allOf"][1]["properties"]["code"]["enum"]
+
+
+def test_the_ratelimit_headers_sent_are_the_ones_documented_with_the_values_they_are_documented_to_have(fake_redis):
+    api = limited_api(fake_redis, rate_limit_create="2/minute", rate_limit_actions="2/minute")
+    created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}], seed="limits")
+    token = created.body["tokens"][0]["token"]
+    view = api.view(created.body["id"], token).body
+    acted = api.act(created.body["id"], view["legal_actions"][0], token)
+    refused = [api.create(ruleset="german-whist") for _ in range(2)][1]
+    operations = documented_operations()
+    for operation_id, answer in [("createGame", created), ("postAction", acted), ("createGame", refused)]:
+        documented = operations[operation_id]["responses"][str(answer.status)]["headers"]
+        assert sorted(name for name in answer.headers.keys() if name.startswith("RateLimit-")) == RATE_LIMIT_HEADERS
+        for name in RATE_LIMIT_HEADERS:
+            value = answer.headers[name]
+            jsonschema_rs.validate(documented[name]["schema"], int(value) if documented[name]["schema"]["type"] == "integer" else value)
+    assert (created.status, acted.status, refused.status) == (201, 200, 429)
