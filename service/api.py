@@ -141,13 +141,17 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest has no type
         """Koz pages the history by version, not with flask-smorest's pagination: no unused schema."""
 
     def _register_responses(self) -> None:
-        """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON)."""
+        """Error responses, referenced by name, as problem+json (flask-smorest's are plain JSON);
+        the headers answers share."""
+        for name, header in HEADER_COMPONENTS.items():
+            self.spec.components.header(name, header)
+        headers = {"Content-Language": CONTENT_LANGUAGE, **ANSWER_HEADERS}
         for status in HTTPStatus:
             if status >= 400:
-                response = {"description": status.phrase, "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
+                response = {"description": status.phrase, "schema": ProblemSchema, "headers": {**headers}}
                 prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
                 self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {"Content-Language": CONTENT_LANGUAGE}}
+        response = {"description": "A problem (RFC 9457)", "schema": ProblemSchema, "headers": {**headers}}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
@@ -280,8 +284,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             # documents from the arguments schema (`wait`, `after`): headers go on the path instead
             headers = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
-            if "rate_limited" in vars(function)["_apidoc"]["koz_problems"].get(429, []):
-                _document_rate_limit_headers(vars(function)["_apidoc"])
+            _document_answer_headers(vars(function)["_apidoc"])
             parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
             register = super(Blueprint, self).route(rule, parameters=parameters, **options)
             registered: F = register(function)
@@ -336,26 +339,35 @@ PROBLEM_HEADERS: Mapping[int, Mapping[str, Any]] = {
             "schema": {"type": "string"},
         }
     },
+    426: {"Upgrade": {"description": "`websocket`: the protocol to ask for (RFC 9110)", "schema": {"type": "string"}}},
     429: {"Retry-After": RETRY_AFTER},
     503: {"Retry-After": RETRY_AFTER},
 }
 
-#: the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of an operation the service limits
-RATE_LIMIT_HEADERS: Mapping[str, Any] = {
+#: the headers many answers carry, as components each answer refers to by name
+HEADER_COMPONENTS: Mapping[str, Any] = {
+    "X-Request-ID": {"description": "The request's id, as the logs give it: the one it sent if sane, else a new one", "schema": {"type": "string"}},
+    # the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of an operation the service limits
     "RateLimit-Limit": {"description": "Requests the limit allows in its window", "schema": {"type": "integer", "minimum": 1}},
     "RateLimit-Remaining": {"description": "Requests left in the window", "schema": {"type": "integer", "minimum": 0}},
     "RateLimit-Reset": {"description": "Seconds until the window starts again", "schema": {"type": "integer", "minimum": 0}},
     "RateLimit-Policy": {"description": "The limit and its window in seconds: `<limit>;w=<seconds>`", "schema": {"type": "string"}},
 }
+#: the headers of every answer, each named by its component
+ANSWER_HEADERS = {"X-Request-ID": "X-Request-ID"}
+RATE_LIMIT_HEADERS = {name: name for name in HEADER_COMPONENTS if name.startswith("RateLimit-")}
 
 
-def _document_rate_limit_headers(documentation: dict[str, Any]) -> None:
-    """Document the RateLimit headers on the answers of a limited operation a client paces itself
-    by: its successes and its 429. (Its other refusals carry them too once the request was counted;
-    the server's own, answered before, do not.)"""
-    for status, responses in documentation["response"]["responses"].items():
-        for response in responses if 200 <= int(status) < 300 or int(status) == 429 else []:
-            response["headers"] = {**(response.get("headers") or {}), **RATE_LIMIT_HEADERS}
+def _document_answer_headers(documentation: dict[str, Any]) -> None:
+    """Document the headers every answer of an operation carries, and the RateLimit headers on the
+    answers of a limited one that a client paces itself by: its successes and its 429. (Its other
+    refusals carry them too once the request was counted; the server's own, answered before, do not.)"""
+    limited = "rate_limited" in documentation["koz_problems"].get(429, [])
+    answers = [(status, answer) for status, responses in documentation["response"]["responses"].items() for answer in responses]
+    answers += documentation["manual_doc"].get("responses", {}).items()  # (written whole by the operation: a stream's)
+    for status, answer in answers:
+        telling = limited and (200 <= int(status) < 300 or int(status) == 429)
+        answer["headers"] = {**(answer.get("headers") or {}), **ANSWER_HEADERS, **(RATE_LIMIT_HEADERS if telling else {})}
 
 
 #: a request and answers of each operation, by status, captured from a real run (tests/capture_examples.py)

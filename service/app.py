@@ -243,6 +243,7 @@ def create_app(settings: Settings | None = None, redis: Redis | RedisCluster | N
             "RateLimit-Reset",
             "RateLimit-Policy",
             "WWW-Authenticate",
+            "Upgrade",
         ],
         max_age=600,
     )

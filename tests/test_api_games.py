@@ -434,7 +434,7 @@ def test_every_answer_carries_the_cors_headers_flask_cors_gives(monkeypatch):
 CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "Last-Event-ID", "X-Request-ID"]
 CORS_EXPOSED_HEADERS = [
     "ETag", "Idempotent-Replayed", "Location", "RateLimit-Limit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset",
-    "Retry-After", "WWW-Authenticate", "X-Request-ID",
+    "Retry-After", "Upgrade", "WWW-Authenticate", "X-Request-ID",
 ]  # fmt: skip
 CORS_SAFELISTED_HEADERS = {"Accept-Language", "Content-Language"}
 

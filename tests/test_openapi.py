@@ -8,8 +8,11 @@ import threading
 from pathlib import Path
 
 import jsonschema_rs
+import pytest
 import schemathesis
+from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
+from werkzeug.routing import WebsocketMismatch
 
 from engine import Refusal, RefusalCode, registry
 from service.cli import openapi_document
@@ -83,7 +86,8 @@ def test_a_problem_that_says_when_to_come_back_or_how_to_authenticate_documents_
                 if status in expected:
                     found += 1
                     # (a limited operation's 429 also says where its limit stands: tests/test_rate_limits.py)
-                    assert [name for name in response["headers"] if not name.startswith("RateLimit-")] == ["Content-Language", expected[status]]
+                    shared = ("RateLimit-", "X-Request-ID")  # (every answer's, a limited operation's: test_rate_limits.py)
+                    assert [name for name in response["headers"] if not name.startswith(shared)] == ["Content-Language", expected[status]]
                     assert response["headers"][expected[status]]["schema"]["type"] == ("string" if status == "401" else "integer")
     assert found > 50
 
@@ -247,9 +251,60 @@ def test_every_request_body_and_success_answer_has_an_example():
     assert missing == []
 
 
-def test_the_committed_examples_are_what_a_capture_answers_today():
-    from service.api import EXAMPLES
+@pytest.fixture(scope="module")
+def captured() -> tuple[dict, list[tuple[str, int, dict[str, str]]]]:
+    """The examples' run (every operation, its common refusals; tests/capture_examples.py): the
+    examples it captures, and every answer it got, by operationId and status, with its headers."""
     from tests.capture_examples import capture
+
+    answers = []
+    sending = FlaskClient.open
+
+    def open_recording(client, *args, **kwargs):
+        answer = sending(client, *args, **kwargs)
+        routes = client.application.url_map.bind("localhost")
+        try:
+            endpoint, _ = routes.match(answer.request.path, answer.request.method)
+        except WebsocketMismatch:  # (the play connection's route, asked without the upgrade)
+            endpoint, _ = routes.match(answer.request.path, answer.request.method, websocket=True)
+        operation_id = client.application.view_functions[endpoint]._apidoc["manual_doc"]["operationId"]
+        answers.append((operation_id, answer.status_code, dict(answer.headers)))
+        return answer
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FlaskClient, "open", open_recording)
+        return capture(), answers
+
+
+#: headers of HTTP itself, caches and proxies, and CORS, which the document leaves to them
+HTTP_HEADERS = {
+    *("Content-Type", "Content-Length", "Connection", "Vary", "Cache-Control", "X-Accel-Buffering"),
+    *("Access-Control-Allow-Origin", "Access-Control-Expose-Headers"),
+}
+
+
+def test_every_header_an_answer_carries_is_documented_for_its_operation_and_status(captured):
+    """A generated client reads only the headers the document gives an answer: each one sent is
+    there (a limited operation documents its RateLimit headers on the answers a client paces itself
+    by: its successes and its 429), its request's id on every answer, and its ETag where it says so."""
+    document = json.loads(COMMITTED.read_text())
+    operations = {operation["operationId"]: operation for _, _, operation, _ in _operations(document)}
+    _, answers = captured
+    assert len({operation_id for operation_id, _, _ in answers}) == len(operations)
+    for operation_id, status, headers in answers:
+        documented = operations[operation_id]["responses"][str(status)]
+        documented = document["components"]["responses"][documented["$ref"].rsplit("/", 1)[1]] if "$ref" in documented else documented
+        unlisted = set(headers) - set(documented.get("headers", {})) - HTTP_HEADERS
+        if status >= 400 and status != 429:
+            unlisted = {name for name in unlisted if not name.startswith("RateLimit-")}
+        assert unlisted == set(), (operation_id, status)
+        assert "X-Request-ID" in headers
+        assert ("ETag" in headers) == ("ETag" in documented.get("headers", {})), (operation_id, status)
+    assert "X-Request-ID" in document["components"]["responses"]["DEFAULT_ERROR"]["headers"]  # (an answer of any other status)
+
+
+def test_the_committed_examples_are_what_a_capture_answers_today(captured):
+    from service.api import EXAMPLES
 
     def shape(examples):
         # ids and tokens are drawn anew by each run; the statuses, codes and fields are not
@@ -258,9 +313,9 @@ def test_the_committed_examples_are_what_a_capture_answers_today():
             for operation, captured in examples.items()
         }
 
-    captured = capture()
-    assert shape(captured) == shape(EXAMPLES), "service/examples.json is stale: run `python -m tests.capture_examples`"
-    assert captured["postAction"]["responses"]["422"]["code"] == EXAMPLES["postAction"]["responses"]["422"]["code"]
+    examples, _ = captured
+    assert shape(examples) == shape(EXAMPLES), "service/examples.json is stale: run `python -m tests.capture_examples`"
+    assert examples["postAction"]["responses"]["422"]["code"] == EXAMPLES["postAction"]["responses"]["422"]["code"]
 
 
 def _reached(document, node, seen=None) -> set[str]:

@@ -137,7 +137,7 @@ def withdraw_game(game_id: str) -> Response:
 @blp.route("/<game_id>", operation_id="getGame")
 @blp.arguments(ViewQuerySchema(), location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
-@blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current")
+@blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current", headers=ETAG_HEADER)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 def get_game(query: dict[str, Any], game_id: str) -> BaseResponse:

@@ -13,7 +13,7 @@ from engine.players import strongest_level
 from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
 from ..errors import TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
-from .games import private_headers, games
+from .games import ETAG_HEADER, private_headers, games
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Ask the computer for advice")
 
@@ -48,7 +48,7 @@ class HintSchema(Schema):
 
 
 @blp.route("/<game_id>/hint", operation_id="getHint")
-@blp.response(200, HintSchema)
+@blp.response(200, HintSchema, headers=ETAG_HEADER)
 @blp.problems(
     {
         401: ["missing_token", "invalid_token"],

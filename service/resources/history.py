@@ -21,7 +21,7 @@ from ..shapes import schema_of
 from ..game import Game
 from ..games import Games
 from .game_schemas import STATUS_DESCRIPTION, STATUSES
-from .games import private, games
+from .games import ETAG_HEADER, private, games
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The history of a game")
 
@@ -212,7 +212,7 @@ def seen_events(koz: Games, game: Game, seat: int | None, after: int, up_to: int
 
 @blp.route("/<game_id>/history", operation_id="getHistory")
 @blp.arguments(HistoryQuerySchema(), location="query")
-@blp.response(200, HistorySchema)
+@blp.response(200, HistorySchema, headers=ETAG_HEADER)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})
 @blp.doc(security=SEAT_TOKEN_OPTIONAL)
 def get_history(query: dict[str, Any], game_id: str) -> BaseResponse:

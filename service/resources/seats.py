@@ -16,7 +16,7 @@ from ..game import Game
 from ..schemas import LEVEL_COMPONENT, RequestSchema
 from .actions import MAX_KEY_LENGTH, idempotency_key
 from .game_schemas import GameViewSchema
-from .games import games, view_response
+from .games import ETAG_HEADER, games, view_response
 
 blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="Take a seat, leave it, play again")
 
@@ -93,7 +93,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
 
 @blp.route("/<game_id>/leave", methods=["POST"], operation_id="leaveGame")
 @blp.arguments(LeaveSchema, required=False)
-@blp.response(200, GameViewSchema)
+@blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.problems(
     {
         400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text", "unknown_level"],
