@@ -255,6 +255,16 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     ARGUMENTS_PARSER = ArgumentsParser()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._prepare_headers_doc)
+
+    @staticmethod
+    def _prepare_headers_doc(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """The request headers an operation reads, after the parameters of its arguments."""
+        doc.setdefault("parameters", []).extend(doc_info.get("koz_headers", []))
+        return doc
+
     def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
         decorator: Callable[[F], F] = super().arguments(schema, **options)
         return decorator
@@ -281,12 +291,12 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
             function = self.doc(operationId=operation_id, security=documented.get("security", []))(function)
             # flask-smorest lets an operation's own `parameters` replace the query parameters it
-            # documents from the arguments schema (`wait`, `after`): headers go on the path instead
-            headers = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
+            # documents from the arguments schema (`wait`, `after`): its headers are added after them
+            # (the route's parameters are its path's, shared by every operation on it)
+            vars(function)["_apidoc"]["koz_headers"] = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
             _document_answer_headers(vars(function)["_apidoc"])
-            parameters = [*headers, REQUEST_ID, ACCEPT_LANGUAGE, LANG]
-            register = super(Blueprint, self).route(rule, parameters=parameters, **options)
+            register = super(Blueprint, self).route(rule, parameters=[REQUEST_ID, ACCEPT_LANGUAGE, LANG], **options)
             registered: F = register(function)
             return registered
 

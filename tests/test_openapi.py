@@ -158,6 +158,25 @@ def test_every_parameter_a_client_may_send_is_declared():
     assert all("X-Request-ID" in names for names in declared.values())
 
 
+def test_each_operation_documents_the_request_headers_it_reads_and_no_other():
+    """A path's parameters are every operation's on it: an operation's own header there was offered
+    by a generated client for another on the same path (`If-None-Match` on `withdrawGame`)."""
+    document = json.loads(COMMITTED.read_text())
+    every_operations = ["X-Request-ID", "Accept-Language", "lang"]
+    headers = {}
+    for path, _, operation, _ in _operations(document):
+        assert [parameter["name"] for parameter in document["paths"][path]["parameters"] if parameter["in"] != "path"] == every_operations
+        own = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] == "header"]
+        headers.update({operation["operationId"]: own} if own else {})
+    assert headers == {
+        "getGame": ["If-None-Match"],
+        "postAction": ["If-Match", "Idempotency-Key"],
+        "takeSeat": ["Idempotency-Key"],
+        "streamEvents": ["Last-Event-ID"],
+        "streamArenaEvents": ["Last-Event-ID"],
+    }
+
+
 def test_an_operation_without_a_seat_token_says_so():
     document = json.loads(COMMITTED.read_text())
     security = {operation["operationId"]: operation["security"] for _, _, operation, _ in _operations(document)}
