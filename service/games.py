@@ -125,6 +125,12 @@ class Games:
             self.store.list_waiting(ruleset.id, game.id)
         return game, tokens, {index: code for index, code in codes.items() if code}
 
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when the store is nearly full, as creating a game is refused then:
+        asked by the arena before it takes out what a game is made of (seeks, a challenge), which a
+        full store might not take back."""
+        self.repository.refuse_creation_when_full()
+
     def create_arena_games(
         self,
         ruleset_id: str,

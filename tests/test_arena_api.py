@@ -10,6 +10,7 @@ import time
 
 import fakeredis
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service import create_app
 from engine import registry
@@ -155,6 +156,28 @@ def test_seeking_twice_is_one_seek_the_cap_counts_seeks_and_delete_takes_them_ou
     assert first.get_json()["id"] not in [seek["id"] for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
     assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
+@pytest.mark.parametrize("failure", ["nearly full", "lost as the game is written"])
+def test_seeks_whose_game_the_store_cannot_make_stay_queued_and_are_paired_once_it_can(arena_app, client, monkeypatch, failure):
+    """A pass that cannot make the game takes no seek out for good: each stays in the queue as it
+    was, no one hears of a match, and a later pass pairs them."""
+    from tests.test_arena_challenges import store_failing
+
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    seeks = [client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json() for key in keys]
+    matchmaker = Matchmaker(arena_app.extensions["koz_arena"])
+    with monkeypatch.context() as patch:
+        if store_failing(patch, failure) == "capacity":
+            assert matchmaker.run_pass() == 0  # (the pass goes on with the other rulesets)
+        else:
+            with pytest.raises(RedisConnectionError):
+                matchmaker.run_pass()
+    for key, seek in zip(keys, seeks):
+        assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": [seek]}
+        assert events(arena_app, key) == []
+    assert matchmaker.run_pass() == 1
+    assert [events(arena_app, key)[0]["type"] for key in keys] == ["match_started", "match_started"]
 
 
 def test_two_seeks_are_paired_into_a_game_each_seat_hears_its_token_and_the_result_rates_both(arena_app, client):

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import fakeredis
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service import create_app
 from service.arena.challenges import Challenges, ChallengeStore
 from service.arena.matchmaker import Matchmaker
 from service.arena.ratings import Seat
+from service.refusals import Refused
+from service.repository import Repository
 from tests.conftest import make_settings
 from tests.test_arena_api import account, bearer, events, play_out
 
@@ -257,6 +260,51 @@ def test_a_challenge_taken_by_the_other_side_while_it_is_accepted_is_refused_as_
     late = capped.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
     assert late.status_code == 404 and late.get_json()["code"] == "unknown_challenge" and made["id"] in late.get_json()["detail"]
     assert capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(berk)).status_code == 201  # at its cap of 1
+
+
+def store_failing(patch: pytest.MonkeyPatch, failure: str) -> str:
+    """Make the store refuse new games as nearly full, or lose its connection as they are written;
+    the code of the 503 that answers."""
+    if failure == "nearly full":
+
+        def nearly_full(self):
+            raise Refused("capacity", "nearly_full")
+
+        patch.setattr(Repository, "refuse_creation_when_full", nearly_full)
+        return "capacity"
+
+    def lost(self, games):
+        raise RedisConnectionError("Connection reset by peer")
+
+    patch.setattr(Repository, "store_new_games", lost)
+    return "storage_unavailable"
+
+
+@pytest.mark.parametrize("failure", ["nearly full", "lost as the game is written"])
+def test_an_accept_whose_game_the_store_cannot_make_changes_nothing_and_the_challenge_is_accepted_later(failure, monkeypatch):
+    """A 503 changes nothing: the challenge stays open to both sides, no match starts, the
+    accepter's place is free again, and the same accept succeeds once the store takes the game."""
+    capped = create_app(make_settings(arena_games_at_once=1), redis=fakeredis.FakeRedis()).test_client()
+    arena = capped.application.extensions["koz_arena"]
+    ayla, berk = account(capped, "Ayla"), account(capped, "Berk")
+    made = challenge(capped, ayla, "Berk")
+    heard = {key: events(capped.application, key) for key in (ayla, berk)}
+
+    def engaged(key: str) -> int:
+        return arena.store.redis.zcard(arena.store.account_key(arena.accounts.authenticate(key).id, "engaged"))
+
+    with monkeypatch.context() as patch:
+        code = store_failing(patch, failure)
+        refused = capped.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert (refused.status_code, refused.get_json()["code"]) == (503, code)
+    for key in (ayla, berk):
+        assert capped.get("/v1/arena/challenges", headers=bearer(key)).get_json() == {"challenges": [made]}
+        assert events(capped.application, key) == heard[key]
+    assert (engaged(ayla), engaged(berk)) == (1, 0)  # the open challenge is the challenger's one game, as before
+    accepted = capped.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert accepted.status_code == 200
+    assert [events(capped.application, key)[-1]["type"] for key in (ayla, berk)] == ["match_started", "match_started"]
+    assert (engaged(ayla), engaged(berk)) == (1, 1)
 
 
 @pytest.mark.parametrize(

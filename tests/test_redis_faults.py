@@ -16,11 +16,14 @@ from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError, ResponseError
 
+from engine.players import level_names
 from service import create_app
 from service.api import storage_problem
+from service.arena.matchmaker import Matchmaker
 from service.redis_pool import StorageBusy
 from service.texts import DETAILS
 from tests.api import FlaskClient
+from tests.test_arena_api import bearer
 from tests.conftest import make_settings
 from tests.redis_process import RedisProcess
 
@@ -151,7 +154,16 @@ def test_a_nearly_full_redis_refuses_new_games_with_503_capacity_while_running_g
 def test_a_redis_that_refuses_a_write_for_lack_of_memory_answers_503_capacity(small_redis):
     api = FlaskClient(create_app(make_settings(redis_url=small_redis.url)).test_client())
     game_id, tokens = new_game(api)
-    filler = Redis.from_url(small_redis.url)
+    filler = filled_to_the_brim(small_redis.url)
+    with pytest.raises(OutOfMemoryError):
+        filler.set("filler:last", b"x")
+    answer = play_one(api, game_id, tokens)
+    assert (answer.status, answer.code) == (503, "capacity")
+
+
+def filled_to_the_brim(url: str) -> Redis:
+    """Fill the Redis at ``url`` until it refuses every write for lack of memory; a client of it."""
+    filler = Redis.from_url(url)
     with pytest.raises(OutOfMemoryError):
         for number in itertools.count():
             filler.set(f"filler:{number}", b"x" * 8192)
@@ -159,10 +171,33 @@ def test_a_redis_that_refuses_a_write_for_lack_of_memory_answers_503_capacity(sm
     # may let a small write in again: a limit well under the use keeps every write refused
     used = int(filler.info("memory")["used_memory"])
     filler.config_set("maxmemory", used - used // 4)
-    with pytest.raises(OutOfMemoryError):
-        filler.set("filler:last", b"x")
-    answer = play_one(api, game_id, tokens)
-    assert (answer.status, answer.code) == (503, "capacity")
+    return filler
+
+
+def test_a_full_redis_takes_out_no_challenge_it_cannot_start_nor_seeks_it_cannot_pair(small_redis):
+    """Taking a challenge or seeks out deletes (which a full Redis still does), and putting them
+    back when their game is refused would write (which it does not): the arena asks whether a game
+    can be made before it takes anything out. Accepted and paired once there is room."""
+    app = create_app(make_settings(redis_url=small_redis.url))
+    client = app.test_client()
+    ayla, berk, cem, derya = (client.post("/v1/accounts", json={"name": name}).get_json()["key"] for name in ("Ayla", "Berk", "Cem", "Derya"))
+    made = client.post("/v1/arena/challenges", json={"to": "Berk", "ruleset": "german-whist"}, headers=bearer(ayla)).get_json()
+    for key in (cem, derya):
+        assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 201
+    arena = app.extensions["koz_arena"]
+    for level in level_names("sixty-six"):
+        arena.accounts.house(level)  # (made the first time a pass reads them: a write)
+    filler = filled_to_the_brim(small_redis.url)
+    refused = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
+    assert (refused.status_code, refused.get_json()["code"]) == (503, "capacity")
+    matchmaker = Matchmaker(arena)
+    assert matchmaker.run_pass() == 0
+    filler.config_set("maxmemory", 0)
+    assert client.get("/v1/arena/challenges", headers=bearer(berk)).get_json()["challenges"] == [made]
+    assert [len(client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]) for key in (cem, derya)] == [1, 1]
+    time.sleep(1.1)  # (the service reads Redis's memory use at most once a second)
+    assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk)).status_code == 200
+    assert matchmaker.run_pass() == 1
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from engine import registry
 from engine.players import level_names
@@ -162,16 +162,18 @@ class Challenges:
         taken = self.challenges.take(identifier)
         if taken is None:  # accepted, declined or withdrawn meanwhile
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
-        self.store.disengage(taken["from_account"], identifier)
         return taken
 
     def accept(self, identifier: str, accepter: Account) -> tuple[dict[str, Any], str]:
-        """Accept a challenge made to ``accepter``: its game starts; the challenge and its game's id."""
+        """Accept a challenge made to ``accepter``: its game starts; the challenge and its game's id.
+        When the game cannot be made (a 503), the challenge is open again as it was."""
         now = self.arena.timer()
         cap = self.arena.settings.arena_games_at_once
         seen = self.challenges.get(identifier)
         if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
+        assert self.matchmaker is not None
+        self.matchmaker.games.refuse_creation_when_full()
         if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
             raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
         try:
@@ -179,10 +181,17 @@ class Challenges:
         except Refused:
             self.store.disengage(accepter.id, identifier)
             raise
-        return challenge, self.start(challenge)
 
-    def start(self, challenge: Mapping[str, Any]) -> str:
-        """Start the game of an accepted challenge as a pairing's is started; its id."""
+        def reopen() -> None:
+            self.challenges.add(challenge)
+            self.store.disengage(accepter.id, identifier)
+
+        # (the challenger's place passes from the challenge to its game when the game is handed over)
+        return challenge, self.start(challenge, unmade=reopen)
+
+    def start(self, challenge: Mapping[str, Any], *, unmade: Callable[[], None]) -> str:
+        """Start the game of an accepted challenge as a pairing's is started; its id (``unmade``:
+        as :meth:`.Matchmaker.start_all`'s)."""
         ruleset = registry.get(challenge["ruleset"])
         accounts = {account: self.arena.accounts.by_id(account) for account in (challenge["from_account"], challenge["to_account"])}
         ratings = dict(zip(accounts, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, list(accounts)))))
@@ -197,14 +206,16 @@ class Challenges:
             levels = nearest_house(mean, house_ratings, ruleset.seat_count - len(seeks))
         assert self.matchmaker is not None
         # start seats the seeks' accounts, drawn, and the pairing's house levels (a challenge has no partners)
-        return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings)
+        return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings, unmade=unmade)
 
     def decline(self, identifier: str, decliner: Account) -> None:
         challenge = self._take(identifier, decliner, "to_account")
+        self.store.disengage(challenge["from_account"], identifier)
         self.arena.emit(challenge["from_account"], {"type": "challenge_declined", "challenge": public_challenge(challenge)})
 
     def withdraw(self, identifier: str, challenger: Account) -> None:
         challenge = self._take(identifier, challenger, "from_account")
+        self.store.disengage(challenge["from_account"], identifier)
         self.arena.emit(challenge["to_account"], {"type": "challenge_withdrawn", "challenge": public_challenge(challenge)})
 
     def expire(self) -> int:

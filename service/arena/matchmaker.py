@@ -8,10 +8,12 @@ moment, so the seek meets the house then rather than up to a period later). It e
 
 1. drops the seeks that expired (``seek_expired`` on the account's stream);
 2. pairs the others (:func:`.pairing.pair`), takes each pairing's seeks out of the queue in one
-   script (a seek is paired once), creates the game through :meth:`Games.create` (the same
-   operation as ``POST /v1/games``: human seats for the accounts, computer seats for Koz's house
+   script (a seek is paired once), creates the game through :meth:`Games.create_arena_games` (as
+   ``POST /v1/games`` makes one: human seats for the accounts, computer seats for Koz's house
    accounts, a turn clock that forfeits), and hands each account its seat and seat token on its
-   stream (``match_started``);
+   stream (``match_started``). A store nearly full takes no game: the seeks wait in the queue
+   (they are not taken out, since a full Redis would not take them back); a game that fails to
+   be written puts its seeks back as they were;
 3. settles the arena games that ended: the commit that ends an arena game records so in the
    game's own slot (as a due computer move is, :mod:`service.due`), and the pass reads only
    those games; the result and the ratings are recorded once
@@ -32,6 +34,7 @@ from engine import registry
 from engine.players import level_names
 from engine.ruleset import Ruleset
 
+from ..refusals import Refused
 from ..store import Stored
 from .accounts import Account
 from .arena import Arena, group_of, public_seek
@@ -124,13 +127,21 @@ class Matchmaker:
         pairings = pair(seeks, ruleset.seat_count, now, house_ratings)
         if house_ratings and (due := house_due(seeks, pairings, now)) is not None:
             self.house_due = due if self.house_due is None else min(self.house_due, due)
+        if not pairings:
+            return 0
+        try:
+            self.games.refuse_creation_when_full()
+        except Refused:
+            log.warning("arena: the store is nearly full: %s's seeks wait in the queue", ruleset.id)
+            return 0
         still_there = self.store.take_seek_groups(ruleset.id, [[seek.id for seek in pairing.seeks] for pairing in pairings])
         taken = [
             (pairing, [by_id[seek.id] for seek in pairing.seeks])
             for pairing, taken_now in zip(pairings, still_there)
             if taken_now  # (not: another pass paired one of them meanwhile)
         ]
-        return len(self.start_all(ruleset, taken, accounts, house, ratings))
+        seeks_taken = [seek for _, seeks in taken for seek in seeks]
+        return len(self.start_all(ruleset, taken, accounts, house, ratings, unmade=lambda: self.store.return_seeks(ruleset.id, seeks_taken)))
 
     def start(
         self,
@@ -140,9 +151,12 @@ class Matchmaker:
         accounts: dict[str, Any],
         house: dict[str, Account],
         ratings: dict[str, Any],
+        *,
+        unmade: Callable[[], None],
     ) -> str:
-        """Make the game of a pairing and hand each account its seat; the game's id."""
-        (game_id,) = self.start_all(ruleset, [(pairing, seeks)], accounts, house, ratings)
+        """Make the game of a pairing and hand each account its seat; the game's id (``unmade``:
+        as :meth:`start_all`'s)."""
+        (game_id,) = self.start_all(ruleset, [(pairing, seeks)], accounts, house, ratings, unmade=unmade)
         return game_id
 
     def start_all(
@@ -152,9 +166,14 @@ class Matchmaker:
         accounts: dict[str, Any],
         house: dict[str, Account],
         ratings: dict[str, Any],
+        *,
+        unmade: Callable[[], None],
     ) -> list[str]:
         """Make the games of the pairings (with their seeks), stored together in one round trip,
-        and hand each account its seat; the games' ids."""
+        and hand each account its seat; the games' ids. When the games cannot be made (the store
+        nearly full, or failing as they are written), ``unmade()`` puts back what they were to be
+        made of, and the failure is raised: no one was handed a seat, and no match is listed (a
+        game written before the failure is never played, rated or told, and expires)."""
         if not pairings:
             return []
         tables: list[list[tuple[Account, str | None]]] = []
@@ -177,7 +196,11 @@ class Matchmaker:
             )
             for (_, seeks), players in zip(pairings, tables)
         ]
-        made = self.games.create_arena_games(ruleset.id, specs, clock, self.arena.seat_token)
+        try:
+            made = self.games.create_arena_games(ruleset.id, specs, clock, self.arena.seat_token)
+        except BaseException:
+            unmade()
+            raise
         now = self.arena.timer()
         until = now + self.arena.settings.game_ttl_seconds
         house_ids = [account.id for account in house.values()]

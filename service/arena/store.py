@@ -233,6 +233,11 @@ class ArenaStore:
         raw = self.redis.hmget(self.arena_key(ruleset, "seek"), ids)
         return [json.loads(value) for value in raw if value is not None]
 
+    def return_seeks(self, ruleset: str, seeks: list[dict[str, Any]]) -> None:
+        """Put seeks taken out of the queue back in their places (their game could not be made), in one round trip."""
+        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
+        self._run_all([(self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]) for seek in seeks])
+
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         (taken,) = self.take_seek_groups(ruleset, [seek_ids])
         return taken
