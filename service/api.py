@@ -464,6 +464,11 @@ REQUEST_ID = header_parameter(
 #: what `koz serve` (gunicorn) itself refuses on any operation, before the app sees the request
 #: (the codes of ``service.http_server.SERVER_REFUSALS``, which needs the server extra)
 SERVER_REFUSALS = {408: ["request_timeout"], 414: ["uri_too_long"], 429: ["too_many_connections"], 431: ["headers_too_large"]}
+#: the 503s of an operation that uses the store (:func:`storage_problem`): it is down, or this
+#: process's requests wait for it past their queue; and of one that writes, Redis at its memory
+#: limit refusing the write (deletions it still makes)
+STORE_UNAVAILABLE = {503: ["storage_unavailable", "busy"]}
+STORE_UNAVAILABLE_OR_FULL = {503: ["storage_unavailable", "busy", "capacity"]}
 
 #: how an endpoint that takes a seat token documents it: optional for reads, a spectator without
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]

@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from engine import registry
 
-from ..api import Blueprint
+from ..api import STORE_UNAVAILABLE, STORE_UNAVAILABLE_OR_FULL, Blueprint
 from ..edge import Name
 from ..schemas import RequestSchema
 from ..arena.accounts import KINDS
@@ -89,6 +89,7 @@ class AccountPageSchema(AccountSchema):
 
 
 @blp.route("", methods=["POST"], operation_id="createAccount")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(AccountCreateSchema())
 @blp.response(201, AccountCreatedSchema, headers={"Location": {"description": "The account's page", "schema": {"type": "string"}}})
 @blp.problems(
@@ -97,7 +98,6 @@ class AccountPageSchema(AccountSchema):
         409: ["name_taken"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["storage_unavailable"],
     }
 )
 def create_account(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
@@ -113,8 +113,9 @@ def create_account(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str,
 
 
 @blp.route("/<name>", operation_id="getAccount")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(200, AccountPageSchema)
-@blp.problems({404: ["unknown_account"], 503: ["storage_unavailable"]})
+@blp.problems({404: ["unknown_account"]})
 def get_account(name: str) -> dict[str, Any]:
     """See an account.
 

@@ -7,7 +7,7 @@ from typing import Any
 from werkzeug.sansio.response import Response as BaseResponse
 from flask import request
 
-from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
+from ..api import SEAT_TOKEN_REQUIRED, STORE_UNAVAILABLE_OR_FULL, Blueprint, bearer_token, header_parameter
 from ..edge import check_if_match
 from ..errors import ILLEGAL_ACTION_CODES, TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
@@ -48,6 +48,7 @@ def idempotency_key() -> str | None:
 
 
 @blp.route("/<game_id>/actions", methods=["POST"], operation_id="postAction")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(ActionSchema())
 @blp.arguments(ActionQuerySchema(), location="query")
 @blp.response(
@@ -66,7 +67,6 @@ def idempotency_key() -> str | None:
         413: ["payload_too_large"],
         422: ["idempotency_key_reused", *ILLEGAL_ACTION_CODES],
         429: ["rate_limited"],
-        503: ["storage_unavailable", "capacity", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED, parameters=[IF_MATCH, IDEMPOTENCY_KEY])

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from flask import Response, request
 from marshmallow import Schema, fields, validate
 
-from ..api import Blueprint, header_parameter
+from ..api import STORE_UNAVAILABLE, STORE_UNAVAILABLE_OR_FULL, Blueprint, header_parameter
 from ..errors import Problem
 from ..schemas import RequestSchema, StrictBoolean, StrictFloat
 from ..texts import FIELD_MESSAGES, FieldMessage
@@ -101,11 +101,11 @@ SEEK_PROBLEMS = {
     409: ["too_many_arena_games"],
     413: ["payload_too_large"],
     429: ["rate_limited"],
-    503: ["storage_unavailable"],
 }
 
 
 @blp.route("/seeks", methods=["POST"], operation_id="createSeek")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(SeekCreateSchema())
 @blp.response(200, SeekSchema)
 @blp.alt_response(201, schema=SeekSchema, description="A new seek")
@@ -127,8 +127,9 @@ def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 
 @blp.route("/seeks", methods=["GET"], operation_id="listSeeks")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(200, SeeksSchema)
-@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.problems({401: ["missing_key", "invalid_key"]})
 @blp.doc(security=ACCOUNT_KEY)
 def list_seeks() -> dict[str, Any]:
     """List the account's seeks.
@@ -140,8 +141,9 @@ def list_seeks() -> dict[str, Any]:
 
 
 @blp.route("/seeks", methods=["DELETE"], operation_id="deleteSeeks")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(204)
-@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.problems({401: ["missing_key", "invalid_key"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seeks() -> tuple[str, int]:
     """Stop seeking.
@@ -153,8 +155,9 @@ def delete_seeks() -> tuple[str, int]:
 
 
 @blp.route("/seeks/<seek_id>", methods=["DELETE"], operation_id="deleteSeek")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(204)
-@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.problems({401: ["missing_key", "invalid_key"]})
 @blp.doc(security=ACCOUNT_KEY)
 def delete_seek(seek_id: str) -> tuple[str, int]:
     """Stop one seek.
@@ -195,9 +198,10 @@ class LeaderboardSchema(Schema):
 
 
 @blp.route("/leaderboard", operation_id="getLeaderboard")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(LeaderboardQuerySchema(), location="query")
 @blp.response(200, LeaderboardSchema)
-@blp.problems({400: ["invalid_request"], 503: ["storage_unavailable"]})
+@blp.problems({400: ["invalid_request"]})
 def get_leaderboard(query: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard of a ruleset.
 
@@ -254,8 +258,9 @@ def last_event_id() -> int:
 
 
 @blp.route("/events", operation_id="streamArenaEvents")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(200, description=EVENTS_DESCRIPTION, content_type="text/event-stream")
-@blp.problems({400: ["invalid_request"], 401: ["missing_key", "invalid_key"], 429: ["too_many_streams"], 503: ["storage_unavailable"]})
+@blp.problems({400: ["invalid_request"], 401: ["missing_key", "invalid_key"], 429: ["too_many_streams"]})
 @blp.doc(
     security=ACCOUNT_KEY,
     parameters=[LAST_EVENT_ID],

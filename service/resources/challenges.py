@@ -10,7 +10,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..api import Blueprint
+from ..api import STORE_UNAVAILABLE, STORE_UNAVAILABLE_OR_FULL, Blueprint
 from ..arena.challenges import Challenges, public_challenge
 from ..arena.matchmaker import Matchmaker
 from ..edge import Name
@@ -67,10 +67,11 @@ def challenge_json(challenge: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-KEY_PROBLEMS = {401: ["missing_key", "invalid_key"], 404: ["unknown_challenge"], 503: ["storage_unavailable"]}
+KEY_PROBLEMS = {401: ["missing_key", "invalid_key"], 404: ["unknown_challenge"]}
 
 
 @blp.route("", methods=["POST"], operation_id="createChallenge")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(ChallengeCreateSchema())
 @blp.response(201, ChallengeSchema)
 @blp.problems(
@@ -92,7 +93,6 @@ KEY_PROBLEMS = {401: ["missing_key", "invalid_key"], 404: ["unknown_challenge"],
         409: ["too_many_arena_games"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["storage_unavailable"],
     }
 )
 @blp.doc(security=ACCOUNT_KEY)
@@ -111,8 +111,9 @@ def create_challenge(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 
 @blp.route("", methods=["GET"], operation_id="listChallenges")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(200, ChallengesSchema)
-@blp.problems({401: ["missing_key", "invalid_key"], 503: ["storage_unavailable"]})
+@blp.problems({401: ["missing_key", "invalid_key"]})
 @blp.doc(security=ACCOUNT_KEY)
 def list_challenges() -> dict[str, Any]:
     """List the account's challenges.
@@ -123,6 +124,7 @@ def list_challenges() -> dict[str, Any]:
 
 
 @blp.route("/<challenge_id>/accept", methods=["POST"], operation_id="acceptChallenge")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(200, AcceptedChallengeSchema)
 @blp.problems({**KEY_PROBLEMS, 409: ["too_many_arena_games"]})
 @blp.doc(security=ACCOUNT_KEY)
@@ -138,6 +140,7 @@ def accept_challenge(challenge_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<challenge_id>/decline", methods=["POST"], operation_id="declineChallenge")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(204)
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)
@@ -151,6 +154,7 @@ def decline_challenge(challenge_id: str) -> tuple[str, int]:
 
 
 @blp.route("/<challenge_id>", methods=["DELETE"], operation_id="deleteChallenge")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(204)
 @blp.problems(KEY_PROBLEMS)
 @blp.doc(security=ACCOUNT_KEY)

@@ -28,7 +28,7 @@ from marshmallow import fields, validate
 from engine import registry
 from engine.cards import EXAMPLE_CODES
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, header_parameter
+from ..api import SEAT_TOKEN_OPTIONAL, STORE_UNAVAILABLE, Blueprint, bearer_token, header_parameter
 from ..edge import check_version_bound
 from ..encoding import json_bytes, json_text
 from ..errors import Problem
@@ -117,6 +117,7 @@ HEARTBEAT = b": heartbeat\n\n"
 
 
 @blp.route("/<game_id>/events", operation_id="streamEvents")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, description=STREAM_DESCRIPTION, content_type="text/event-stream")
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 429: ["too_many_streams"]})

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response, current_app, request, url_for
 from werkzeug.sansio.response import Response as BaseResponse
 
-from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, STORE_UNAVAILABLE, STORE_UNAVAILABLE_OR_FULL, Blueprint, bearer_token, header_parameter
 from ..edge import check_version_bound
 from ..limits import client_address
 from ..metrics import WAITING
@@ -55,6 +55,7 @@ def games() -> Games:
 
 
 @blp.route("", methods=["POST"], operation_id="createGame")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(GameCreateSchema())
 @blp.response(201, GameCreatedSchema, headers={"Location": {"description": "The game's URL", "schema": {"type": "string"}}})
 @blp.problems(
@@ -72,7 +73,6 @@ def games() -> Games:
             "unknown_level",
         ],
         429: ["rate_limited", "too_many_waiting_games"],
-        503: ["capacity", "storage_unavailable"],
     }
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
@@ -110,6 +110,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 
 
 @blp.route("/<game_id>", methods=["DELETE"], operation_id="withdrawGame")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.response(204, description="Withdrawn: the game is gone, from the lobby too")
 @blp.problems(
     {
@@ -118,7 +119,6 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
         404: ["unknown_game"],
         409: ["game_started"],
         410: ["game_unreadable"],
-        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
@@ -135,6 +135,7 @@ def withdraw_game(game_id: str) -> Response:
 
 
 @blp.route("/<game_id>", operation_id="getGame")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(ViewQuerySchema(), location="query")
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified: the version named in If-None-Match is current", headers=ETAG_HEADER)
@@ -156,6 +157,7 @@ def get_game(query: dict[str, Any], game_id: str) -> BaseResponse:
 
 
 @blp.route("", methods=["GET"], operation_id="listWaitingGames")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(LobbyQuerySchema, location="query")
 @blp.response(200, LobbySchema)
 @blp.problems({400: ["invalid_request", "unknown_ruleset"]})

@@ -10,7 +10,7 @@ from marshmallow import Schema, fields
 
 from engine.players import strongest_level
 
-from ..api import SEAT_TOKEN_REQUIRED, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_REQUIRED, STORE_UNAVAILABLE_OR_FULL, Blueprint, bearer_token
 from ..errors import TURN_REFUSAL_CODES, Problem
 from ..schemas import ActionSchema
 from .games import ETAG_HEADER, private_headers, games
@@ -48,6 +48,7 @@ class HintSchema(Schema):
 
 
 @blp.route("/<game_id>/hint", operation_id="getHint")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(200, HintSchema, headers=ETAG_HEADER)
 @blp.problems(
     {
@@ -56,7 +57,6 @@ class HintSchema(Schema):
         410: ["game_unreadable"],
         409: [*TURN_REFUSAL_CODES, "seat_left"],
         429: ["rate_limited"],
-        503: ["busy", "storage_unavailable"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)

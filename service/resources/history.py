@@ -14,7 +14,7 @@ from marshmallow import Schema, fields, validate
 from engine import registry
 from engine.shapes import Dealt
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token
+from ..api import SEAT_TOKEN_OPTIONAL, STORE_UNAVAILABLE, Blueprint, bearer_token
 from ..edge import check_version_bound
 from ..schemas import ActionSchema, RequestSchema, cards_field
 from ..shapes import schema_of
@@ -211,6 +211,7 @@ def seen_events(koz: Games, game: Game, seat: int | None, after: int, up_to: int
 
 
 @blp.route("/<game_id>/history", operation_id="getHistory")
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(HistoryQuerySchema(), location="query")
 @blp.response(200, HistorySchema, headers=ETAG_HEADER)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 410: ["game_unreadable"]})

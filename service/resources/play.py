@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 from simple_websocket import ConnectionClosed, Server
 from werkzeug.datastructures import Headers
 
-from ..api import SEAT_TOKEN_OPTIONAL, Blueprint, bearer_token, invalid_request, problem_of
+from ..api import SEAT_TOKEN_OPTIONAL, STORE_UNAVAILABLE, Blueprint, bearer_token, invalid_request, problem_of
 from ..edge import check_json_text, check_version_bound, check_well_formed
 from ..encoding import json_text
 from ..errors import Problem
@@ -129,6 +129,7 @@ ACTION = ActionSchema()
 
 
 @blp.route("/<game_id>/play", operation_id="playGame", websocket=True)
+@blp.problems(STORE_UNAVAILABLE)
 @blp.arguments(PlayQuerySchema(), location="query")
 @blp.response(101, description=PROTOCOL)
 @blp.problems({400: ["invalid_request"], 401: ["invalid_token"], 404: ["unknown_game"], 426: ["upgrade_required"], 429: ["too_many_streams"]})

@@ -10,7 +10,7 @@ from marshmallow import Schema, fields, validate
 
 from engine.players import level_names
 
-from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, Blueprint, bearer_token, header_parameter
+from ..api import SEAT_TOKEN_OPTIONAL, SEAT_TOKEN_REQUIRED, STORE_UNAVAILABLE_OR_FULL, Blueprint, bearer_token, header_parameter
 from ..edge import Name
 from ..game import Game
 from ..schemas import LEVEL_COMPONENT, RequestSchema
@@ -62,6 +62,7 @@ def seat_taken(game: Game, seat: int, token: str | None) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/seats/<int(signed=True):seat>", methods=["POST"], operation_id="takeSeat")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(TakeSeatSchema, required=False)
 @blp.response(200, SeatTakenSchema)
 @blp.problems(
@@ -73,7 +74,6 @@ def seat_taken(game: Game, seat: int, token: str | None) -> dict[str, Any]:
         409: ["seat_taken", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_OPTIONAL, parameters=[TAKE_SEAT_KEY])
@@ -92,6 +92,7 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/leave", methods=["POST"], operation_id="leaveGame")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.arguments(LeaveSchema, required=False)
 @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
 @blp.problems(
@@ -102,7 +103,6 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
         409: ["seat_left", "game_over"],
         413: ["payload_too_large"],
         429: ["rate_limited"],
-        503: ["storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
@@ -121,6 +121,7 @@ def leave(body: dict[str, Any], game_id: str) -> BaseResponse:
 
 
 @blp.route("/<game_id>/rematch", methods=["POST"], operation_id="makeRematch")
+@blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(201, SeatTakenSchema, headers={"Location": {"description": "The new game's URL", "schema": {"type": "string"}}})
 @blp.problems(
     {
@@ -128,7 +129,6 @@ def leave(body: dict[str, Any], game_id: str) -> BaseResponse:
         404: ["unknown_game"],
         409: ["game_not_finished", "seat_taken"],
         429: ["rate_limited"],
-        503: ["capacity", "storage_unavailable", "busy"],
     }
 )
 @blp.doc(security=SEAT_TOKEN_REQUIRED)
