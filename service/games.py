@@ -131,6 +131,11 @@ class Games:
         full store might not take back."""
         self.repository.refuse_creation_when_full()
 
+    def refuse_when_full(self) -> None:
+        """A 503 ``capacity`` when the store refuses writes: asked by the arena before it takes
+        out what it then tells someone of (a challenge declined, withdrawn or expired)."""
+        self.repository.refuse_when_full()
+
     def create_arena_games(
         self,
         ruleset_id: str,

@@ -164,7 +164,7 @@ class Repository:
         #: the reads of the store under way after an announcement, per game
         self._reading: dict[str, threading.Event] = {}
         self._memory_read_at = float("-inf")
-        self._memory_full = False
+        self._memory_share = 0.0
         self.replays = ReplayCache(settings.replays_kept)
         #: called with each change this process commits, once written and before the requests
         #: waiting on the game here are woken: what they will want of it may be made at hand
@@ -226,8 +226,8 @@ class Repository:
             reading.set()
         return self.from_stored(game_id, stored)
 
-    def refuse_creation_when_full(self) -> None:
-        """A 503 ``capacity`` when Redis is nearly at its memory limit (read at most once a second)."""
+    def memory_share(self) -> float:
+        """The share of its memory limit Redis uses (0 without a limit), read at most once a second."""
         now = time.monotonic()
         if now - self._memory_read_at > MEMORY_READING_SECONDS:
             try:
@@ -235,10 +235,20 @@ class Repository:
             except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
                 memory = {}
             limit = int(memory.get("maxmemory") or 0)
-            self._memory_full = limit > 0 and int(memory["used_memory"]) >= limit * CREATION_MEMORY_SHARE
+            self._memory_share = int(memory["used_memory"]) / limit if limit > 0 else 0.0
             self._memory_read_at = now
-        if self._memory_full:
+        return self._memory_share
+
+    def refuse_creation_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit."""
+        if self.memory_share() >= CREATION_MEMORY_SHARE:
             raise Refused("capacity", "nearly_full")
+
+    def refuse_when_full(self) -> None:
+        """A 503 ``capacity`` when Redis is at its memory limit, refusing writes: asked before a
+        change that deletes and then writes, which such a Redis would let half through (it still deletes)."""
+        if self.memory_share() >= 1:
+            raise Refused("capacity", "store_full")
 
     def load(self, game_id: str) -> Game:
         """The game as stored (a game of the old layout upgraded on the way)."""

@@ -23,7 +23,7 @@ from service.arena.matchmaker import Matchmaker
 from service.redis_pool import StorageBusy
 from service.texts import DETAILS
 from tests.api import FlaskClient
-from tests.test_arena_api import bearer
+from tests.test_arena_api import bearer, events
 from tests.conftest import make_settings
 from tests.redis_process import RedisProcess
 
@@ -198,6 +198,40 @@ def test_a_full_redis_takes_out_no_challenge_it_cannot_start_nor_seeks_it_cannot
     time.sleep(1.1)  # (the service reads Redis's memory use at most once a second)
     assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk)).status_code == 200
     assert matchmaker.run_pass() == 1
+
+
+def test_a_full_redis_declines_withdraws_or_expires_no_challenge_it_could_not_tell_the_other_side_of(small_redis):
+    """Ending a challenge takes it out (a delete, which a full Redis makes) and tells the other side
+    (a write, which it refuses): asked while Redis refuses writes, a decline or a withdrawal is a
+    503 that changes nothing, and the pass ends nothing; once there is room, each is done and told."""
+    app = create_app(make_settings(redis_url=small_redis.url))
+    client = app.test_client()
+    arena = app.extensions["koz_arena"]
+    ayla, berk = (client.post("/v1/accounts", json={"name": name}).get_json()["key"] for name in ("Ayla", "Berk"))
+    declined, withdrawn, expiring = (
+        client.post("/v1/arena/challenges", json={"to": "Berk", "ruleset": ruleset}, headers=bearer(ayla)).get_json()
+        for ruleset in ("german-whist", "sixty-six", "partnership-batak")
+    )
+    real = arena.timer
+    filler = filled_to_the_brim(small_redis.url)
+    refused = [
+        client.post(f"/v1/arena/challenges/{declined['id']}/decline", headers=bearer(berk)),
+        client.delete(f"/v1/arena/challenges/{withdrawn['id']}", headers=bearer(ayla)),
+    ]
+    assert [(answer.status_code, answer.get_json()["code"]) for answer in refused] == [(503, "capacity")] * 2
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
+    assert Matchmaker(arena).run_pass() == 0
+    arena.timer = real
+    filler.config_set("maxmemory", 0)
+    assert len(client.get("/v1/arena/challenges", headers=bearer(berk)).get_json()["challenges"]) == 3
+    time.sleep(1.1)  # (the service reads Redis's memory use at most once a second)
+    assert client.post(f"/v1/arena/challenges/{declined['id']}/decline", headers=bearer(berk)).status_code == 204
+    assert client.delete(f"/v1/arena/challenges/{withdrawn['id']}", headers=bearer(ayla)).status_code == 204
+    arena.timer = lambda: real() + arena.settings.arena_seek_seconds + 1
+    assert Matchmaker(arena).run_pass() == 1
+    told = {key: [(event["type"], event["challenge"]["id"]) for event in events(app, key) if event["type"] != "challenge"] for key in (ayla, berk)}
+    assert told[ayla] == [("challenge_declined", declined["id"]), ("challenge_expired", expiring["id"])]
+    assert told[berk] == [("challenge_withdrawn", withdrawn["id"]), ("challenge_expired", expiring["id"])]
 
 
 @pytest.mark.parametrize(

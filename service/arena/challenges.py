@@ -172,8 +172,7 @@ class Challenges:
         seen = self.challenges.get(identifier)
         if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
-        assert self.matchmaker is not None
-        self.matchmaker.games.refuse_creation_when_full()
+        self.arena.games.refuse_creation_when_full()
         if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
             raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
         try:
@@ -209,11 +208,13 @@ class Challenges:
         return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings, unmade=unmade)
 
     def decline(self, identifier: str, decliner: Account) -> None:
+        self.arena.games.refuse_when_full()
         challenge = self._take(identifier, decliner, "to_account")
         self.store.disengage(challenge["from_account"], identifier)
         self.arena.emit(challenge["from_account"], {"type": "challenge_declined", "challenge": public_challenge(challenge)})
 
     def withdraw(self, identifier: str, challenger: Account) -> None:
+        self.arena.games.refuse_when_full()
         challenge = self._take(identifier, challenger, "from_account")
         self.store.disengage(challenge["from_account"], identifier)
         self.arena.emit(challenge["to_account"], {"type": "challenge_withdrawn", "challenge": public_challenge(challenge)})

@@ -83,6 +83,11 @@ class Matchmaker:
         """Pair and settle every ruleset's arena once, and end the challenges past their time;
         how many matches were started or settled and challenges ended."""
         self.house_due = None
+        try:
+            self.games.refuse_when_full()
+        except Refused:  # what a pass takes out (challenges, seeks) it then tells of, which needs writes
+            log.warning("arena: no pass while Redis refuses writes for lack of memory")
+            return 0
         done = Challenges(self.arena).expire() + self.settle()
         for ruleset in registry.all_rulesets():
             done += self.settle_expired(ruleset)
