@@ -128,8 +128,8 @@ class Games:
     def refuse_creation_when_full(self) -> None:
         """A 503 ``capacity`` when the store is nearly full, as creating a game is refused then:
         asked by the arena before it takes out what a game is made of (seeks, a challenge), which a
-        full store might not take back."""
-        self.repository.refuse_creation_when_full()
+        full store might not take back; read now, not as a second ago."""
+        self.repository.refuse_creation_when_full(fresh=True)
 
     def refuse_when_full(self) -> None:
         """A 503 ``capacity`` when the store refuses writes: asked by the arena before it takes

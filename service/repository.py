@@ -226,10 +226,11 @@ class Repository:
             reading.set()
         return self.from_stored(game_id, stored)
 
-    def memory_share(self) -> float:
-        """The share of its memory limit Redis uses (0 without a limit), read at most once a second."""
+    def memory_share(self, *, fresh: bool = False) -> float:
+        """The share of its memory limit Redis uses (0 without a limit), read at most once a
+        second, or now when ``fresh``."""
         now = time.monotonic()
-        if now - self._memory_read_at > MEMORY_READING_SECONDS:
+        if fresh or now - self._memory_read_at > MEMORY_READING_SECONDS:
             try:
                 memory = cast(dict[str, Any], self.store.redis.info("memory"))
             except ResponseError:  # a Redis that does not offer INFO (some managed ones rename it)
@@ -239,15 +240,16 @@ class Repository:
             self._memory_read_at = now
         return self._memory_share
 
-    def refuse_creation_when_full(self) -> None:
-        """A 503 ``capacity`` when Redis is nearly at its memory limit."""
-        if self.memory_share() >= CREATION_MEMORY_SHARE:
+    def refuse_creation_when_full(self, *, fresh: bool = False) -> None:
+        """A 503 ``capacity`` when Redis is nearly at its memory limit (``fresh``: as :meth:`memory_share`)."""
+        if self.memory_share(fresh=fresh) >= CREATION_MEMORY_SHARE:
             raise Refused("capacity", "nearly_full")
 
     def refuse_when_full(self) -> None:
         """A 503 ``capacity`` when Redis is at its memory limit, refusing writes: asked before a
-        change that deletes and then writes, which such a Redis would let half through (it still deletes)."""
-        if self.memory_share() >= 1:
+        change that deletes and then writes, which such a Redis would let half through (it still
+        deletes). Read now: such changes are few, and a second is long enough to fill Redis."""
+        if self.memory_share(fresh=True) >= 1:
             raise Refused("capacity", "store_full")
 
     def load(self, game_id: str) -> Game:

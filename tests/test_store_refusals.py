@@ -1,14 +1,17 @@
 """Every operation documents the 503s a failing store answers it with, and only those: a store that
 is down (`storage_unavailable`), a process whose requests wait for Redis past its queue (`busy`), a
 Redis full to the brim that refuses writes (`capacity`). Each operation is asked once in each
-case, on a real redis-server of the test's own, and what it answers is held to the document."""
+case, on a real redis-server of the test's own, and what it answers is held to the document; a
+503 from the full Redis (which still deletes) must have changed nothing in it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from redis import Redis
 
 from service import create_app
 from tests.conftest import make_settings
@@ -94,15 +97,22 @@ def every_operation(client) -> list[tuple[str, str, str, dict]]:
     ]
 
 
-def answered_503s(client, requests) -> dict[str, str]:
-    """The code of each operation answered 503, by operationId."""
+def answered_503s(client, requests, stored: Callable[[], dict[bytes, bytes]] | None = None) -> dict[str, str]:
+    """The code of each operation answered 503, by operationId; with ``stored`` (what the store
+    holds), each 503 must have left it as it was."""
     codes = {}
     for operation_id, method, path, sent in requests:
+        before = stored() if stored else None
         answer = client.open(path, method=method, buffered=False, **sent)  # (a stream that opens is closed unread)
         if answer.status_code == 503:
             codes[operation_id] = answer.get_json()["code"]
+            assert stored is None or stored() == before, f"{operation_id} answered 503 and changed the store"
         answer.close()
     return codes
+
+
+def everything_but_the_filler(redis: Redis) -> dict[bytes, bytes]:
+    return {key: redis.dump(key) for key in redis.scan_iter() if not key.startswith(b"filler:")}
 
 
 def test_every_operation_documents_the_503s_a_failing_store_answers_it_with_and_only_those(tmp_path, monkeypatch):
@@ -117,7 +127,7 @@ def test_every_operation_documents_the_503s_a_failing_store_answers_it_with_and_
             patch.setattr(app.extensions["koz"].store.redis.connection_pool, "max_queued", 0)
             answered["busy"] = answered_503s(client, requests)
         filler = filled_to_the_brim(server.url)
-        answered["full"] = answered_503s(client, requests)
+        answered["full"] = answered_503s(client, requests, lambda: everything_but_the_filler(filler))
         filler.config_set("maxmemory", 0)
         server.stop()
         answered["down"] = answered_503s(client, requests)
