@@ -267,7 +267,7 @@ def store_failing(patch: pytest.MonkeyPatch, failure: str) -> str:
     the code of the 503 that answers."""
     if failure == "nearly full":
 
-        def nearly_full(self):
+        def nearly_full(self, *, fresh=False):
             raise Refused("capacity", "nearly_full")
 
         patch.setattr(Repository, "refuse_creation_when_full", nearly_full)
