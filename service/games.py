@@ -317,6 +317,7 @@ class Games:
         if not (old.finished or old.forfeit is not None):
             raise Refused("game_not_finished", "rematch_too_soon")
         if old.rematch is None:
+            self.repository.refuse_creation_when_full()  # (a new game, as any other)
             # a human seat is kept for its token, open until that token asks (a seat that left to
             # a computer included); a computer seat stays the same computer
             records = [

@@ -13,6 +13,8 @@ import pytest
 from engine.players.base import standard_level
 from service import texts
 from service.cli import main as koz
+from service.refusals import Refused
+from service.repository import Repository
 from service.store import Commit
 from service.tokens import derived_token
 from service.verify import verify
@@ -420,6 +422,26 @@ def test_a_rematch_keeps_seats_options_and_levels_and_moves_the_first_dealer_on(
     assert first_dealer(api, new_id) == (first_dealer(api, game_id) + 1) % 4
     again = api.request("POST", f"/v1/games/{game_id}/rematch", token=tokens[0])  # asked again: the same seat and token
     assert (again.status, again.body["seat"], again.body["token"]) == (201, 0, first.body["token"])
+
+
+def test_a_rematch_is_a_new_game_refused_while_the_store_is_nearly_full_and_joined_once_made(api, monkeypatch):
+    """Koz makes no new game once Redis is nearly full, a rematch's neither (503 capacity, the old
+    game unchanged); a rematch made already is only a seat taken, and the other seat still joins it."""
+    game_id, (ayse, bora) = finished_game(api)
+
+    def nearly_full(self, *, fresh=False):
+        raise Refused("capacity", "nearly_full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "refuse_creation_when_full", nearly_full)
+        refused = api.request("POST", f"/v1/games/{game_id}/rematch", token=ayse)
+        assert (refused.status, refused.code) == (503, "capacity") and api.view(game_id).body["rematch"] is None
+    made = api.request("POST", f"/v1/games/{game_id}/rematch", token=ayse)
+    assert made.status == 201
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "refuse_creation_when_full", nearly_full)
+        joined = api.request("POST", f"/v1/games/{game_id}/rematch", token=bora)
+    assert (joined.status, joined.body["id"], joined.body["view"]["status"]) == (201, made.body["id"], "active")
 
 
 def test_a_rematch_is_made_only_after_the_match(api):
