@@ -164,6 +164,11 @@ def capture_on(client) -> dict:
     keep("withdrawGame", down.delete(f"/v1/games/{private['id']}", headers=bearer(token)))
     keep("leaveGame", down.post(f"{game}/leave", json={}, headers=bearer(token)))
     keep("takeSeat", down.post(f"/v1/games/{private['id']}/seats/1", json={"name": "Bora"}))
+    keep("getGame", down.get(game, headers=bearer(token)))
+    keep("getHistory", down.get(f"{game}/history"))
+    keep("streamEvents", down.get(f"{game}/events"))
+    keep("playGame", down.get(f"{game}/play", headers={**upgrade, **bearer(token)}))
+    keep("listWaitingGames", down.get("/v1/games", query_string={"status": "waiting"}))
 
     capture_arena(keep, client, too_large)
     capture_challenges(keep, too_large)
