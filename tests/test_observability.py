@@ -11,6 +11,7 @@ import random
 import re
 
 import pytest
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine import registry
@@ -67,6 +68,20 @@ def test_metrics_count_requests_actions_refusals_decisions_waiting_clients_and_r
     assert commands >= 2
     # each command timed from its own start: a local Redis answers in far less than a second
     assert 0 < grew("koz_redis_command_duration_seconds_sum", command="EVALSHA") < commands
+
+
+def test_shared_metrics_leave_out_a_process_file_still_empty_and_read_every_other(client, tmp_path, monkeypatch):
+    """With several processes, each counts into a file of its own, made and then sized: a scrape in
+    between, or after a process killed in between (its empty file left for good), is answered with
+    every other process's counts, never a 500."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    counted = MmapedDict(str(tmp_path / "counter_4321.db"))
+    labels = ["method", "route", "status"], ["GET", "/healthz", "200"]
+    counted.write_value(mmap_key("koz_http_requests", "koz_http_requests_total", *labels, "HTTP requests answered"), 7.0, 0.0)
+    counted.close()
+    (tmp_path / "counter_4322.db").touch()
+    found = samples(FlaskClient(client))
+    assert value(found, "koz_http_requests_total", method="GET", route="/healthz", status="200") == 7.0
 
 
 def test_redis_errors_are_counted(tmp_path):
