@@ -284,8 +284,9 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
     def route(self, rule: str, *, operation_id: str, **options: Any) -> Callable[[F], F]:
         """Register an operation under a stable ``operationId`` (generated clients name their
         methods after it). Every operation takes an ``X-Request-ID`` and a language (``Accept-Language``,
-        ``lang``), and may meet the server's own
-        refusals (414, 431); one that does not document a seat token needs none (``security: []``)."""
+        ``lang``), and may meet the server's own refusals (414, 431); a POST's body is refused when
+        it is too large or not JSON (413, 415); one that does not document a seat token needs none
+        (``security: []``)."""
 
         def decorator(function: F) -> F:
             documented = getattr(function, "_apidoc", {}).get("manual_doc", {})
@@ -295,6 +296,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             # (the route's parameters are its path's, shared by every operation on it)
             vars(function)["_apidoc"]["koz_headers"] = vars(function)["_apidoc"]["manual_doc"].pop("parameters", [])
             function = self.problems(SERVER_REFUSALS)(function)
+            if "POST" in options.get("methods", ()):
+                function = self.problems(BODY_REFUSALS)(function)
             _document_answer_headers(vars(function)["_apidoc"])
             register = super(Blueprint, self).route(rule, parameters=[REQUEST_ID, ACCEPT_LANGUAGE, LANG], **options)
             registered: F = register(function)
@@ -464,6 +467,8 @@ REQUEST_ID = header_parameter(
 #: what `koz serve` (gunicorn) itself refuses on any operation, before the app sees the request
 #: (the codes of ``service.http_server.SERVER_REFUSALS``, which needs the server extra)
 SERVER_REFUSALS = {408: ["request_timeout"], 414: ["uri_too_long"], 429: ["too_many_connections"], 431: ["headers_too_large"]}
+#: a POST's body refused before it is read: too large, or not JSON (:mod:`service.edge`)
+BODY_REFUSALS = {413: ["payload_too_large"], 415: ["unsupported_media_type"]}
 #: the 503s of an operation that uses the store (:func:`storage_problem`): it is down, or this
 #: process's requests wait for it past their queue; and of one that writes, Redis at its memory
 #: limit refusing the write (deletions it still makes)

@@ -173,6 +173,23 @@ def capture_on(client) -> dict:
     capture_arena(keep, client, too_large)
     capture_challenges(keep, too_large)
 
+    # a POST's body refused before it is read (too large, or not JSON): any POST's
+    posted = {
+        "createGame": "/v1/games",
+        "postAction": f"{game}/actions",
+        "takeSeat": f"/v1/games/{private['id']}/seats/1",
+        "leaveGame": f"{game}/leave",
+        "makeRematch": f"{game}/rematch",
+        "createAccount": "/v1/accounts",
+        "createSeek": "/v1/arena/seeks",
+        "createChallenge": "/v1/arena/challenges",
+        "acceptChallenge": "/v1/arena/challenges/no-such-challenge/accept",
+        "declineChallenge": "/v1/arena/challenges/no-such-challenge/decline",
+    }
+    for operation_id, path in posted.items():
+        keep(operation_id, client.post(path, data=too_large, headers={"Content-Type": "application/json"}))
+        keep(operation_id, client.post(path, data="ruleset=german-whist", headers={"Content-Type": "application/x-www-form-urlencoded"}))
+
     # what cannot be provoked on the app alone, answered as Koz answers it
     failed = create_app(make_settings(), redis=fakeredis.FakeRedis())
     failed.extensions["koz_embedded"] = types.SimpleNamespace(failed=True)  # its embedded Redis died for good

@@ -64,6 +64,28 @@ def test_only_a_json_body_posted_is_read_a_body_of_another_type_is_answered_415_
     assert client.get("/v1/rulesets", data=deep, headers={"Content-Type": "application/json"}).status_code == 200
 
 
+def test_every_post_refuses_a_body_too_large_or_not_json_before_reading_it_and_documents_both(app, client):
+    """A POST's body is read only when it is JSON within KOZ_MAX_BODY_BYTES: 413 or 415 otherwise,
+    whatever the operation, which each POST documents; the others read no body and document neither."""
+    from tests.test_store_refusals import documented_operations, every_operation
+
+    too_large = b"[" + b" " * app.extensions["koz"].settings.max_body_bytes + b"]"
+    documented = documented_operations()
+    posts = [(operation_id, path, sent) for operation_id, method, path, sent in every_operation(client) if method == "POST"]
+    assert len(posts) == 10
+    for operation_id, path, sent in posts:
+        headers = sent.get("headers", {})
+        refused = [
+            client.post(path, data=too_large, headers={**headers, "Content-Type": "application/json"}),
+            client.post(path, data="ruleset=german-whist", headers={**headers, "Content-Type": "application/x-www-form-urlencoded"}),
+        ]
+        codes = [(answer.status_code, answer.get_json()["code"]) for answer in refused]
+        assert codes == [(413, "payload_too_large"), (415, "unsupported_media_type")], operation_id
+        assert {"413", "415"} <= set(documented[operation_id]["responses"]), operation_id
+    others = [operation for operation_id, operation in documented.items() if operation_id not in {operation_id for operation_id, _, _ in posts}]
+    assert others and not [operation["operationId"] for operation in others if {"413", "415"} & set(operation["responses"])]
+
+
 def post_chunked(client, body: bytes):
     """A body sent chunked: no Content-Length to refuse it by before it is read."""
     answer = client.post(

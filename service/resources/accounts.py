@@ -96,7 +96,6 @@ class AccountPageSchema(AccountSchema):
     {
         400: ["invalid_request", "malformed_json", "json_too_deep", "number_too_large", "invalid_text"],
         409: ["name_taken"],
-        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )

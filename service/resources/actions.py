@@ -64,7 +64,6 @@ def idempotency_key() -> str | None:
         409: [*TURN_REFUSAL_CODES, "waiting_for_players", "seat_left", "deadline_passed"],
         410: ["game_unreadable"],
         412: ["stale_version"],
-        413: ["payload_too_large"],
         422: ["idempotency_key_reused", *ILLEGAL_ACTION_CODES],
         429: ["rate_limited"],
     }

@@ -91,7 +91,6 @@ KEY_PROBLEMS = {401: ["missing_key", "invalid_key"], 404: ["unknown_challenge"]}
         401: ["missing_key", "invalid_key"],
         404: ["unknown_account"],
         409: ["too_many_arena_games"],
-        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )

@@ -72,7 +72,6 @@ def seat_taken(game: Game, seat: int, token: str | None) -> dict[str, Any]:
         403: ["invalid_join_code", "not_your_seat"],
         404: ["unknown_game", "unknown_seat", "not_found"],
         409: ["seat_taken", "game_over"],
-        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )
@@ -101,7 +100,6 @@ def take_seat(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
         401: ["missing_token", "invalid_token"],
         404: ["unknown_game"],
         409: ["seat_left", "game_over"],
-        413: ["payload_too_large"],
         429: ["rate_limited"],
     }
 )
