@@ -1,8 +1,10 @@
-"""Helpers shared by the tests: random playouts, a leak detector for JSON documents, the README's examples."""
+"""Helpers shared by the tests: random playouts, a leak detector for JSON documents, the README's examples,
+the committed OpenAPI document's operations."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import re
 from pathlib import Path
@@ -161,3 +163,17 @@ def load_bench(script: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+#: the committed OpenAPI document
+DOCUMENT: dict[str, Any] = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
+
+
+def documented_operations() -> dict[str, dict[str, Any]]:
+    """The committed document's operations, by operationId."""
+    return {
+        operation["operationId"]: operation
+        for operations in DOCUMENT["paths"].values()
+        for method, operation in operations.items()
+        if method != "parameters"
+    }

@@ -13,6 +13,7 @@ from marshmallow import ValidationError
 
 from service.edge import Name
 from tests.api import FlaskClient
+from tests.support import documented_operations
 
 TWO_HUMANS = [{"name": "Ayşe"}, {"name": "Bora"}]
 
@@ -67,7 +68,7 @@ def test_only_a_json_body_posted_is_read_a_body_of_another_type_is_answered_415_
 def test_every_post_refuses_a_body_too_large_or_not_json_before_reading_it_and_documents_both(app, client):
     """A POST's body is read only when it is JSON within KOZ_MAX_BODY_BYTES: 413 or 415 otherwise,
     whatever the operation, which each POST documents; the others read no body and document neither."""
-    from tests.test_store_refusals import documented_operations, every_operation
+    from tests.test_store_refusals import every_operation
 
     too_large = b"[" + b" " * app.extensions["koz"].settings.max_body_bytes + b"]"
     documented = documented_operations()

@@ -4,9 +4,6 @@ Retry-After and the IETF RateLimit headers."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import jsonschema_rs
 import pytest
 from flask import request
@@ -18,6 +15,7 @@ from service.limits import LIMITED
 from service.store import Commit
 from tests.api import FlaskClient
 from tests.conftest import make_settings
+from tests.support import DOCUMENT, documented_operations
 
 
 def limited_api(redis, **limits) -> FlaskClient:
@@ -195,20 +193,6 @@ def test_only_the_limited_routes_are_checked_and_each_once(fake_redis, monkeypat
 RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset"]
 
 
-def read_document() -> dict:
-    return json.loads((Path(__file__).parents[1] / "openapi" / "openapi.json").read_text())
-
-
-def documented_operations() -> dict[str, dict]:
-    document = read_document()
-    return {
-        operation["operationId"]: operation
-        for operations in document["paths"].values()
-        for method, operation in operations.items()
-        if method != "parameters"
-    }
-
-
 def test_the_document_gives_the_ratelimit_headers_on_the_answers_of_exactly_the_limited_operations(app):
     """A client paces itself by a limited operation's RateLimit headers: the document lists them on
     each such operation's successes and its 429, and on no other operation's answers."""
@@ -233,7 +217,7 @@ def test_the_ratelimit_headers_sent_are_the_ones_documented_with_the_values_they
     view = api.view(created.body["id"], token).body
     acted = api.act(created.body["id"], view["legal_actions"][0], token)
     refused = [api.create(ruleset="german-whist") for _ in range(2)][1]
-    operations, headers = documented_operations(), read_document()["components"]["headers"]
+    operations, headers = documented_operations(), DOCUMENT["components"]["headers"]
     for operation_id, answer in [("createGame", created), ("postAction", acted), ("createGame", refused)]:
         documented = operations[operation_id]["responses"][str(answer.status)]["headers"]
         assert sorted(name for name in answer.headers.keys() if name.startswith("RateLimit-")) == RATE_LIMIT_HEADERS

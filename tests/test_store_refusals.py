@@ -6,8 +6,6 @@ case, on a real redis-server of the test's own, and what it answers is held to t
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -16,23 +14,12 @@ from redis import Redis
 from service import create_app
 from tests.conftest import make_settings
 from tests.redis_process import RedisProcess
+from tests.support import documented_operations
 from tests.test_api_play import upgrade_headers
 from tests.test_arena_api import bearer
 from tests.test_redis_faults import filled_to_the_brim
 
 pytestmark = pytest.mark.redis_server
-
-DOCUMENT = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
-
-
-def documented_operations() -> dict[str, dict]:
-    return {
-        operation["operationId"]: operation
-        for operations in DOCUMENT["paths"].values()
-        for method, operation in operations.items()
-        if method != "parameters"
-    }
-
 
 def documented_503s() -> dict[str, set[str]]:
     """Each operation's codes of 503, by operationId."""
