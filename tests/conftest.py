@@ -49,14 +49,21 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(autouse=True)
-def root_logging_restored():
-    """``koz`` run in-process points logging at the stderr of the test that ran it, which pytest
-    closes after that test: a later test's worker thread would write its lines to a closed file."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
+def logging_restored():
+    """``koz`` run in-process configures logging (``logs.configure``: its handlers, levels, and every
+    logger it does not name disabled) and points it at the stderr of the test that ran it, which
+    pytest closes after that test: every logger is put back as it was, and one made since as new."""
+    manager = logging.Logger.manager
+    before = {name: logger for name, logger in manager.loggerDict.items() if isinstance(logger, logging.Logger)}
+    saved = [(logger, logger.handlers[:], logger.level, logger.propagate, logger.disabled) for logger in [logging.getLogger(), *before.values()]]
     yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
+    for logger, handlers, level, propagate, disabled in saved:
+        logger.handlers[:], logger.propagate, logger.disabled = handlers, propagate, disabled
+        logger.setLevel(level)
+    for name, logger in list(manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger) and name not in before:
+            logger.handlers[:], logger.propagate, logger.disabled = [], True, False
+            logger.setLevel(logging.NOTSET)
 
 
 def start_redis_server() -> tuple[subprocess.Popen, str, str]:

@@ -22,6 +22,18 @@ from service import cli
 from service.cli import main as koz
 
 
+@pytest.fixture(autouse=True)
+def environment_restored():
+    """``koz`` run in-process sets this process's environment as it would its own
+    (``PROMETHEUS_MULTIPROC_DIR``, ``REDIS_URL``): put back whole after each test. (monkeypatch's
+    ``delenv`` of a variable not set records nothing, so one set afterwards outlived its test and
+    turned a later test's metrics to another folder's.)"""
+    before = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(before)
+
+
 def test_koz_bot_refuses_a_game_without_its_seat_s_token_and_an_arena_run_without_a_key_or_with_a_game(monkeypatch):
     monkeypatch.setattr(cli.bot, "run", lambda *args, **kwargs: pytest.fail("played"))
     monkeypatch.setattr(cli.arena_bot, "run", lambda *args, **kwargs: pytest.fail("played"))
