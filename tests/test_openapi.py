@@ -85,8 +85,7 @@ def test_a_problem_that_says_when_to_come_back_or_how_to_authenticate_documents_
             for status, response in operation["responses"].items() if method != "parameters" else []:
                 if status in expected:
                     found += 1
-                    # (a limited operation's 429 also says where its limit stands: tests/test_rate_limits.py)
-                    shared = ("RateLimit-", "X-Request-ID")  # (every answer's, a limited operation's: test_rate_limits.py)
+                    shared = ("RateLimit-", "X-Request-ID")  # (every answer's, and a limited operation's: test_rate_limits.py)
                     assert [name for name in response["headers"] if not name.startswith(shared)] == ["Content-Language", expected[status]]
                     assert response["headers"][expected[status]]["schema"]["type"] == ("string" if status == "401" else "integer")
     assert found > 50
