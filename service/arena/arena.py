@@ -111,7 +111,11 @@ class Arena:
             "seeked_at": now,
             "expires_at": expires,
         }
-        new = self.store.add_seek(ruleset.id, identifier, seek, now)
+        try:
+            new = self.store.add_seek(ruleset.id, identifier, seek, now)
+        except BaseException:  # (a Redis out of memory refuses the seek, not the deletion)
+            self.store.disengage(account.id, identifier)
+            raise
         if not new:
             seek = next((queued for queued in self.store.seeks(ruleset.id) if queued["id"] == identifier), seek)
         return seek, new

@@ -135,7 +135,12 @@ class Challenges:
             "created_at": now,
             "expires_at": expires,
         }
-        self.challenges.add(challenge)
+        try:
+            self.challenges.add(challenge)
+        except BaseException:  # (a Redis out of memory refuses the challenge, not the deletions)
+            self.challenges.take(identifier)
+            self.store.disengage(challenger.id, identifier)
+            raise
         rating = Rating.from_text(self.store.ratings(ruleset.id, [challenger.id])[0])
         self.arena.emit(
             challenged.id,
