@@ -372,14 +372,15 @@ RATE_LIMIT_HEADERS = {name: name for name in HEADER_COMPONENTS if name.startswit
 
 
 def _document_answer_headers(documentation: dict[str, Any]) -> None:
-    """Document the headers every answer of an operation carries, and the RateLimit headers on the
-    answers of a limited one that a client paces itself by: its successes and its 429. (Its other
-    refusals carry them too once the request was counted; the server's own, answered before, do not.)"""
+    """Document the headers every answer of an operation carries, and a limited one's RateLimit
+    headers on every answer given once its request was counted: all but the server's own refusals and
+    a body refused unread (a 429 may be the server's too, but is the limit's own as well)."""
     limited = "rate_limited" in documentation["koz_problems"].get(429, [])
+    uncounted = {*SERVER_REFUSALS, *BODY_REFUSALS} - {429}
     answers = [(status, answer) for status, responses in documentation["response"]["responses"].items() for answer in responses]
     answers += documentation["manual_doc"].get("responses", {}).items()  # (written whole by the operation: a stream's)
     for status, answer in answers:
-        telling = limited and (200 <= int(status) < 300 or int(status) == 429)
+        telling = limited and int(status) not in uncounted
         answer["headers"] = {**(answer.get("headers") or {}), **ANSWER_HEADERS, **(RATE_LIMIT_HEADERS if telling else {})}
 
 
