@@ -213,16 +213,20 @@ class Challenges:
         return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings, unmade=unmade)
 
     def decline(self, identifier: str, decliner: Account) -> None:
-        self.arena.games.refuse_when_full()
-        challenge = self._take(identifier, decliner, "to_account")
-        self.store.disengage(challenge["from_account"], identifier)
-        self.arena.emit(challenge["from_account"], {"type": "challenge_declined", "challenge": public_challenge(challenge)})
+        self._end(identifier, decliner, "to_account", "challenge_declined")
 
     def withdraw(self, identifier: str, challenger: Account) -> None:
+        self._end(identifier, challenger, "from_account", "challenge_withdrawn")
+
+    def _end(self, identifier: str, account: Account, side: str, event: str) -> None:
+        """End the challenge ``account`` is on ``side`` of, freeing the challenger's place, and tell
+        the other side ``event``. Refused while the store refuses writes: it would take the challenge
+        out (a deletion) and not tell."""
         self.arena.games.refuse_when_full()
-        challenge = self._take(identifier, challenger, "from_account")
+        challenge = self._take(identifier, account, side)
         self.store.disengage(challenge["from_account"], identifier)
-        self.arena.emit(challenge["to_account"], {"type": "challenge_withdrawn", "challenge": public_challenge(challenge)})
+        other = "from_account" if side == "to_account" else "to_account"
+        self.arena.emit(challenge[other], {"type": event, "challenge": public_challenge(challenge)})
 
     def expire(self) -> int:
         """Take out the challenges past their time, telling both sides; how many."""
