@@ -112,7 +112,7 @@ class Arena:
             "expires_at": expires,
         }
         try:
-            new = self.store.add_seek(ruleset.id, identifier, seek, now)
+            new = self.store.add_seek(ruleset.id, seek)
         except BaseException:  # (a Redis out of memory refuses the seek, not the deletion)
             self.store.disengage(account.id, identifier)
             raise

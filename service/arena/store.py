@@ -221,9 +221,14 @@ class ArenaStore:
 
     # --- seeks ----------------------------------------------------------------------------------
 
-    def add_seek(self, ruleset: str, seek_id: str, seek: dict[str, Any], now: float) -> bool:
+    def add_seek(self, ruleset: str, seek: dict[str, Any]) -> bool:
+        """Queue ``seek`` in its place (by its ``seeked_at``); False when it is queued already."""
+        (added,) = self._run_all([self._queued(ruleset, seek)])
+        return bool(added)
+
+    def _queued(self, ruleset: str, seek: dict[str, Any]) -> tuple[Any, list[str], list[Any]]:
         keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
-        return bool(self._seek(keys=keys, args=[seek_id, json.dumps(seek, ensure_ascii=False), repr(now)]))
+        return self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
 
     def seeks(self, ruleset: str) -> list[dict[str, Any]]:
         """Every seek of the ruleset's queue, oldest first."""
@@ -235,8 +240,7 @@ class ArenaStore:
 
     def return_seeks(self, ruleset: str, seeks: list[dict[str, Any]]) -> None:
         """Put seeks taken out of the queue back in their places (their game could not be made), in one round trip."""
-        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
-        self._run_all([(self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]) for seek in seeks])
+        self._run_all([self._queued(ruleset, seek) for seek in seeks])
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         (taken,) = self.take_seek_groups(ruleset, [seek_ids])
