@@ -15,6 +15,7 @@ from service.store import GameStore
 from service.worker import WorkerThread
 from tests.api import FlaskClient
 from tests.conftest import make_settings
+from tests.test_api_events import subscription_up
 
 RULESETS = [ruleset.id for ruleset in registry.all_rulesets()]
 #: short matches, so that a test plays whole ones
@@ -51,8 +52,11 @@ def test_a_game_of_computers_only_plays_itself_to_the_end(api, ruleset_id):
 def test_an_answer_after_the_computers_replies_follows_their_moves_as_stored(backend, ruleset_id, monkeypatch):
     """The answer applies the replies announced with each commit instead of reading the game
     again; it must be the view the store gives, every time, through deals (and to the end of a
-    short match). (Every reply made by the worker here: none in the request.)"""
+    short match). (Every reply made by the worker here: none in the request.) The process's
+    subscription is up first: a commit made before it comes up may be missed, and the answer then
+    rightly reads the game for the replies it did not hear."""
     app = create_app(make_settings(reply_wait_seconds=60, replies_in_request=0), redis=backend)
+    subscription_up(app.extensions["koz"])
     with WorkerThread(app.extensions["koz"]):
         follows_the_replies(FlaskClient(app.test_client()), ruleset_id, monkeypatch)
 
