@@ -19,6 +19,7 @@ from service.timeouts import enforce
 from service.worker import Worker
 from tests.conftest import make_settings
 from tests.support import expire
+from tests.test_api_events import subscription_up
 
 
 @pytest.fixture
@@ -633,7 +634,10 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
 
 
 def test_the_event_stream_sends_a_backlog_longer_than_a_page_whole_and_in_order(backend):
+    """Page after page at once: nothing wakes the stream between them (its subscription is up
+    before it connects, and no event comes), and its heartbeat's wait outlasts it."""
     app = create_app(make_settings(stream_heartbeat_seconds=30, stream_max_seconds=0.5), redis=backend)
+    subscription_up(app.extensions["koz"])
     client = app.test_client()
     key = account(client, "Ece")
     arena = app.extensions["koz_arena"]

@@ -20,6 +20,8 @@ from .texts import DETAILS
 
 #: events kept per account (a client that was away longer reads the rest from the account's page)
 EVENTS_KEPT = 1000
+#: events read at once for a stream
+EVENTS_PAGE = 100
 #: how long an account's events are kept after the last one
 EVENTS_TTL_SECONDS = 7 * 24 * 3600
 #: results shown on an account's page, per ruleset
@@ -61,7 +63,7 @@ class Arena:
             self._secret = self.store.secret()
         return derived_token(self._secret, "arena", game_id, str(seat))
 
-    def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
+    def events_after(self, account: str, after: int, count: int = EVENTS_PAGE) -> list[tuple[int, dict[str, Any]]]:
         """The account's events numbered after ``after``, in order (at most ``count``): a
         ``match_started`` is kept without its seat's token, which is added here."""
         return [

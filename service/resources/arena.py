@@ -19,7 +19,7 @@ from ..errors import Problem
 from ..schemas import RequestSchema, StrictBoolean, StrictFloat
 from ..texts import FIELD_MESSAGES, FieldMessage
 from ..arena.accounts import Account
-from ..arena.arena import Arena, public_seek
+from ..arena.arena import EVENTS_PAGE, Arena, public_seek
 from .accounts import ACCOUNT_KINDS, RULESET_IDS, arena
 from .events import EXAMPLE_RULESET, HEARTBEAT, RETRY, HeldStream, counted, message, take_stream_place
 
@@ -296,9 +296,12 @@ def follow(koz_arena: Arena, account_id: str, after: int) -> Iterator[bytes]:
     with announcements.waiting(koz_arena.store.events_channel_id(account_id), after) as waiter:
         while True:
             # read after registering: no event falls between the read and the wait
-            for number, event in koz_arena.events_after(account_id, after):
+            page = koz_arena.events_after(account_id, after)
+            for number, event in page:
                 yield message(event["type"], number, event)
                 after = number
+            if len(page) == EVENTS_PAGE:
+                continue  # a backlog longer than a page: the next page now, not once something wakes the stream
             waiter.after = after
             remaining = ends - time.monotonic()
             if remaining <= 0 or announcements.closing:
