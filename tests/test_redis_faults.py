@@ -6,6 +6,7 @@ service against the clock: each waits for its answer within a generous deadline.
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -197,6 +198,34 @@ def test_a_full_redis_takes_out_no_challenge_it_cannot_start_nor_seeks_it_cannot
     assert [len(client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]) for key in (cem, derya)] == [1, 1]
     assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk)).status_code == 200
     assert matchmaker.run_pass() == 1
+
+
+def test_a_pass_held_back_by_a_full_redis_is_logged_when_it_begins_and_when_it_ends_not_at_every_pass(small_redis, caplog):
+    """A worker passes twice a second: a warning at each, for each ruleset, would bury the log."""
+    app = create_app(make_settings(redis_url=small_redis.url))
+    client = app.test_client()
+    for name in ("Cem", "Derya"):
+        key = client.post("/v1/accounts", json={"name": name}).get_json()["key"]
+        assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(key)).status_code == 201
+    arena = app.extensions["koz_arena"]
+    for level in level_names("sixty-six"):
+        arena.accounts.house(level)  # (made the first time a pass reads them: a write)
+    matchmaker = Matchmaker(arena)
+    redis = Redis.from_url(small_redis.url)
+    used = int(redis.info("memory")["used_memory"])
+    caplog.set_level(logging.INFO, logger="service.arena.matchmaker")
+    redis.config_set("maxmemory", int(used / 0.95))  # nearly full: writes taken, no new game
+    assert [matchmaker.run_pass() for _ in range(3)] == [0, 0, 0]
+    redis.config_set("maxmemory", used - used // 4)  # full: every write refused
+    assert [matchmaker.run_pass() for _ in range(3)] == [0, 0, 0]
+    redis.config_set("maxmemory", 0)
+    assert [matchmaker.run_pass() for _ in range(3)] == [1, 0, 0]
+    assert [(record.levelname, record.getMessage()) for record in caplog.records if "started" not in record.getMessage()] == [
+        ("WARNING", "arena: the store is nearly full: sixty-six's seeks wait in the queue"),
+        ("WARNING", "arena: no pass while Redis refuses writes for lack of memory"),
+        ("INFO", "arena: passes again: Redis takes writes"),
+        ("INFO", "arena: the store has room again: sixty-six's seeks are paired"),
+    ]
 
 
 def test_a_full_redis_declines_withdraws_or_expires_no_challenge_it_could_not_tell_the_other_side_of(small_redis):

@@ -50,6 +50,25 @@ PASS_SECONDS = 0.5
 SETTLE_BATCH = 100
 
 
+class Lasting:
+    """A condition that lasts across passes (the store full): logged when it begins for a key and
+    when it ends, not at each pass in between (two a second per ruleset)."""
+
+    def __init__(self, begins: str, ends: str) -> None:
+        self.begins, self.ends = begins, ends
+        self._holding: set[str] = set()
+
+    def holds(self, key: str) -> None:
+        if key not in self._holding:
+            self._holding.add(key)
+            log.warning(self.begins, key)
+
+    def over(self, key: str) -> None:
+        if key in self._holding:
+            self._holding.discard(key)
+            log.info(self.ends, key)
+
+
 class Matchmaker:
     def __init__(self, arena: Arena, *, seed: Callable[[], str | None] = lambda: None, shuffle: random.Random | None = None) -> None:
         self.arena = arena
@@ -61,6 +80,10 @@ class Matchmaker:
         #: when (by the arena's timer) a seek the last pass left unpaired reaches its house_after
         #: (None: none does): the next pass is due then, if that comes before PASS_SECONDS
         self.house_due: float | None = None
+        self.store_full = Lasting("arena: no pass while %s refuses writes for lack of memory", "arena: passes again: %s takes writes")
+        self.nearly_full = Lasting(
+            "arena: the store is nearly full: %s's seeks wait in the queue", "arena: the store has room again: %s's seeks are paired"
+        )
 
     @property
     def _turn_key(self) -> str:
@@ -86,8 +109,9 @@ class Matchmaker:
         try:
             self.games.refuse_when_full()
         except Refused:  # what a pass takes out (challenges, seeks) it then tells of, which needs writes
-            log.warning("arena: no pass while Redis refuses writes for lack of memory")
+            self.store_full.holds("Redis")
             return 0
+        self.store_full.over("Redis")
         done = Challenges(self.arena).expire() + self.settle()
         for ruleset in registry.all_rulesets():
             done += self.settle_expired(ruleset)
@@ -137,8 +161,9 @@ class Matchmaker:
         try:
             self.games.refuse_creation_when_full()
         except Refused:
-            log.warning("arena: the store is nearly full: %s's seeks wait in the queue", ruleset.id)
+            self.nearly_full.holds(ruleset.id)
             return 0
+        self.nearly_full.over(ruleset.id)
         still_there = self.store.take_seek_groups(ruleset.id, [[seek.id for seek in pairing.seeks] for pairing in pairings])
         taken = [
             (pairing, [by_id[seek.id] for seek in pairing.seeks])
