@@ -15,6 +15,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from service import create_app
 from engine import registry
 from service.arena.matchmaker import Matchmaker
+from service.arena.store import ArenaStore
+from service.repository import Repository
 from service.timeouts import enforce
 from service.worker import Worker
 from tests.conftest import make_settings
@@ -179,6 +181,107 @@ def test_seeks_whose_game_the_store_cannot_make_stay_queued_and_are_paired_once_
         assert events(arena_app, key) == []
     assert matchmaker.run_pass() == 1
     assert [events(arena_app, key)[0]["type"] for key in keys] == ["match_started", "match_started"]
+
+
+@pytest.mark.parametrize("withdrawal", ["the seek", "every seek"])
+def test_a_seek_withdrawn_while_its_game_is_made_is_not_put_back_when_the_game_cannot_be_made(arena_app, client, monkeypatch, withdrawal):
+    """The DELETE answered 204 (the seek was out of the queue, being paired) and its account may
+    have gone: the pass that fails to make the game puts the other seek back, not that one, and
+    gives its place back. Sought again, it is paired as any other."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    seeks = [client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json() for key in keys]
+    path = f"/v1/arena/seeks/{seeks[0]['id']}" if withdrawal == "the seek" else "/v1/arena/seeks"
+
+    def engaged(key: str) -> int:
+        return arena.store.redis.zcard(arena.store.account_key(arena.accounts.authenticate(key).id, "engaged"))
+
+    def withdrawn_then_lost(self, games):
+        assert client.delete(path, headers=bearer(keys[0])).status_code == 204
+        raise RedisConnectionError("Connection reset by peer")
+
+    matchmaker = Matchmaker(arena)
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "store_new_games", withdrawn_then_lost)
+        with pytest.raises(RedisConnectionError):
+            matchmaker.run_pass()
+    assert [client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] for key in keys] == [[], [seeks[1]]]
+    assert [engaged(key) for key in keys] == [0, 1]
+    assert matchmaker.run_pass() == 0 and [events(arena_app, key) for key in keys] == [[], []]
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).status_code == 201
+    assert matchmaker.run_pass() == 1
+    assert [events(arena_app, key)[0]["type"] for key in keys] == ["match_started", "match_started"]
+
+
+def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_when_the_game_cannot_be_made(arena_app, client, monkeypatch):
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    again = []
+
+    def withdrawn_sought_again_then_lost(self, games):
+        assert client.delete("/v1/arena/seeks", headers=bearer(keys[0])).status_code == 204
+        again.append(client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).get_json())
+        raise RedisConnectionError("Connection reset by peer")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "store_new_games", withdrawn_sought_again_then_lost)
+        with pytest.raises(RedisConnectionError):
+            Matchmaker(arena).run_pass()
+    assert client.get("/v1/arena/seeks", headers=bearer(keys[0])).get_json()["seeks"] == again
+    assert arena.store.engagements(arena.accounts.authenticate(keys[0]).id, arena.timer()) == [again[0]["id"]]
+
+
+def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
+    arena = arena_app.extensions["koz_arena"]
+    key = account(client, "Ayla")
+    seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
+    queued = arena.store.seeks("german-whist")
+    assert arena.store.take_seeks("german-whist", [seek["id"]])  # a pass takes it out to pair it
+    engagements = ArenaStore.engagements
+
+    def put_back_meanwhile(self, account_id, now):
+        found = engagements(self, account_id, now)
+        assert self.return_seeks("german-whist", queued) == []  # its game was not made
+        return found
+
+    monkeypatch.setattr(ArenaStore, "engagements", put_back_meanwhile)
+    assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] == []
+    assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == []
+
+
+def test_a_seek_withdrawn_while_its_game_is_made_has_its_match_once_the_game_is_made(arena_app, client, monkeypatch):
+    """Too late to withdraw: the match starts (as for a seek paired already), and the seek made
+    again later is paired and, if its game cannot be made then, put back as any other."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    store_new_games = Repository.store_new_games
+
+    def withdrawn_while_written(self, games):
+        assert client.delete("/v1/arena/seeks", headers=bearer(keys[0])).status_code == 204
+        return store_new_games(self, games)
+
+    matchmaker = Matchmaker(arena)
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "store_new_games", withdrawn_while_written)
+        assert matchmaker.run_pass() == 1
+    assert [events(arena_app, key)[0]["type"] for key in keys] == ["match_started", "match_started"]
+    assert arena.store.redis.hlen(arena.store.arena_key("german-whist", "withdrawn")) == 0  # nothing of it is kept
+    seekers = [keys[0], account(client, "Cem")]
+    again = [client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json() for key in seekers]
+
+    def lost(self, games):
+        raise RedisConnectionError("Connection reset by peer")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "store_new_games", lost)
+        with pytest.raises(RedisConnectionError):
+            matchmaker.run_pass()
+    assert [client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] for key in seekers] == [[seek] for seek in again]
 
 
 def test_two_seeks_are_paired_into_a_game_each_seat_hears_its_token_and_the_result_rates_both(arena_app, client):

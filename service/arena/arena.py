@@ -34,6 +34,13 @@ def seek_id(ruleset: str, account: str, options: Mapping[str, Any], rated: bool,
     return f"{ruleset}:{account}:{group}" + (f":{partner}" if partner is not None else "")
 
 
+def seek_ruleset(entry: str, account: str) -> str | None:
+    """The ruleset of ``entry`` (among what counts as the account's games) if it is a seek of the
+    account's (see :func:`seek_id`), else None."""
+    ruleset, _, rest = entry.partition(":")
+    return ruleset if rest.startswith(f"{account}:") and ruleset in {known.id for known in registry.all_rulesets()} else None
+
+
 def public_seek(seek: Mapping[str, Any]) -> dict[str, Any]:
     """A seek as its account is shown it."""
     shown = {key: seek[key] for key in ("id", "ruleset", "options", "rated", "house_after_seconds", "seeked_at", "expires_at")}
@@ -138,11 +145,20 @@ class Arena:
 
     def unseek(self, account: Account, identifier: str | None = None) -> None:
         """Take the account's seek ``identifier`` (None: all of them) out of the queue, if it is
-        still there (a DELETE answers alike when it was paired or gone already)."""
+        still there (a DELETE answers alike when it was paired or gone already). One that a pass
+        took out to pair, its game not made yet, is withdrawn too: should the game not be made,
+        the pass does not put it back."""
+        taken = set()
         for seek in self.own_seeks(account):
-            if identifier is None or seek["id"] == identifier:
-                if self.store.take_seeks(seek["ruleset"], [seek["id"]]):
-                    self.store.disengage(account.id, seek["id"])
+            if identifier in (None, seek["id"]) and self.store.take_seeks(seek["ruleset"], [seek["id"]]):
+                self.store.disengage(account.id, seek["id"])
+                taken.add(seek["id"])
+        now = self.timer()
+        for entry in self.store.engagements(account.id, now):
+            ruleset_id = seek_ruleset(entry, account.id)
+            if ruleset_id is not None and entry not in taken and identifier in (None, entry):
+                if self.store.withdraw_taken(ruleset_id, entry, now):  # put back in the meantime
+                    self.store.disengage(account.id, entry)
 
     # --- reading --------------------------------------------------------------------------------
 

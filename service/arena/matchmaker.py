@@ -13,7 +13,7 @@ moment, so the seek meets the house then rather than up to a period later). It e
    accounts, a turn clock that forfeits), and hands each account its seat and seat token on its
    stream (``match_started``). A store nearly full takes no game: the seeks wait in the queue
    (they are not taken out, since a full Redis would not take them back); a game that fails to
-   be written puts its seeks back as they were;
+   be written puts its seeks back as they were, but those their accounts withdrew meanwhile;
 3. settles the arena games that ended: the commit that ends an arena game records so in the
    game's own slot (as a due computer move is, :mod:`service.due`), and the pass reads only
    those games; the result and the ratings are recorded once
@@ -171,7 +171,12 @@ class Matchmaker:
             if taken_now  # (not: another pass paired one of them meanwhile)
         ]
         seeks_taken = [seek for _, seeks in taken for seek in seeks]
-        return len(self.start_all(ruleset, taken, accounts, house, ratings, unmade=lambda: self.store.return_seeks(ruleset.id, seeks_taken)))
+        return len(self.start_all(ruleset, taken, accounts, house, ratings, unmade=lambda: self.put_back(ruleset.id, seeks_taken)))
+
+    def put_back(self, ruleset_id: str, seeks: list[dict[str, Any]]) -> None:
+        """Put back the seeks of games that were not made, but those withdrawn meanwhile: their places are given back."""
+        for seek in self.store.return_seeks(ruleset_id, seeks):
+            self.store.disengage(seek["account"], seek["id"])
 
     def start(
         self,
@@ -245,6 +250,7 @@ class Matchmaker:
                 for game, (_, seeks), players in zip(made, pairings, tables)
             },
             now,
+            [seek["id"] for _, seeks in pairings for seek in seeks],
         )
         self.store.hand_over([(seek["account"], seek["id"], game.id) for game, (_, seeks) in zip(made, pairings) for seek in seeks], until)
         events = []

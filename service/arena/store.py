@@ -59,13 +59,39 @@ redis.call('PUBLISH', ARGV[4], seq)
 return seq
 """
 
-#: KEYS: seeks, seek. ARGV: seek id, its JSON, when made. Adds the seek; one already there keeps
-#: its place in the queue (seeking twice for the same thing is one seek): 1 if new, 0 if not.
+#: KEYS: seeks, seek, withdrawn. ARGV: seek id, its JSON, when made. Adds the seek; one already
+#: there keeps its place in the queue (seeking twice for the same thing is one seek): 1 if new, 0
+#: if not. A seek made anew ends the withdrawal of the same one a pass was pairing.
 SEEK_SCRIPT = """
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
+"""
+
+#: KEYS and ARGV: as SEEK_SCRIPT's. Puts back a seek a pass took out (its game was not made),
+#: unless its account withdrew it meanwhile: 0 then (and the withdrawal is done), else 1.
+RETURN_SEEK_SCRIPT = """
+if redis.call('HDEL', KEYS[3], ARGV[1]) == 1 then return 0 end
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+#: KEYS: seeks, seek, withdrawn. ARGV: a seek id, now. Withdraws a seek no longer in the queue: a
+#: pass took it out to pair it, and is not to put it back if the game is not made (marked). Put
+#: back already, it is taken out: 1; else 0.
+WITHDRAW_TAKEN_SCRIPT = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 1
+end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+return 0
 """
 
 #: KEYS: seeks, seek. ARGV: seek ids. Takes all of them out of the queue if all are still
@@ -127,6 +153,8 @@ class ArenaStore:
         self._engage = self.redis.register_script(ENGAGE_SCRIPT)
         self._event = self.redis.register_script(EVENT_SCRIPT)
         self._seek = self.redis.register_script(SEEK_SCRIPT)
+        self._return_seek = self.redis.register_script(RETURN_SEEK_SCRIPT)
+        self._withdraw_taken = self.redis.register_script(WITHDRAW_TAKEN_SCRIPT)
         self._take_seeks = self.redis.register_script(TAKE_SEEKS_SCRIPT)
         self._record = self.redis.register_script(RECORD_SCRIPT)
 
@@ -184,6 +212,10 @@ class ArenaStore:
     def disengage(self, account: str, *entries: str) -> None:
         self.redis.zrem(self.account_key(account, "engaged"), *entries)
 
+    def engagements(self, account: str, now: float) -> list[str]:
+        """What counts among the account's games now: its seeks, challenges and games."""
+        return [entry.decode() for entry in self.redis.zrangebyscore(self.account_key(account, "engaged"), f"({now!r}", "+inf")]
+
     def hand_over(self, engagements: list[tuple[str, str, str]], until: float) -> None:
         """Each ``(account, seek id, game id)``: the account's seek became that game, which counts
         among its games until ``until`` (past the cap: the seek held its place), in one round trip."""
@@ -226,9 +258,9 @@ class ArenaStore:
         (added,) = self._run_all([self._queued(ruleset, seek)])
         return bool(added)
 
-    def _queued(self, ruleset: str, seek: dict[str, Any]) -> tuple[Any, list[str], list[Any]]:
-        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
-        return self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
+    def _queued(self, ruleset: str, seek: dict[str, Any], script: Any = None) -> tuple[Any, list[str], list[Any]]:
+        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek"), self.arena_key(ruleset, "withdrawn")]
+        return script or self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
 
     def seeks(self, ruleset: str) -> list[dict[str, Any]]:
         """Every seek of the ruleset's queue, oldest first."""
@@ -238,9 +270,17 @@ class ArenaStore:
         raw = self.redis.hmget(self.arena_key(ruleset, "seek"), ids)
         return [json.loads(value) for value in raw if value is not None]
 
-    def return_seeks(self, ruleset: str, seeks: list[dict[str, Any]]) -> None:
-        """Put seeks taken out of the queue back in their places (their game could not be made), in one round trip."""
-        self._run_all([self._queued(ruleset, seek) for seek in seeks])
+    def return_seeks(self, ruleset: str, seeks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Put seeks taken out of the queue back in their places (their game could not be made),
+        in one round trip, but those withdrawn meanwhile (:meth:`withdraw_taken`): those."""
+        returned = self._run_all([self._queued(ruleset, seek, self._return_seek) for seek in seeks])
+        return [seek for seek, back in zip(seeks, returned) if not back]
+
+    def withdraw_taken(self, ruleset: str, seek_id: str, now: float) -> bool:
+        """Withdraw a seek a pass took out of the queue (:data:`WITHDRAW_TAKEN_SCRIPT`): whether it
+        was back in the queue, and was taken out here."""
+        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek"), self.arena_key(ruleset, "withdrawn")]
+        return bool(self._withdraw_taken(keys=keys, args=[seek_id, repr(now)]))
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         (taken,) = self.take_seek_groups(ruleset, [seek_ids])
@@ -253,12 +293,15 @@ class ArenaStore:
 
     # --- matches --------------------------------------------------------------------------------
 
-    def add_matches(self, ruleset: str, matches: dict[str, dict[str, Any]], now: float) -> None:
-        """List the new arena games ``matches`` (game id -> who sits where)."""
+    def add_matches(self, ruleset: str, matches: dict[str, dict[str, Any]], now: float, seek_ids: list[str]) -> None:
+        """List the new arena games ``matches`` (game id -> who sits where), made of the seeks
+        ``seek_ids`` (a withdrawal of one of them while it was paired came too late)."""
         with self.redis.pipeline(transaction=False) as pipe:
             listed = {game_id: json.dumps(match, ensure_ascii=False) for game_id, match in matches.items()}
             pipe.hset(self.arena_key(ruleset, "match"), mapping=listed)
             pipe.zadd(self.arena_key(ruleset, "matches"), dict.fromkeys(matches, now))
+            if seek_ids:
+                pipe.hdel(self.arena_key(ruleset, "withdrawn"), *seek_ids)
             pipe.execute()
 
     def match(self, ruleset: str, game_id: str) -> dict[str, Any] | None:

@@ -147,7 +147,8 @@ def list_seeks() -> dict[str, Any]:
 def delete_seeks() -> tuple[str, int]:
     """Stop seeking.
 
-    Every seek of the account leaves its queue; a seek paired already has its match.
+    Every seek of the account leaves its queue; a seek paired already has its match (one whose
+    match is being made as it is withdrawn has it if the game is made, and is gone if not).
     """
     arena().unseek(account())
     return "", 204
@@ -161,7 +162,8 @@ def delete_seeks() -> tuple[str, int]:
 def delete_seek(seek_id: str) -> tuple[str, int]:
     """Stop one seek.
 
-    The seek (by its id) leaves its queue; answered the same when it was paired or gone already.
+    The seek (by its id) leaves its queue; answered the same when it was paired or gone already
+    (one whose match is being made as it is withdrawn has it if the game is made, and is gone if not).
     """
     arena().unseek(account(), seek_id)
     return "", 204
