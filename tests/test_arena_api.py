@@ -14,8 +14,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service import create_app
 from engine import registry
-from service.arena.matchmaker import Matchmaker
+from service.arena.matchmaker import PAIRING_SECONDS, Matchmaker
 from service.arena.store import ArenaStore
+from service.games import Games
 from service.repository import Repository
 from service.timeouts import enforce
 from service.worker import Worker
@@ -236,18 +237,19 @@ def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_
 def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
     arena = arena_app.extensions["koz_arena"]
     key = account(client, "Ayla")
-    seek = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json()
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
     queued = arena.store.seeks("german-whist")
-    assert arena.store.take_seeks("german-whist", [seek["id"]])  # a pass takes it out to pair it
+    assert arena.store.take_pairings("german-whist", [("pairing", queued)], arena.timer()) == [True]  # a pass takes it out to pair it
     engagements = ArenaStore.engagements
 
     def put_back_meanwhile(self, account_id, now):
         found = engagements(self, account_id, now)
-        assert self.return_seeks("german-whist", queued) == []  # its game was not made
+        assert self.put_back("german-whist", "pairing", queued) == []  # its game was not made
         return found
 
-    monkeypatch.setattr(ArenaStore, "engagements", put_back_meanwhile)
-    assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
+    with monkeypatch.context() as patch:
+        patch.setattr(ArenaStore, "engagements", put_back_meanwhile)
+        assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] == []
     assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == []
 
@@ -282,6 +284,135 @@ def test_a_seek_withdrawn_while_its_game_is_made_has_its_match_once_the_game_is_
         with pytest.raises(RedisConnectionError):
             matchmaker.run_pass()
     assert [client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] for key in seekers] == [[seek] for seek in again]
+
+
+class Killed(BaseException):
+    """The worker's process is killed here: nothing after runs, no handler either."""
+
+
+def killed(original):
+    def dies(*args, **kwargs):
+        raise Killed
+
+    return dies
+
+
+def killed_after_the_first(original):
+    def tells_one_then_dies(self, events, keep, ttl, once=None):
+        original(self, events[:1], keep, ttl, once[:1] if once else None)
+        raise Killed
+
+    return tells_one_then_dies
+
+
+@pytest.mark.parametrize(
+    "where, dies",
+    [
+        ("before its game is made", (Games, "create_arena_games", killed)),
+        ("once its game is made, before it is listed", (ArenaStore, "list_pairings", killed)),
+        ("once it is listed, before the seats are handed over", (ArenaStore, "hand_over", killed)),
+        ("after telling one account of two", (ArenaStore, "add_events", killed_after_the_first)),
+        ("after telling both, before the pairing is settled", (ArenaStore, "pairing_told", killed)),
+    ],
+)
+def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_told_of_one_match_once(arena_app, client, monkeypatch, where, dies):
+    """Whatever the instant, the next pass after the pairing's time settles it: the seeks are put
+    back and paired again, or the match listed is told; each account hears one match_started,
+    of a game it can play, and that game is all it is engaged in."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    owner, name, death = dies
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, death(getattr(owner, name)))
+        patch.setattr(Matchmaker, "put_back", lambda *args: None)  # (no handler runs in a killed process)
+        with pytest.raises(Killed):
+            Matchmaker(arena).run_pass()
+    real = arena.timer
+    survivor = Matchmaker(arena)  # another worker
+    assert survivor.run_pass() in (0, 1)  # within the pairing's time: left alone
+    arena.timer = lambda: real() + PAIRING_SECONDS + 1
+    survivor.run_pass()
+    survivor.run_pass()
+    arena.timer = real
+    started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
+    assert [len(heard) for heard in started] == [1, 1], started
+    game_id = started[0][0]["game"]
+    assert started[1][0]["game"] == game_id and {heard[0]["seat"] for heard in started} == {0, 1}
+    for key, (event,) in zip(keys, started):
+        assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+        assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+        assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == [game_id]
+    assert arena.store.match("german-whist", game_id) is not None
+    assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
+
+
+def test_a_pairing_left_unsettled_whose_match_was_played_out_since_hands_no_one_that_game_again(arena_app, client, monkeypatch):
+    """Told, then killed before the pairing was settled: the match is played and settled, and the
+    pass that settles the pairing later gives no account its finished game back as a place taken."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    with monkeypatch.context() as patch:
+        patch.setattr(ArenaStore, "pairing_told", killed(ArenaStore.pairing_told))
+        with pytest.raises(Killed):
+            Matchmaker(arena).run_pass()
+    play_out(arena_app, client, [events(arena_app, key)[0] for key in keys])
+    real = arena.timer
+    arena.timer = lambda: real() + PAIRING_SECONDS + 1
+    Matchmaker(arena).run_pass()
+    arena.timer = real
+    assert [[event["type"] for event in events(arena_app, key)] for key in keys] == [["match_started", "match_finished"]] * 2
+    assert [arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) for key in keys] == [[], []]
+
+
+@pytest.mark.parametrize("then", ["makes its game", "fails to make its game"])
+def test_a_pass_that_outlasts_its_pairings_time_leaves_them_to_the_pass_that_settled_them(arena_app, client, monkeypatch, then):
+    """A stalled worker's pairing is settled by another's pass (its seeks put back and paired
+    anew); the stalled pass, going on, lists, tells and puts back nothing: each account has one
+    match, and no seek is queued again."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    create_arena_games, real = Games.create_arena_games, arena.timer
+    stalled = []
+
+    def stalls(self, *args, **kwargs):
+        if not stalled:
+            stalled.append(True)
+            arena.timer = lambda: real() + PAIRING_SECONDS + 1
+            assert Matchmaker(arena).run_pass() == 1  # another worker, meanwhile
+            arena.timer = real
+            if then == "fails to make its game":
+                raise RedisConnectionError("Connection reset by peer")
+        return create_arena_games(self, *args, **kwargs)
+
+    monkeypatch.setattr(Games, "create_arena_games", stalls)
+    if then == "makes its game":
+        assert Matchmaker(arena).run_pass() == 0
+    else:
+        with pytest.raises(RedisConnectionError):
+            Matchmaker(arena).run_pass()
+    assert [client.get("/v1/arena/seeks", headers=bearer(key)).get_json() for key in keys] == [{"seeks": []}] * 2
+    started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
+    assert [len(heard) for heard in started] == [1, 1] and started[0][0]["game"] == started[1][0]["game"]
+    for key in keys:
+        assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == [started[0][0]["game"]]
+
+
+def test_a_pairing_whose_games_were_listed_is_never_put_back(arena_app, client):
+    """(A pass that finds a pairing left unmade may put it back just as the stalled pass lists it.)"""
+    store = arena_app.extensions["koz_arena"].store
+    key = account(client, "Ayla")
+    client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    seeks = store.seeks("german-whist")
+    assert store.take_pairings("german-whist", [("pairing", seeks)], 1.0) == [True]
+    assert store.list_pairings("german-whist", [("pairing", {"g1": {"rated": True, "seats": []}}, [seeks[0]["id"]], {})], 2.0) == [True]
+    assert store.put_back("german-whist", "pairing", seeks) is None
+    assert store.seeks("german-whist") == []
 
 
 def test_two_seeks_are_paired_into_a_game_each_seat_hears_its_token_and_the_result_rates_both(arena_app, client):

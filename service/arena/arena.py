@@ -81,9 +81,10 @@ class Arena:
     def emit(self, account: str, event: dict[str, Any]) -> int:
         return self.store.add_event(account, event, EVENTS_KEPT, EVENTS_TTL_SECONDS)
 
-    def emit_all(self, events: list[tuple[str, dict[str, Any]]]) -> None:
-        """Each ``(account, event)`` on its account's stream, in one round trip."""
-        self.store.add_events(events, EVENTS_KEPT, EVENTS_TTL_SECONDS)
+    def emit_all(self, events: list[tuple[str, dict[str, Any]]], once: list[str] | None = None) -> None:
+        """Each ``(account, event)`` on its account's stream, in one round trip (with ``once``, a
+        key per event: not again an event its account was told by that key)."""
+        self.store.add_events(events, EVENTS_KEPT, EVENTS_TTL_SECONDS, once)
 
     # --- seeks ----------------------------------------------------------------------------------
 

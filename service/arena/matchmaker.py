@@ -8,12 +8,16 @@ moment, so the seek meets the house then rather than up to a period later). It e
 
 1. drops the seeks that expired (``seek_expired`` on the account's stream);
 2. pairs the others (:func:`.pairing.pair`), takes each pairing's seeks out of the queue in one
-   script (a seek is paired once), creates the game through :meth:`Games.create_arena_games` (as
-   ``POST /v1/games`` makes one: human seats for the accounts, computer seats for Koz's house
-   accounts, a turn clock that forfeits), and hands each account its seat and seat token on its
-   stream (``match_started``). A store nearly full takes no game: the seeks wait in the queue
-   (they are not taken out, since a full Redis would not take them back); a game that fails to
-   be written puts its seeks back as they were, but those their accounts withdrew meanwhile;
+   script (a seek is paired once) that notes the pairing, creates the game through
+   :meth:`Games.create_arena_games` (as ``POST /v1/games`` makes one: human seats for the
+   accounts, computer seats for Koz's house accounts, a turn clock that forfeits), lists it with
+   what is to be told in one script, and hands each account its seat and seat token on its stream
+   (``match_started``, told once however often it is told), then settles the pairing. A store
+   nearly full takes no game: the seeks wait in the queue (they are not taken out, since a full
+   Redis would not take them back); a game that fails to be written puts its seeks back as they
+   were, but those their accounts withdrew meanwhile. A worker that dies in between leaves the
+   pairing noted: the pass after :data:`PAIRING_SECONDS` puts its seeks back, or tells its match
+   if it was listed (:meth:`Matchmaker.recover`);
 3. settles the arena games that ended: the commit that ends an arena game records so in the
    game's own slot (as a due computer move is, :mod:`service.due`), and the pass reads only
    those games; the result and the ratings are recorded once
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 from typing import Any, Callable, Mapping
 
 from engine import registry
@@ -48,6 +53,9 @@ log = logging.getLogger(__name__)
 PASS_SECONDS = 0.5
 #: the ended matches settled at most per slot and pass
 SETTLE_BATCH = 100
+#: how long a pairing may take from its seeks taken out to its match told before the next pass
+#: settles it (its worker died): far longer than a pass takes
+PAIRING_SECONDS = 60.0
 
 
 class Lasting:
@@ -114,6 +122,7 @@ class Matchmaker:
         self.store_full.over("Redis")
         done = Challenges(self.arena).expire() + self.settle()
         for ruleset in registry.all_rulesets():
+            self.recover(ruleset)
             done += self.settle_expired(ruleset)
             done += self.pair(ruleset)
         return done
@@ -164,19 +173,34 @@ class Matchmaker:
             self.nearly_full.holds(ruleset.id)
             return 0
         self.nearly_full.over(ruleset.id)
-        still_there = self.store.take_seek_groups(ruleset.id, [[seek.id for seek in pairing.seeks] for pairing in pairings])
-        taken = [
-            (pairing, [by_id[seek.id] for seek in pairing.seeks])
-            for pairing, taken_now in zip(pairings, still_there)
-            if taken_now  # (not: another pass paired one of them meanwhile)
-        ]
-        seeks_taken = [seek for _, seeks in taken for seek in seeks]
-        return len(self.start_all(ruleset, taken, accounts, house, ratings, unmade=lambda: self.put_back(ruleset.id, seeks_taken)))
+        noted = [(secrets.token_hex(8), pairing, [by_id[seek.id] for seek in pairing.seeks]) for pairing in pairings]
+        still_there = self.store.take_pairings(ruleset.id, [(pairing_id, seeks) for pairing_id, _, seeks in noted], now)
+        taken = [noted_one for noted_one, taken_now in zip(noted, still_there) if taken_now]  # (not: another pass paired one meanwhile)
 
-    def put_back(self, ruleset_id: str, seeks: list[dict[str, Any]]) -> None:
-        """Put back the seeks of games that were not made, but those withdrawn meanwhile: their places are given back."""
-        for seek in self.store.return_seeks(ruleset_id, seeks):
-            self.store.disengage(seek["account"], seek["id"])
+        def unmade() -> None:
+            self.put_back(ruleset.id, [(pairing_id, seeks) for pairing_id, _, seeks in taken])
+
+        return len(self.start_all(ruleset, taken, accounts, house, ratings, unmade=unmade))
+
+    def put_back(self, ruleset_id: str, pairings: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        """Put back the seeks of pairings whose games were not made, but those withdrawn meanwhile:
+        their places are given back."""
+        for pairing_id, seeks in pairings:
+            accounts = {seek["id"]: seek["account"] for seek in seeks}
+            for seek_id in self.store.put_back(ruleset_id, pairing_id, seeks) or []:
+                self.store.disengage(accounts[seek_id], seek_id)
+
+    def recover(self, ruleset: Ruleset[Any]) -> None:
+        """Settle the pairings a pass left unsettled (its worker died, or it outlasted
+        :data:`PAIRING_SECONDS`): their matches told if their games were listed, else their seeks
+        put back (a game made and not listed is never played, rated or told, and expires)."""
+        for pairing_id, seeks, tell in self.store.pairings_before(ruleset.id, self.arena.timer() - PAIRING_SECONDS):
+            if tell is None:
+                log.warning("arena: pairing %s (%s) was left unmade: its seeks are put back", pairing_id, ruleset.id)
+                self.put_back(ruleset.id, [(pairing_id, seeks)])
+            else:
+                log.warning("arena: pairing %s (%s) was left untold: its matches are told", pairing_id, ruleset.id)
+                self.tell(ruleset.id, pairing_id, tell, recovering=True)
 
     def start(
         self,
@@ -189,30 +213,41 @@ class Matchmaker:
         *,
         unmade: Callable[[], None],
     ) -> str:
-        """Make the game of a pairing and hand each account its seat; the game's id (``unmade``:
-        as :meth:`start_all`'s)."""
-        (game_id,) = self.start_all(ruleset, [(pairing, seeks)], accounts, house, ratings, unmade=unmade)
-        return game_id
+        """Make the game of a pairing of accounts that are not in the queue (a challenge's) and hand
+        each account its seat; the game's id (``unmade``: as :meth:`start_all`'s)."""
+        pairing_id = secrets.token_hex(8)
+        self.store.take_pairings(ruleset.id, [(pairing_id, [])], self.arena.timer())  # (nothing to put back)
+
+        def not_made() -> None:
+            self.store.put_back(ruleset.id, pairing_id, [])
+            unmade()
+
+        started = self.start_all(ruleset, [(pairing_id, pairing, seeks)], accounts, house, ratings, unmade=not_made)
+        if not started:  # settled by another pass meanwhile: this one outlasted its time
+            raise Refused("storage_unavailable", "store_failed")
+        return started[0]
 
     def start_all(
         self,
         ruleset: Ruleset[Any],
-        pairings: list[tuple[Pairing, list[dict[str, Any]]]],
+        pairings: list[tuple[str, Pairing, list[dict[str, Any]]]],
         accounts: dict[str, Any],
         house: dict[str, Account],
         ratings: dict[str, Any],
         *,
         unmade: Callable[[], None],
     ) -> list[str]:
-        """Make the games of the pairings (with their seeks), stored together in one round trip,
-        and hand each account its seat; the games' ids. When the games cannot be made (the store
-        nearly full, or failing as they are written), ``unmade()`` puts back what they were to be
-        made of, and the failure is raised: no one was handed a seat, and no match is listed (a
-        game written before the failure is never played, rated or told, and expires)."""
+        """Make the games of the pairings ``(id, pairing, its seeks)``, stored together in one
+        round trip, list them and hand each account its seat; the games' ids. When the games
+        cannot be made (the store nearly full, or failing as they are written), ``unmade()`` puts
+        back what they were to be made of, and the failure is raised: no one was handed a seat, and
+        no match is listed (a game written before the failure is never played, rated or told, and
+        expires). A pairing is listed with what is to be told, in one step: a worker that dies
+        after it leaves the telling to the next pass (:meth:`recover`)."""
         if not pairings:
             return []
         tables: list[list[tuple[Account, str | None]]] = []
-        for pairing, seeks in pairings:
+        for _, pairing, seeks in pairings:
             partnered = {account for side in pairing.partners for account in side}
             units: list[list[tuple[Account, str | None]]] = [[(accounts[account], None) for account in side] for side in pairing.partners]
             units += [[(accounts[seek["account"]], None)] for seek in seeks if seek["account"] not in partnered]
@@ -229,7 +264,7 @@ class Matchmaker:
                 [{"name": account.name} if level is None else {"bot": level, "name": account.name} for account, level in players],
                 self.seed(),
             )
-            for (_, seeks), players in zip(pairings, tables)
+            for (_, _, seeks), players in zip(pairings, tables)
         ]
         try:
             made = self.games.create_arena_games(ruleset.id, specs, clock, self.arena.seat_token)
@@ -240,21 +275,8 @@ class Matchmaker:
         until = now + self.arena.settings.game_ttl_seconds
         house_ids = [account.id for account in house.values()]
         rated_now = {**ratings, **dict(zip(house_ids, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, house_ids))))}
-        self.store.add_matches(
-            ruleset.id,
-            {
-                game.id: {
-                    "rated": seeks[0]["rated"],
-                    "seats": [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players],
-                }
-                for game, (_, seeks), players in zip(made, pairings, tables)
-            },
-            now,
-            [seek["id"] for _, seeks in pairings for seek in seeks],
-        )
-        self.store.hand_over([(seek["account"], seek["id"], game.id) for game, (_, seeks) in zip(made, pairings) for seek in seeks], until)
-        events = []
-        for game, (_, seeks), players in zip(made, pairings, tables):
+        listing = []
+        for game, (pairing_id, _, seeks), players in zip(made, pairings, tables):
             first = seeks[0]
             public = [
                 {
@@ -266,9 +288,10 @@ class Matchmaker:
                 }
                 for index, (account, _) in enumerate(players)
             ]
-            for index, (account, level) in enumerate(players):
-                if level is None:
-                    event = {
+            events = [
+                (
+                    account.id,
+                    {
                         "type": "match_started",
                         "game": game.id,
                         "ruleset": ruleset.id,
@@ -277,11 +300,37 @@ class Matchmaker:
                         "seat": index,  # (its token is not kept: it is added as the stream is read)
                         "url": f"/v1/games/{game.id}",
                         "players": [player for player in public if player["seat"] != index],
-                    }
-                    events.append((account.id, event))
-            log.info("arena: started %s (%s) for %s", game.id, ruleset.id, ", ".join(account.name for account, _ in players))
-        self.arena.emit_all(events)
-        return [game.id for game in made]
+                    },
+                )
+                for index, (account, level) in enumerate(players)
+                if level is None
+            ]
+            seated = [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players]
+            match = {"rated": first["rated"], "seats": seated}
+            tell = {"handover": [(seek["account"], seek["id"], game.id) for seek in seeks], "until": until, "events": events}
+            listing.append((pairing_id, {game.id: match}, [seek["id"] for seek in seeks], tell))
+        started = []
+        for (pairing_id, matches, _, tell), listed, players in zip(listing, self.store.list_pairings(ruleset.id, listing, now), tables):
+            (game_id,) = matches
+            if not listed:
+                log.warning("arena: pairing %s (%s) was settled by another pass meanwhile: %s is left unplayed", pairing_id, ruleset.id, game_id)
+                continue
+            self.tell(ruleset.id, pairing_id, tell)
+            log.info("arena: started %s (%s) for %s", game_id, ruleset.id, ", ".join(account.name for account, _ in players))
+            started.append(game_id)
+        return started
+
+    def tell(self, ruleset_id: str, pairing_id: str, tell: Mapping[str, Any], *, recovering: bool = False) -> None:
+        """Hand each account of a listed pairing its game in place of its seek, and tell it on its
+        stream (once, however often this is done), then settle the pairing. ``recovering``: a pass
+        left it; a game whose match has been settled since is not handed over again."""
+        handover = [(account, seek_id, game_id) for account, seek_id, game_id in tell["handover"]]
+        if recovering:
+            handover = [entry for entry in handover if self.store.match(ruleset_id, entry[2]) is not None]
+        self.store.hand_over(handover, tell["until"])
+        events = [(account, event) for account, event in tell["events"]]
+        self.arena.emit_all(events, once=[f"match_started:{event['game']}" for _, event in events])
+        self.store.pairing_told(ruleset_id, pairing_id)
 
     # --- settling -------------------------------------------------------------------------------
 

@@ -48,9 +48,14 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 """
 
-#: KEYS: the account's event counter, its stream. ARGV: the event (JSON), the most kept, the
-#: expiry in seconds, the channel. Appends the event as number n (id ``n-1``), announces n.
+#: KEYS: the account's event counter, its stream, the events told once. ARGV: the event (JSON),
+#: the most kept, the expiry in seconds, the channel, a key it is told once by ('' for none).
+#: Appends the event as number n (id ``n-1``), announces n; 0 when told by its key before.
 EVENT_SCRIPT = """
+if ARGV[5] ~= '' then
+  if redis.call('SADD', KEYS[3], ARGV[5]) == 0 then return 0 end
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], seq .. '-1', 'data', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
@@ -70,17 +75,6 @@ redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 
-#: KEYS and ARGV: as SEEK_SCRIPT's. Puts back a seek a pass took out (its game was not made),
-#: unless its account withdrew it meanwhile: 0 then (and the withdrawal is done), else 1.
-RETURN_SEEK_SCRIPT = """
-if redis.call('HDEL', KEYS[3], ARGV[1]) == 1 then return 0 end
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-end
-return 1
-"""
-
 #: KEYS: seeks, seek, withdrawn. ARGV: a seek id, now. Withdraws a seek no longer in the queue: a
 #: pass took it out to pair it, and is not to put it back if the game is not made (marked). Put
 #: back already, it is taken out: 1; else 0.
@@ -94,17 +88,61 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 return 0
 """
 
-#: KEYS: seeks, seek. ARGV: seek ids. Takes all of them out of the queue if all are still
-#: there (no other pass paired one meanwhile): 1, else none and 0.
+#: KEYS: seeks, seek, pairings, pairing. ARGV: a pairing's id ('' for none), now, what the pairing
+#: is made of (JSON), then seek ids. Takes all the seeks out of the queue if all are still there
+#: (no other pass paired one meanwhile): 1, else none and 0. With a pairing's id, the pairing is
+#: noted in the same step, until its match is told or its seeks are put back: a worker that dies
+#: in between leaves it to the next pass (see the matchmaker).
 TAKE_SEEKS_SCRIPT = """
-for index = 1, #ARGV do
+for index = 4, #ARGV do
   if not redis.call('ZSCORE', KEYS[1], ARGV[index]) then return 0 end
 end
-for index = 1, #ARGV do
+for index = 4, #ARGV do
   redis.call('ZREM', KEYS[1], ARGV[index])
   redis.call('HDEL', KEYS[2], ARGV[index])
 end
+if ARGV[1] ~= '' then
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+end
 return 1
+"""
+
+#: KEYS: match, matches, withdrawn, pairing, to tell. ARGV: the pairing's id, now, what to tell
+#: (JSON), the number of games, then each game's id and who sits where (JSON), then the seek ids
+#: it was made of. Lists the pairing's games and notes what is to be told, unless the pairing was
+#: settled meanwhile by another pass (it outlasted its time): 0 then, else 1.
+LIST_SCRIPT = """
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return 0 end
+local count = tonumber(ARGV[4])
+for index = 0, count - 1 do
+  redis.call('HSET', KEYS[1], ARGV[5 + index * 2], ARGV[6 + index * 2])
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5 + index * 2])
+end
+for index = 5 + count * 2, #ARGV do
+  redis.call('HDEL', KEYS[3], ARGV[index])
+end
+redis.call('HSET', KEYS[5], ARGV[1], ARGV[3])
+return 1
+"""
+
+#: KEYS: seeks, seek, withdrawn, pairings, pairing, to tell. ARGV: the pairing's id, then each seek's
+#: id, JSON and when made. Puts back the seeks of a pairing whose game was not made, but those
+#: their accounts withdrew meanwhile (see WITHDRAW_TAKEN_SCRIPT), and ends the pairing: {1, the
+#: withdrawn ids...}; {0} when its games were listed, or it was settled already.
+PUT_BACK_SCRIPT = """
+if redis.call('HEXISTS', KEYS[6], ARGV[1]) == 1 or redis.call('HDEL', KEYS[5], ARGV[1]) == 0 then return {0} end
+redis.call('ZREM', KEYS[4], ARGV[1])
+local withdrawn = {1}
+for index = 2, #ARGV, 3 do
+  if redis.call('HDEL', KEYS[3], ARGV[index]) == 1 then
+    table.insert(withdrawn, ARGV[index])
+  elseif not redis.call('ZSCORE', KEYS[1], ARGV[index]) then
+    redis.call('ZADD', KEYS[1], ARGV[index + 2], ARGV[index])
+    redis.call('HSET', KEYS[2], ARGV[index], ARGV[index + 1])
+  end
+end
+return withdrawn
 """
 
 #: KEYS: ratings, board, provisional, rated, results, played, then each account's recent list. ARGV: game
@@ -153,7 +191,8 @@ class ArenaStore:
         self._engage = self.redis.register_script(ENGAGE_SCRIPT)
         self._event = self.redis.register_script(EVENT_SCRIPT)
         self._seek = self.redis.register_script(SEEK_SCRIPT)
-        self._return_seek = self.redis.register_script(RETURN_SEEK_SCRIPT)
+        self._list = self.redis.register_script(LIST_SCRIPT)
+        self._put_back = self.redis.register_script(PUT_BACK_SCRIPT)
         self._withdraw_taken = self.redis.register_script(WITHDRAW_TAKEN_SCRIPT)
         self._take_seeks = self.redis.register_script(TAKE_SEEKS_SCRIPT)
         self._record = self.redis.register_script(RECORD_SCRIPT)
@@ -237,13 +276,15 @@ class ArenaStore:
         (number,) = self.add_events([(account, event)], keep, ttl)
         return number
 
-    def add_events(self, events: list[tuple[str, dict[str, Any]]], keep: int, ttl: int) -> list[int]:
-        """Append each ``(account, event)`` to its account's stream, in one round trip; their numbers."""
+    def add_events(self, events: list[tuple[str, dict[str, Any]]], keep: int, ttl: int, once: list[str] | None = None) -> list[int]:
+        """Append each ``(account, event)`` to its account's stream, in one round trip; their
+        numbers. With ``once`` (a key per event), an event told by its key before is not told
+        again (its number: 0)."""
         calls = []
-        for account, event in events:
+        for (account, event), key in zip(events, once or [""] * len(events)):
             channel = f"{self.prefix}:{{{self.events_channel_id(account)}}}:versions"
-            keys = [self.account_key(account, "seq"), self.account_key(account, "events")]
-            calls.append((self._event, keys, [json.dumps(event, ensure_ascii=False), keep, ttl, channel]))
+            keys = [self.account_key(account, "seq"), self.account_key(account, "events"), self.account_key(account, "told")]
+            calls.append((self._event, keys, [json.dumps(event, ensure_ascii=False), keep, ttl, channel, key]))
         return [int(number) for number in self._run_all(calls)]
 
     def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
@@ -258,9 +299,9 @@ class ArenaStore:
         (added,) = self._run_all([self._queued(ruleset, seek)])
         return bool(added)
 
-    def _queued(self, ruleset: str, seek: dict[str, Any], script: Any = None) -> tuple[Any, list[str], list[Any]]:
+    def _queued(self, ruleset: str, seek: dict[str, Any]) -> tuple[Any, list[str], list[Any]]:
         keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek"), self.arena_key(ruleset, "withdrawn")]
-        return script or self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
+        return self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
 
     def seeks(self, ruleset: str) -> list[dict[str, Any]]:
         """Every seek of the ruleset's queue, oldest first."""
@@ -270,12 +311,6 @@ class ArenaStore:
         raw = self.redis.hmget(self.arena_key(ruleset, "seek"), ids)
         return [json.loads(value) for value in raw if value is not None]
 
-    def return_seeks(self, ruleset: str, seeks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Put seeks taken out of the queue back in their places (their game could not be made),
-        in one round trip, but those withdrawn meanwhile (:meth:`withdraw_taken`): those."""
-        returned = self._run_all([self._queued(ruleset, seek, self._return_seek) for seek in seeks])
-        return [seek for seek, back in zip(seeks, returned) if not back]
-
     def withdraw_taken(self, ruleset: str, seek_id: str, now: float) -> bool:
         """Withdraw a seek a pass took out of the queue (:data:`WITHDRAW_TAKEN_SCRIPT`): whether it
         was back in the queue, and was taken out here."""
@@ -283,26 +318,65 @@ class ArenaStore:
         return bool(self._withdraw_taken(keys=keys, args=[seek_id, repr(now)]))
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
-        (taken,) = self.take_seek_groups(ruleset, [seek_ids])
-        return taken
+        """Take the seeks out of the queue, all or none (:data:`TAKE_SEEKS_SCRIPT`)."""
+        (taken,) = self._run_all([(self._take_seeks, self._pairing_keys(ruleset, "seeks", "seek", "pairings", "pairing"), ["", "", "", *seek_ids])])
+        return bool(taken)
 
-    def take_seek_groups(self, ruleset: str, groups: list[list[str]]) -> list[bool]:
-        """:meth:`take_seeks` of each group (a pairing's seeks: all or none of them), in one round trip."""
-        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek")]
-        return [bool(taken) for taken in self._run_all([(self._take_seeks, keys, seek_ids) for seek_ids in groups])]
+    # --- pairings: from their seeks taken out of the queue until their matches are told ----------
+
+    def _pairing_keys(self, ruleset: str, *names: str) -> list[str]:
+        return [self.arena_key(ruleset, name) for name in names]
+
+    def take_pairings(self, ruleset: str, pairings: list[tuple[str, list[dict[str, Any]]]], now: float) -> list[bool]:
+        """Take each pairing's seeks out of the queue (all of a pairing's or none), noting the
+        pairing ``(id, seeks)``, in one round trip: whether each was taken."""
+        keys = self._pairing_keys(ruleset, "seeks", "seek", "pairings", "pairing")
+        calls = [
+            (self._take_seeks, keys, [pairing_id, repr(now), json.dumps(seeks, ensure_ascii=False), *(seek["id"] for seek in seeks)])
+            for pairing_id, seeks in pairings
+        ]
+        return [bool(taken) for taken in self._run_all(calls)]
+
+    def list_pairings(self, ruleset: str, listed: list[tuple[str, dict[str, dict[str, Any]], list[str], dict[str, Any]]], now: float) -> list[bool]:
+        """List the games of each pairing ``(id, its games: id -> who sits where, its seek ids,
+        what is to be told)``, in one round trip: whether each was (:data:`LIST_SCRIPT`)."""
+        keys = self._pairing_keys(ruleset, "match", "matches", "withdrawn", "pairing", "to_tell")
+        calls = []
+        for pairing_id, matches, seek_ids, tell in listed:
+            games = [part for game_id, match in matches.items() for part in (game_id, json.dumps(match, ensure_ascii=False))]
+            calls.append((self._list, keys, [pairing_id, repr(now), json.dumps(tell, ensure_ascii=False), len(matches), *games, *seek_ids]))
+        return [bool(done) for done in self._run_all(calls)]
+
+    def put_back(self, ruleset: str, pairing_id: str, seeks: list[dict[str, Any]]) -> list[str] | None:
+        """Put back the seeks of a pairing whose game was not made (:data:`PUT_BACK_SCRIPT`): the
+        ids of those withdrawn meanwhile; None when its games were listed or it was settled already."""
+        keys = self._pairing_keys(ruleset, "seeks", "seek", "withdrawn", "pairings", "pairing", "to_tell")
+        args = [pairing_id, *(part for seek in seeks for part in (seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])))]
+        done, *withdrawn = self._put_back(keys=keys, args=args)
+        return [seek_id.decode() for seek_id in withdrawn] if done else None
+
+    def pairing_told(self, ruleset: str, pairing_id: str) -> None:
+        """The pairing's matches are told: it is settled."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(self.arena_key(ruleset, "pairings"), pairing_id)
+            pipe.hdel(self.arena_key(ruleset, "pairing"), pairing_id)
+            pipe.hdel(self.arena_key(ruleset, "to_tell"), pairing_id)
+            pipe.execute()
+
+    def pairings_before(self, ruleset: str, moment: float) -> list[tuple[str, list[dict[str, Any]], dict[str, Any] | None]]:
+        """The pairings noted before ``moment`` and not settled: (id, seeks, what is to be told if listed)."""
+        ids = [pairing_id.decode() for pairing_id in self.redis.zrangebyscore(self.arena_key(ruleset, "pairings"), "-inf", repr(moment))]
+        if not ids:
+            return []
+        seeks = self.redis.hmget(self.arena_key(ruleset, "pairing"), ids)
+        tells = self.redis.hmget(self.arena_key(ruleset, "to_tell"), ids)
+        return [
+            (pairing_id, json.loads(taken), json.loads(tell) if tell is not None else None)
+            for pairing_id, taken, tell in zip(ids, seeks, tells)
+            if taken is not None
+        ]
 
     # --- matches --------------------------------------------------------------------------------
-
-    def add_matches(self, ruleset: str, matches: dict[str, dict[str, Any]], now: float, seek_ids: list[str]) -> None:
-        """List the new arena games ``matches`` (game id -> who sits where), made of the seeks
-        ``seek_ids`` (a withdrawal of one of them while it was paired came too late)."""
-        with self.redis.pipeline(transaction=False) as pipe:
-            listed = {game_id: json.dumps(match, ensure_ascii=False) for game_id, match in matches.items()}
-            pipe.hset(self.arena_key(ruleset, "match"), mapping=listed)
-            pipe.zadd(self.arena_key(ruleset, "matches"), dict.fromkeys(matches, now))
-            if seek_ids:
-                pipe.hdel(self.arena_key(ruleset, "withdrawn"), *seek_ids)
-            pipe.execute()
 
     def match(self, ruleset: str, game_id: str) -> dict[str, Any] | None:
         """Who sits where in an arena game in progress (or ended and not yet settled); None: no such match."""
