@@ -14,6 +14,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service import create_app
 from engine import registry
+from service.arena.arena import EVENTS_KEPT
 from service.arena.matchmaker import PAIRING_SECONDS, Matchmaker
 from service.arena.store import ArenaStore
 from service.games import Games
@@ -401,6 +402,19 @@ def test_a_pass_that_outlasts_its_pairings_time_leaves_them_to_the_pass_that_set
     assert [len(heard) for heard in started] == [1, 1] and started[0][0]["game"] == started[1][0]["game"]
     for key in keys:
         assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == [started[0][0]["game"]]
+
+
+def test_an_event_told_once_by_its_key_is_not_told_again_while_its_key_is_kept_as_long_as_the_events(arena_app, client):
+    store = arena_app.extensions["koz_arena"].store
+    account_id = arena_app.extensions["koz_arena"].accounts.authenticate(account(client, "Ayla")).id
+
+    def told(*keys: str) -> list[int]:
+        return store.add_events([(account_id, {"type": "told", "key": key}) for key in keys], EVENTS_KEPT, 60, list(keys))
+
+    assert told("g0", "g0") == [1, 0]
+    assert told(*(f"g{number}" for number in range(1, EVENTS_KEPT + 1)))[-1] == EVENTS_KEPT + 1
+    assert store.redis.zcard(store.account_key(account_id, "told")) == EVENTS_KEPT
+    assert told("g1", "g0") == [0, EVENTS_KEPT + 2]  # g0's key went with its event
 
 
 def test_a_pairing_whose_games_were_listed_is_never_put_back(arena_app, client):

@@ -48,18 +48,21 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 """
 
-#: KEYS: the account's event counter, its stream, the events told once. ARGV: the event (JSON),
-#: the most kept, the expiry in seconds, the channel, a key it is told once by ('' for none).
-#: Appends the event as number n (id ``n-1``), announces n; 0 when told by its key before.
+#: KEYS: the account's event counter, its stream, the keys it was told by. ARGV: the event (JSON),
+#: the most kept, the expiry in seconds, the channel, a key it is told once by ('' for none; as
+#: many keys are kept as events). Appends the event as number n (id ``n-1``), announces n; 0 when
+#: told by its key before.
 EVENT_SCRIPT = """
-if ARGV[5] ~= '' then
-  if redis.call('SADD', KEYS[3], ARGV[5]) == 0 then return 0 end
-  redis.call('EXPIRE', KEYS[3], ARGV[3])
-end
+if ARGV[5] ~= '' and redis.call('ZSCORE', KEYS[3], ARGV[5]) then return 0 end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], seq .. '-1', 'data', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
+if ARGV[5] ~= '' then
+  redis.call('ZADD', KEYS[3], seq, ARGV[5])
+  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1 - tonumber(ARGV[2]))
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+end
 redis.call('PUBLISH', ARGV[4], seq)
 return seq
 """
