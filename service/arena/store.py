@@ -218,6 +218,9 @@ class ArenaStore:
     def arena_key(self, ruleset: str, name: str) -> str:
         return f"{self.prefix}:{{arena:{ruleset}}}:{name}"
 
+    def _arena_keys(self, ruleset: str, *names: str) -> list[str]:
+        return [self.arena_key(ruleset, name) for name in names]
+
     def events_channel_id(self, account: str) -> str:
         """The id under which the process's announcements (``service/announcements.py``) hear
         the account's events: its channel is named as a game's would be."""
@@ -303,7 +306,7 @@ class ArenaStore:
         return bool(added)
 
     def _queued(self, ruleset: str, seek: dict[str, Any]) -> tuple[Any, list[str], list[Any]]:
-        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek"), self.arena_key(ruleset, "withdrawn")]
+        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn")
         return self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
 
     def seeks(self, ruleset: str) -> list[dict[str, Any]]:
@@ -317,23 +320,19 @@ class ArenaStore:
     def withdraw_taken(self, ruleset: str, seek_id: str, now: float) -> bool:
         """Withdraw a seek a pass took out of the queue (:data:`WITHDRAW_TAKEN_SCRIPT`): whether it
         was back in the queue, and was taken out here."""
-        keys = [self.arena_key(ruleset, "seeks"), self.arena_key(ruleset, "seek"), self.arena_key(ruleset, "withdrawn")]
-        return bool(self._withdraw_taken(keys=keys, args=[seek_id, repr(now)]))
+        return bool(self._withdraw_taken(keys=self._arena_keys(ruleset, "seeks", "seek", "withdrawn"), args=[seek_id, repr(now)]))
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         """Take the seeks out of the queue, all or none (:data:`TAKE_SEEKS_SCRIPT`)."""
-        (taken,) = self._run_all([(self._take_seeks, self._pairing_keys(ruleset, "seeks", "seek", "pairings", "pairing"), ["", "", "", *seek_ids])])
+        (taken,) = self._run_all([(self._take_seeks, self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing"), ["", "", "", *seek_ids])])
         return bool(taken)
 
     # --- pairings: from their seeks taken out of the queue until their matches are told ----------
 
-    def _pairing_keys(self, ruleset: str, *names: str) -> list[str]:
-        return [self.arena_key(ruleset, name) for name in names]
-
     def take_pairings(self, ruleset: str, pairings: list[tuple[str, list[dict[str, Any]]]], now: float) -> list[bool]:
         """Take each pairing's seeks out of the queue (all of a pairing's or none), noting the
         pairing ``(id, seeks)``, in one round trip: whether each was taken."""
-        keys = self._pairing_keys(ruleset, "seeks", "seek", "pairings", "pairing")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing")
         calls = [
             (self._take_seeks, keys, [pairing_id, repr(now), json.dumps(seeks, ensure_ascii=False), *(seek["id"] for seek in seeks)])
             for pairing_id, seeks in pairings
@@ -343,7 +342,7 @@ class ArenaStore:
     def list_pairings(self, ruleset: str, listed: list[tuple[str, dict[str, dict[str, Any]], list[str], dict[str, Any]]], now: float) -> list[bool]:
         """List the games of each pairing ``(id, its games: id -> who sits where, its seek ids,
         what is to be told)``, in one round trip: whether each was (:data:`LIST_SCRIPT`)."""
-        keys = self._pairing_keys(ruleset, "match", "matches", "withdrawn", "pairing", "to_tell")
+        keys = self._arena_keys(ruleset, "match", "matches", "withdrawn", "pairing", "to_tell")
         calls = []
         for pairing_id, matches, seek_ids, tell in listed:
             games = [part for game_id, match in matches.items() for part in (game_id, json.dumps(match, ensure_ascii=False))]
@@ -353,7 +352,7 @@ class ArenaStore:
     def put_back(self, ruleset: str, pairing_id: str, seeks: list[dict[str, Any]]) -> list[str] | None:
         """Put back the seeks of a pairing whose game was not made (:data:`PUT_BACK_SCRIPT`): the
         ids of those withdrawn meanwhile; None when its games were listed or it was settled already."""
-        keys = self._pairing_keys(ruleset, "seeks", "seek", "withdrawn", "pairings", "pairing", "to_tell")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn", "pairings", "pairing", "to_tell")
         args = [pairing_id, *(part for seek in seeks for part in (seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])))]
         done, *withdrawn = self._put_back(keys=keys, args=args)
         return [seek_id.decode() for seek_id in withdrawn] if done else None
