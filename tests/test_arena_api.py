@@ -313,7 +313,7 @@ def killed_after_the_first(original):
         ("once its game is made, before it is listed", (ArenaStore, "list_pairings", killed)),
         ("once it is listed, before the seats are handed over", (ArenaStore, "hand_over", killed)),
         ("after telling one account of two", (ArenaStore, "add_events", killed_after_the_first)),
-        ("after telling both, before the pairing is settled", (ArenaStore, "pairing_told", killed)),
+        ("after telling both, before the pairing is settled", (ArenaStore, "pairings_told", killed)),
     ],
 )
 def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_told_of_one_match_once(arena_app, client, monkeypatch, where, dies):
@@ -357,7 +357,7 @@ def test_a_pairing_left_unsettled_whose_match_was_played_out_since_hands_no_one_
     for key in keys:
         assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
     with monkeypatch.context() as patch:
-        patch.setattr(ArenaStore, "pairing_told", killed(ArenaStore.pairing_told))
+        patch.setattr(ArenaStore, "pairings_told", killed(ArenaStore.pairings_told))
         with pytest.raises(Killed):
             Matchmaker(arena).run_pass()
     play_out(arena_app, client, [events(arena_app, key)[0] for key in keys])

@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from engine import registry
 from engine.players import level_names
@@ -200,7 +200,7 @@ class Matchmaker:
                 self.put_back(ruleset.id, [(pairing_id, seeks)])
             else:
                 log.warning("arena: pairing %s (%s) was left untold: its matches are told", pairing_id, ruleset.id)
-                self.tell(ruleset.id, pairing_id, tell, recovering=True)
+                self.tell(ruleset.id, [(pairing_id, tell)], recovering=True)
 
     def start(
         self,
@@ -309,28 +309,32 @@ class Matchmaker:
             match = {"rated": first["rated"], "seats": seated}
             tell = {"handover": [(seek["account"], seek["id"], game.id) for seek in seeks], "until": until, "events": events}
             listing.append((pairing_id, {game.id: match}, [seek["id"] for seek in seeks], tell))
-        started = []
+        started, told = [], []
         for (pairing_id, matches, _, tell), listed, players in zip(listing, self.store.list_pairings(ruleset.id, listing, now), tables):
             (game_id,) = matches
             if not listed:
                 log.warning("arena: pairing %s (%s) was settled by another pass meanwhile: %s is left unplayed", pairing_id, ruleset.id, game_id)
                 continue
-            self.tell(ruleset.id, pairing_id, tell)
             log.info("arena: started %s (%s) for %s", game_id, ruleset.id, ", ".join(account.name for account, _ in players))
             started.append(game_id)
+            told.append((pairing_id, tell))
+        self.tell(ruleset.id, told)
         return started
 
-    def tell(self, ruleset_id: str, pairing_id: str, tell: Mapping[str, Any], *, recovering: bool = False) -> None:
-        """Hand each account of a listed pairing its game in place of its seek, and tell it on its
-        stream (once, however often this is done), then settle the pairing. ``recovering``: a pass
-        left it; a game whose match has been settled since is not handed over again."""
-        handover = [(account, seek_id, game_id) for account, seek_id, game_id in tell["handover"]]
+    def tell(self, ruleset_id: str, pairings: Sequence[tuple[str, Mapping[str, Any]]], *, recovering: bool = False) -> None:
+        """Hand each account of the listed pairings ``(id, what is to be told)`` its game in place
+        of its seek, and tell it on its stream (once, however often this is done), then settle the
+        pairings. ``recovering``: a pass left them; a game whose match has been settled since is
+        not handed over again."""
+        if not pairings:
+            return
+        handover = [(account, seek_id, game_id, tell["until"]) for _, tell in pairings for account, seek_id, game_id in tell["handover"]]
         if recovering:
             handover = [entry for entry in handover if self.store.match(ruleset_id, entry[2]) is not None]
-        self.store.hand_over(handover, tell["until"])
-        events = [(account, event) for account, event in tell["events"]]
+        self.store.hand_over(handover)
+        events = [(account, event) for _, tell in pairings for account, event in tell["events"]]
         self.arena.emit_all(events, once=[f"match_started:{event['game']}" for _, event in events])
-        self.store.pairing_told(ruleset_id, pairing_id)
+        self.store.pairings_told(ruleset_id, [pairing_id for pairing_id, _ in pairings])
 
     # --- settling -------------------------------------------------------------------------------
 

@@ -261,11 +261,11 @@ class ArenaStore:
         """What counts among the account's games now: its seeks, challenges and games."""
         return [entry.decode() for entry in self.redis.zrangebyscore(self.account_key(account, "engaged"), f"({now!r}", "+inf")]
 
-    def hand_over(self, engagements: list[tuple[str, str, str]], until: float) -> None:
-        """Each ``(account, seek id, game id)``: the account's seek became that game, which counts
-        among its games until ``until`` (past the cap: the seek held its place), in one round trip."""
+    def hand_over(self, engagements: list[tuple[str, str, str, float]]) -> None:
+        """Each ``(account, seek id, game id, until)``: the account's seek became that game, which
+        counts among its games until then (past the cap: the seek held its place), in one round trip."""
         with self.redis.pipeline(transaction=False) as pipe:
-            for account, seek_id, game_id in engagements:
+            for account, seek_id, game_id, until in engagements:
                 pipe.zrem(self.account_key(account, "engaged"), seek_id)
                 pipe.zadd(self.account_key(account, "engaged"), {game_id: until})
             pipe.execute()
@@ -357,12 +357,12 @@ class ArenaStore:
         done, *withdrawn = self._put_back(keys=keys, args=args)
         return [seek_id.decode() for seek_id in withdrawn] if done else None
 
-    def pairing_told(self, ruleset: str, pairing_id: str) -> None:
-        """The pairing's matches are told: it is settled."""
+    def pairings_told(self, ruleset: str, pairing_ids: list[str]) -> None:
+        """The pairings' matches are told: they are settled."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(self.arena_key(ruleset, "pairings"), pairing_id)
-            pipe.hdel(self.arena_key(ruleset, "pairing"), pairing_id)
-            pipe.hdel(self.arena_key(ruleset, "to_tell"), pairing_id)
+            pipe.zrem(self.arena_key(ruleset, "pairings"), *pairing_ids)
+            pipe.hdel(self.arena_key(ruleset, "pairing"), *pairing_ids)
+            pipe.hdel(self.arena_key(ruleset, "to_tell"), *pairing_ids)
             pipe.execute()
 
     def pairings_before(self, ruleset: str, moment: float) -> list[tuple[str, list[dict[str, Any]], dict[str, Any] | None]]:
