@@ -106,17 +106,20 @@ def test_a_long_poll_counts_as_a_waiting_client_while_it_waits(client, fake_redi
 
     api = FlaskClient(client)
     created = api.create(ruleset="german-whist", seats=[{"name": "P"}, {"name": "P"}]).body
+    # the gauge is the process's: the tests before this one (in any order) may have left requests
+    # waiting out their time, which end as they will
+    before = value(samples(api), "koz_waiting_clients")
     waiting = threading.Thread(target=lambda: client.application.test_client().get(f"/v1/games/{created['id']}?wait=1.5&after=0"))
     waiting.start()
     seen = 0.0
     for _ in range(20):
-        seen = max(seen, value(samples(api), "koz_waiting_clients"))
+        seen = max(seen, value(samples(api), "koz_waiting_clients") - before)
         if seen:
             break
         threading.Event().wait(0.05)
     waiting.join()
     assert seen >= 1
-    assert value(samples(api), "koz_waiting_clients") == 0
+    assert value(samples(api), "koz_waiting_clients") <= before
 
 
 @pytest.fixture
