@@ -53,6 +53,12 @@ def events(app, key: str, after: int = 0) -> list[dict]:
     return [event for _, event in arena.events_after(arena.accounts.authenticate(key).id, after)]
 
 
+def engaged(app, key: str) -> list[str]:
+    """What counts among the account's arena games now (its seeks, challenges and games)."""
+    arena = app.extensions["koz_arena"]
+    return arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer())
+
+
 def paired(app, client, names: tuple[str, ...]) -> tuple[list[str], list[dict]]:
     """Accounts of these names seek German Whist and one pass pairs them: their keys, and the
     ``match_started`` each heard."""
@@ -195,9 +201,6 @@ def test_a_seek_withdrawn_while_its_game_is_made_is_not_put_back_when_the_game_c
     seeks = [client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json() for key in keys]
     path = f"/v1/arena/seeks/{seeks[0]['id']}" if withdrawal == "the seek" else "/v1/arena/seeks"
 
-    def engaged(key: str) -> int:
-        return arena.store.redis.zcard(arena.store.account_key(arena.accounts.authenticate(key).id, "engaged"))
-
     def withdrawn_then_lost(self, games):
         assert client.delete(path, headers=bearer(keys[0])).status_code == 204
         raise RedisConnectionError("Connection reset by peer")
@@ -208,7 +211,7 @@ def test_a_seek_withdrawn_while_its_game_is_made_is_not_put_back_when_the_game_c
         with pytest.raises(RedisConnectionError):
             matchmaker.run_pass()
     assert [client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] for key in keys] == [[], [seeks[1]]]
-    assert [engaged(key) for key in keys] == [0, 1]
+    assert [len(engaged(arena_app, key)) for key in keys] == [0, 1]
     assert matchmaker.run_pass() == 0 and [events(arena_app, key) for key in keys] == [[], []]
     assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).status_code == 201
     assert matchmaker.run_pass() == 1
@@ -232,7 +235,7 @@ def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_
         with pytest.raises(RedisConnectionError):
             Matchmaker(arena).run_pass()
     assert client.get("/v1/arena/seeks", headers=bearer(keys[0])).get_json()["seeks"] == again
-    assert arena.store.engagements(arena.accounts.authenticate(keys[0]).id, arena.timer()) == [again[0]["id"]]
+    assert engaged(arena_app, keys[0]) == [again[0]["id"]]
 
 
 def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
@@ -252,7 +255,7 @@ def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdraw
         patch.setattr(ArenaStore, "engagements", put_back_meanwhile)
         assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] == []
-    assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == []
+    assert engaged(arena_app, key) == []
 
 
 def test_a_seek_withdrawn_while_its_game_is_made_has_its_match_once_the_game_is_made(arena_app, client, monkeypatch):
@@ -344,7 +347,7 @@ def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_to
     for key, (event,) in zip(keys, started):
         assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
         assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
-        assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == [game_id]
+        assert engaged(arena_app, key) == [game_id]
     assert arena.store.match("german-whist", game_id) is not None
     assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
 
@@ -366,7 +369,7 @@ def test_a_pairing_left_unsettled_whose_match_was_played_out_since_hands_no_one_
     Matchmaker(arena).run_pass()
     arena.timer = real
     assert [[event["type"] for event in events(arena_app, key)] for key in keys] == [["match_started", "match_finished"]] * 2
-    assert [arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) for key in keys] == [[], []]
+    assert [engaged(arena_app, key) for key in keys] == [[], []]
 
 
 @pytest.mark.parametrize("then", ["makes its game", "fails to make its game"])
@@ -401,7 +404,7 @@ def test_a_pass_that_outlasts_its_pairings_time_leaves_them_to_the_pass_that_set
     started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
     assert [len(heard) for heard in started] == [1, 1] and started[0][0]["game"] == started[1][0]["game"]
     for key in keys:
-        assert arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer()) == [started[0][0]["game"]]
+        assert engaged(arena_app, key) == [started[0][0]["game"]]
 
 
 def test_an_event_told_once_by_its_key_is_not_told_again_while_its_key_is_kept_as_long_as_the_events(arena_app, client):
