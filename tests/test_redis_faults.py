@@ -212,6 +212,8 @@ def test_a_pass_held_back_by_a_full_redis_is_logged_when_it_begins_and_when_it_e
         arena.accounts.house(level)  # (made the first time a pass reads them: a write)
     matchmaker = Matchmaker(arena)
     redis = Redis.from_url(small_redis.url)
+    for number in range(200):  # (so that what Redis uses for its clients, which comes and goes, is a small share)
+        redis.set(f"filler:{number}", b"x" * 8192)
     used = int(redis.info("memory")["used_memory"])
     caplog.set_level(logging.INFO, logger="service.arena.matchmaker")
     redis.config_set("maxmemory", int(used / 0.95))  # nearly full: writes taken, no new game
