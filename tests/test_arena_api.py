@@ -335,7 +335,7 @@ def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_to
             Matchmaker(arena).run_pass()
     real = arena.timer
     survivor = Matchmaker(arena)  # another worker
-    assert survivor.run_pass() in (0, 1)  # within the pairing's time: left alone
+    assert survivor.run_pass() == 0  # within the pairing's time: left alone
     arena.timer = lambda: real() + PAIRING_SECONDS + 1
     survivor.run_pass()
     survivor.run_pass()
