@@ -293,7 +293,7 @@ class ArenaStore:
             calls.append((self._event, keys, [json.dumps(event, ensure_ascii=False), keep, ttl, channel, key]))
         return [int(number) for number in self._run_all(calls)]
 
-    def events_after(self, account: str, after: int, count: int = 100) -> list[tuple[int, dict[str, Any]]]:
+    def events_after(self, account: str, after: int, count: int) -> list[tuple[int, dict[str, Any]]]:
         """The account's events numbered after ``after``, in order (at most ``count``)."""
         entries = self.redis.xrange(self.account_key(account, "events"), min=f"{after + 1}-0", max="+", count=count)
         return [(int(entry_id.decode().partition("-")[0]), json.loads(fields[b"data"])) for entry_id, fields in entries]
