@@ -103,6 +103,11 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
+#: the action's p99 at half load that this bench holds (seconds); bench/arena.py holds the arena's
+#: actions to it too
+HALF_LOAD_P99_TARGET = 0.025
+
+
 def ms(seconds: float) -> str:
     return f"{1000 * seconds:.1f} ms"
 
@@ -805,7 +810,7 @@ def measure(args: argparse.Namespace, url: str, files: int, meter: CpuMeter | No
     row(
         f"POST action at half load ({half_rate:.0f}/s)",
         f"p50 {ms(percentile(half_latencies, 0.5))}, p99 {ms(percentile(half_latencies, 0.99))}",
-        "(target p99 <= 25 ms)",
+        f"(target p99 <= {ms(HALF_LOAD_P99_TARGET)})",
     )
 
     waiters = Waiters(url, args.waiters, args.watched_games)
