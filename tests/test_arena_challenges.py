@@ -11,12 +11,14 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service import create_app
 from service.arena.challenges import Challenges, ChallengeStore
-from service.arena.matchmaker import Matchmaker
+from service.arena.matchmaker import PAIRING_SECONDS, Matchmaker
 from service.arena.ratings import Seat
+from service.arena.store import ArenaStore
+from service.games import Games
 from service.refusals import Refused
 from service.repository import Repository
 from tests.conftest import make_settings
-from tests.test_arena_api import account, bearer, events, play_out
+from tests.test_arena_api import Killed, account, bearer, engaged, events, killed, killed_after_the_first, play_out
 
 
 @pytest.fixture
@@ -252,14 +254,17 @@ def test_a_challenge_taken_by_the_other_side_while_it_is_accepted_is_refused_as_
     made = challenge(capped, ayla, "Berk")
     take = ChallengeStore.take
 
-    def withdrawn_a_moment_before(self, identifier):
+    def withdrawn_a_moment_before(self, identifier, pairing_id=None):
         take(self, identifier)  # the challenger's withdrawal, between the accepter's read and its take
-        return take(self, identifier)
+        return take(self, identifier, pairing_id)
 
     monkeypatch.setattr(ChallengeStore, "take", withdrawn_a_moment_before)
     late = capped.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(berk))
     assert late.status_code == 404 and late.get_json()["code"] == "unknown_challenge" and made["id"] in late.get_json()["detail"]
     assert capped.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(berk)).status_code == 201  # at its cap of 1
+    arena = capped.application.extensions["koz_arena"]
+    assert arena.store.pairings_before("german-whist", arena.timer() + 1) == []  # the acceptance's note settled
+    assert ChallengeStore(arena).accepted() == []
 
 
 def store_failing(patch: pytest.MonkeyPatch, failure: str) -> str:
@@ -305,6 +310,81 @@ def test_an_accept_whose_game_the_store_cannot_make_changes_nothing_and_the_chal
     assert accepted.status_code == 200
     assert [events(capped.application, key)[-1]["type"] for key in (ayla, berk)] == ["match_started", "match_started"]
     assert (engaged(ayla), engaged(berk)) == (1, 1)
+
+
+#: the instants an accepting process may die at, before its match is listed
+UNLISTED = ["before the challenge is taken out", "before its game is made", "once its game is made, before it is listed"]
+
+
+@pytest.mark.parametrize(
+    "where, dies",
+    [
+        (UNLISTED[0], (ChallengeStore, "take", killed)),
+        (UNLISTED[1], (Games, "create_arena_games", killed)),
+        (UNLISTED[2], (ArenaStore, "list_pairings", killed)),
+        ("once it is listed, before the seats are handed over", (ArenaStore, "hand_over", killed)),
+        ("after telling one account of two", (ArenaStore, "add_events", killed_after_the_first)),
+        ("after telling both, before the pairing is settled", (ArenaStore, "pairings_told", killed)),
+    ],
+)
+def test_a_process_killed_while_it_accepts_leaves_the_challenge_open_again_or_its_match_told_once(arena_app, client, monkeypatch, where, dies):
+    """Whatever the instant, the pass after the pairing's time settles the acceptance: a match not
+    yet listed is never played and the challenge is open again as it was (and can be accepted);
+    a match listed is told; either way each side hears one match_started, of a game it can play."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    made = challenge(client, keys[0], "Berk")
+    owner, name, death = dies
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, death(getattr(owner, name)))
+        patch.setattr(Matchmaker, "put_back", lambda *args: None)  # (no handler runs in a killed process)
+        with pytest.raises(Killed):
+            client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1]))
+    real = arena.timer
+    survivor = Matchmaker(arena)  # a worker
+    assert survivor.run_pass() == 0  # within the pairing's time: left alone
+    arena.timer = lambda: real() + PAIRING_SECONDS + 1
+    survivor.run_pass()
+    survivor.run_pass()
+    arena.timer = real
+    unlisted = where in UNLISTED
+    assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [[made] if unlisted else []] * 2
+    if unlisted:
+        assert not any(event["type"] == "match_started" for key in keys for event in events(arena_app, key))
+        assert [engaged(arena_app, key) for key in keys] == [[made["id"]], []]  # the open challenge is the challenger's one game
+        assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
+    started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
+    assert [len(heard) for heard in started] == [1, 1], started
+    game_id = started[0][0]["game"]
+    assert started[1][0]["game"] == game_id and {heard[0]["seat"] for heard in started} == {0, 1}
+    for key, (event,) in zip(keys, started):
+        assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+        assert engaged(arena_app, key) == [game_id]
+    assert arena.store.match("german-whist", game_id) is not None
+    assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
+    assert ChallengeStore(arena).accepted() == []
+
+
+def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_when_the_process_died_before_it_opened_it(
+    arena_app, client, monkeypatch
+):
+    """The pairing settled unmade, the process died before it opened the challenge again: the next
+    pass opens it (no pairing's time to wait: nothing is left to tell)."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    made = challenge(client, keys[0], "Berk")
+    with monkeypatch.context() as patch:
+        store_failing(patch, "lost as the game is written")
+        patch.setattr(Challenges, "reopen", killed(Challenges.reopen))
+        with pytest.raises(Killed):
+            client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1]))
+    assert client.get("/v1/arena/challenges", headers=bearer(keys[1])).get_json() == {"challenges": []}
+    assert Matchmaker(arena).run_pass() == 1
+    assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [[made]] * 2
+    assert [engaged(arena_app, key) for key in keys] == [[made["id"]], []]
+    assert ChallengeStore(arena).accepted() == []
+    assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
+    assert [events(arena_app, key)[-1]["type"] for key in keys] == ["match_started", "match_started"]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,9 @@ Each side hears what the other did on its event stream: the challenged account `
 ``challenge_expired``; an accepted challenge starts its game as a pairing of seeks does
 (:meth:`.matchmaker.Matchmaker.start`: ``match_started`` on both streams, each with its seat
 token). In a ruleset of four seats Koz's house players of the nearest rating take the other two.
+An acceptance is noted as a pairing before the challenge is taken out, and the challenge is kept
+as accepted until its match is told: whichever instant the accepting process dies at, the
+matchmaker's pass tells the match, or opens the challenge again as it was.
 """
 
 from __future__ import annotations
@@ -32,21 +35,35 @@ from .texts import DETAILS
 if TYPE_CHECKING:
     from .matchmaker import Matchmaker
 
-#: KEYS: the challenges (id -> JSON), their expiry (a sorted set). ARGV: the id. Takes the
-#: challenge out if it is still there (nothing else ended it meanwhile): its JSON, else nil.
+#: KEYS: the challenges (id -> JSON), their expiry (a sorted set), the accepted (pairing id ->
+#: JSON). ARGV: the id, and for an acceptance the id of the pairing noted for it. Takes the
+#: challenge out if it is still there (nothing else ended it meanwhile): its JSON, else nil. An
+#: accepted challenge is kept under its pairing's id until its match is told or it is open again.
 TAKE_CHALLENGE_SCRIPT = """
 local challenge = redis.call('HGET', KEYS[1], ARGV[1])
 if not challenge then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+if ARGV[2] then redis.call('HSET', KEYS[3], ARGV[2], challenge) end
 return challenge
+"""
+
+#: KEYS: the challenges, their expiry, the accepted. ARGV: the pairing's id, the challenge's id,
+#: its expiry, its JSON. The challenge accepted for the pairing open again, once: 1, else 0 (it
+#: was open again already, or its match was told).
+REOPEN_SCRIPT = """
+if redis.call('HDEL', KEYS[3], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+return 1
 """
 
 
 class ChallengeStore:
     """The open challenges: one hash and its expiry set under one hash tag (one slot of a
     cluster, so that taking one out is one script), and each account's index of its challenges
-    (read back through the hash: an entry whose challenge ended is skipped, then dropped)."""
+    (read back through the hash: an entry whose challenge ended is skipped, then dropped). In the
+    same slot, the accepted challenges whose matches are not yet told, by their pairings' ids."""
 
     def __init__(self, arena: Arena) -> None:
         self.arena_store = arena.store
@@ -54,7 +71,9 @@ class ChallengeStore:
         prefix = arena.store.prefix
         self.challenges_key = f"{prefix}:{{arena-challenges}}:challenge"
         self.due_key = f"{prefix}:{{arena-challenges}}:due"
+        self.accepted_key = f"{prefix}:{{arena-challenges}}:accepted"
         self._take = self.redis.register_script(TAKE_CHALLENGE_SCRIPT)
+        self._reopen = self.redis.register_script(REOPEN_SCRIPT)
 
     def index_key(self, account: str) -> str:
         return self.arena_store.account_key(account, "challenges")
@@ -64,6 +83,9 @@ class ChallengeStore:
             pipe.hset(self.challenges_key, challenge["id"], json.dumps(challenge, ensure_ascii=False))
             pipe.zadd(self.due_key, {challenge["id"]: challenge["expires_at"]})
             pipe.execute()
+        self._index(challenge)
+
+    def _index(self, challenge: Mapping[str, Any]) -> None:
         for account in (challenge["from_account"], challenge["to_account"]):
             self.redis.sadd(self.index_key(account), challenge["id"])
 
@@ -71,9 +93,11 @@ class ChallengeStore:
         raw = self.redis.hget(self.challenges_key, identifier)
         return json.loads(raw) if raw is not None else None
 
-    def take(self, identifier: str) -> dict[str, Any] | None:
-        """The challenge, taken out; None when it had ended already."""
-        raw = self._take(keys=[self.challenges_key, self.due_key], args=[identifier])
+    def take(self, identifier: str, pairing_id: str | None = None) -> dict[str, Any] | None:
+        """The challenge, taken out (kept as accepted for the pairing ``pairing_id``, if given);
+        None when it had ended already."""
+        args = [identifier] if pairing_id is None else [identifier, pairing_id]
+        raw = self._take(keys=[self.challenges_key, self.due_key, self.accepted_key], args=args)
         if raw is None:
             return None
         challenge: dict[str, Any] = json.loads(raw)
@@ -90,6 +114,27 @@ class ChallengeStore:
         if ended:
             self.redis.srem(self.index_key(account), *ended)
         return [json.loads(value) for value in raw if value is not None]
+
+    def accepted(self) -> list[tuple[str, dict[str, Any]]]:
+        """The accepted challenges whose matches are not yet told: (pairing id, challenge)."""
+        return [(pairing_id.decode(), json.loads(raw)) for pairing_id, raw in self.redis.hgetall(self.accepted_key).items()]
+
+    def reopen(self, pairing_id: str) -> bool:
+        """The challenge accepted for the pairing open again as it was (:data:`REOPEN_SCRIPT`):
+        whether it was this call that opened it."""
+        raw = self.redis.hget(self.accepted_key, pairing_id)
+        if raw is None:
+            return False
+        challenge = json.loads(raw)
+        keys = [self.challenges_key, self.due_key, self.accepted_key]
+        if not self._reopen(keys=keys, args=[pairing_id, challenge["id"], repr(challenge["expires_at"]), raw]):
+            return False
+        self._index(challenge)
+        return True
+
+    def forget_accepted(self, pairing_ids: list[str]) -> None:
+        """The accepted challenges' matches are told."""
+        self.redis.hdel(self.accepted_key, *pairing_ids)
 
     def due(self, now: float) -> list[str]:
         return [identifier.decode() for identifier in self.redis.zrangebyscore(self.due_key, "-inf", repr(now))]
@@ -158,20 +203,26 @@ class Challenges:
         found = [challenge for challenge in self.challenges.of(account.id) if challenge["expires_at"] > now]
         return sorted(found, key=lambda challenge: (challenge["created_at"], challenge["id"]))
 
-    def _take(self, identifier: str, account: Account, side: str) -> dict[str, Any]:
+    def _take(self, identifier: str, account: Account, side: str, pairing_id: str | None = None) -> dict[str, Any]:
         """The open challenge ``identifier`` where ``account`` is on ``side`` (``from_account`` or
-        ``to_account``), taken out; a 404 ``unknown_challenge`` when there is none (or it ended)."""
+        ``to_account``), taken out (as accepted for ``pairing_id``, if given); a 404
+        ``unknown_challenge`` when there is none (or it ended)."""
         challenge = self.challenges.get(identifier)
         if challenge is None or challenge[side] != account.id or challenge["expires_at"] <= self.arena.timer():
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
-        taken = self.challenges.take(identifier)
+        taken = self.challenges.take(identifier, pairing_id)
         if taken is None:  # accepted, declined or withdrawn meanwhile
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
         return taken
 
     def accept(self, identifier: str, accepter: Account) -> tuple[dict[str, Any], str]:
         """Accept a challenge made to ``accepter``: its game starts; the challenge and its game's id.
-        When the game cannot be made (a 503), the challenge is open again as it was."""
+        When the game cannot be made (a 503), the challenge is open again as it was.
+
+        The acceptance is noted as a pairing (in its ruleset's slot) before the challenge is taken
+        out, and the challenge is kept as accepted until its match is told: a process that dies in
+        between leaves both to the matchmaker's pass, which tells the match if it was listed and
+        otherwise opens the challenge again (:meth:`.Matchmaker.put_back`, :meth:`recover`)."""
         now = self.arena.timer()
         cap = self.arena.settings.arena_games_at_once
         seen = self.challenges.get(identifier)
@@ -180,28 +231,48 @@ class Challenges:
         self.arena.games.refuse_creation_when_full()
         if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
             raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
+        assert self.matchmaker is not None
+        matchmaker, pairing_id = self.matchmaker, secrets.token_hex(8)
+        noted = [{"id": identifier, "account": accepter.id, "challenge": True}]
+        self.store.note_pairing(seen["ruleset"], pairing_id, noted, now)
+
+        def unmade() -> None:
+            matchmaker.put_back(seen["ruleset"], [(pairing_id, noted)])
+
         try:
-            challenge = self._take(identifier, accepter, "to_account")
+            challenge = self._take(identifier, accepter, "to_account", pairing_id)
         except Refused:
-            self.store.disengage(accepter.id, identifier)
+            unmade()
             raise
-
-        def reopen() -> None:
-            self.challenges.add(challenge)
-            self.store.disengage(accepter.id, identifier)
-
         # (the challenger's place passes from the challenge to its game when the game is handed over)
-        return challenge, self.start(challenge, unmade=reopen)
+        return challenge, self.start(challenge, pairing_id, unmade=unmade)
 
-    def start(self, challenge: Mapping[str, Any], *, unmade: Callable[[], None]) -> str:
-        """Start the game of an accepted challenge as a pairing's is started; its id (``unmade``:
-        as :meth:`.Matchmaker.start_all`'s)."""
+    def reopen(self, pairing_id: str, identifier: str, accepter: str) -> None:
+        """Open again the challenge ``identifier`` taken out for the pairing, whose game was not
+        made (if it was taken out: the acceptance may have ended before), and free the accepter's place."""
+        self.challenges.reopen(pairing_id)
+        self.store.disengage(accepter, identifier)
+
+    def recover(self) -> int:
+        """Open again the accepted challenges whose pairing was settled unmade by a process that
+        died before it opened them (a pairing told forgets its challenge first); how many."""
+        reopened = 0
+        for pairing_id, challenge in self.challenges.accepted():
+            if not self.store.pairing_noted(challenge["ruleset"], pairing_id) and self.challenges.reopen(pairing_id):
+                self.store.disengage(challenge["to_account"], challenge["id"])
+                reopened += 1
+        return reopened
+
+    def start(self, challenge: Mapping[str, Any], pairing_id: str, *, unmade: Callable[[], None]) -> str:
+        """Start the game of an accepted challenge as the pairing ``pairing_id`` is started; its id
+        (``unmade``: as :meth:`.Matchmaker.start_all`'s)."""
         ruleset = registry.get(challenge["ruleset"])
         accounts = {account: self.arena.accounts.by_id(account) for account in (challenge["from_account"], challenge["to_account"])}
         ratings = dict(zip(accounts, (Rating.from_text(text) for text in self.store.ratings(ruleset.id, list(accounts)))))
         house = {level: self.arena.accounts.house(level) for level in level_names(ruleset.id)}
         seeks = [
-            {"id": challenge["id"], "account": account, "options": challenge["options"], "rated": challenge["rated"]} for account in accounts
+            {"id": challenge["id"], "account": account, "options": challenge["options"], "rated": challenge["rated"], "challenge": True}
+            for account in accounts
         ]
         levels: tuple[str, ...] = ()
         if ruleset.seat_count > len(seeks):
@@ -210,7 +281,7 @@ class Challenges:
             levels = nearest_house(mean, house_ratings, ruleset.seat_count - len(seeks))
         assert self.matchmaker is not None
         # start seats the seeks' accounts, drawn, and the pairing's house levels (a challenge has no partners)
-        return self.matchmaker.start(ruleset, Pairing((), levels), seeks, accounts, house, ratings, unmade=unmade)
+        return self.matchmaker.start(ruleset, pairing_id, Pairing((), levels), seeks, accounts, house, ratings, unmade=unmade)
 
     def decline(self, identifier: str, decliner: Account) -> None:
         self._end(identifier, decliner, "to_account", "challenge_declined")

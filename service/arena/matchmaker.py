@@ -3,8 +3,9 @@
 One worker of the fleet at a time makes a pass (a ``SET NX`` turn with an expiry, as the due
 sweep takes its turn), every :data:`PASS_SECONDS`, and sooner when a seek it left unpaired
 reaches its ``house_after`` (:attr:`Matchmaker.house_due`: the turn is shortened to that
-moment, so the seek meets the house then rather than up to a period later). It ends the challenges past their time
-(:mod:`.challenges`), then for each ruleset it:
+moment, so the seek meets the house then rather than up to a period later). It opens again the
+accepted challenges whose games a process that died never made, and ends the challenges past their
+time (:mod:`.challenges`), then for each ruleset it:
 
 1. drops the seeks that expired (``seek_expired`` on the account's stream);
 2. pairs the others (:func:`.pairing.pair`), takes each pairing's seeks out of the queue in one
@@ -120,7 +121,8 @@ class Matchmaker:
             self.store_full.holds("Redis")
             return 0
         self.store_full.over("Redis")
-        done = Challenges(self.arena).expire() + self.settle()
+        challenges = Challenges(self.arena)
+        done = challenges.recover() + challenges.expire() + self.settle()
         for ruleset in registry.all_rulesets():
             self.recover(ruleset)
             done += self.settle_expired(ruleset)
@@ -184,11 +186,18 @@ class Matchmaker:
 
     def put_back(self, ruleset_id: str, pairings: list[tuple[str, list[dict[str, Any]]]]) -> None:
         """Put back the seeks of pairings whose games were not made, but those withdrawn meanwhile:
-        their places are given back."""
-        for pairing_id, seeks in pairings:
+        their places are given back. An accepted challenge's pairing opens its challenge again."""
+        for pairing_id, noted in pairings:
+            seeks = [seek for seek in noted if not seek.get("challenge")]
+            withdrawn = self.store.put_back(ruleset_id, pairing_id, seeks)
+            if withdrawn is None:  # listed, or settled already
+                continue
             accounts = {seek["id"]: seek["account"] for seek in seeks}
-            for seek_id in self.store.put_back(ruleset_id, pairing_id, seeks) or []:
+            for seek_id in withdrawn:
                 self.store.disengage(accounts[seek_id], seek_id)
+            for accepted in noted:
+                if accepted.get("challenge"):
+                    Challenges(self.arena).reopen(pairing_id, accepted["id"], accepted["account"])
 
     def recover(self, ruleset: Ruleset[Any]) -> None:
         """Settle the pairings a pass left unsettled (its worker died, or it outlasted
@@ -205,6 +214,7 @@ class Matchmaker:
     def start(
         self,
         ruleset: Ruleset[Any],
+        pairing_id: str,
         pairing: Pairing,
         seeks: list[dict[str, Any]],
         accounts: dict[str, Any],
@@ -213,16 +223,10 @@ class Matchmaker:
         *,
         unmade: Callable[[], None],
     ) -> str:
-        """Make the game of a pairing of accounts that are not in the queue (a challenge's) and hand
-        each account its seat; the game's id (``unmade``: as :meth:`start_all`'s)."""
-        pairing_id = secrets.token_hex(8)
-        self.store.take_pairings(ruleset.id, [(pairing_id, [])], self.arena.timer())  # (nothing to put back)
-
-        def not_made() -> None:
-            self.store.put_back(ruleset.id, pairing_id, [])
-            unmade()
-
-        started = self.start_all(ruleset, [(pairing_id, pairing, seeks)], accounts, house, ratings, unmade=not_made)
+        """Make the game of the noted pairing ``pairing_id`` of accounts that are not in the queue
+        (a challenge's) and hand each account its seat; the game's id (``unmade``: as
+        :meth:`start_all`'s)."""
+        started = self.start_all(ruleset, [(pairing_id, pairing, seeks)], accounts, house, ratings, unmade=unmade)
         if not started:  # settled by another pass meanwhile: this one outlasted its time
             raise Refused("storage_unavailable", "store_failed")
         return started[0]
@@ -308,6 +312,8 @@ class Matchmaker:
             seated = [{"account": account.id, "name": account.name, "kind": account.kind} for account, _ in players]
             match = {"rated": first["rated"], "seats": seated}
             tell = {"handover": [(seek["account"], seek["id"], game.id) for seek in seeks], "until": until, "events": events}
+            if first.get("challenge"):
+                tell["challenge"] = True
             listing.append((pairing_id, {game.id: match}, [seek["id"] for seek in seeks], tell))
         started, told = [], []
         for (pairing_id, matches, _, tell), listed, players in zip(listing, self.store.list_pairings(ruleset.id, listing, now), tables):
@@ -334,6 +340,8 @@ class Matchmaker:
         self.store.hand_over(handover)
         events = [(account, event) for _, tell in pairings for account, event in tell["events"]]
         self.arena.emit_all(events, once=[f"match_started:{event['game']}" for _, event in events])
+        if accepted := [pairing_id for pairing_id, tell in pairings if tell.get("challenge")]:
+            Challenges(self.arena).challenges.forget_accepted(accepted)  # (before the pairings: see Challenges.recover)
         self.store.pairings_told(ruleset_id, [pairing_id for pairing_id, _ in pairings])
 
     # --- settling -------------------------------------------------------------------------------

@@ -339,6 +339,16 @@ class ArenaStore:
         ]
         return [bool(taken) for taken in self._run_all(calls)]
 
+    def note_pairing(self, ruleset: str, pairing_id: str, noted: list[dict[str, Any]], now: float) -> None:
+        """Note a pairing made of no queued seek (an accepted challenge's), as :meth:`take_pairings`
+        notes one: ``noted`` is what settling it when it is left unmade needs."""
+        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing")
+        self._take_seeks(keys=keys, args=[pairing_id, repr(now), json.dumps(noted, ensure_ascii=False)])
+
+    def pairing_noted(self, ruleset: str, pairing_id: str) -> bool:
+        """Whether the pairing is noted and not settled."""
+        return bool(self.redis.hexists(self.arena_key(ruleset, "pairing"), pairing_id))
+
     def list_pairings(self, ruleset: str, listed: list[tuple[str, dict[str, dict[str, Any]], list[str], dict[str, Any]]], now: float) -> list[bool]:
         """List the games of each pairing ``(id, its games: id -> who sits where, its seek ids,
         what is to be told)``, in one round trip: whether each was (:data:`LIST_SCRIPT`)."""
