@@ -238,6 +238,33 @@ def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_
     assert engaged(arena_app, keys[0]) == [again[0]["id"]]
 
 
+def test_a_seek_sought_again_while_a_pass_pairs_it_is_the_same_seek_and_its_match_is_its_one_game(arena_app, client, monkeypatch):
+    """Seeking twice for the same thing is one seek, also while a pass is pairing it: the second
+    POST answers the seek as the pass took it (200), nothing is queued again, and once the match
+    starts it is the one game the seek counts as (before, a copy was queued that no longer counted
+    among the account's games and was paired into a second match)."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    seeks = [client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).get_json() for key in keys]
+    store_new_games = Repository.store_new_games
+    again = []
+
+    def sought_again_while_written(self, games):
+        again.append(client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])))
+        return store_new_games(self, games)
+
+    matchmaker = Matchmaker(arena)
+    with monkeypatch.context() as patch:
+        patch.setattr(Repository, "store_new_games", sought_again_while_written)
+        assert matchmaker.run_pass() == 1
+    assert (again[0].status_code, again[0].get_json()) == (200, seeks[0])
+    assert client.get("/v1/arena/seeks", headers=bearer(keys[0])).get_json() == {"seeks": []}
+    (started,) = [event for event in events(arena_app, keys[0]) if event["type"] == "match_started"]
+    assert engaged(arena_app, keys[0]) == [started["game"]]
+    assert matchmaker.run_pass() == 0
+    assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).status_code == 201  # told: a new seek
+
+
 def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
     arena = arena_app.extensions["koz_arena"]
     key = account(client, "Ayla")

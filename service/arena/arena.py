@@ -126,8 +126,8 @@ class Arena:
         except BaseException:  # (a Redis out of memory refuses the seek, not the deletion)
             self.store.disengage(account.id, identifier)
             raise
-        if not new:
-            seek = next((queued for queued in self.store.seeks(ruleset.id) if queued["id"] == identifier), seek)
+        if not new:  # (queued, or being paired: the same seek)
+            seek = self.store.sought(ruleset.id, identifier) or seek
         return seek, new
 
     def partner(self, account: Account, ruleset_id: str, name: str) -> Account:

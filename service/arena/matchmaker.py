@@ -342,7 +342,8 @@ class Matchmaker:
         self.arena.emit_all(events, once=[f"match_started:{event['game']}" for _, event in events])
         if accepted := [pairing_id for pairing_id, tell in pairings if tell.get("challenge")]:
             Challenges(self.arena).challenges.forget_accepted(accepted)  # (before the pairings: see Challenges.recover)
-        self.store.pairings_told(ruleset_id, [pairing_id for pairing_id, _ in pairings])
+        seek_ids = [seek_id for _, tell in pairings for _, seek_id, _ in tell["handover"]]
+        self.store.pairings_told(ruleset_id, [pairing_id for pairing_id, _ in pairings], seek_ids)
 
     # --- settling -------------------------------------------------------------------------------
 

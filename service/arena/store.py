@@ -67,14 +67,16 @@ redis.call('PUBLISH', ARGV[4], seq)
 return seq
 """
 
-#: KEYS: seeks, seek, withdrawn. ARGV: seek id, its JSON, when made. Adds the seek; one already
-#: there keeps its place in the queue (seeking twice for the same thing is one seek): 1 if new, 0
-#: if not. A seek made anew ends the withdrawal of the same one a pass was pairing.
+#: KEYS: seeks, seek, withdrawn, in pairing. ARGV: seek id, its JSON, when made. Adds the seek;
+#: one already there keeps its place in the queue, and one a pass is pairing is not queued again
+#: (seeking twice for the same thing is one seek): 1 if new, 0 if not. A seek made anew ends the
+#: withdrawal of the same one a pass was pairing.
 SEEK_SCRIPT = """
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 1 then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 
@@ -91,11 +93,11 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 return 0
 """
 
-#: KEYS: seeks, seek, pairings, pairing. ARGV: a pairing's id ('' for none), now, what the pairing
-#: is made of (JSON), then seek ids. Takes all the seeks out of the queue if all are still there
-#: (no other pass paired one meanwhile): 1, else none and 0. With a pairing's id, the pairing is
-#: noted in the same step, until its match is told or its seeks are put back: a worker that dies
-#: in between leaves it to the next pass (see the matchmaker).
+#: KEYS: seeks, seek, pairings, pairing, in pairing. ARGV: a pairing's id ('' for none), now, what
+#: the pairing is made of (JSON), then seek ids. Takes all the seeks out of the queue if all are
+#: still there (no other pass paired one meanwhile): 1, else none and 0. With a pairing's id, the
+#: pairing is noted in the same step, and each seek as in it, until its match is told or its seeks
+#: are put back: a worker that dies in between leaves it to the next pass (see the matchmaker).
 TAKE_SEEKS_SCRIPT = """
 for index = 4, #ARGV do
   if not redis.call('ZSCORE', KEYS[1], ARGV[index]) then return 0 end
@@ -107,6 +109,9 @@ end
 if ARGV[1] ~= '' then
   redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+  for index = 4, #ARGV do
+    redis.call('HSET', KEYS[5], ARGV[index], ARGV[1])
+  end
 end
 return 1
 """
@@ -129,7 +134,7 @@ redis.call('HSET', KEYS[5], ARGV[1], ARGV[3])
 return 1
 """
 
-#: KEYS: seeks, seek, withdrawn, pairings, pairing, to tell. ARGV: the pairing's id, then each seek's
+#: KEYS: seeks, seek, withdrawn, pairings, pairing, to tell, in pairing. ARGV: the pairing's id, then each seek's
 #: id, JSON and when made. Puts back the seeks of a pairing whose game was not made, but those
 #: their accounts withdrew meanwhile (see WITHDRAW_TAKEN_SCRIPT), and ends the pairing: {1, the
 #: withdrawn ids...}; {0} when its games were listed, or it was settled already.
@@ -138,6 +143,7 @@ if redis.call('HEXISTS', KEYS[6], ARGV[1]) == 1 or redis.call('HDEL', KEYS[5], A
 redis.call('ZREM', KEYS[4], ARGV[1])
 local withdrawn = {1}
 for index = 2, #ARGV, 3 do
+  redis.call('HDEL', KEYS[7], ARGV[index])
   if redis.call('HDEL', KEYS[3], ARGV[index]) == 1 then
     table.insert(withdrawn, ARGV[index])
   elseif not redis.call('ZSCORE', KEYS[1], ARGV[index]) then
@@ -306,7 +312,7 @@ class ArenaStore:
         return bool(added)
 
     def _queued(self, ruleset: str, seek: dict[str, Any]) -> tuple[Any, list[str], list[Any]]:
-        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn", "in_pairing")
         return self._seek, keys, [seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])]
 
     def seeks(self, ruleset: str) -> list[dict[str, Any]]:
@@ -317,6 +323,15 @@ class ArenaStore:
         raw = self.redis.hmget(self.arena_key(ruleset, "seek"), ids)
         return [json.loads(value) for value in raw if value is not None]
 
+    def sought(self, ruleset: str, seek_id: str) -> dict[str, Any] | None:
+        """The seek as it is queued, or as the pass pairing it noted it; None when it is neither."""
+        raw = self.redis.hget(self.arena_key(ruleset, "seek"), seek_id)
+        if raw is not None:
+            return dict(json.loads(raw))
+        pairing_id = self.redis.hget(self.arena_key(ruleset, "in_pairing"), seek_id)
+        noted = self.redis.hget(self.arena_key(ruleset, "pairing"), pairing_id) if pairing_id is not None else None
+        return next((seek for seek in json.loads(noted) if seek["id"] == seek_id), None) if noted is not None else None
+
     def withdraw_taken(self, ruleset: str, seek_id: str, now: float) -> bool:
         """Withdraw a seek a pass took out of the queue (:data:`WITHDRAW_TAKEN_SCRIPT`): whether it
         was back in the queue, and was taken out here."""
@@ -324,7 +339,8 @@ class ArenaStore:
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         """Take the seeks out of the queue, all or none (:data:`TAKE_SEEKS_SCRIPT`)."""
-        (taken,) = self._run_all([(self._take_seeks, self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing"), ["", "", "", *seek_ids])])
+        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
+        (taken,) = self._run_all([(self._take_seeks, keys, ["", "", "", *seek_ids])])
         return bool(taken)
 
     # --- pairings: from their seeks taken out of the queue until their matches are told ----------
@@ -332,7 +348,7 @@ class ArenaStore:
     def take_pairings(self, ruleset: str, pairings: list[tuple[str, list[dict[str, Any]]]], now: float) -> list[bool]:
         """Take each pairing's seeks out of the queue (all of a pairing's or none), noting the
         pairing ``(id, seeks)``, in one round trip: whether each was taken."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
         calls = [
             (self._take_seeks, keys, [pairing_id, repr(now), json.dumps(seeks, ensure_ascii=False), *(seek["id"] for seek in seeks)])
             for pairing_id, seeks in pairings
@@ -342,7 +358,7 @@ class ArenaStore:
     def note_pairing(self, ruleset: str, pairing_id: str, noted: list[dict[str, Any]], now: float) -> None:
         """Note a pairing made of no queued seek (an accepted challenge's), as :meth:`take_pairings`
         notes one: ``noted`` is what settling it when it is left unmade needs."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
         self._take_seeks(keys=keys, args=[pairing_id, repr(now), json.dumps(noted, ensure_ascii=False)])
 
     def pairing_noted(self, ruleset: str, pairing_id: str) -> bool:
@@ -362,17 +378,19 @@ class ArenaStore:
     def put_back(self, ruleset: str, pairing_id: str, seeks: list[dict[str, Any]]) -> list[str] | None:
         """Put back the seeks of a pairing whose game was not made (:data:`PUT_BACK_SCRIPT`): the
         ids of those withdrawn meanwhile; None when its games were listed or it was settled already."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn", "pairings", "pairing", "to_tell")
+        keys = self._arena_keys(ruleset, "seeks", "seek", "withdrawn", "pairings", "pairing", "to_tell", "in_pairing")
         args = [pairing_id, *(part for seek in seeks for part in (seek["id"], json.dumps(seek, ensure_ascii=False), repr(seek["seeked_at"])))]
         done, *withdrawn = self._put_back(keys=keys, args=args)
         return [seek_id.decode() for seek_id in withdrawn] if done else None
 
-    def pairings_told(self, ruleset: str, pairing_ids: list[str]) -> None:
-        """The pairings' matches are told: they are settled."""
+    def pairings_told(self, ruleset: str, pairing_ids: list[str], seek_ids: list[str]) -> None:
+        """The pairings' matches are told: they are settled, and their seeks (``seek_ids``) may be
+        sought again."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(self.arena_key(ruleset, "pairings"), *pairing_ids)
             pipe.hdel(self.arena_key(ruleset, "pairing"), *pairing_ids)
             pipe.hdel(self.arena_key(ruleset, "to_tell"), *pairing_ids)
+            pipe.hdel(self.arena_key(ruleset, "in_pairing"), *seek_ids)
             pipe.execute()
 
     def pairings_before(self, ruleset: str, moment: float) -> list[tuple[str, list[dict[str, Any]], dict[str, Any] | None]]:
