@@ -59,6 +59,19 @@ def engaged(app, key: str) -> list[str]:
     return arena.store.engagements(arena.accounts.authenticate(key).id, arena.timer())
 
 
+def bookkeeping_left(arena, ruleset: str = "german-whist") -> dict[str, int]:
+    """What the ruleset's pairings left behind once every one is settled (told or put back): each
+    key of their bookkeeping that is not empty, and the queue's seeks kept in the hash beyond those
+    queued. Nothing, when each step cleans up after itself."""
+    redis, key = arena.store.redis, lambda name: arena.store.arena_key(ruleset, name)  # noqa: E731
+    left = {
+        "seek": redis.hlen(key("seek")) - redis.zcard(key("seeks")),
+        "pairings": redis.zcard(key("pairings")),
+        **{name: redis.hlen(key(name)) for name in ("pairing", "to_tell", "in_pairing", "withdrawn")},
+    }
+    return {name: count for name, count in left.items() if count}
+
+
 def paired(app, client, names: tuple[str, ...]) -> tuple[list[str], list[dict]]:
     """Accounts of these names seek German Whist and one pass pairs them: their keys, and the
     ``match_started`` each heard."""
@@ -66,6 +79,7 @@ def paired(app, client, names: tuple[str, ...]) -> tuple[list[str], list[dict]]:
     for key in keys:
         client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
     Matchmaker(app.extensions["koz_arena"]).run_pass()
+    assert bookkeeping_left(app.extensions["koz_arena"]) == {}
     return keys, [events(app, key)[0] for key in keys]
 
 
@@ -158,14 +172,28 @@ def test_seeking_twice_is_one_seek_the_cap_counts_seeks_and_delete_takes_them_ou
     bad = client.post("/v1/arena/seeks", json={"ruleset": "german-whist", "options": {"colour": 1}}, headers=bearer(key))
     assert bad.status_code == 400 and bad.get_json()["code"] == "unknown_option"
     assert arena_app.extensions["koz"].settings.arena_games_at_once == 4
-    for other in ({"ruleset": "german-whist", "rated": False}, {"ruleset": "sixty-six"}, {"ruleset": "partnership-batak"}):
+    for other in ({"ruleset": "german-whist", "rated": False}, {"ruleset": "german-whist", "options": {"target": 20}}, {"ruleset": "sixty-six"}):
         assert client.post("/v1/arena/seeks", json=other, headers=bearer(key)).status_code == 201
     assert len(client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]) == 4
-    over = client.post("/v1/arena/seeks", json={"ruleset": "sixty-six", "rated": False}, headers=bearer(key))
+    over = client.post("/v1/arena/seeks", json={"ruleset": "partnership-batak"}, headers=bearer(key))
     assert over.status_code == 409 and over.get_json()["code"] == "too_many_arena_games"
     assert client.delete(f"/v1/arena/seeks/{first.get_json()['id']}", headers=bearer(key)).status_code == 204
     assert first.get_json()["id"] not in [seek["id"] for seek in client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]]
     assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
+    assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
+
+
+def test_a_seek_the_store_fails_to_queue_is_refused_and_takes_no_place(arena_app, client, monkeypatch):
+    key = account(client, "Ayla")
+
+    def lost(self, ruleset, seek):
+        raise RedisConnectionError("Connection reset by peer")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ArenaStore, "add_seek", lost)
+        refused = client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key))
+    assert (refused.status_code, refused.get_json()["code"]) == (503, "storage_unavailable")
+    assert engaged(arena_app, key) == []
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
 
 
@@ -216,6 +244,7 @@ def test_a_seek_withdrawn_while_its_game_is_made_is_not_put_back_when_the_game_c
     assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).status_code == 201
     assert matchmaker.run_pass() == 1
     assert [events(arena_app, key)[0]["type"] for key in keys] == ["match_started", "match_started"]
+    assert bookkeeping_left(arena) == {}
 
 
 def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_when_the_game_cannot_be_made(arena_app, client, monkeypatch):
@@ -236,6 +265,7 @@ def test_a_seek_withdrawn_while_its_game_is_made_then_sought_again_stays_queued_
             Matchmaker(arena).run_pass()
     assert client.get("/v1/arena/seeks", headers=bearer(keys[0])).get_json()["seeks"] == again
     assert engaged(arena_app, keys[0]) == [again[0]["id"]]
+    assert bookkeeping_left(arena) == {}
 
 
 def test_a_seek_sought_again_while_a_pass_pairs_it_is_the_same_seek_and_its_match_is_its_one_game(arena_app, client, monkeypatch):
@@ -263,6 +293,7 @@ def test_a_seek_sought_again_while_a_pass_pairs_it_is_the_same_seek_and_its_matc
     assert engaged(arena_app, keys[0]) == [started["game"]]
     assert matchmaker.run_pass() == 0
     assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(keys[0])).status_code == 201  # told: a new seek
+    assert bookkeeping_left(arena) == {}
 
 
 def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
@@ -283,6 +314,7 @@ def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdraw
         assert client.delete("/v1/arena/seeks", headers=bearer(key)).status_code == 204
     assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"] == []
     assert engaged(arena_app, key) == []
+    assert bookkeeping_left(arena) == {}
 
 
 def test_a_seek_withdrawn_while_its_game_is_made_has_its_match_once_the_game_is_made(arena_app, client, monkeypatch):
@@ -377,6 +409,7 @@ def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_to
         assert engaged(arena_app, key) == [game_id]
     assert arena.store.match("german-whist", game_id) is not None
     assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
+    assert bookkeeping_left(arena) == {}
 
 
 def test_a_pairing_left_unsettled_whose_match_was_played_out_since_hands_no_one_that_game_again(arena_app, client, monkeypatch):
@@ -432,6 +465,7 @@ def test_a_pass_that_outlasts_its_pairings_time_leaves_them_to_the_pass_that_set
     assert [len(heard) for heard in started] == [1, 1] and started[0][0]["game"] == started[1][0]["game"]
     for key in keys:
         assert engaged(arena_app, key) == [started[0][0]["game"]]
+    assert bookkeeping_left(arena) == {}
 
 
 def test_an_event_told_once_by_its_key_is_not_told_again_while_its_key_is_kept_as_long_as_the_events(arena_app, client):

@@ -18,7 +18,7 @@ from service.games import Games
 from service.refusals import Refused
 from service.repository import Repository
 from tests.conftest import make_settings
-from tests.test_arena_api import Killed, account, bearer, engaged, events, killed, killed_after_the_first, play_out
+from tests.test_arena_api import Killed, account, bearer, bookkeeping_left, engaged, events, killed, killed_after_the_first, play_out
 
 
 @pytest.fixture
@@ -313,15 +313,21 @@ def test_an_accept_whose_game_the_store_cannot_make_changes_nothing_and_the_chal
 
 
 #: the instants an accepting process may die at, before its match is listed
-UNLISTED = ["before the challenge is taken out", "before its game is made", "once its game is made, before it is listed"]
+UNLISTED = [
+    "before the acceptance is noted",
+    "before the challenge is taken out",
+    "before its game is made",
+    "once its game is made, before it is listed",
+]
 
 
 @pytest.mark.parametrize(
     "where, dies",
     [
-        (UNLISTED[0], (ChallengeStore, "take", killed)),
-        (UNLISTED[1], (Games, "create_arena_games", killed)),
-        (UNLISTED[2], (ArenaStore, "list_pairings", killed)),
+        (UNLISTED[0], (ArenaStore, "note_pairing", killed)),
+        (UNLISTED[1], (ChallengeStore, "take", killed)),
+        (UNLISTED[2], (Games, "create_arena_games", killed)),
+        (UNLISTED[3], (ArenaStore, "list_pairings", killed)),
         ("once it is listed, before the seats are handed over", (ArenaStore, "hand_over", killed)),
         ("after telling one account of two", (ArenaStore, "add_events", killed_after_the_first)),
         ("after telling both, before the pairing is settled", (ArenaStore, "pairings_told", killed)),
@@ -363,6 +369,7 @@ def test_a_process_killed_while_it_accepts_leaves_the_challenge_open_again_or_it
     assert arena.store.match("german-whist", game_id) is not None
     assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
     assert ChallengeStore(arena).accepted() == []
+    assert bookkeeping_left(arena) == {}
 
 
 def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_when_the_process_died_before_it_opened_it(
@@ -372,19 +379,49 @@ def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_whe
     pass opens it (no pairing's time to wait: nothing is left to tell)."""
     arena = arena_app.extensions["koz_arena"]
     keys = [account(client, name) for name in ("Ayla", "Berk")]
-    made = challenge(client, keys[0], "Berk")
+    made = [challenge(client, keys[0], "Berk"), challenge(client, keys[0], "Berk", rated=False)]
     with monkeypatch.context() as patch:
         store_failing(patch, "lost as the game is written")
         patch.setattr(Challenges, "reopen", killed(Challenges.reopen))
-        with pytest.raises(Killed):
-            client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1]))
+        for each in made:
+            with pytest.raises(Killed):
+                client.post(f"/v1/arena/challenges/{each['id']}/accept", headers=bearer(keys[1]))
     assert client.get("/v1/arena/challenges", headers=bearer(keys[1])).get_json() == {"challenges": []}
-    assert Matchmaker(arena).run_pass() == 1
-    assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [[made]] * 2
-    assert [engaged(arena_app, key) for key in keys] == [[made["id"]], []]
+    assert Matchmaker(arena).run_pass() == 2
+    assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [made] * 2
+    assert [sorted(engaged(arena_app, key)) for key in keys] == [sorted(each["id"] for each in made), []]
+    made = made[0]
     assert ChallengeStore(arena).accepted() == []
     assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
     assert [events(arena_app, key)[-1]["type"] for key in keys] == ["match_started", "match_started"]
+    assert bookkeeping_left(arena) == {}
+
+
+def test_an_accept_that_outlasts_its_pairings_time_answers_503_and_leaves_the_challenge_open_as_the_pass_left_it(arena_app, client, monkeypatch):
+    """A stalled accept's pairing is settled by a worker's pass meanwhile (its game not made: the
+    challenge open again); the accept, going on, makes a game no one is told of and answers 503,
+    and the challenge can be accepted again: one match for each side."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    made = challenge(client, keys[0], "Berk")
+    create_arena_games, real = Games.create_arena_games, arena.timer
+
+    def stalls(self, *args, **kwargs):
+        arena.timer = lambda: real() + PAIRING_SECONDS + 1
+        Matchmaker(arena).run_pass()  # a worker, meanwhile
+        arena.timer = real
+        return create_arena_games(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Games, "create_arena_games", stalls)
+        late = client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1]))
+    assert (late.status_code, late.get_json()["code"]) == (503, "storage_unavailable")
+    assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [[made]] * 2
+    assert [engaged(arena_app, key) for key in keys] == [[made["id"]], []]
+    assert not any(event["type"] == "match_started" for key in keys for event in events(arena_app, key))
+    assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
+    assert [[event["type"] for event in events(arena_app, key)].count("match_started") for key in keys] == [1, 1]
+    assert bookkeeping_left(arena) == {} and ChallengeStore(arena).accepted() == []
 
 
 @pytest.mark.parametrize(

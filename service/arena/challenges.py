@@ -229,17 +229,17 @@ class Challenges:
         if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
         self.arena.games.refuse_creation_when_full()
-        if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
-            raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
         assert self.matchmaker is not None
         matchmaker, pairing_id = self.matchmaker, secrets.token_hex(8)
         noted = [{"id": identifier, "account": accepter.id, "challenge": True}]
-        self.store.note_pairing(seen["ruleset"], pairing_id, noted, now)
+        self.store.note_pairing(seen["ruleset"], pairing_id, noted, now)  # (first: the accepter's place is then never left taken)
 
         def unmade() -> None:
             matchmaker.put_back(seen["ruleset"], [(pairing_id, noted)])
 
         try:
+            if not self.store.engage(accepter.id, identifier, seen["expires_at"], now, cap):
+                raise Refused("too_many_arena_games", DETAILS["too_many_arena_games"], params={"cap": cap})
             challenge = self._take(identifier, accepter, "to_account", pairing_id)
         except Refused:
             unmade()
