@@ -468,6 +468,44 @@ def test_a_pass_that_outlasts_its_pairings_time_leaves_them_to_the_pass_that_set
     assert bookkeeping_left(arena) == {}
 
 
+@pytest.mark.parametrize("then", ["makes its games", "fails to make its games"])
+def test_a_stalled_pass_whose_first_pairing_was_settled_meanwhile_still_settles_the_next(arena_app, client, monkeypatch, then):
+    """Two tables in one pass; another worker settles the first while the pass is stalled: the
+    pass, going on, still tells the second's match (or puts its seeks back), not only stops."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk", "Cem", "Derya")]
+    for key in keys:
+        assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
+    take_pairings, create_arena_games = ArenaStore.take_pairings, Games.create_arena_games
+    noted: list[tuple[str, list[dict]]] = []
+
+    def noting(self, ruleset, pairings, now):
+        noted.extend(pairings)
+        return take_pairings(self, ruleset, pairings, now)
+
+    def first_settled_meanwhile(self, *args, **kwargs):
+        assert arena.store.put_back("german-whist", *noted[0]) == []  # another worker's pass
+        if then == "fails to make its games":
+            raise RedisConnectionError("Connection reset by peer")
+        return create_arena_games(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ArenaStore, "take_pairings", noting)
+        patch.setattr(Games, "create_arena_games", first_settled_meanwhile)
+        if then == "makes its games":
+            assert Matchmaker(arena).run_pass() == 1
+        else:
+            with pytest.raises(RedisConnectionError):
+                Matchmaker(arena).run_pass()
+    first = {seek["account"] for seek in noted[0][1]}
+    for key in keys:
+        told = [event for event in events(arena_app, key) if event["type"] == "match_started"]
+        queued = client.get("/v1/arena/seeks", headers=bearer(key)).get_json()["seeks"]
+        expected = (0, 1) if arena.accounts.authenticate(key).id in first or then == "fails to make its games" else (1, 0)
+        assert (len(told), len(queued)) == expected
+    assert bookkeeping_left(arena) == {}
+
+
 def test_an_event_told_once_by_its_key_is_not_told_again_while_its_key_is_kept_as_long_as_the_events(arena_app, client):
     store = arena_app.extensions["koz_arena"].store
     account_id = arena_app.extensions["koz_arena"].accounts.authenticate(account(client, "Ayla")).id
