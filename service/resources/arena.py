@@ -118,7 +118,8 @@ def create_seek(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     `house_after_seconds` a seek plays Koz's house players of the nearest rating. Two accounts
     that each name the other as `partner` sit on one side; others' partners are drawn. When a match
     starts, the account's event stream says so (`match_started`) with its game, seat and seat
-    token. Seeking again for the same thing is the same seek (200); a new one answers 201. An
+    token. Seeking again for the same thing is the same seek (200), also while it is being paired
+    (its match then starts once); a new one answers 201. An
     account plays and seeks at most `KOZ_ARENA_GAMES_AT_ONCE` arena games at once.
     """
     seek, new = arena().seek(account(), body["ruleset"], body.get("options"), body["rated"], body.get("house_after_seconds"), body.get("partner"))
