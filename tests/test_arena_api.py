@@ -983,6 +983,25 @@ def test_the_event_stream_resumes_after_last_event_id(arena_app, client):
     assert client.get("/v1/arena/events").get_json()["code"] == "missing_key"
 
 
+def test_an_event_told_while_the_stream_waits_reaches_it_at_once_not_at_its_heartbeat(backend):
+    """The stream waits on the account's own channel: the event's announcement wakes it (an event
+    announced on another channel would wait out the heartbeat, 5 s here, and arrive after it)."""
+    app = create_app(make_settings(stream_heartbeat_seconds=5, stream_max_seconds=30), redis=backend)
+    subscription_up(app.extensions["koz"])
+    client = app.test_client()
+    key = account(client, "Ece")
+    arena = app.extensions["koz_arena"]
+    stream = client.get("/v1/arena/events", headers=bearer(key), buffered=False)
+    chunks = iter(stream.response)
+    assert next(chunks) == b"retry: 2000\n\n"
+    told = threading.Timer(0.2, arena.emit, (arena.accounts.authenticate(key).id, {"type": "seek_expired", "number": 1}))
+    told.start()
+    assert next(chunks).startswith(b"id: 1\nevent: seek_expired\n")  # (the stream reads, finds nothing, and waits meanwhile)
+    told.join()
+    stream.close()
+    app.extensions["koz"].announcements.stop()
+
+
 def test_the_event_stream_sends_a_backlog_longer_than_a_page_whole_and_in_order(backend):
     """Page after page at once: nothing wakes the stream between them (its subscription is up
     before it connects, and no event comes), and its heartbeat's wait outlasts it."""
