@@ -368,6 +368,45 @@ def killed_after_the_first(original):
     return tells_one_then_dies
 
 
+def killed_at(monkeypatch, dies: tuple, act) -> None:
+    """``act()`` in a process killed where ``dies`` says ``(owner, its function, how it dies)``:
+    nothing after runs, no handler either."""
+    owner, name, death = dies
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, death(getattr(owner, name)))
+        patch.setattr(Matchmaker, "put_back", lambda *args: None)  # (no handler runs in a killed process)
+        with pytest.raises(Killed):
+            act()
+
+
+def settled_after_the_pairings_time(arena) -> None:
+    """Another worker's passes: within the pairing's time they leave it alone, after it they settle it."""
+    real = arena.timer
+    survivor = Matchmaker(arena)
+    assert survivor.run_pass() == 0
+    arena.timer = lambda: real() + PAIRING_SECONDS + 1
+    survivor.run_pass()
+    survivor.run_pass()
+    arena.timer = real
+
+
+def one_match_each(app, client, keys: list[str]) -> str:
+    """Each account heard one ``match_started``, of one game with a seat each that its token opens,
+    and that game is all it is engaged in; nothing of the pairing is left: the game's id."""
+    arena = app.extensions["koz_arena"]
+    started = [[event for event in events(app, key) if event["type"] == "match_started"] for key in keys]
+    assert [len(heard) for heard in started] == [1, 1], started
+    game_id = started[0][0]["game"]
+    assert started[1][0]["game"] == game_id and {heard[0]["seat"] for heard in started} == {0, 1}
+    for key, (event,) in zip(keys, started):
+        assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+        assert engaged(app, key) == [game_id]
+    assert arena.store.match("german-whist", game_id) is not None
+    assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
+    assert bookkeeping_left(arena) == {}
+    return game_id
+
+
 @pytest.mark.parametrize(
     "where, dies",
     [
@@ -386,30 +425,11 @@ def test_a_worker_killed_while_it_pairs_leaves_no_seek_lost_and_every_account_to
     keys = [account(client, name) for name in ("Ayla", "Berk")]
     for key in keys:
         assert client.post("/v1/arena/seeks", json={"ruleset": "german-whist"}, headers=bearer(key)).status_code == 201
-    owner, name, death = dies
-    with monkeypatch.context() as patch:
-        patch.setattr(owner, name, death(getattr(owner, name)))
-        patch.setattr(Matchmaker, "put_back", lambda *args: None)  # (no handler runs in a killed process)
-        with pytest.raises(Killed):
-            Matchmaker(arena).run_pass()
-    real = arena.timer
-    survivor = Matchmaker(arena)  # another worker
-    assert survivor.run_pass() == 0  # within the pairing's time: left alone
-    arena.timer = lambda: real() + PAIRING_SECONDS + 1
-    survivor.run_pass()
-    survivor.run_pass()
-    arena.timer = real
-    started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
-    assert [len(heard) for heard in started] == [1, 1], started
-    game_id = started[0][0]["game"]
-    assert started[1][0]["game"] == game_id and {heard[0]["seat"] for heard in started} == {0, 1}
-    for key, (event,) in zip(keys, started):
-        assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
+    killed_at(monkeypatch, dies, Matchmaker(arena).run_pass)
+    settled_after_the_pairings_time(arena)
+    one_match_each(arena_app, client, keys)
+    for key in keys:
         assert client.get("/v1/arena/seeks", headers=bearer(key)).get_json() == {"seeks": []}
-        assert engaged(arena_app, key) == [game_id]
-    assert arena.store.match("german-whist", game_id) is not None
-    assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
-    assert bookkeeping_left(arena) == {}
 
 
 def test_a_pairing_left_unsettled_whose_match_was_played_out_since_hands_no_one_that_game_again(arena_app, client, monkeypatch):

@@ -18,7 +18,20 @@ from service.games import Games
 from service.refusals import Refused
 from service.repository import Repository
 from tests.conftest import make_settings
-from tests.test_arena_api import Killed, account, bearer, bookkeeping_left, engaged, events, killed, killed_after_the_first, play_out
+from tests.test_arena_api import (
+    Killed,
+    account,
+    bearer,
+    bookkeeping_left,
+    engaged,
+    events,
+    killed,
+    killed_after_the_first,
+    killed_at,
+    one_match_each,
+    play_out,
+    settled_after_the_pairings_time,
+)
 
 
 @pytest.fixture
@@ -340,36 +353,16 @@ def test_a_process_killed_while_it_accepts_leaves_the_challenge_open_again_or_it
     arena = arena_app.extensions["koz_arena"]
     keys = [account(client, name) for name in ("Ayla", "Berk")]
     made = challenge(client, keys[0], "Berk")
-    owner, name, death = dies
-    with monkeypatch.context() as patch:
-        patch.setattr(owner, name, death(getattr(owner, name)))
-        patch.setattr(Matchmaker, "put_back", lambda *args: None)  # (no handler runs in a killed process)
-        with pytest.raises(Killed):
-            client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1]))
-    real = arena.timer
-    survivor = Matchmaker(arena)  # a worker
-    assert survivor.run_pass() == 0  # within the pairing's time: left alone
-    arena.timer = lambda: real() + PAIRING_SECONDS + 1
-    survivor.run_pass()
-    survivor.run_pass()
-    arena.timer = real
+    killed_at(monkeypatch, dies, lambda: client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])))
+    settled_after_the_pairings_time(arena)
     unlisted = where in UNLISTED
     assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [[made] if unlisted else []] * 2
     if unlisted:
         assert not any(event["type"] == "match_started" for key in keys for event in events(arena_app, key))
         assert [engaged(arena_app, key) for key in keys] == [[made["id"]], []]  # the open challenge is the challenger's one game
         assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
-    started = [[event for event in events(arena_app, key) if event["type"] == "match_started"] for key in keys]
-    assert [len(heard) for heard in started] == [1, 1], started
-    game_id = started[0][0]["game"]
-    assert started[1][0]["game"] == game_id and {heard[0]["seat"] for heard in started} == {0, 1}
-    for key, (event,) in zip(keys, started):
-        assert client.get(f"/v1/games/{game_id}", headers=bearer(event["token"])).get_json()["seat"] == event["seat"]
-        assert engaged(arena_app, key) == [game_id]
-    assert arena.store.match("german-whist", game_id) is not None
-    assert arena.store.pairings_before("german-whist", arena.timer() + PAIRING_SECONDS) == []
+    one_match_each(arena_app, client, keys)
     assert ChallengeStore(arena).accepted() == []
-    assert bookkeeping_left(arena) == {}
 
 
 def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_when_the_process_died_before_it_opened_it(
