@@ -296,6 +296,17 @@ def test_a_seek_sought_again_while_a_pass_pairs_it_is_the_same_seek_and_its_matc
     assert bookkeeping_left(arena) == {}
 
 
+def test_withdrawing_every_seek_leaves_the_accounts_games_and_challenges_and_marks_nothing_else(arena_app, client):
+    arena = arena_app.extensions["koz_arena"]
+    keys, started = paired(arena_app, client, ("Ayla", "Berk"))
+    account(client, "Cem")
+    made = client.post("/v1/arena/challenges", json={"to": "Cem", "ruleset": "german-whist"}, headers=bearer(keys[0])).get_json()
+    assert client.post("/v1/arena/seeks", json={"ruleset": "sixty-six"}, headers=bearer(keys[0])).status_code == 201
+    assert client.delete("/v1/arena/seeks", headers=bearer(keys[0])).status_code == 204
+    assert sorted(engaged(arena_app, keys[0])) == sorted([started[0]["game"], made["id"]])
+    assert [key for key in arena.store.redis.scan_iter(match="*withdrawn*")] == []  # (a game's or challenge's id is no seek)
+
+
 def test_a_seek_put_back_in_the_instant_its_withdrawal_looked_for_it_is_withdrawn_all_the_same(arena_app, client, monkeypatch):
     arena = arena_app.extensions["koz_arena"]
     key = account(client, "Ayla")
