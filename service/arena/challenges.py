@@ -248,8 +248,8 @@ class Challenges:
         return challenge, self.start(challenge, pairing_id, unmade=unmade)
 
     def reopen(self, pairing_id: str, identifier: str, accepter: str) -> None:
-        """Open again the challenge ``identifier`` taken out for the pairing, whose game was not
-        made (if it was taken out: the acceptance may have ended before), and free the accepter's place."""
+        """The pairing's game was not made: open the challenge ``identifier`` again if the pairing
+        took it out (its process may have died before), and free the accepter's place."""
         self.challenges.reopen(pairing_id)
         self.store.disengage(accepter, identifier)
 
