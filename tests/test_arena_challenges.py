@@ -368,8 +368,8 @@ def test_a_process_killed_while_it_accepts_leaves_the_challenge_open_again_or_it
 def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_when_the_process_died_before_it_opened_it(
     arena_app, client, monkeypatch
 ):
-    """The pairing settled unmade, the process died before it opened the challenge again: the next
-    pass opens it (no pairing's time to wait: nothing is left to tell)."""
+    """Each pairing settled unmade, the process died before it opened its challenge again: the next
+    pass opens both (no pairing's time to wait: nothing is left to tell)."""
     arena = arena_app.extensions["koz_arena"]
     keys = [account(client, name) for name in ("Ayla", "Berk")]
     made = [challenge(client, keys[0], "Berk"), challenge(client, keys[0], "Berk", rated=False)]
@@ -383,9 +383,8 @@ def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_whe
     assert Matchmaker(arena).run_pass() == 2
     assert [client.get("/v1/arena/challenges", headers=bearer(key)).get_json()["challenges"] for key in keys] == [made] * 2
     assert [sorted(engaged(arena_app, key)) for key in keys] == [sorted(each["id"] for each in made), []]
-    made = made[0]
     assert ChallengeStore(arena).accepted() == []
-    assert client.post(f"/v1/arena/challenges/{made['id']}/accept", headers=bearer(keys[1])).status_code == 200
+    assert client.post(f"/v1/arena/challenges/{made[0]['id']}/accept", headers=bearer(keys[1])).status_code == 200
     assert [events(arena_app, key)[-1]["type"] for key in keys] == ["match_started", "match_started"]
     assert bookkeeping_left(arena) == {}
 
