@@ -205,7 +205,7 @@ class Matchmaker:
         put back (a game made and not listed is never played, rated or told, and expires)."""
         for pairing_id, seeks, tell in self.store.pairings_before(ruleset.id, self.arena.timer() - PAIRING_SECONDS):
             if tell is None:
-                log.warning("arena: pairing %s (%s) was left unmade: its seeks are put back", pairing_id, ruleset.id)
+                log.warning("arena: pairing %s (%s) was left unmade: it is put back", pairing_id, ruleset.id)
                 self.put_back(ruleset.id, [(pairing_id, seeks)])
             else:
                 log.warning("arena: pairing %s (%s) was left untold: its matches are told", pairing_id, ruleset.id)

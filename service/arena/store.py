@@ -134,10 +134,10 @@ redis.call('HSET', KEYS[5], ARGV[1], ARGV[3])
 return 1
 """
 
-#: KEYS: seeks, seek, withdrawn, pairings, pairing, to tell, in pairing. ARGV: the pairing's id, then each seek's
-#: id, JSON and when made. Puts back the seeks of a pairing whose game was not made, but those
-#: their accounts withdrew meanwhile (see WITHDRAW_TAKEN_SCRIPT), and ends the pairing: {1, the
-#: withdrawn ids...}; {0} when its games were listed, or it was settled already.
+#: KEYS: seeks, seek, withdrawn, pairings, pairing, to tell, in pairing. ARGV: the pairing's id,
+#: then each seek's id, JSON and when made. Puts back the seeks of a pairing whose game was not
+#: made, but those their accounts withdrew meanwhile (see WITHDRAW_TAKEN_SCRIPT), and ends the
+#: pairing: {1, the withdrawn ids...}; {0} when its games were listed, or it was settled already.
 PUT_BACK_SCRIPT = """
 if redis.call('HEXISTS', KEYS[6], ARGV[1]) == 1 or redis.call('HDEL', KEYS[5], ARGV[1]) == 0 then return {0} end
 redis.call('ZREM', KEYS[4], ARGV[1])
@@ -226,6 +226,10 @@ class ArenaStore:
 
     def _arena_keys(self, ruleset: str, *names: str) -> list[str]:
         return [self.arena_key(ruleset, name) for name in names]
+
+    def _take_keys(self, ruleset: str) -> list[str]:
+        """The keys of :data:`TAKE_SEEKS_SCRIPT`, however it is called."""
+        return self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
 
     def events_channel_id(self, account: str) -> str:
         """The id under which the process's announcements (``service/announcements.py``) hear
@@ -339,8 +343,7 @@ class ArenaStore:
 
     def take_seeks(self, ruleset: str, seek_ids: list[str]) -> bool:
         """Take the seeks out of the queue, all or none (:data:`TAKE_SEEKS_SCRIPT`)."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
-        (taken,) = self._run_all([(self._take_seeks, keys, ["", "", "", *seek_ids])])
+        (taken,) = self._run_all([(self._take_seeks, self._take_keys(ruleset), ["", "", "", *seek_ids])])
         return bool(taken)
 
     # --- pairings: from their seeks taken out of the queue until their matches are told ----------
@@ -348,7 +351,7 @@ class ArenaStore:
     def take_pairings(self, ruleset: str, pairings: list[tuple[str, list[dict[str, Any]]]], now: float) -> list[bool]:
         """Take each pairing's seeks out of the queue (all of a pairing's or none), noting the
         pairing ``(id, seeks)``, in one round trip: whether each was taken."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
+        keys = self._take_keys(ruleset)
         calls = [
             (self._take_seeks, keys, [pairing_id, repr(now), json.dumps(seeks, ensure_ascii=False), *(seek["id"] for seek in seeks)])
             for pairing_id, seeks in pairings
@@ -358,8 +361,7 @@ class ArenaStore:
     def note_pairing(self, ruleset: str, pairing_id: str, noted: list[dict[str, Any]], now: float) -> None:
         """Note a pairing made of no queued seek (an accepted challenge's), as :meth:`take_pairings`
         notes one: ``noted`` is what settling it when it is left unmade needs."""
-        keys = self._arena_keys(ruleset, "seeks", "seek", "pairings", "pairing", "in_pairing")
-        self._take_seeks(keys=keys, args=[pairing_id, repr(now), json.dumps(noted, ensure_ascii=False)])
+        self._take_seeks(keys=self._take_keys(ruleset), args=[pairing_id, repr(now), json.dumps(noted, ensure_ascii=False)])
 
     def pairing_noted(self, ruleset: str, pairing_id: str) -> bool:
         """Whether the pairing is noted and not settled."""
