@@ -52,6 +52,7 @@ STATUS_OF: dict[str, int] = {
     "unknown_challenge": 404,
     "name_taken": 409,
     "too_many_arena_games": 409,
+    "challenge_being_accepted": 409,
     "deadline_passed": 409,
     "game_not_finished": 409,
     "game_over": 409,

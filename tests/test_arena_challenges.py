@@ -365,6 +365,45 @@ def test_a_process_killed_while_it_accepts_leaves_the_challenge_open_again_or_it
     assert ChallengeStore(arena).accepted() == []
 
 
+@pytest.mark.parametrize(
+    "dies, told",
+    [
+        ((Games, "create_arena_games", killed), False),
+        ((ArenaStore, "list_pairings", killed), False),
+        ((ArenaStore, "hand_over", killed), True),
+        ((ArenaStore, "add_events", killed_after_the_first), True),
+    ],
+)
+def test_an_accept_retried_while_the_first_is_under_way_is_refused_as_being_accepted_and_changes_nothing(
+    arena_app, client, monkeypatch, dies, told
+):
+    """Retried after its process died (or its answer was lost), an accept whose challenge is taken
+    out and whose match is not yet told answers 409 challenge_being_accepted in both languages
+    (the challenger's own accept: unknown), until the pass settles it: then the challenge is open
+    again and may be accepted, or its match was told and it is unknown."""
+    arena = arena_app.extensions["koz_arena"]
+    keys = [account(client, name) for name in ("Ayla", "Berk")]
+    made = challenge(client, keys[0], "Berk")
+    accept = f"/v1/arena/challenges/{made['id']}/accept"
+    killed_at(monkeypatch, dies, lambda: client.post(accept, headers=bearer(keys[1])))
+    under_way, heard = ChallengeStore(arena).accepted(), [events(arena_app, key) for key in keys]
+    for language, said in (("en", "is being accepted"), ("tr", "kabul ediliyor")):
+        retried = client.post(accept, headers={**bearer(keys[1]), "Accept-Language": language})
+        assert (retried.status_code, retried.get_json()["code"]) == (409, "challenge_being_accepted"), retried.get_json()
+        assert made["id"] in retried.get_json()["detail"] and said in retried.get_json()["detail"]
+    not_the_accepters = client.post(accept, headers=bearer(keys[0]))
+    assert (not_the_accepters.status_code, not_the_accepters.get_json()["code"]) == (404, "unknown_challenge")
+    assert ChallengeStore(arena).accepted() == under_way != [] and [events(arena_app, key) for key in keys] == heard
+    settled_after_the_pairings_time(arena)
+    late = client.post(accept, headers=bearer(keys[1]))
+    if told:
+        assert (late.status_code, late.get_json()["code"]) == (404, "unknown_challenge")
+    else:
+        assert late.status_code == 200
+    one_match_each(arena_app, client, keys)
+    assert ChallengeStore(arena).accepted() == []
+
+
 def test_an_accepted_challenge_whose_game_was_not_made_is_opened_by_the_pass_when_the_process_died_before_it_opened_it(
     arena_app, client, monkeypatch
 ):

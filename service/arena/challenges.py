@@ -119,6 +119,10 @@ class ChallengeStore:
         """The accepted challenges whose matches are not yet told: (pairing id, challenge)."""
         return [(pairing_id.decode(), json.loads(raw)) for pairing_id, raw in self.redis.hgetall(self.accepted_key).items()]
 
+    def being_accepted(self, identifier: str, accepter: str) -> bool:
+        """Whether ``accepter`` accepted the challenge ``identifier`` and its match is not yet told."""
+        return any(challenge["id"] == identifier and challenge["to_account"] == accepter for _, challenge in self.accepted())
+
     def reopen(self, pairing_id: str) -> bool:
         """The challenge accepted for the pairing open again as it was (:data:`REOPEN_SCRIPT`):
         whether it was this call that opened it."""
@@ -226,6 +230,9 @@ class Challenges:
         now = self.arena.timer()
         cap = self.arena.settings.arena_games_at_once
         seen = self.challenges.get(identifier)
+        if seen is None and self.challenges.being_accepted(identifier, accepter.id):
+            # (a retry of an accept whose answer was lost, or whose process died: the pass settles it)
+            raise Refused("challenge_being_accepted", DETAILS["challenge_being_accepted"], params={"challenge": identifier})
         if seen is None or seen["to_account"] != accepter.id or seen["expires_at"] <= now:
             raise Refused("unknown_challenge", DETAILS["unknown_challenge"], params={"challenge": identifier})
         self.arena.games.refuse_creation_when_full()

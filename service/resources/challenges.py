@@ -125,14 +125,17 @@ def list_challenges() -> dict[str, Any]:
 @blp.route("/<challenge_id>/accept", methods=["POST"], operation_id="acceptChallenge")
 @blp.problems(STORE_UNAVAILABLE_OR_FULL)
 @blp.response(200, AcceptedChallengeSchema)
-@blp.problems({**KEY_PROBLEMS, 409: ["too_many_arena_games"]})
+@blp.problems({**KEY_PROBLEMS, 409: ["too_many_arena_games", "challenge_being_accepted"]})
 @blp.doc(security=ACCOUNT_KEY)
 def accept_challenge(challenge_id: str) -> dict[str, Any]:
     """Accept a challenge made to this account.
 
     Its game starts at once, as a pairing of seeks does: both accounts hear `match_started`
     with their seat and seat token. The accepted match counts among the account's arena games
-    at once (409 `too_many_arena_games` at the cap: the challenge stays open).
+    at once (409 `too_many_arena_games` at the cap: the challenge stays open). An accept retried
+    while the first is still under way (its answer lost, or its process gone) is answered 409
+    `challenge_being_accepted`: the match starts on both streams, or, if its game was not made,
+    the challenge is open again within a minute; once the match is told, the challenge is unknown.
     """
     challenge, game = challenges().accept(challenge_id, account())
     return {**challenge_json(challenge), "game": game}
