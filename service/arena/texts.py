@@ -21,9 +21,9 @@ DETAILS: Mapping[str, Text] = {
     "unknown_challenge": {"en": "there is no challenge {challenge} for this account", "tr": "bu hesap için {challenge} diye bir meydan okuma yok"},
     "challenge_being_accepted": {
         "en": "the challenge {challenge} is being accepted: match_started comes on both streams, or, if its game could not be made, "
-        "the challenge is open again within a minute",
-        "tr": "{challenge} meydan okuması kabul ediliyor: match_started iki akışa da gelir; oyunu kurulamadıysa meydan okuma bir dakika "
-        "içinde yeniden açılır",
+        "the challenge is open again in about a minute",
+        "tr": "{challenge} meydan okuması kabul ediliyor: match_started iki akışa da gelir; oyunu kurulamadıysa meydan okuma bir dakika kadar "
+        "sonra yeniden açılır",
     },
     "challenge_self": {"en": "an account cannot challenge itself", "tr": "bir hesap kendine meydan okuyamaz"},
     "partner_self": {"en": "an account cannot be its own partner", "tr": "bir hesap kendi ortağı olamaz"},

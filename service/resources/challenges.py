@@ -135,7 +135,7 @@ def accept_challenge(challenge_id: str) -> dict[str, Any]:
     at once (409 `too_many_arena_games` at the cap: the challenge stays open). An accept retried
     while the first is still under way (its answer lost, or its process gone) is answered 409
     `challenge_being_accepted`: the match starts on both streams, or, if its game was not made,
-    the challenge is open again within a minute; once the match is told, the challenge is unknown.
+    the challenge is open again in about a minute; once the match is told, the challenge is unknown.
     """
     challenge, game = challenges().accept(challenge_id, account())
     return {**challenge_json(challenge), "game": game}
