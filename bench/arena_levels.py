@@ -2,7 +2,8 @@
 random, basic and expert) seek rated matches of one ruleset on one ``koz serve`` (as
 ``bench/api.py`` starts it), are paired by its matchmaker, play, and seek again, each until it
 has played ``--matches``; then the accounts' pages give each one's rating and uncertainty, and
-whether each pair of levels is told apart (every gap wider than the two uncertainties).
+whether each pair of levels is told apart (every gap wider than the two uncertainties); the bots'
+logs, how many matches met each pair of levels (or the house), and how the stronger level fared.
 
     python bench/arena_levels.py --ruleset german-whist --options '{"target": 20}' --matches 120
     python bench/arena_levels.py --ruleset sixty-six --options '{"target": 5}' --matches 120 --work 16000 --trace 60
@@ -33,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import IO
 
@@ -62,19 +62,38 @@ def account_page(url: str, name: str) -> dict:
 
 
 STARTED = re.compile(r"match (\S+) started: seat \d+ against (\[.*\])")
+FINISHED = re.compile(r"match (\S+): (win|loss|draw), rating ")
+#: the bots' levels, strongest first: whose outcome a match between levels is counted by
+STRONGEST_FIRST = ("expert", "basic", "random")
 
 
-def pairings(logs: list[IO[str]], names: list[str]) -> Counter[str]:
-    """How many matches met each pair of levels (or the house), from the bots' logs of the matches they started."""
+def pairings(logs: list[IO[str]], names: list[str]) -> dict[str, list[int]]:
+    """How many matches met each pair of levels (or the house), from the bots' logs of the matches
+    they started, and, between different levels, how the strongest bot level fared: ``[matches,
+    won, lost, drawn]``."""
     seated: dict[str, set[str]] = {}
+    outcomes: dict[tuple[str, str], str] = {}
     for log, name in zip(logs, names):
         log.seek(0)
         for line in log:
-            started = STARTED.search(json.loads(line).get("message", "")) if line.startswith("{") else None
-            if started:  # the bot's own name, and its opponents (a partner included)
+            message = json.loads(line).get("message", "") if line.startswith("{") else ""
+            if started := STARTED.search(message):  # the bot's own name, and its opponents (a partner included)
                 seated.setdefault(started[1], set()).update([name, *ast.literal_eval(started[2])])
+            elif finished := FINISHED.search(message):
+                outcomes[(finished[1], name)] = finished[2]
     levels = {name: level for name, level in zip(names, LEVELS)}
-    return Counter(" - ".join(sorted(levels.get(name, "house") for name in players)) for players in seated.values())
+    met: dict[str, list[int]] = {}
+    for game, players in seated.items():
+        seated_levels = sorted(levels.get(name, "house") for name in players)
+        tally = met.setdefault(" - ".join(seated_levels), [0, 0, 0, 0])
+        tally[0] += 1
+        if len(set(seated_levels)) == 1:
+            continue
+        strongest = min((name for name in players if name in levels), key=lambda name: STRONGEST_FIRST.index(levels[name]))
+        outcome = outcomes.get((game, strongest))
+        if outcome is not None:
+            tally[1 + ("win", "loss", "draw").index(outcome)] += 1
+    return met
 
 
 def partners_of(names: list[str]) -> list[str]:
@@ -161,7 +180,8 @@ def play(arguments: argparse.Namespace, process: subprocess.Popen, url: str, dat
         house = sum(1 for game in page["recent_games"] if any(opponent not in names for opponent in game["opponents"]))
         recent = len(page["recent_games"])
         print(f"  {name:9s} {rating.mu:6.2f} +- {rating.sigma:5.2f}  ({rating.games} rated matches; the house in {house} of the last {recent})")
-    print("  matches by the levels they met: " + ", ".join(f"{pair} {count}" for pair, count in sorted(met.items())))
+    counted = (f"{pair} {tally[0]}" + (" ({}-{}-{})".format(*tally[1:]) if sum(tally[1:]) else "") for pair, tally in sorted(met.items()))
+    print("  matches by the levels they met (between levels, the strongest bot level's won-lost-drawn): " + ", ".join(counted))
     print(f"  expert > basic: {told_apart(ratings, 'expert', 'basic')}; basic > random: {told_apart(ratings, 'basic', 'random')}")
 
 

@@ -7,6 +7,7 @@ of its own against a redis-server it started."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -105,6 +106,47 @@ def test_a_bench_stopped_while_its_bots_play_leaves_no_process_and_no_data_folde
     # the first standing: the six bots are seeking (they, koz serve and its redis-server at least)
     arguments = [str(BENCH), "--matches", "50", "--trace", "0.5"]
     assert_stopped_cleanly(short_folder, arguments, lambda line: " s, " in line, 8, stop, status)
+
+
+#: the six bots' logs of four matches, as `koz bot --arena` writes them (one JSON line each), in the bench's order of its bots
+BOT_LOGS = {
+    "random-1": [],
+    "basic-3": [],
+    "expert-4": [
+        "match g1 started: seat 0 against ['basic-2']", "match g1: win, rating +1.20",
+        "match g2 started: seat 1 against ['koz-expert']", "match g2: loss, rating -0.80",
+        "match g3 started: seat 0 against ['expert-5']", "match g3: win, rating +0.10",
+    ],
+    "expert-5": ["match g3 started: seat 1 against ['expert-4']", "match g3: loss, rating -0.10"],
+    "basic-2": [
+        "match g1 started: seat 1 against ['expert-4']", "match g1: loss, rating -1.20",
+        "match g4 started: seat 0 against ['random-0']", "match g4: draw, rating +0.00",
+    ],
+    "random-0": ["match g4 started: seat 1 against ['basic-2']", "match g4: draw, rating +0.00", "not a JSON line"],
+}
+TALLY = """
+import io, json, sys
+sys.path.insert(0, "bench")
+import arena_levels
+logs = json.loads(sys.argv[1])
+names = [f"{level}-{number}" for number, level in enumerate(arena_levels.LEVELS)]
+files = [io.StringIO("".join(json.dumps({"message": m}) + "\\n" if m.startswith("match") else m + "\\n" for m in logs[name])) for name in names]
+print(json.dumps(arena_levels.pairings(files, names)))
+"""
+
+
+def test_the_levels_bench_counts_the_matches_each_pair_of_levels_met_and_how_the_stronger_fared():
+    run = subprocess.run(
+        [sys.executable, "-c", TALLY, json.dumps(BOT_LOGS)], cwd=BENCH.parent.parent, capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    # [matches, won, lost, drawn] of the strongest bot level, between levels; the house is the house
+    assert json.loads(run.stdout) == {
+        "basic - expert": [1, 1, 0, 0],
+        "expert - house": [1, 0, 1, 0],
+        "expert - expert": [1, 0, 0, 0],
+        "basic - random": [1, 0, 0, 1],
+    }
 
 
 def test_the_arena_crowd_bench_stopped_while_it_measures_leaves_no_process_and_no_data_folder(short_folder):
